@@ -1,0 +1,273 @@
+"""Seeded Maze Paint level generator and the catalogue builder.
+
+``generate(tier, seed)`` is deterministic for ``(tier, seed)``: all randomness comes from one
+``random.Random`` seeded from both. It samples candidate mazes until one passes every check:
+
+1. scatter walls over an interior of the tier's size (each cell a wall with a tier-dependent
+   probability) and put the ball on a cell where a slide can stop;
+2. turn floor cells that no slide can ever paint into walls, repeating until every floor cell
+   is paintable (walls change slides, hence the loop), then crop to the floor's bounding box
+   plus a one-cell wall border;
+3. reject sparse boards, boards whose ball graph is not strongly connected, boards whose full
+   state space exceeds a size cap (keeps the solver and tests fast), boards with any dead-end
+   state, and boards whose optimal slide count (exact BFS) is outside the tier's band.
+
+Run ``python -m puzzlegym.envs.maze_paint.generator --write`` to rebuild the canonical
+catalogue in ``levels/{easy,medium,hard}.json`` (``--check`` compares instead of writing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from puzzlegym.envs.maze_paint.rules import FLOOR, TIERS, WALL, Level
+from puzzlegym.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class TierSpec:
+    band: tuple[int, int]  # inclusive range of optimal slide counts
+    rows: tuple[int, int]  # inclusive range of interior heights
+    cols: tuple[int, int]  # inclusive range of interior widths
+    wall_prob: tuple[float, float]  # range of the per-cell wall probability
+    min_floor_frac: float  # least fraction of interior cells left as floor
+    max_states: int  # cap on the reachable (ball, painted) state count
+    profile: tuple[int, ...]  # optimal lengths of the 10 catalogue levels (sum = target total)
+
+
+TIER_SPECS: dict[str, TierSpec] = {
+    "Easy": TierSpec(
+        band=(7, 12),
+        rows=(5, 6),
+        cols=(5, 6),
+        wall_prob=(0.25, 0.35),
+        min_floor_frac=0.45,
+        max_states=20_000,
+        profile=(7, 7, 8, 8, 9, 9, 9, 10, 10, 11),  # 88
+    ),
+    "Medium": TierSpec(
+        band=(13, 16),
+        rows=(7, 8),
+        cols=(7, 8),
+        wall_prob=(0.30, 0.38),
+        min_floor_frac=0.42,
+        max_states=60_000,
+        profile=(13, 13, 13, 14, 14, 14, 14, 14, 15, 16),  # 140
+    ),
+    "Hard": TierSpec(
+        band=(18, 25),
+        rows=(9, 10),
+        cols=(9, 10),
+        wall_prob=(0.35, 0.42),
+        min_floor_frac=0.38,
+        max_states=100_000,
+        profile=(18, 19, 20, 21, 22, 22, 23, 23, 24, 25),  # 217
+    ),
+}
+
+TARGET_TOTALS = {"Easy": 88, "Medium": 140, "Hard": 217}
+CATALOGUE_SIZE = 10
+MAX_ATTEMPTS = 200_000
+
+LEVELS_DIR = Path(__file__).resolve().parent / "levels"
+
+
+def _spec(tier: str) -> TierSpec:
+    if tier not in TIER_SPECS:
+        raise ConfigError(f"tier: expected one of {', '.join(TIERS)}, got {tier!r}")
+    return TIER_SPECS[tier]
+
+
+def _candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | None:
+    """One random board with every floor cell paintable, or None if it is unusable."""
+    h = rng.randint(*spec.rows)
+    w = rng.randint(*spec.cols)
+    p = rng.uniform(*spec.wall_prob)
+    cells = [[WALL] * (w + 2) for _ in range(h + 2)]
+    for r in range(1, h + 1):
+        for c in range(1, w + 1):
+            if rng.random() >= p:
+                cells[r][c] = FLOOR
+    # The ball must start where a slide can also end, or it could never come back.
+    stops = []
+    for r in range(1, h + 1):
+        for c in range(1, w + 1):
+            if cells[r][c] != FLOOR:
+                continue
+            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                if cells[r + dr][c + dc] == WALL and cells[r - dr][c - dc] == FLOOR:
+                    stops.append((r, c))
+                    break
+    if not stops:
+        return None
+    start = rng.choice(stops)
+    while True:
+        level = Level("candidate", tier, tuple("".join(row) for row in cells), start)
+        missing = level.full_mask & ~level.paintable_mask
+        if not missing:
+            break
+        for i in range(missing.bit_length()):
+            if missing >> i & 1:
+                r, c = level.cell(i)
+                cells[r][c] = WALL
+    if level.n_paintable < spec.min_floor_frac * h * w:
+        return None
+    return _crop(level)
+
+
+def _crop(level: Level) -> Level:
+    """Trim to the floor's bounding box plus a one-cell wall border."""
+    floor = [(r, c) for r, row in enumerate(level.grid) for c, ch in enumerate(row) if ch == FLOOR]
+    r0 = min(r for r, _ in floor) - 1
+    r1 = max(r for r, _ in floor) + 1
+    c0 = min(c for _, c in floor) - 1
+    c1 = max(c for _, c in floor) + 1
+    grid = tuple(row[c0 : c1 + 1] for row in level.grid[r0 : r1 + 1])
+    start = (level.start[0] - r0, level.start[1] - c0)
+    return Level(level.id, level.tier, grid, start)
+
+
+def _rng(tier: str, seed: int) -> random.Random:
+    # A string seed is hashed with SHA-512 by random.Random: stable across runs and platforms.
+    return random.Random(f"puzzlegym/MazePaint/{tier}/{seed}")
+
+
+def generate(tier: str, seed: int, *, length: int | None = None) -> Level:
+    """A solver-verified level of ``tier`` for ``seed`` (deterministic).
+
+    The level's optimal slide count is in the tier's band (exactly ``length`` if given), every
+    floor cell is paintable, its ball graph is strongly connected and no reachable state is a
+    dead end. Its id is ``maze-<tier>-seed<seed>``.
+    """
+    from puzzlegym.solvers.maze_paint import (
+        SearchLimitReached,
+        ball_graph_strongly_connected,
+        reachable_stats,
+        solve,
+    )
+
+    spec = _spec(tier)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ConfigError(f"seed: expected an integer, got {seed!r}")
+    lo, hi = spec.band
+    if length is not None and not lo <= length <= hi:
+        raise ConfigError(f"length: expected {lo}..{hi} for tier {tier}, got {length!r}")
+    rng = _rng(tier, seed)
+    for _attempt in range(MAX_ATTEMPTS):
+        level = _candidate(rng, spec, tier)
+        if level is None or not ball_graph_strongly_connected(level):
+            continue
+        try:
+            n = solve(level, max_states=spec.max_states).length
+        except SearchLimitReached:
+            continue
+        if not (lo <= n <= hi) or (length is not None and n != length):
+            continue
+        stats = reachable_stats(level, max_states=spec.max_states)
+        if not stats.complete or stats.n_dead_ends:
+            continue
+        level = Level(f"maze-{tier.lower()}-seed{seed}", tier, level.grid, level.start)
+        level.validate()
+        return level
+    raise RuntimeError(f"no {tier} level found for seed {seed} in {MAX_ATTEMPTS} attempts")
+
+
+def build_catalogue(tier: str, log=None) -> list[tuple[Level, int]]:
+    """The canonical levels of ``tier`` with their optimal slide counts, in catalogue order.
+
+    Slot ``i`` of the tier's length profile gets ``generate(tier, seed=i, length=profile[i])``;
+    the profile sums to the tier's target total, so the totals are exact.
+    """
+    from puzzlegym.solvers.maze_paint import solve
+
+    spec = _spec(tier)
+    out: list[tuple[Level, int]] = []
+    seen_grids = set()
+    for i, want in enumerate(sorted(spec.profile)):
+        seed = i
+        while True:
+            level = generate(tier, seed, length=want)
+            if (level.grid, level.start) not in seen_grids:
+                break
+            seed += 1000  # identical board drawn twice: take another seed
+        seen_grids.add((level.grid, level.start))
+        n = solve(level).length
+        assert n == want, (tier, seed, n, want)
+        level = Level(f"maze-{tier.lower()}-{i + 1:02d}", tier, level.grid, level.start)
+        out.append((level, n))
+        if log:
+            log(f"  {level.id}: seed {seed}, {level.height}x{level.width}, {n} slides")
+    return out
+
+
+def catalogue_document(tier: str, entries: list[tuple[Level, int]]) -> dict:
+    return {
+        "game": "MazePaint",
+        "tier": tier,
+        "levels": [{**level.to_json(), "optimal_slides": n} for level, n in entries],
+    }
+
+
+def dumps(doc: dict) -> str:
+    """The catalogue JSON text: one line per grid row, so diffs stay readable."""
+    lines = ["{", f'  "game": {json.dumps(doc["game"])},', f'  "tier": {json.dumps(doc["tier"])},']
+    lines.append('  "levels": [')
+    for k, lv in enumerate(doc["levels"]):
+        rows = ",\n".join(f"        {json.dumps(row)}" for row in lv["grid"])
+        lines.append("    {")
+        lines.append(f'      "id": {json.dumps(lv["id"])},')
+        lines.append(f'      "tier": {json.dumps(lv["tier"])},')
+        lines.append(f'      "grid": [\n{rows}\n      ],')
+        lines.append(f'      "start": {json.dumps(lv["start"])},')
+        lines.append(f'      "optimal_slides": {lv["optimal_slides"]}')
+        lines.append("    }" + ("," if k < len(doc["levels"]) - 1 else ""))
+    lines.append("  ]")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m puzzlegym.envs.maze_paint.generator",
+        description="Generate Maze Paint levels or rebuild the canonical catalogue.",
+    )
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--write", action="store_true", help="rewrite levels/*.json")
+    group.add_argument("--check", action="store_true", help="fail if levels/*.json differ")
+    parser.add_argument("--tier", choices=TIERS, help="only this tier")
+    parser.add_argument("--seed", type=int, help="print one generated level as JSON")
+    args = parser.parse_args(argv)
+
+    tiers = [args.tier] if args.tier else list(TIERS)
+    if args.seed is not None:
+        for tier in tiers:
+            print(json.dumps(generate(tier, args.seed).to_json(), indent=2))
+        return 0
+    status = 0
+    for tier in tiers:
+        t0 = time.perf_counter()
+        print(f"{tier}:")
+        entries = build_catalogue(tier, log=print)
+        total = sum(n for _, n in entries)
+        print(f"  total {total} (target {TARGET_TOTALS[tier]}), {time.perf_counter() - t0:.1f}s")
+        text = dumps(catalogue_document(tier, entries))
+        path = LEVELS_DIR / f"{tier.lower()}.json"
+        if args.write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            print(f"  wrote {path}")
+        elif args.check:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                print(f"  {path} is out of date", file=sys.stderr)
+                status = 1
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

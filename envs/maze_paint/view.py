@@ -1,0 +1,124 @@
+"""Maze Paint's view: the grid as widgets, swipes (drags) and arrow keys as moves."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from PIL import ImageDraw
+
+from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, Drag
+from puzzlegym.game import ViewOutcome
+from puzzlegym.input import Gesture
+from puzzlegym.render import Rect, Widget
+
+from . import rules
+from .rules import Level, State
+
+MAX_CELL = 64
+WALL = (58, 64, 84)
+WALL_EDGE = (42, 46, 62)
+FLOOR = (226, 222, 212)
+PAINT = (240, 128, 60)
+BALL = (250, 250, 250)
+BALL_EDGE = (60, 60, 72)
+BOARD_BG = (244, 241, 234)
+
+KEY_MOVES = {"ArrowUp": "up", "ArrowDown": "down", "ArrowLeft": "left", "ArrowRight": "right"}
+SWIPE_HINT = "Swipe straight up, down, left or right"
+
+
+@lru_cache(maxsize=256)
+def _geometry(height: int, width: int, area: Rect) -> tuple[int, int, int]:
+    """Cell size and the grid's top-left pixel inside ``area``."""
+    cell = min(MAX_CELL, area.w // width, area.h // height)
+    x0 = area.x + (area.w - cell * width) // 2
+    y0 = area.y + (area.h - cell * height) // 2
+    return cell, x0, y0
+
+
+def cell_rect(level: Level, index: int, area: Rect) -> Rect:
+    cell, x0, y0 = _geometry(level.height, level.width, area)
+    r, c = divmod(index, level.width)
+    return Rect(x0 + c * cell, y0 + r * cell, cell, cell)
+
+
+def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
+    grid, cell, ox, oy = key
+    draw.rectangle((0, 0, img.width, img.height), fill=BOARD_BG)
+    for r, row in enumerate(grid):
+        for c, ch in enumerate(row):
+            if ch == rules.WALL:
+                x, y = ox + c * cell, oy + r * cell
+                draw.rectangle((x, y, x + cell - 1, y + cell - 1), fill=WALL, outline=WALL_EDGE)
+
+
+def _paint_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
+    painted, ball = key
+    w, h = img.width, img.height
+    draw.rectangle((0, 0, w, h), fill=WALL_EDGE)
+    draw.rectangle((1, 1, w - 2, h - 2), fill=PAINT if painted else FLOOR)
+    if ball:
+        m = max(3, w // 6)
+        draw.ellipse((m, m, w - 1 - m, h - 1 - m), fill=BALL, outline=BALL_EDGE, width=max(2, w // 16))
+
+
+class MazePaintView:
+    """Layout and input mapping; Maze Paint has no interaction state (ui is None)."""
+
+    def initial_ui(self, level: Level, state: State) -> Any:
+        return None
+
+    def after_move(self, level: Level, state: State, ui: Any) -> Any:
+        return None
+
+    def ui_to_json(self, ui: Any) -> Any:
+        return None
+
+    def ui_from_json(self, data: Any) -> Any:
+        if data is not None:
+            raise ValueError("maze paint ui state must be null")
+        return None
+
+    def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
+        cell, x0, y0 = _geometry(level.height, level.width, area)
+        out = [Widget("board", area, _paint_board, (level.grid, cell, x0 - area.x, y0 - area.y))]
+        painted, ball = state.painted, state.ball
+        for index in _floor_cells(level):
+            r, c = divmod(index, level.width)
+            out.append(
+                Widget(
+                    f"cell{index}",
+                    Rect(x0 + c * cell, y0 + r * cell, cell, cell),
+                    _paint_cell,
+                    (bool(painted >> index & 1), index == ball),
+                )
+            )
+        return out
+
+    def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
+        if gesture.kind == "drag":
+            if gesture.swipe is None:
+                return ViewOutcome(feedback=SWIPE_HINT)
+            return ViewOutcome(move=gesture.swipe)
+        if gesture.kind == "key" and gesture.value in KEY_MOVES:
+            return ViewOutcome(move=KEY_MOVES[gesture.value])
+        return ViewOutcome()
+
+    def actions_for_move(self, level: Level, state: State, ui: Any, move: str, area: Rect) -> list:
+        """GUI actions that perform ``move``: a swipe starting on the ball."""
+        x, y = cell_rect(level, state.ball, area).center
+        dx, dy = {"up": (0, -120), "down": (0, 120), "left": (-120, 0), "right": (120, 0)}[move]
+        x1 = min(max(x + dx, 0), SCREEN_WIDTH - 1)
+        y1 = min(max(y + dy, 0), SCREEN_HEIGHT - 1)
+        return [Drag(x, y, x1, y1)]
+
+
+@lru_cache(maxsize=256)
+def _floor_cells(level: Level) -> tuple[int, ...]:
+    return tuple(
+        r * level.width + c
+        for r, row in enumerate(level.grid)
+        for c, ch in enumerate(row)
+        if ch == rules.FLOOR
+    )

@@ -1,0 +1,5 @@
+import sys
+
+from puzzlegym.cli import main
+
+sys.exit(main())

@@ -1,0 +1,373 @@
+"""``PuzzleEnv``: one objective of the Game Suite as a Gymnasium environment.
+
+The episode starts at the suite home screen (or directly on the board), the agent acts with
+GUI actions only, and the observation is the 1280×900 screen. The suite, the evaluator, the
+clock and the input recogniser live here; the backend moves events and pixels.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from puzzlegym import __version__
+from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, Answer, GUIActionSpace, flatten, parse_action, to_dict
+from puzzlegym.backends import make_backend
+from puzzlegym.checkpoint import Checkpoint
+from puzzlegym.clock import make_clock
+from puzzlegym.errors import CheckpointError, ConfigError, PuzzleGymError
+from puzzlegym.evaluator import Evaluator, Objective
+from puzzlegym.input import GestureRecognizer
+from puzzlegym.labels import label
+from puzzlegym.records import EpisodeRecorder
+from puzzlegym.registry import catalogue_sha256, games, get_game
+from puzzlegym.suite import LEVEL, Suite
+
+STARTS = ("home", "board")
+REWARDS = ("potential", "sparse")
+
+
+class LevelSet:
+    """The levels of one tier: the catalogue, or procedural variants generated lazily from a
+    seed (``generate(tier, seed)``), so an objective of generated levels costs nothing until
+    a level is opened."""
+
+    def __init__(self, game, tier: str, variant_seed: int | None) -> None:
+        self.game, self.tier, self.variant_seed = game, tier, variant_seed
+        self._catalogue = game.load_catalogue(tier)
+        self._generated: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self._catalogue)
+
+    def __getitem__(self, index: int):
+        if self.variant_seed is None:
+            return self._catalogue[index]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        if index not in self._generated:
+            self._generated[index] = self.game.generate(self.tier, self.variant_seed * 1000 + index)
+        return self._generated[index]
+
+
+class PuzzleEnv(gym.Env):
+    """One objective (game, difficulty, target levels) played through GUI actions.
+
+    Keyword arguments (product spec §9): ``backend`` ("native"), ``start`` ("home" or
+    "board"), ``level`` (None for the whole objective, or k, 1-based, for one level),
+    ``clock`` ("sim" or "wall"), ``budget_s`` (3600), ``reward`` ("potential" or "sparse"),
+    ``render_mode`` (None or "rgb_array"), ``action_cost_s`` (simulated seconds per action),
+    ``levels`` ("catalogue" or "generated": procedural variants of the tier, seeded by
+    ``reset(seed=...)``), ``record_dir`` (write the episode record there), ``agent`` (the
+    agent's name, for records).
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+
+    def __init__(
+        self,
+        game: str,
+        tier: str,
+        backend: str = "native",
+        start: str = "home",
+        level: int | None = None,
+        clock: str = "sim",
+        budget_s: float = 3600.0,
+        reward: str = "potential",
+        render_mode: str | None = None,
+        action_cost_s: float = 1.0,
+        levels: str = "catalogue",
+        record_dir: str | None = None,
+        agent: str | None = None,
+    ) -> None:
+        self.game = get_game(game)
+        if tier not in self.game.tiers:
+            raise ConfigError(f"tier: {tier!r} is not a tier of {game}; allowed: {', '.join(self.game.tiers)}")
+        self.tier = tier
+        n = len(self.game.load_catalogue(tier))
+        if start not in STARTS:
+            raise ConfigError(f"start: {start!r} is not allowed; allowed: {', '.join(STARTS)}")
+        if level is not None and (isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= n):
+            raise ConfigError(f"level: {level!r} is not a level of {game}-{tier}; allowed: None or 1..{n}")
+        if clock not in ("sim", "wall"):
+            raise ConfigError(f"clock: {clock!r} is not allowed; allowed: sim, wall")
+        if not isinstance(budget_s, (int, float)) or isinstance(budget_s, bool) or not budget_s > 0:
+            raise ConfigError(f"budget_s: must be a positive number of seconds, got {budget_s!r}")
+        if reward not in REWARDS:
+            raise ConfigError(f"reward: {reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
+        if render_mode not in (None, "rgb_array"):
+            raise ConfigError(f"render_mode: {render_mode!r} is not supported; allowed: None, 'rgb_array'")
+        if not isinstance(action_cost_s, (int, float)) or not action_cost_s > 0:
+            raise ConfigError(f"action_cost_s: must be a positive number, got {action_cost_s!r}")
+        if levels not in ("catalogue", "generated"):
+            raise ConfigError(f"levels: {levels!r} is not allowed; allowed: catalogue, generated")
+        try:
+            self.backend = make_backend(backend)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        self.config = {
+            "env_id": self.game.env_id(tier),
+            "backend": backend,
+            "start": start,
+            "level": level,
+            "clock": clock,
+            "budget_s": float(budget_s),
+            "reward": reward,
+            "action_cost_s": float(action_cost_s),
+            "levels": levels,
+        }
+        self.render_mode = render_mode
+        self.record_dir = record_dir
+        self.agent_name = agent
+        self.observation_space = spaces.Box(0, 255, (SCREEN_HEIGHT, SCREEN_WIDTH, 3), np.uint8)
+        self.action_space = GUIActionSpace()
+        self.instruction = label("instruction", game=self.game.title, tier=tier)
+        self.suite: Suite | None = None
+        self.evaluator: Evaluator | None = None
+        self.recorder: EpisodeRecorder | None = None
+        self._frame: np.ndarray | None = None
+        self._done = True
+        self._seed: int | None = None
+
+    # ------------------------------------------------------------------ episode set-up
+    def _objective(self) -> Objective:
+        n = len(self.game.load_catalogue(self.tier))
+        k = self.config["level"]
+        return Objective(self.game.name, self.tier, tuple(range(n)) if k is None else (k - 1,))
+
+    def _new_episode(self, seed: int | None) -> None:
+        variant = None
+        if self.config["levels"] == "generated":
+            variant = 0 if seed is None else int(seed)
+        level_sets = {
+            (g.name, t): LevelSet(g, t, variant if (g.name, t) == (self.game.name, self.tier) else None)
+            for g in games().values()
+            for t in g.tiers
+        }
+        self.evaluator = Evaluator(self._objective(), sink=self._record)
+        self.suite = Suite(games(), lambda g, t: level_sets[(g, t)], self.evaluator)
+        self.clock = make_clock(self.config["clock"], self.config["action_cost_s"])
+        self.recognizer = GestureRecognizer()
+        self.steps = 0
+        self.actions = 0
+        self.backend.invalidate()
+
+    def _start_position(self) -> None:
+        k = self.config["level"]
+        if k is not None:
+            # earlier levels count as unlocked (not credited): the suite re-enters at level k
+            self.suite.progress[(self.game.name, self.tier)] = set(range(k - 1))
+        if self.config["start"] == "board":
+            self.suite.choose_game(self.game.name)
+            self.suite.enter_tier(self.tier)
+
+    def _open_record(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
+        if self.record_dir is None:
+            return
+        self.recorder = EpisodeRecorder(
+            self.record_dir,
+            {
+                "puzzlegym_version": __version__,
+                "catalogue_sha256": catalogue_sha256(),
+                "objective": self.config["env_id"],
+                "config": self.config,
+                "seed": self._seed,
+                "agent": self.agent_name,
+                "instruction": self.instruction,
+            },
+        )
+
+    def _record(self, rec: dict) -> None:
+        if self.recorder is not None:
+            self.recorder.write(rec)
+
+    # ------------------------------------------------------------------ gym API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        options = dict(options or {})
+        unknown = sorted(set(options) - {"checkpoint"})
+        if unknown:
+            raise ConfigError(f"reset options: unknown option {unknown[0]!r}; allowed: 'checkpoint'")
+        ckpt = options.get("checkpoint")
+        if ckpt is not None and not isinstance(ckpt, Checkpoint):
+            raise CheckpointError(
+                f"reset options['checkpoint']: expected a puzzlegym Checkpoint, got {type(ckpt).__name__}"
+            )
+        if ckpt is not None:
+            self._check_checkpoint(ckpt)
+        super().reset(seed=seed)
+        if seed is not None:
+            self.action_space.seed(seed)
+        self._seed = seed
+        if ckpt is not None:
+            self._restore(ckpt)
+        else:
+            self._new_episode(seed)
+            self._open_record()
+            self.evaluator.t = 0.0
+            self._start_position()
+            self._terminated = False
+        self._done = self._terminated
+        self._phi = self.evaluator.progress(self.suite.board)
+        self._frame = self.backend.observe(self.suite)
+        return self._frame, self._info(accepted=True)
+
+    def step(self, action: Any):
+        if self.suite is None or self._done:
+            raise PuzzleGymError("the episode is over (or was never started); call reset() first")
+        act = parse_action(action)  # raises ActionError before anything changes
+        terminated = truncated = False
+        accepted = False
+        budget = self.config["budget_s"]
+        for prim in flatten(act):
+            if self.clock.elapsed_s >= budget:
+                break
+            self.clock.tick()
+            self.actions += 1
+            ev = self.evaluator
+            ev.step, ev.t = self.actions, self.clock.elapsed_s
+            if isinstance(prim, Answer):
+                ev.answer(prim.text)
+                terminated = accepted = True
+            else:
+                t_ms = int(round(self.clock.elapsed_s * 1000))
+                for event in self.backend.perform(prim, t_ms):
+                    for gesture in self.recognizer.feed(event):
+                        accepted |= self.suite.handle(gesture)
+            self._record(
+                {
+                    "kind": "action",
+                    "step": self.actions,
+                    "t": round(self.clock.elapsed_s, 3),
+                    "action": to_dict(prim),
+                    "accepted": accepted,
+                    "screen": self.suite.screen,
+                    "feedback": self.suite.board.feedback if self.suite.board else "",
+                }
+            )
+            if self.evaluator.success:
+                terminated = True
+            if terminated:
+                break
+        self.steps += 1
+        if not terminated and self.clock.elapsed_s >= budget:
+            truncated = True
+        self._terminated = terminated
+        self._done = terminated or truncated
+        phi = self.evaluator.progress(self.suite.board)
+        if self.config["reward"] == "potential":
+            reward = phi - self._phi
+        else:
+            reward = float(int(phi) - int(self._phi))
+        self._phi = phi
+        self._frame = self.backend.observe(self.suite)
+        info = self._info(accepted=accepted)
+        if self._done and self.recorder is not None:
+            self.recorder.finish({**self.evaluator.summary(), "terminated": terminated, "truncated": truncated})
+        return self._frame, float(reward), terminated, truncated, info
+
+    def render(self):
+        if self.render_mode == "rgb_array":
+            if self._frame is None:
+                raise PuzzleGymError("render() before reset()")
+            return self._frame.copy()
+        return None
+
+    def close(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
+        self.backend.close()
+
+    # ------------------------------------------------------------------ info
+    def _info(self, accepted: bool) -> dict:
+        suite, ev = self.suite, self.evaluator
+        board = suite.board
+        on_target = board is not None and ev.is_target(board)
+        last = ev.snapshots[-1] if ev.snapshots else None
+        return {
+            # public: what the player could know
+            "step": self.steps,
+            "actions": self.actions,
+            "elapsed_s": self.clock.elapsed_s,
+            "budget_s": self.config["budget_s"],
+            "accepted": accepted,
+            "screen": suite.screen,
+            "feedback": board.feedback if board else "",
+            "instruction": self.instruction,
+            # private: the evaluator's view (strip with puzzlegym.wrappers.BlackBox)
+            "evaluator": {
+                "level": board.index + 1 if on_target else None,
+                "potential": board.potential if board is not None and suite.screen == LEVEL else None,
+                "progress": self._phi_now(),
+                "levels_won": ev.levels_won,
+                "lc": ev.lc,
+                "fgp": ev.fgp,
+                "success": ev.success,
+                "dead_end": last["dead_end"] if last else None,
+                "mismatch": ev.mismatch,
+            },
+        }
+
+    def _phi_now(self) -> float:
+        return self.evaluator.progress(self.suite.board)
+
+    # ------------------------------------------------------------------ checkpoints
+    def checkpoint(self) -> Checkpoint:
+        """The whole suite now (screen, board, ui, history, clock, input, evaluator)."""
+        if self.suite is None:
+            raise PuzzleGymError("checkpoint() before reset()")
+        payload = {
+            "suite": self.suite.to_json(),
+            "evaluator": self.evaluator.to_json(),
+            "clock": self.clock.to_json(),
+            "recognizer": self.recognizer.to_json(),
+            "steps": self.steps,
+            "actions": self.actions,
+            "seed": self._seed,
+            "terminated": self._terminated,
+        }
+        return Checkpoint(copy.deepcopy(self.config), copy.deepcopy(payload), catalogue_sha256(), __version__)
+
+    def _check_checkpoint(self, ckpt: Checkpoint) -> None:
+        if ckpt.catalogue != catalogue_sha256():
+            raise CheckpointError(
+                "checkpoint was made with another level catalogue "
+                f"({ckpt.catalogue[:12]}…, this install has {catalogue_sha256()[:12]}…)"
+            )
+        mine = {k: v for k, v in self.config.items() if k != "backend"}
+        theirs = {k: v for k, v in ckpt.config.items() if k != "backend"}
+        if mine != theirs:
+            diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+            raise CheckpointError(
+                "checkpoint does not fit this env: "
+                + "; ".join(f"{k} is {theirs.get(k)!r} there, {mine.get(k)!r} here" for k in diff)
+            )
+
+    def _restore(self, ckpt: Checkpoint) -> None:
+        p = ckpt.copy_payload()
+        seed = p.get("seed")
+        saved = {k: getattr(self, k, None) for k in ("suite", "evaluator", "clock", "recognizer", "steps", "actions", "_terminated")}
+        self._new_episode(seed)
+        try:
+            self.suite.load_json(p["suite"])
+            self.evaluator.load_json(p["evaluator"])
+            self.clock.load_json(p["clock"])
+            self.recognizer = GestureRecognizer.from_json(p["recognizer"])
+            self.steps, self.actions = int(p["steps"]), int(p["actions"])
+            self._terminated = bool(p["terminated"])
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            for k, v in saved.items():  # leave the episode as it was
+                setattr(self, k, v)
+            self.backend.invalidate()
+            raise CheckpointError(f"checkpoint payload is invalid: {exc!r}") from None
+        self._seed = seed
+        self.evaluator.step, self.evaluator.t = self.actions, self.clock.elapsed_s
+        self._open_record()
+        self.backend.invalidate()

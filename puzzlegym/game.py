@@ -1,0 +1,112 @@
+"""The `Game` protocol: the one interface through which a game plugs into puzzlegym.
+
+A game lives in ``envs/<game>/`` and provides
+
+* ``rules``: a pure rules model (immutable, hashable ``Level`` and ``State``;
+  ``initial_state``, ``legal_moves``, ``apply``, ``is_solved``, ``potential``);
+* a view (``GameView``): layout, drawing as widgets, and gesture -> move mapping, with its own
+  small immutable interaction state (``ui``), e.g. the selected screw;
+* a catalogue (``levels/<tier>.json``) and a seeded ``generate(tier, seed)``;
+* a rule card (``card.md``) and a solver hook (``solve`` / ``certify`` in ``solvers/``).
+
+The suite shell, the evaluator, the env, checkpoints, the solver agent and the CLI only ever
+talk to a game through a :class:`Game` object; nothing in ``puzzlegym/`` imports a game module
+directly except the registry line that lists the games.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Hashable, Iterable, Protocol, runtime_checkable
+
+from puzzlegym.input import Gesture
+from puzzlegym.render import Rect, Widget
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A move the rules (or the view) refused; the board stays as it was.
+
+    ``reason`` is the neutral, public feedback line shown to the player.
+    """
+
+    reason: str
+
+
+@runtime_checkable
+class Rules(Protocol):
+    """A game's pure rules model (a module satisfies this protocol)."""
+
+    def initial_state(self, level: Any) -> Hashable: ...
+    def legal_moves(self, level: Any, state: Any) -> Iterable[Hashable]: ...
+    def apply(self, level: Any, state: Any, move: Any) -> Any: ...  # State | Rejected
+    def is_solved(self, level: Any, state: Any) -> bool: ...
+    def potential(self, level: Any, state: Any) -> float: ...
+
+
+@dataclass(frozen=True)
+class ViewOutcome:
+    """What a gesture on the board means.
+
+    ``move`` is a rules move to apply (or None); ``ui`` the view's new interaction state;
+    ``feedback`` an optional public feedback line (e.g. "Select a screw").
+    """
+
+    move: Any = None
+    ui: Any = None
+    feedback: str | None = None
+
+
+class GameView(Protocol):
+    """Layout, drawing and input mapping of one game's board."""
+
+    def initial_ui(self, level: Any, state: Any) -> Any: ...
+
+    def widgets(self, level: Any, state: Any, ui: Any, area: Rect) -> list[Widget]:
+        """The board as widgets inside ``area`` (screen coordinates), back to front."""
+
+    def on_gesture(self, level: Any, state: Any, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
+        """Map a recognised gesture (click, drag, swipe, key) to a move and/or a new ui state."""
+
+    def after_move(self, level: Any, state: Any, ui: Any) -> Any:
+        """The ui state after a move was applied (e.g. clear a selection)."""
+
+    def actions_for_move(self, level: Any, state: Any, ui: Any, move: Any, area: Rect) -> list:
+        """The GUI actions that perform ``move`` on the screen (used by the solver agent)."""
+
+    def ui_to_json(self, ui: Any) -> Any: ...
+    def ui_from_json(self, data: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Game:
+    """Everything puzzlegym knows about one game.
+
+    ``name`` is the id part (``MazePaint``); ``title`` the label on the home card.
+    ``tiers`` lists the difficulties in order. ``rules`` is the rules module, ``view`` the view
+    object, ``level_from_json``/``state_to_json``/``state_from_json`` (de)serialise its data,
+    ``load_catalogue(tier)`` returns the canonical levels, ``generate(tier, seed)`` a
+    procedural level, ``rule_card`` the card text, ``instruction`` the level screen's
+    instruction line, ``dead_end(level, state)`` the dead-end certificate recorded with every
+    snapshot (False for games that never become unsolvable), ``has_undo`` whether the level
+    screen shows Undo.
+    """
+
+    name: str
+    title: str
+    tiers: tuple[str, ...]
+    rules: Any
+    view: GameView
+    level_from_json: Any
+    level_to_json: Any
+    state_to_json: Any
+    state_from_json: Any
+    load_catalogue: Any
+    generate: Any
+    rule_card: str
+    instruction: str
+    dead_end: Any  # (level, state) -> bool | None: the evaluator's dead-end certificate
+    has_undo: bool = False
+
+    def env_id(self, tier: str) -> str:
+        return f"LongPuzzle/{self.name}-{tier}"

@@ -1,0 +1,108 @@
+"""Play one episode with an agent and keep what it produced: the result, the episode record,
+the final frame (PNG) and an animated GIF of the play."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from PIL import Image
+from tqdm import tqdm
+
+from puzzlegym.agents import make_agent
+
+
+class GifFrames:
+    """Frames for the episode GIF: half-size, only frames that changed, decimated (every
+    other frame dropped) whenever ``limit`` is reached, so memory stays bounded."""
+
+    def __init__(self, limit: int = 400, scale: int = 2) -> None:
+        self.limit, self.scale = limit, scale
+        self.frames: list[np.ndarray] = []
+        self.stride, self._seen = 1, 0
+
+    def add(self, frame: np.ndarray, force: bool = False) -> None:
+        self._seen += 1
+        if not force and self._seen % self.stride:
+            return
+        self.frames.append(np.ascontiguousarray(frame[:: self.scale, :: self.scale]))
+        if len(self.frames) >= self.limit:
+            self.frames = self.frames[::2]
+            self.stride *= 2
+
+    def write(self, path: Path, fps: int = 4) -> None:
+        import imageio.v3 as iio
+
+        iio.imwrite(path, np.stack(self.frames), duration=int(1000 / fps), loop=0)
+
+
+def run_episode(
+    env_id: str,
+    agent: str = "solver",
+    *,
+    seed: int = 0,
+    out_dir: str | Path | None = None,
+    gif: bool = True,
+    max_steps: int | None = None,
+    progress: bool = False,
+    **env_kwargs: Any,
+) -> dict:
+    """Play one episode of ``env_id``; returns the result dict (success, lc, fgp, ...)."""
+    out = Path(out_dir) if out_dir is not None else None
+    record_dir = str(out / "record") if out is not None else None
+    env = gym.make(env_id, record_dir=record_dir, agent=agent, **env_kwargs)
+    try:
+        policy = make_agent(agent, env.unwrapped, seed=seed)
+        obs, info = env.reset(seed=seed)
+        frames = GifFrames() if (gif and out is not None) else None
+        if frames:
+            frames.add(obs, force=True)
+        wall0 = time.perf_counter()
+        terminated = truncated = False
+        bar = tqdm(total=max_steps, disable=not progress, unit="step", leave=False)
+        steps = 0
+        while not (terminated or truncated):
+            if max_steps is not None and steps >= max_steps:
+                break
+            action = policy(obs, info)
+            obs, _, terminated, truncated, info = env.step(action)
+            steps += 1
+            bar.update(1)
+            if frames and info["accepted"]:
+                frames.add(obs)
+        bar.close()
+        wall = time.perf_counter() - wall0
+        ev = env.unwrapped.evaluator
+        result = {
+            "env_id": env_id,
+            "agent": agent,
+            "seed": seed,
+            "success": ev.success,
+            "lc": ev.lc,
+            "fgp": ev.fgp,
+            "levels_won": ev.levels_won,
+            "steps": env.unwrapped.steps,
+            "actions": env.unwrapped.actions,
+            "elapsed_s": info["elapsed_s"],
+            "terminated": terminated,
+            "truncated": truncated,
+            "wall_s": round(wall, 3),
+        }
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            Image.fromarray(obs).save(out / "final.png")
+            result["final_frame"] = str(out / "final.png")
+            if frames:
+                if not frames.frames or not np.array_equal(frames.frames[-1], obs[::2, ::2]):
+                    frames.add(obs, force=True)
+                frames.write(out / "episode.gif")
+                result["gif"] = str(out / "episode.gif")
+            result["record"] = record_dir
+            (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
+        return result
+    finally:
+        env.close()

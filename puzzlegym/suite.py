@@ -1,0 +1,467 @@
+"""The Game Suite shell: home, difficulty select, level screen, level-complete banner,
+objective-complete screen; sequential unlock and re-entry at the first unsolved level.
+
+The suite owns the screen and the board in play. It receives gestures from the input layer,
+routes those on the board to the game's view, applies moves with the game's rules, and tells
+its listener (the evaluator) what happened. It describes each screen as widgets for the
+renderer and exposes its clickable targets by name (for the solver agent and tests).
+
+Its whole state serialises to a plain document (:meth:`Suite.to_json`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+from PIL import ImageDraw
+
+from puzzlegym import theme
+from puzzlegym.game import Game, Rejected
+from puzzlegym.input import Gesture
+from puzzlegym.labels import label
+from puzzlegym.render import SCREEN, Rect, Widget, draw_text_centered, font
+
+HOME = "home"
+DIFFICULTY = "difficulty"
+LEVEL = "level"
+LEVEL_COMPLETE = "level_complete"
+OBJECTIVE_COMPLETE = "objective_complete"
+SCREENS = (HOME, DIFFICULTY, LEVEL, LEVEL_COMPLETE, OBJECTIVE_COMPLETE)
+
+# level-screen layout
+HEADER = Rect(0, 0, 1280, 72)
+INSTRUCTION = Rect(0, 72, 1280, 44)
+BOARD_AREA = Rect(40, 124, 1200, 686)
+FEEDBACK = Rect(0, 816, 1280, 44)
+_HEADER_BUTTONS = ("menu", "restart", "undo")  # right to left
+BANNER = Rect(390, 340, 500, 220)
+NEXT_BUTTON = Rect(540, 470, 200, 60)
+# home / difficulty / objective-complete layout
+CARD_W, CARD_H, CARD_GAP = 340, 200, 40
+TIER_W, TIER_H, TIER_GAP = 420, 72, 20
+BACK_BUTTON = Rect(540, 780, 200, 56)
+MENU_BUTTON_CENTER = Rect(540, 520, 200, 60)
+
+
+class SuiteListener(Protocol):
+    """What the suite reports (the evaluator implements it)."""
+
+    def level_ready(self, board: Board) -> None: ...
+    def board_settled(self, board: Board, move: Any) -> None: ...
+    def level_won(self, board: Board) -> None: ...
+    def restarted(self, board: Board) -> None: ...
+    def undone(self, board: Board) -> None: ...
+    def left_level(self, board: Board) -> None: ...
+
+
+@dataclass
+class Board:
+    """The level in play: which one, its rules state, the view's ui state, the undo history."""
+
+    game: Game
+    tier: str
+    index: int  # 0-based position in the tier's catalogue
+    level: Any
+    state: Any
+    ui: Any
+    history: list = field(default_factory=list)
+    feedback: str = ""
+
+    @property
+    def solved(self) -> bool:
+        return self.game.rules.is_solved(self.level, self.state)
+
+    @property
+    def potential(self) -> float:
+        return self.game.rules.potential(self.level, self.state)
+
+
+LevelProvider = Callable[[str, str], list]
+
+
+class Suite:
+    """The Game Suite application (see module docstring)."""
+
+    def __init__(
+        self,
+        games: dict[str, Game],
+        levels: LevelProvider,
+        listener: SuiteListener | None = None,
+    ) -> None:
+        self.games = games
+        self.levels = levels
+        self.listener = listener
+        self.screen = HOME
+        self.game: Game | None = None
+        self.tier: str | None = None
+        self.board: Board | None = None
+        self.progress: dict[tuple[str, str], set[int]] = {}
+        self.version = 0  # bumps on every change of what the screen shows
+
+    # ------------------------------------------------------------------ navigation
+    def _changed(self) -> None:
+        self.version += 1
+
+    def solved_levels(self, game: str, tier: str) -> set[int]:
+        return self.progress.setdefault((game, tier), set())
+
+    def first_unsolved(self, game: str, tier: str) -> int | None:
+        solved = self.solved_levels(game, tier)
+        n = len(self.levels(game, tier))
+        return next((i for i in range(n) if i not in solved), None)
+
+    def go_home(self) -> None:
+        self._leave_board()
+        self.screen, self.game, self.tier = HOME, None, None
+        self._changed()
+
+    def choose_game(self, name: str) -> None:
+        self.screen, self.game, self.tier = DIFFICULTY, self.games[name], None
+        self._changed()
+
+    def enter_tier(self, tier: str) -> None:
+        """Enter a difficulty at its first unsolved level (or its completion screen)."""
+        assert self.game is not None
+        self.tier = tier
+        index = self.first_unsolved(self.game.name, tier)
+        if index is None:
+            self.screen = OBJECTIVE_COMPLETE
+            self._changed()
+        else:
+            self.open_level(self.game.name, tier, index)
+
+    def open_level(self, game: str, tier: str, index: int) -> None:
+        """Show a fresh board of level ``index`` (0-based)."""
+        self._leave_board()
+        g = self.games[game]
+        level = self.levels(game, tier)[index]
+        state = g.rules.initial_state(level)
+        self.game, self.tier, self.screen = g, tier, LEVEL
+        self.board = Board(g, tier, index, level, state, g.view.initial_ui(level, state))
+        self._changed()
+        if self.listener:
+            self.listener.level_ready(self.board)
+
+    def _leave_board(self) -> None:
+        if self.board is not None and self.listener:
+            self.listener.left_level(self.board)
+        self.board = None
+
+    # ------------------------------------------------------------------ targets
+    def targets(self) -> dict[str, Rect]:
+        """Named clickable regions of the current screen, top-most first."""
+        out: dict[str, Rect] = {}
+        if self.screen == HOME:
+            for i, name in enumerate(self.games):
+                out[f"game:{name}"] = _card_rect(i)
+        elif self.screen == DIFFICULTY:
+            assert self.game is not None
+            for i, tier in enumerate(self.game.tiers):
+                out[f"tier:{tier}"] = _tier_rect(i)
+            out["back"] = BACK_BUTTON
+        elif self.screen in (LEVEL, LEVEL_COMPLETE):
+            if self.screen == LEVEL_COMPLETE:
+                out["next"] = NEXT_BUTTON
+            for name, rect in self._header_buttons().items():
+                if self.screen == LEVEL or name == "menu":
+                    out[name] = rect
+        elif self.screen == OBJECTIVE_COMPLETE:
+            out["menu"] = MENU_BUTTON_CENTER
+        return out
+
+    def _header_buttons(self) -> dict[str, Rect]:
+        names = [n for n in _HEADER_BUTTONS if n != "undo" or (self.game and self.game.has_undo)]
+        return {name: Rect(1140 - 130 * i, 14, 116, 44) for i, name in enumerate(names)}
+
+    # ------------------------------------------------------------------ input
+    def handle(self, gesture: Gesture) -> bool:
+        """Apply one gesture. Returns whether anything changed."""
+        before = self.version
+        if gesture.kind == "click":
+            for name, rect in self.targets().items():
+                if rect.contains(gesture.x, gesture.y):
+                    self._press(name)
+                    return self.version != before
+            if self.screen == LEVEL and BOARD_AREA.contains(gesture.x, gesture.y):
+                self._board_gesture(gesture)
+        elif gesture.kind == "drag":
+            if self.screen == LEVEL and BOARD_AREA.contains(gesture.x0, gesture.y0):
+                self._board_gesture(gesture)
+        elif gesture.kind == "key":
+            if self.screen == LEVEL:
+                self._board_gesture(gesture)
+        return self.version != before
+
+    def _press(self, name: str) -> None:
+        kind, _, arg = name.partition(":")
+        if kind == "game":
+            self.choose_game(arg)
+        elif kind == "tier":
+            self.enter_tier(arg)
+        elif kind == "back":
+            self.go_home()
+        elif kind == "menu":
+            self.go_home()
+        elif kind == "restart":
+            self.restart()
+        elif kind == "undo":
+            self.undo()
+        elif kind == "next":
+            self.next_level()
+
+    def restart(self) -> None:
+        b = self.board
+        assert b is not None
+        b.state = b.game.rules.initial_state(b.level)
+        b.ui = b.game.view.initial_ui(b.level, b.state)
+        b.history.clear()
+        b.feedback = ""
+        self._changed()
+        if self.listener:
+            self.listener.restarted(b)
+
+    def undo(self) -> None:
+        b = self.board
+        assert b is not None
+        if not b.history:
+            return
+        b.state = b.history.pop()
+        b.ui = b.game.view.initial_ui(b.level, b.state)
+        b.feedback = ""
+        self._changed()
+        if self.listener:
+            self.listener.undone(b)
+
+    def next_level(self) -> None:
+        b = self.board
+        assert b is not None
+        index = self.first_unsolved(b.game.name, b.tier)
+        if index is None:
+            self._leave_board()
+            self.screen = OBJECTIVE_COMPLETE
+            self._changed()
+        else:
+            self.open_level(b.game.name, b.tier, index)
+
+    def _board_gesture(self, gesture: Gesture) -> None:
+        b = self.board
+        assert b is not None
+        view, rules = b.game.view, b.game.rules
+        outcome = view.on_gesture(b.level, b.state, b.ui, gesture, BOARD_AREA)
+        changed = False
+        if outcome.ui != b.ui:
+            b.ui = outcome.ui
+            changed = True
+        feedback = outcome.feedback if outcome.feedback is not None else b.feedback
+        move = outcome.move
+        if move is not None:
+            result = rules.apply(b.level, b.state, move)
+            if isinstance(result, Rejected):
+                feedback = result.reason
+            else:
+                b.history.append(b.state)
+                b.state = result
+                b.ui = view.after_move(b.level, b.state, b.ui)
+                feedback = outcome.feedback or ""
+                changed = True
+        if feedback != b.feedback:
+            b.feedback = feedback
+            changed = True
+        if not changed:
+            return
+        self._changed()
+        if move is not None and not isinstance(result, Rejected):
+            if self.listener:
+                self.listener.board_settled(b, move)
+            if rules.is_solved(b.level, b.state):
+                self.solved_levels(b.game.name, b.tier).add(b.index)
+                self.screen = LEVEL_COMPLETE
+                if self.listener:
+                    self.listener.level_won(b)
+
+    # ------------------------------------------------------------------ drawing
+    def widgets(self) -> list[Widget]:
+        screen = self.screen
+        out = [Widget("bg", SCREEN, _paint_background, (screen in (LEVEL, LEVEL_COMPLETE),))]
+        if screen == HOME:
+            out.append(_title("title", Rect(0, 60, 1280, 70), label("suite_title"), theme.TITLE_SIZE))
+            out.append(_title("subtitle", Rect(0, 140, 1280, 40), label("home_subtitle"), theme.BODY_SIZE, muted=True))
+            for i, (name, g) in enumerate(self.games.items()):
+                out.append(Widget(f"card:{name}", _card_rect(i), _paint_card, (g.title, " · ".join(g.tiers))))
+        elif screen == DIFFICULTY:
+            g = self.game
+            assert g is not None
+            out.append(_title("title", Rect(0, 60, 1280, 70), g.title, theme.TITLE_SIZE))
+            out.append(_title("subtitle", Rect(0, 140, 1280, 40), label("difficulty_subtitle"), theme.BODY_SIZE, muted=True))
+            for i, tier in enumerate(g.tiers):
+                total = len(self.levels(g.name, tier))
+                solved = len(self.solved_levels(g.name, tier))
+                out.append(Widget(f"tier:{tier}", _tier_rect(i), _paint_tier, (tier, label("tier_progress", solved=solved, total=total), solved == total)))
+            out.append(_button("back", BACK_BUTTON, label("back")))
+        elif screen in (LEVEL, LEVEL_COMPLETE):
+            b = self.board
+            assert b is not None
+            n = len(self.levels(b.game.name, b.tier))
+            header = label("header", game=b.game.title, tier=b.tier, k=b.index + 1, n=n)
+            out.append(Widget("header", Rect(0, 0, 860, 72), _paint_header, header))
+            for name, rect in self._header_buttons().items():
+                dim = (screen == LEVEL_COMPLETE and name != "menu") or (name == "undo" and not b.history)
+                out.append(_button(name, rect, label(name), dim=dim, on=theme.HEADER))
+            out.append(_title("instruction", INSTRUCTION, b.game.instruction, theme.BODY_SIZE, muted=True))
+            out.extend(b.game.view.widgets(b.level, b.state, b.ui, BOARD_AREA))
+            out.append(_title("feedback", FEEDBACK, b.feedback, theme.BODY_SIZE))
+            if screen == LEVEL_COMPLETE:
+                out.append(Widget("banner", BANNER, _paint_banner, label("level_complete"), opaque=False))
+                out.append(_button("next", NEXT_BUTTON, label("next"), accent=True, on=theme.SUCCESS))
+        elif screen == OBJECTIVE_COMPLETE:
+            g = self.game
+            assert g is not None and self.tier is not None
+            out.append(_title("title", Rect(0, 300, 1280, 70), label("objective_complete"), theme.TITLE_SIZE))
+            out.append(_title("body", Rect(0, 390, 1280, 40), label("objective_complete_body", game=g.title, tier=self.tier), theme.BODY_SIZE))
+            out.append(_button("menu", MENU_BUTTON_CENTER, label("menu"), accent=True))
+        return out
+
+    # ------------------------------------------------------------------ state document
+    def to_json(self) -> dict:
+        b = self.board
+        return {
+            "screen": self.screen,
+            "game": self.game.name if self.game else None,
+            "tier": self.tier,
+            "progress": {f"{g}/{t}": sorted(s) for (g, t), s in sorted(self.progress.items()) if s},
+            "board": None
+            if b is None
+            else {
+                "game": b.game.name,
+                "tier": b.tier,
+                "index": b.index,
+                "state": b.game.state_to_json(b.level, b.state),
+                "ui": b.game.view.ui_to_json(b.ui),
+                "history": [b.game.state_to_json(b.level, s) for s in b.history],
+                "feedback": b.feedback,
+            },
+        }
+
+    def load_json(self, doc: dict) -> None:
+        """Replace the whole suite state by ``doc`` (from :meth:`to_json`). Validates before
+        changing anything; raises ValueError/KeyError naming the problem."""
+        screen = doc["screen"]
+        if screen not in SCREENS:
+            raise ValueError(f"suite.screen: unknown screen {screen!r}")
+        game = self.games[doc["game"]] if doc["game"] is not None else None
+        tier = doc["tier"]
+        if game is not None and tier is not None and tier not in game.tiers:
+            raise ValueError(f"suite.tier: {tier!r} is not a tier of {game.name}")
+        progress: dict[tuple[str, str], set[int]] = {}
+        for key, indices in doc["progress"].items():
+            g, _, t = key.partition("/")
+            n = len(self.levels(g, t))
+            if any(not isinstance(i, int) or not 0 <= i < n for i in indices):
+                raise ValueError(f"suite.progress[{key!r}]: level indices must be in 0..{n - 1}")
+            progress[(g, t)] = set(indices)
+        board = None
+        bd = doc["board"]
+        if bd is not None:
+            g = self.games[bd["game"]]
+            levels = self.levels(g.name, bd["tier"])
+            if not 0 <= bd["index"] < len(levels):
+                raise ValueError(f"suite.board.index: {bd['index']} out of range")
+            level = levels[bd["index"]]
+            board = Board(
+                g,
+                bd["tier"],
+                bd["index"],
+                level,
+                g.state_from_json(level, bd["state"]),
+                g.view.ui_from_json(bd["ui"]),
+                [g.state_from_json(level, s) for s in bd["history"]],
+                bd["feedback"],
+            )
+        if screen in (LEVEL, LEVEL_COMPLETE) and board is None:
+            raise ValueError(f"suite: screen {screen!r} needs a board")
+        self.screen, self.game, self.tier = screen, game, tier
+        self.progress, self.board = progress, board
+        self._changed()
+
+
+# ---------------------------------------------------------------------- layout helpers
+
+
+def _card_rect(i: int) -> Rect:
+    col, row = i % 3, i // 3
+    x0 = (1280 - (3 * CARD_W + 2 * CARD_GAP)) // 2
+    return Rect(x0 + col * (CARD_W + CARD_GAP), 220 + row * (CARD_H + CARD_GAP), CARD_W, CARD_H)
+
+
+def _tier_rect(i: int) -> Rect:
+    return Rect((1280 - TIER_W) // 2, 220 + i * (TIER_H + TIER_GAP), TIER_W, TIER_H)
+
+
+def _title(wid: str, rect: Rect, text: str, size: int, muted: bool = False) -> Widget:
+    return Widget(wid, rect, _paint_text, (text, size, muted))
+
+
+def _button(
+    wid: str, rect: Rect, text: str, accent: bool = False, dim: bool = False,
+    on: tuple[int, int, int] = theme.BACKGROUND,
+) -> Widget:
+    """A rounded button; ``on`` is the colour of what it sits on (its corners)."""
+    return Widget(wid, rect, _paint_button, (text, accent, dim, on))
+
+
+# ---------------------------------------------------------------------- painters
+# Painters draw their key into an image of the widget's size (see puzzlegym.render).
+
+
+def _paint_background(draw: ImageDraw.ImageDraw, img, key) -> None:
+    (with_header,) = key
+    draw.rectangle((0, 0, img.width, img.height), fill=theme.BACKGROUND)
+    if with_header:
+        draw.rectangle((0, 0, img.width, HEADER.h - 1), fill=theme.HEADER)
+
+
+def _paint_text(draw: ImageDraw.ImageDraw, img, key) -> None:
+    text, size, muted = key
+    # text widgets sit on the plain background or the header bar; they paint it themselves
+    draw.rectangle((0, 0, img.width, img.height), fill=theme.BACKGROUND)
+    if text:
+        draw_text_centered(draw, (0, 0, img.width, img.height), text, size, theme.MUTED_TEXT if muted else theme.TEXT)
+
+
+def _paint_header(draw: ImageDraw.ImageDraw, img, text) -> None:
+    draw.rectangle((0, 0, img.width, img.height), fill=theme.HEADER)
+    draw.text((32, img.height // 2), text, font=font(theme.HEADING_SIZE - 4, True), fill=theme.HEADER_TEXT, anchor="lm")
+
+
+def _paint_button(draw: ImageDraw.ImageDraw, img, key) -> None:
+    text, accent, dim, on = key
+    draw.rectangle((0, 0, img.width, img.height), fill=on)
+    fill = theme.ACCENT if accent else theme.BUTTON
+    if dim:
+        fill = theme.LOCKED
+    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=theme.RADIUS, fill=fill, outline=theme.BUTTON_BORDER, width=2)
+    color = theme.ACCENT_TEXT if accent else theme.BUTTON_TEXT
+    draw_text_centered(draw, (0, 0, img.width, img.height), text, theme.BUTTON_SIZE, color, bold=True)
+
+
+def _paint_card(draw: ImageDraw.ImageDraw, img, key) -> None:
+    title, tiers = key
+    draw.rectangle((0, 0, img.width, img.height), fill=theme.BACKGROUND)
+    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=16, fill=theme.CARD, outline=theme.CARD_BORDER, width=3)
+    draw.rectangle((3, 3, img.width - 4, 18), fill=theme.ACCENT)
+    draw_text_centered(draw, (0, 30, img.width, 130), title, theme.HEADING_SIZE + 4, theme.TEXT, bold=True)
+    draw_text_centered(draw, (0, 130, img.width, 180), tiers, theme.SMALL_SIZE, theme.MUTED_TEXT)
+
+
+def _paint_tier(draw: ImageDraw.ImageDraw, img, key) -> None:
+    tier, progress, complete = key
+    draw.rectangle((0, 0, img.width, img.height), fill=theme.BACKGROUND)
+    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=12, fill=theme.CARD, outline=theme.SUCCESS if complete else theme.CARD_BORDER, width=3)
+    draw.text((28, img.height // 2), tier, font=font(theme.HEADING_SIZE - 2, True), fill=theme.TEXT, anchor="lm")
+    draw.text((img.width - 28, img.height // 2), progress, font=font(theme.SMALL_SIZE), fill=theme.SUCCESS if complete else theme.MUTED_TEXT, anchor="rm")
+
+
+def _paint_banner(draw: ImageDraw.ImageDraw, img, text) -> None:
+    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=18, fill=theme.SUCCESS, outline=theme.OVERLAY, width=3)
+    draw_text_centered(draw, (0, 20, img.width, 110), text, theme.HEADING_SIZE + 6, theme.SUCCESS_TEXT, bold=True)

@@ -1,0 +1,28 @@
+"""The small shared theme: colours and sizes used by the suite shell and game views."""
+
+from __future__ import annotations
+
+BACKGROUND = (244, 241, 234)
+PANEL = (255, 255, 255)
+HEADER = (38, 50, 72)
+HEADER_TEXT = (255, 255, 255)
+TEXT = (33, 37, 41)
+MUTED_TEXT = (96, 104, 112)
+ACCENT = (46, 111, 188)
+ACCENT_TEXT = (255, 255, 255)
+BUTTON = (226, 231, 238)
+BUTTON_BORDER = (160, 170, 184)
+BUTTON_TEXT = (33, 37, 41)
+LOCKED = (200, 200, 200)
+SUCCESS = (46, 140, 87)
+SUCCESS_TEXT = (255, 255, 255)
+OVERLAY = (24, 32, 48)
+CARD = (255, 255, 255)
+CARD_BORDER = (188, 196, 208)
+
+TITLE_SIZE = 44
+HEADING_SIZE = 28
+BODY_SIZE = 20
+SMALL_SIZE = 16
+BUTTON_SIZE = 20
+RADIUS = 10

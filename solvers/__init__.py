@@ -1,0 +1,45 @@
+"""Solvers for every game: ``solve`` (shortest or verified solutions) and ``certify``
+(solvable / dead end by exhaustive search).
+
+Each game has one module here exposing ``solve(level, state=None)`` and
+``certify(level, state)``; the dispatch below maps a level's ``game`` name to that module.
+Solvers see only the game's rules model.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
+
+# game name -> solver module (one line per game)
+_MODULES = {
+    "MazePaint": "puzzlegym.solvers.maze_paint",
+}
+
+
+def _module(level: Any):
+    game = getattr(level, "game", None)
+    if game not in _MODULES:
+        raise TypeError(
+            f"no solver for {type(level).__name__!r} (game {game!r}); solvers exist for: "
+            + ", ".join(sorted(_MODULES))
+        )
+    return importlib.import_module(_MODULES[game])
+
+
+def solve(level: Any, state: Any = None) -> Solution:
+    """Solve ``level`` from ``state`` (default: its initial state).
+
+    Raises :class:`Unsolvable` when the state is a dead end.
+    """
+    return _module(level).solve(level, state)
+
+
+def certify(level: Any, state: Any) -> Verdict:
+    """Classify ``state`` of ``level`` as "solvable", "dead_end" or "unknown" (search limit)."""
+    return _module(level).certify(level, state)
+
+
+__all__ = ["Solution", "Unsolvable", "Verdict", "certify", "solve"]
