@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -106,7 +106,7 @@ class Batch:
     type: ClassVar[str] = "batch"
 
 
-Action = Union[Click, DoubleClick, Drag, PressKey, TypeText, Scroll, Wait, Answer, Batch]
+Action = Click | DoubleClick | Drag | PressKey | TypeText | Scroll | Wait | Answer | Batch
 
 _TYPES: dict[str, type] = {
     cls.type: cls for cls in (Click, DoubleClick, Drag, PressKey, TypeText, Scroll, Wait, Answer, Batch)

@@ -15,7 +15,15 @@ import numpy as np
 from gymnasium import spaces
 
 from puzzlegym import __version__
-from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, Answer, GUIActionSpace, flatten, parse_action, to_dict
+from puzzlegym.actions import (
+    SCREEN_HEIGHT,
+    SCREEN_WIDTH,
+    Answer,
+    GUIActionSpace,
+    flatten,
+    parse_action,
+    to_dict,
+)
 from puzzlegym.backends import make_backend
 from puzzlegym.checkpoint import Checkpoint
 from puzzlegym.clock import make_clock

@@ -9,8 +9,9 @@ for its objective. Nothing here reaches the agent's pixels; training code reads 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from puzzlegym.suite import Board
 

@@ -16,8 +16,9 @@ directly except the registry line that lists the games.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any, Hashable, Iterable, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from puzzlegym.input import Gesture
 from puzzlegym.render import Rect, Widget

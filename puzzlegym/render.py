@@ -17,10 +17,11 @@ from scratch, byte for byte.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Callable, Hashable
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -117,7 +118,6 @@ class Canvas:
         self.height = height
         self.frame = np.zeros((height, width, 3), dtype=np.uint8)
         self._scene: dict[str, Widget] = {}
-        self._order: list[Widget] = []
         self._cache: OrderedDict[tuple, np.ndarray] = OrderedDict()
         self.last_dirty: list[Rect] = [SCREEN]
         self.paints = 0  # widget images painted (cache misses), for benchmarks
@@ -125,7 +125,6 @@ class Canvas:
     def invalidate(self) -> None:
         """Forget the previous scene: the next render composites the whole frame."""
         self._scene = {}
-        self._order = []
 
     def _image(self, widget: Widget) -> np.ndarray:
         rect = widget.rect
@@ -157,6 +156,8 @@ class Canvas:
             dirty = []
             for w in widgets:
                 old = old_scene.get(w.id)
+                if old is w:
+                    continue
                 if old is None:
                     dirty.append(w.rect)
                 elif old != w:
@@ -169,17 +170,23 @@ class Canvas:
         dirty = _merge(dirty)
         frame = self.frame
         for region in dirty:
-            region = region.intersection(SCREEN)
-            if region is None:
+            rx0, ry0 = max(region.x, 0), max(region.y, 0)
+            rx1, ry1 = min(region.x + region.w, self.width), min(region.y + region.h, self.height)
+            if rx1 <= rx0 or ry1 <= ry0:
                 continue
             for w in widgets:
-                part = w.rect.intersection(region)
-                if part is None:
+                r = w.rect
+                wx0, wy0 = r.x, r.y
+                wx1, wy1 = wx0 + r.w, wy0 + r.h
+                if wx0 >= rx1 or wx1 <= rx0 or wy0 >= ry1 or wy1 <= ry0:
                     continue
+                x0 = wx0 if wx0 > rx0 else rx0
+                y0 = wy0 if wy0 > ry0 else ry0
+                x1 = wx1 if wx1 < rx1 else rx1
+                y1 = wy1 if wy1 < ry1 else ry1
                 src = self._image(w)
-                sx, sy = part.x - w.rect.x, part.y - w.rect.y
-                patch = src[sy : sy + part.h, sx : sx + part.w]
-                dst = frame[part.y : part.y1, part.x : part.x1]
+                patch = src[y0 - r.y : y1 - r.y, x0 - r.x : x1 - r.x]
+                dst = frame[y0:y1, x0:x1]
                 if w.opaque:
                     dst[...] = patch
                 else:
@@ -189,7 +196,6 @@ class Canvas:
                     )
                     dst[...] = ((blended + 127) // 255).astype(np.uint8)
         self._scene = new_scene
-        self._order = widgets
         self.last_dirty = dirty
         return dirty
 

@@ -11,8 +11,9 @@ Its whole state serialises to a plain document (:meth:`Suite.to_json`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from PIL import ImageDraw
 

@@ -20,6 +20,7 @@ slide, and every floor cell is on some slide), so (2) is a redundant, brute-forc
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from puzzlegym.envs.maze_paint.rules import DIRECTIONS, Level, State, initial_state
@@ -62,7 +63,10 @@ def _successor_fn(level: Level):
     keep = ~_BALL_MASK
 
     def successors(key: int) -> list[tuple[str, int]]:
-        return [(name, (key | shifted) & keep | dest) for name, dest, shifted in per_cell[key & _BALL_MASK]]
+        return [
+            (name, (key | shifted) & keep | dest)
+            for name, dest, shifted in per_cell[key & _BALL_MASK]
+        ]
 
     return successors
 
@@ -120,6 +124,7 @@ def ball_graph(level: Level) -> dict[int, list[int]]:
     }
 
 
+@lru_cache(maxsize=1024)
 def ball_graph_strongly_connected(level: Level) -> bool:
     """Whether the ball can roll from every reachable cell to every other (and back to start)."""
     return strongly_connected(ball_graph(level))

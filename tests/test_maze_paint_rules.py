@@ -101,6 +101,8 @@ def test_no_move_is_rejected_and_changes_nothing():
 def test_unknown_move_raises_naming_allowed_values():
     with pytest.raises(ValueError, match="up, down, left, right"):
         R.apply(RING, R.initial_state(RING), "north")
+    with pytest.raises(ValueError, match="move: expected one of"):
+        R.apply(RING, R.initial_state(RING), ["up"])
 
 
 def test_potential_values():
@@ -179,7 +181,10 @@ def _without(key):
         (_doc(start=[1, True]), r"start: expected \[row, col\]"),
         (_doc(optimal_slides=-1), r"optimal_slides: expected a non-negative integer"),
         # the ball never stops above (1, 1), so nothing ever rolls over it
-        (_doc(grid=["....", "#.##"], start=[0, 0]), r"grid: floor cell\(s\) \[1, 1\] can never be painted"),
+        (
+            _doc(grid=["....", "#.##"], start=[0, 0]),
+            r"grid: floor cell\(s\) \[1, 1\] can never be painted",
+        ),
         # an isolated floor cell
         (_doc(grid=["#####", "#.#.#", "#####"], start=[1, 1]), r"\[1, 3\] can never be painted"),
     ],
@@ -211,7 +216,10 @@ def test_state_json_round_trip():
         ({"ball": [9, 1], "painted": [[1, 1]]}, r"ball: \[9, 1\] is outside"),
         ({"ball": "a", "painted": [[1, 1]]}, r"ball: expected \[row, col\]"),
         ({"ball": [1, 1], "painted": [[1, 1], [2, 2]]}, r"painted\[1\]: \[2, 2\] is a wall"),
-        ({"ball": [1, 1], "painted": [[1, 1], [1, 1]]}, r"painted\[1\]: cell \[1, 1\] is listed twice"),
+        (
+            {"ball": [1, 1], "painted": [[1, 1], [1, 1]]},
+            r"painted\[1\]: cell \[1, 1\] is listed twice",
+        ),
         ({"ball": [1, 1], "painted": {"a": 1}}, r"painted: expected a list"),
         ({"ball": [1, 3], "painted": [[1, 1]]}, r"the ball's cell \[1, 3\] must be painted"),
         ({"ball": [1, 3], "painted": [[1, 3]]}, r"the start cell \[1, 1\] must be painted"),
@@ -229,14 +237,14 @@ MAZE = Level(
     tier="Easy",
     grid=(
         "########",
-        "#....#.#",
-        "#.##...#",
-        "#....#.#",
-        "##.#...#",
+        "##.....#",
+        "#..###.#",
+        "#.#....#",
+        "#.#.####",
         "#......#",
         "########",
     ),
-    start=(1, 1),
+    start=(3, 6),
 )
 
 

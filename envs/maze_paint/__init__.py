@@ -8,13 +8,21 @@ from puzzlegym.game import Game
 
 from . import rules
 from .catalogue import load_catalogue
-from .generator import generate
 from .view import MazePaintView
 
 
-def _never_dead_end(level, state) -> bool:
-    """Maze Paint levels are strongly connected: no board ever becomes unsolvable."""
-    return False
+def _dead_end(level, state) -> bool:
+    """The evaluator's certificate: exhaustive (instant on strongly connected levels, which
+    every catalogue and generated level is)."""
+    from puzzlegym.solvers.maze_paint import certify
+
+    return certify(level, state) == "dead_end"
+
+
+def _generate(tier: str, seed: int):
+    from .generator import generate
+
+    return generate(tier, seed)
 
 
 GAME = Game(
@@ -28,8 +36,8 @@ GAME = Game(
     state_to_json=rules.state_to_json,
     state_from_json=rules.state_from_json,
     load_catalogue=load_catalogue,
-    generate=generate,
+    generate=_generate,
     rule_card=(resources.files(__name__) / "card.md").read_text(encoding="utf-8"),
     instruction="Swipe to roll the ball. Paint every floor tile.",
-    dead_end=_never_dead_end,
+    dead_end=_dead_end,
 )

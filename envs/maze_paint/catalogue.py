@@ -8,7 +8,7 @@ generator). Files are rebuilt with ``python -m puzzlegym.envs.maze_paint.generat
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,7 @@ def parse_catalogue(doc: Any, tier: str) -> tuple[tuple[Level, int | None], ...]
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _entries(tier: str) -> tuple[tuple[Level, int | None], ...]:
     path = catalogue_path(tier)
     try:

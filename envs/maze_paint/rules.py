@@ -235,9 +235,7 @@ def _check_tier(value: Any) -> None:
 
 def _check_grid(grid: tuple[Any, ...]) -> None:
     if not MIN_SIZE <= len(grid) <= MAX_SIZE:
-        raise LevelError(
-            f"grid: height must be {MIN_SIZE}..{MAX_SIZE} rows, got {len(grid)}"
-        )
+        raise LevelError(f"grid: height must be {MIN_SIZE}..{MAX_SIZE} rows, got {len(grid)}")
     for r, row in enumerate(grid):
         if not isinstance(row, str):
             raise LevelError(f"grid: row {r} must be a string, got {type(row).__name__}")
@@ -260,9 +258,7 @@ def _check_grid(grid: tuple[Any, ...]) -> None:
 def _check_start(start: Any, grid: tuple[str, ...]) -> None:
     r, c = start
     if not (0 <= r < len(grid) and 0 <= c < len(grid[0])):
-        raise LevelError(
-            f"start: [{r}, {c}] is outside the {len(grid)}x{len(grid[0])} grid"
-        )
+        raise LevelError(f"start: [{r}, {c}] is outside the {len(grid)}x{len(grid[0])} grid")
     if grid[r][c] != FLOOR:
         raise LevelError(f"start: [{r}, {c}] is a wall, the ball must start on a floor cell")
 
@@ -293,7 +289,7 @@ def apply(level: Level, state: State, move: str) -> State | Rejected:
     Returns :class:`Rejected` (and nothing changes) when the ball cannot move that way;
     raises :class:`ValueError` for a string that is not a direction.
     """
-    d = _DIR_INDEX.get(move)
+    d = _DIR_INDEX.get(move) if isinstance(move, str) else None
     if d is None:
         raise ValueError(f"move: expected one of {', '.join(DIRECTIONS)}, got {move!r}")
     entry = level.slide_table[state.ball * 4 + d]
@@ -367,9 +363,7 @@ def _parse_cell(level: Level, value: Any, name: str) -> int:
         raise ValueError(f"{name}: expected [row, col] as two integers, got {value!r}")
     r, c = value
     if not (0 <= r < level.height and 0 <= c < level.width):
-        raise ValueError(
-            f"{name}: [{r}, {c}] is outside the {level.height}x{level.width} grid"
-        )
+        raise ValueError(f"{name}: [{r}, {c}] is outside the {level.height}x{level.width} grid")
     if level.grid[r][c] != FLOOR:
         raise ValueError(f"{name}: [{r}, {c}] is a wall")
     return level.index(r, c)

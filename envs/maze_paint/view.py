@@ -81,19 +81,12 @@ class MazePaintView:
         return None
 
     def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
-        cell, x0, y0 = _geometry(level.height, level.width, area)
-        out = [Widget("board", area, _paint_board, (level.grid, cell, x0 - area.x, y0 - area.y))]
+        board, cells = _widget_table(level, area)
         painted, ball = state.painted, state.ball
-        for index in _floor_cells(level):
-            r, c = divmod(index, level.width)
-            out.append(
-                Widget(
-                    f"cell{index}",
-                    Rect(x0 + c * cell, y0 + r * cell, cell, cell),
-                    _paint_cell,
-                    (bool(painted >> index & 1), index == ball),
-                )
-            )
+        out = [board]
+        out.extend(
+            variants[(painted >> index & 1) * 2 + (index == ball)] for index, variants in cells
+        )
         return out
 
     def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
@@ -115,10 +108,20 @@ class MazePaintView:
 
 
 @lru_cache(maxsize=256)
-def _floor_cells(level: Level) -> tuple[int, ...]:
-    return tuple(
-        r * level.width + c
-        for r, row in enumerate(level.grid)
-        for c, ch in enumerate(row)
-        if ch == rules.FLOOR
-    )
+def _widget_table(level: Level, area: Rect) -> tuple[Widget, tuple[tuple[int, tuple[Widget, ...]], ...]]:
+    """The board widget and, for every floor cell, its four widgets (painted × ball), built
+    once per level so a frame's scene is assembled by lookups."""
+    cell, x0, y0 = _geometry(level.height, level.width, area)
+    board = Widget("board", area, _paint_board, (level.grid, cell, x0 - area.x, y0 - area.y))
+    cells = []
+    for r, row in enumerate(level.grid):
+        for c, ch in enumerate(row):
+            if ch != rules.FLOOR:
+                continue
+            index = r * level.width + c
+            rect = Rect(x0 + c * cell, y0 + r * cell, cell, cell)
+            variants = tuple(
+                Widget(f"cell{index}", rect, _paint_cell, (bool(k >> 1), bool(k & 1))) for k in range(4)
+            )
+            cells.append((index, variants))
+    return board, tuple(cells)

@@ -1,0 +1,29 @@
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import puzzlegym  # noqa: F401  (registers the ids)
+from puzzlegym.registry import env_ids
+
+
+@pytest.fixture
+def make_env():
+    envs = []
+
+    def _make(env_id="LongPuzzle/MazePaint-Easy", **kwargs):
+        env = gym.make(env_id, **kwargs)
+        envs.append(env)
+        return env
+
+    yield _make
+    for env in envs:
+        env.close()
+
+
+def frame_hash(frame: np.ndarray) -> str:
+    import hashlib
+
+    return hashlib.sha256(frame.tobytes()).hexdigest()
+
+
+ALL_IDS = env_ids()
