@@ -117,14 +117,14 @@ class Canvas:
         self.width = width
         self.height = height
         self.frame = np.zeros((height, width, 3), dtype=np.uint8)
-        self._scene: dict[str, Widget] = {}
+        self._order: list[Widget] = []  # the previous scene, back to front
         self._cache: OrderedDict[tuple, np.ndarray] = OrderedDict()
         self.last_dirty: list[Rect] = [SCREEN]
         self.paints = 0  # widget images painted (cache misses), for benchmarks
 
     def invalidate(self) -> None:
         """Forget the previous scene: the next render composites the whole frame."""
-        self._scene = {}
+        self._order = []
 
     def _image(self, widget: Widget) -> np.ndarray:
         rect = widget.rect
@@ -146,27 +146,7 @@ class Canvas:
 
     def render(self, widgets: list[Widget]) -> list[Rect]:
         """Composite ``widgets`` (back to front); returns the screen regions that changed."""
-        new_scene = {w.id: w for w in widgets}
-        if len(new_scene) != len(widgets):
-            raise ValueError("widget ids must be unique within a scene")
-        old_scene = self._scene
-        if not old_scene:
-            dirty = [SCREEN]
-        else:
-            dirty = []
-            for w in widgets:
-                old = old_scene.get(w.id)
-                if old is w:
-                    continue
-                if old is None:
-                    dirty.append(w.rect)
-                elif old != w:
-                    dirty.append(w.rect)
-                    if old.rect != w.rect:
-                        dirty.append(old.rect)
-            for wid, old in old_scene.items():
-                if wid not in new_scene:
-                    dirty.append(old.rect)
+        dirty = self._diff(widgets)
         dirty = _merge(dirty)
         frame = self.frame
         for region in dirty:
@@ -195,8 +175,48 @@ class Canvas:
                         255 - alpha
                     )
                     dst[...] = ((blended + 127) // 255).astype(np.uint8)
-        self._scene = new_scene
+        self._order = list(widgets)
         self.last_dirty = dirty
+        return dirty
+
+    def _diff(self, widgets: list[Widget]) -> list[Rect]:
+        """The regions to recomposite: rects of widgets that appeared, disappeared, moved or
+        changed key since the previous scene (everything when there is none)."""
+        old_order = self._order
+        if not old_order:
+            if len({w.id for w in widgets}) != len(widgets):
+                raise ValueError("widget ids must be unique within a scene")
+            return [SCREEN]
+        dirty: list[Rect] = []
+        if len(old_order) == len(widgets):
+            # fast path: the same widgets in the same order, most of them the same objects
+            for old, w in zip(old_order, widgets):
+                if old is w:
+                    continue
+                if old.id != w.id:
+                    break
+                if old != w:
+                    dirty.append(w.rect)
+                    if old.rect != w.rect:
+                        dirty.append(old.rect)
+            else:
+                return dirty
+            dirty = []
+        new_scene = {w.id: w for w in widgets}
+        if len(new_scene) != len(widgets):
+            raise ValueError("widget ids must be unique within a scene")
+        old_scene = {w.id: w for w in old_order}
+        for w in widgets:
+            old = old_scene.get(w.id)
+            if old is None:
+                dirty.append(w.rect)
+            elif old is not w and old != w:
+                dirty.append(w.rect)
+                if old.rect != w.rect:
+                    dirty.append(old.rect)
+        for wid, old in old_scene.items():
+            if wid not in new_scene:
+                dirty.append(old.rect)
         return dirty
 
 

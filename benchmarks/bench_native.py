@@ -1,0 +1,22 @@
+"""In-process benchmark (issue: foundation). Prints, from one run:
+
+* env steps/s at full 1280×900 with a fresh observation per step (mix of solver moves and
+  random clicks, replayed from a pre-planned action list),
+* plain 1280×900×3 frame copies/s and the ratio of the two,
+* rules-model transitions/s.
+
+    .venv/bin/python benchmarks/bench_native.py [ENV_ID ...]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import puzzlegym  # noqa: F401
+from puzzlegym import bench
+
+if __name__ == "__main__":
+    ids = sys.argv[1:] or ["LongPuzzle/MazePaint-Easy", "LongPuzzle/MazePaint-Medium", "LongPuzzle/MazePaint-Hard"]
+    for env_id in ids:
+        print(json.dumps(bench.run(env_id)))

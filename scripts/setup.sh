@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Create .venv (if needed) and install puzzlegym into it.
+#   scripts/setup.sh          the library (in-process backend)
+#   scripts/setup.sh dev      + test tools, Stable-Baselines3 (CPU torch) and OS Chromium
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+PIP=".venv/bin/python -m pip"
+if [ "${1:-}" = "dev" ]; then
+  # Chromium comes from the OS packages (the browser tests and backend use /usr/bin/chromium).
+  if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ]; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+      echo "note: chromium is not installed; run: sudo apt-get install -y chromium" >&2
+    fi
+  fi
+  # The CPU build of torch for Stable-Baselines3 (a plain 'torch' would pull a CUDA build).
+  $PIP install -q 'torch==2.13.0' 2>/dev/null || $PIP install -q 'torch>=2.3,<2.14'
+  $PIP install -q -e '.[dev,rl]'
+else
+  $PIP install -q -e .
+fi

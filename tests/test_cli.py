@@ -1,0 +1,68 @@
+"""The command line, run as a real subprocess."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from PIL import Image
+
+from puzzlegym.records import read_log
+
+
+def cli(*args, check=True):
+    proc = subprocess.run([sys.executable, "-m", "puzzlegym", *args], capture_output=True, text=True, timeout=300)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_run_solver_json_writes_frame_gif_and_record(tmp_path):
+    out = tmp_path / "run"
+    proc = cli("run", "LongPuzzle/MazePaint-Easy", "--agent", "solver", "--json", "--out", str(out))
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["success"] is True and result["lc"] == 1.0 and result["fgp"] == 1.0
+    assert result["levels_won"] == list(range(1, 11))
+    assert result["steps"] > 88 and result["elapsed_s"] == result["actions"] * 1.0
+    assert Image.open(out / "final.png").size == (1280, 900)
+    gif = Image.open(out / "episode.gif")
+    assert gif.n_frames > 20
+    manifest = json.loads((out / "record" / "manifest.json").read_text())
+    assert manifest["objective"] == "LongPuzzle/MazePaint-Easy" and manifest["agent"] == "solver"
+    assert manifest["result"]["success"] is True and len(manifest["catalogue_sha256"]) == 64
+    log = read_log(out / "record")
+    actions = [r for r in log if r["kind"] == "action"]
+    assert len(actions) == result["actions"]
+    assert {r["action"]["type"] for r in actions} <= {"click", "drag"}
+    assert sum(r["kind"] == "level_won" for r in log) == 10
+
+
+def test_run_random_single_level(tmp_path):
+    proc = cli("run", "LongPuzzle/MazePaint-Hard", "--agent", "random", "--level", "2", "--max-steps", "40",
+               "--json", "--no-gif", "--out", str(tmp_path / "r"))
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert set(result) >= {"success", "lc", "fgp", "levels_won", "steps", "elapsed_s"}
+    assert result["steps"] == 40 and not (Path(tmp_path / "r" / "episode.gif")).exists()
+
+
+def test_bad_cli_input_is_rejected_with_a_clear_error():
+    proc = cli("run", "LongPuzzle/Nope-Easy", check=False)
+    assert proc.returncode == 2 and "is not registered; allowed: LongPuzzle/MazePaint-Easy" in proc.stderr
+    proc = cli("run", "LongPuzzle/MazePaint-Easy", "--level", "99", check=False)
+    assert proc.returncode == 2 and "level: 99" in proc.stderr
+    proc = cli("run", "LongPuzzle/MazePaint-Easy", "--backend", "x", check=False)
+    assert proc.returncode == 2 and "invalid choice: 'x'" in proc.stderr
+
+
+def test_levels_list_and_validate():
+    rows = cli("levels", "list").stdout.strip().splitlines()
+    assert len(rows) == 30 and rows[0].split("\t") == ["MazePaint", "Easy", "1", "maze-easy-01"]
+    assert cli("levels", "validate").stdout.strip().endswith("catalogue OK")
+
+
+def test_bench_json_reports_rates():
+    proc = cli("bench", "LongPuzzle/MazePaint-Easy", "--steps", "200", "--json")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["steps_per_s"] > 0 and result["frame_copies_per_s"] > 0
+    assert abs(result["ratio_to_frame_copy"] - result["steps_per_s"] / result["frame_copies_per_s"]) < 0.002
+    assert result["rules_transitions_per_s"] > 0
