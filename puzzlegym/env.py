@@ -133,7 +133,10 @@ class PuzzleEnv(gym.Env):
         self.agent_name = agent
         self.observation_space = spaces.Box(0, 255, (SCREEN_HEIGHT, SCREEN_WIDTH, 3), np.uint8)
         self.action_space = GUIActionSpace()
-        self.instruction = label("instruction", game=self.game.title, tier=tier)
+        if level is None:
+            self.instruction = label("instruction", game=self.game.title, tier=tier)
+        else:
+            self.instruction = label("instruction_level", k=level, game=self.game.title, tier=tier)
         self.suite: Suite | None = None
         self.evaluator: Evaluator | None = None
         self.recorder: EpisodeRecorder | None = None

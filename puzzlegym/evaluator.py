@@ -172,7 +172,7 @@ class Evaluator:
     # ------------------------------------------------------------------ state document
     def to_json(self) -> dict:
         return {
-            "objective": asdict(self.objective),
+            "objective": {**asdict(self.objective), "targets": list(self.objective.targets)},
             "results": {str(i): asdict(r) for i, r in self.results.items()},
             "snapshots": self.snapshots,
             "events": self.events,

@@ -22,6 +22,7 @@ LABELS: dict[str, dict[str, str]] = {
         "objective_complete": "Objective complete",
         "objective_complete_body": "Every level of {game} at {tier} difficulty is done.",
         "instruction": "Complete all levels of {game} at {tier} difficulty in the Game Suite.",
+        "instruction_level": "Complete level {k} of {game} at {tier} difficulty in the Game Suite.",
     }
 }
 

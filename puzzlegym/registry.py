@@ -50,7 +50,10 @@ def env_ids() -> list[str]:
 def parse_env_id(env_id: str) -> tuple[Game, str]:
     """``LongPuzzle/MazePaint-Easy`` -> (game, "Easy"); ConfigError naming the allowed ids."""
     if not isinstance(env_id, str) or not env_id.startswith(ID_PREFIX) or "-" not in env_id:
-        raise ConfigError(f"env id: {env_id!r} is not a puzzlegym id; allowed: {', '.join(env_ids())}")
+        raise ConfigError(
+            f"env id: {env_id!r} is not registered (ids look like {ID_PREFIX}<Game>-<Tier>); "
+            f"allowed: {', '.join(env_ids())}"
+        )
     name, _, tier = env_id[len(ID_PREFIX):].partition("-")
     game = games().get(name)
     if game is None or tier not in game.tiers:

@@ -14,6 +14,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from puzzlegym.agents import make_agent
+from puzzlegym.registry import parse_env_id
 
 
 class GifFrames:
@@ -52,6 +53,7 @@ def run_episode(
     **env_kwargs: Any,
 ) -> dict:
     """Play one episode of ``env_id``; returns the result dict (success, lc, fgp, ...)."""
+    parse_env_id(env_id)  # a clear ConfigError for an unknown id
     out = Path(out_dir) if out_dir is not None else None
     record_dir = str(out / "record") if out is not None else None
     env = gym.make(env_id, record_dir=record_dir, agent=agent, **env_kwargs)

@@ -177,22 +177,24 @@ class Suite:
 
     # ------------------------------------------------------------------ input
     def handle(self, gesture: Gesture) -> bool:
-        """Apply one gesture. Returns whether anything changed."""
-        before = self.version
+        """Apply one gesture. Returns whether it was accepted: it pressed a control or changed
+        the board or its selection (a rejected move, which only changes the feedback line,
+        is not accepted)."""
         if gesture.kind == "click":
             for name, rect in self.targets().items():
                 if rect.contains(gesture.x, gesture.y):
+                    before = self.version
                     self._press(name)
                     return self.version != before
             if self.screen == LEVEL and BOARD_AREA.contains(gesture.x, gesture.y):
-                self._board_gesture(gesture)
+                return self._board_gesture(gesture)
         elif gesture.kind == "drag":
             if self.screen == LEVEL and BOARD_AREA.contains(gesture.x0, gesture.y0):
-                self._board_gesture(gesture)
+                return self._board_gesture(gesture)
         elif gesture.kind == "key":
             if self.screen == LEVEL:
-                self._board_gesture(gesture)
-        return self.version != before
+                return self._board_gesture(gesture)
+        return False
 
     def _press(self, name: str) -> None:
         kind, _, arg = name.partition(":")
@@ -245,41 +247,41 @@ class Suite:
         else:
             self.open_level(b.game.name, b.tier, index)
 
-    def _board_gesture(self, gesture: Gesture) -> None:
+    def _board_gesture(self, gesture: Gesture) -> bool:
+        """Route a gesture to the game view and apply its move; returns whether the board or
+        the ui state changed."""
         b = self.board
         assert b is not None
         view, rules = b.game.view, b.game.rules
         outcome = view.on_gesture(b.level, b.state, b.ui, gesture, BOARD_AREA)
-        changed = False
-        if outcome.ui != b.ui:
-            b.ui = outcome.ui
-            changed = True
+        accepted = outcome.ui != b.ui
+        b_ui = outcome.ui
         feedback = outcome.feedback if outcome.feedback is not None else b.feedback
-        move = outcome.move
-        if move is not None:
-            result = rules.apply(b.level, b.state, move)
+        moved = False
+        if outcome.move is not None:
+            result = rules.apply(b.level, b.state, outcome.move)
             if isinstance(result, Rejected):
                 feedback = result.reason
             else:
                 b.history.append(b.state)
                 b.state = result
-                b.ui = view.after_move(b.level, b.state, b.ui)
+                b_ui = view.after_move(b.level, b.state, b_ui)
                 feedback = outcome.feedback or ""
-                changed = True
-        if feedback != b.feedback:
-            b.feedback = feedback
-            changed = True
-        if not changed:
-            return
+                moved = accepted = True
+        visible = accepted or feedback != b.feedback
+        b.ui, b.feedback = b_ui, feedback
+        if not visible:
+            return False
         self._changed()
-        if move is not None and not isinstance(result, Rejected):
+        if moved:
             if self.listener:
-                self.listener.board_settled(b, move)
+                self.listener.board_settled(b, outcome.move)
             if rules.is_solved(b.level, b.state):
                 self.solved_levels(b.game.name, b.tier).add(b.index)
                 self.screen = LEVEL_COMPLETE
                 if self.listener:
                     self.listener.level_won(b)
+        return accepted
 
     # ------------------------------------------------------------------ drawing
     def widgets(self) -> list[Widget]:

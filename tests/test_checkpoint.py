@@ -41,6 +41,7 @@ def test_restore_then_same_actions_gives_byte_identical_frames(make_env, tmp_pat
 
     original = [frame_hash(env.step(a)[0]) for a in script]
 
+    assert Checkpoint.load(path) == ckpt
     fresh = make_env("LongPuzzle/MazePaint-Medium")
     obs, info = fresh.reset(options={"checkpoint": Checkpoint.load(path)})
     assert info["elapsed_s"] == ckpt.payload["clock"]["elapsed_s"]

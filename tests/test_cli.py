@@ -66,3 +66,13 @@ def test_bench_json_reports_rates():
     assert result["steps_per_s"] > 0 and result["frame_copies_per_s"] > 0
     assert abs(result["ratio_to_frame_copy"] - result["steps_per_s"] / result["frame_copies_per_s"]) < 0.002
     assert result["rules_transitions_per_s"] > 0
+
+
+def test_levels_stats_json_for_maze_paint():
+    rows = json.loads(cli("levels", "stats", "--game", "MazePaint", "--json").stdout)
+    assert len(rows) == 30
+    for row in rows:
+        assert row["optimal"] and row["states_complete"] and row["dead_end_share"] == 0.0
+        assert row["branching"] > 1.0 and row["states"] > row["n_step"]
+    easy = [r["n_step"] for r in rows if r["tier"] == "Easy"]
+    assert sum(easy) == 88

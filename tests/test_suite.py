@@ -154,3 +154,32 @@ def test_random_gui_sequences_only_raise_documented_rejections(make_env, actions
         assert 0.0 <= u.evaluator.fgp <= 1.0 and u.evaluator.lc <= u.evaluator.fgp
         if term or trunc:
             break
+
+
+def test_objective_complete_screen_and_reentry_after_all_levels():
+    from puzzlegym import solvers
+    from puzzlegym.input import Gesture
+    from puzzlegym.registry import get_game
+    from puzzlegym.suite import Suite
+
+    game = get_game("MazePaint")
+    suite = Suite({"MazePaint": game}, lambda g, t: game.load_catalogue(t)[:2])
+    suite.choose_game("MazePaint")
+    suite.enter_tier("Easy")
+    swipes = {"up": (0, -100), "down": (0, 100), "left": (-100, 0), "right": (100, 0)}
+    for _ in range(2):
+        for move in solvers.solve(suite.board.level).moves:
+            dx, dy = swipes[move]  # a swipe anywhere on the board rolls the ball
+            suite.handle(Gesture("drag", 640 + dx, 450 + dy, 640, 450, move))
+        assert suite.screen == "level_complete"
+        nx, ny = suite.targets()["next"].center
+        suite.handle(Gesture("click", nx, ny))
+    assert suite.screen == "objective_complete"
+    assert set(suite.targets()) == {"menu"}
+    labels = [w.key[0] for w in suite.widgets() if w.id in ("title", "body")]
+    assert labels == ["Objective complete", "Every level of Maze Paint at Easy difficulty is done."]
+    mx, my = suite.targets()["menu"].center
+    suite.handle(Gesture("click", mx, my))
+    suite.choose_game("MazePaint")
+    suite.enter_tier("Easy")
+    assert suite.screen == "objective_complete"  # re-entering a finished difficulty
