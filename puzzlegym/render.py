@@ -190,7 +190,7 @@ class Canvas:
         dirty: list[Rect] = []
         if len(old_order) == len(widgets):
             # fast path: the same widgets in the same order, most of them the same objects
-            for old, w in zip(old_order, widgets):
+            for old, w in zip(old_order, widgets, strict=True):
                 if old is w:
                     continue
                 if old.id != w.id:
