@@ -279,6 +279,8 @@ class PuzzleEnv(gym.Env):
         self._phi = phi
         self._frame = self.backend.observe(self.suite)
         info = self._info(accepted=accepted)
+        if self._done:
+            self.evaluator.finish()
         if self._done and self.recorder is not None:
             self.recorder.finish({**self.evaluator.summary(), "terminated": terminated, "truncated": truncated})
         return self._frame, float(reward), terminated, truncated, info

@@ -51,6 +51,8 @@ class Evaluator:
     events: list[dict] = field(default_factory=list)
     mismatch: bool = False
     answered: str | None = None
+    attempts: list[dict] = field(default_factory=list)  # closed level attempts
+    attempt: dict | None = None  # the attempt in progress
     step: int = 0
     t: float = 0.0
 
@@ -101,7 +103,13 @@ class Evaluator:
             "mismatch": self.mismatch,
             "answered": self.answered,
             "snapshots": len(self.snapshots),
+            "attempts": len(self.attempts) + (self.attempt is not None),
+            "dead_end_attempts": sum(a["dead_end"] for a in self.all_attempts()),
         }
+
+    def all_attempts(self) -> list[dict]:
+        """Closed attempts plus the one in progress."""
+        return self.attempts + ([self.attempt] if self.attempt is not None else [])
 
     # ------------------------------------------------------------------ recording
     def _emit(self, kind: str, board: Board | None = None, **extra: Any) -> dict:
@@ -130,12 +138,69 @@ class Evaluator:
             "dead_end": board.game.dead_end(board.level, board.state),
             "state": board.game.state_to_json(board.level, board.state),
         }
+        if board.game.describe is not None:
+            snap["details"] = board.game.describe(board.level, board.state)
         self.snapshots.append(snap)
         if self.sink:
             self.sink(snap)
         if self.is_target(board):
             res = self.results[board.index]
             res.max_potential = max(res.max_potential, potential)
+
+    # ------------------------------------------------------------------ attempts
+    # An attempt is one try at a level: from its ready board until a restart, leaving the
+    # level, winning it, or the end of the episode. Within it, a dead-end run starts at the
+    # first move that leaves an unsolvable board (the fatal move) and counts moves until an
+    # undo or restart returns to a solvable board, or the attempt ends (the delay).
+    def _open_attempt(self, board: Board) -> None:
+        self.attempt = {
+            "game": board.game.name,
+            "tier": board.tier,
+            "level": board.index + 1,
+            "start_step": self.step,
+            "moves": 0,
+            "undos": 0,
+            "dead_end": False,
+            "runs": [],
+            "end": None,
+        }
+
+    def _close_run(self, how: str) -> None:
+        a = self.attempt
+        if a is not None and a["runs"] and a["runs"][-1]["recovered_by"] is None:
+            a["runs"][-1]["recovered_by"] = how
+
+    def _close_attempt(self, how: str) -> None:
+        a = self.attempt
+        if a is None:
+            return
+        self._close_run("restart" if how == "restart" else "attempt_end")
+        a["end"] = how
+        a["end_step"] = self.step
+        self.attempts.append(a)
+        self.attempt = None
+        self._emit("attempt", None, **{k: v for k, v in a.items() if k not in ("game", "tier", "level")},
+                   game=a["game"], tier=a["tier"], level=a["level"])
+
+    def _track(self, cause: str, move: Any, dead: Any) -> None:
+        a = self.attempt
+        if a is None:
+            return
+        open_run = a["runs"][-1] if a["runs"] and a["runs"][-1]["recovered_by"] is None else None
+        if cause == "move":
+            a["moves"] += 1
+            if dead:
+                if open_run is None:
+                    a["dead_end"] = True
+                    a["runs"].append({"fatal_step": self.step, "fatal_move": move, "delay": 1, "recovered_by": None})
+                else:
+                    open_run["delay"] += 1
+            elif open_run is not None:
+                open_run["recovered_by"] = "move"
+        elif cause == "undo":
+            a["undos"] += 1
+            if open_run is not None and not dead:
+                open_run["recovered_by"] = "undo"
 
     # SuiteListener
     def level_ready(self, board: Board) -> None:
@@ -144,26 +209,37 @@ class Evaluator:
             self.results[board.index].reached = True
         elif (board.game.name, board.tier) != self.objective.key:
             self.mismatch = True  # play in another game or difficulty earns no credit
+        self._open_attempt(board)
         self._snapshot(board, "ready")
 
     def board_settled(self, board: Board, move: Any) -> None:
         self._snapshot(board, "move")
+        self._track("move", move, self.snapshots[-1]["dead_end"])
 
     def level_won(self, board: Board) -> None:
         self._emit("level_won", board)
         if self.is_target(board):
             self.results[board.index].won = True
+        self._close_attempt("won")
 
     def restarted(self, board: Board) -> None:
         self._emit("restart", board)
+        self._close_attempt("restart")
+        self._open_attempt(board)
         self._snapshot(board, "restart")
 
     def undone(self, board: Board) -> None:
         self._emit("undo", board)
         self._snapshot(board, "undo")
+        self._track("undo", None, self.snapshots[-1]["dead_end"])
 
     def left_level(self, board: Board) -> None:
         self._emit("left_level", board)
+        self._close_attempt("left")
+
+    def finish(self) -> None:
+        """The episode ended: close the attempt in progress."""
+        self._close_attempt("episode_end")
 
     def answer(self, text: str) -> None:
         self.answered = text
@@ -178,6 +254,8 @@ class Evaluator:
             "events": self.events,
             "mismatch": self.mismatch,
             "answered": self.answered,
+            "attempts": self.attempts,
+            "attempt": self.attempt,
         }
 
     def load_json(self, doc: dict) -> None:
@@ -196,3 +274,5 @@ class Evaluator:
         self.events = list(doc["events"])
         self.mismatch = bool(doc["mismatch"])
         self.answered = doc["answered"]
+        self.attempts = list(doc["attempts"])
+        self.attempt = doc["attempt"]

@@ -90,7 +90,8 @@ class Game:
     procedural level, ``rule_card`` the card text, ``instruction`` the level screen's
     instruction line, ``dead_end(level, state)`` the dead-end certificate recorded with every
     snapshot (False for games that never become unsolvable), ``has_undo`` whether the level
-    screen shows Undo.
+    screen shows Undo, ``describe(level, state)`` (optional) extra facts recorded with every
+    snapshot (e.g. free anchors).
     """
 
     name: str
@@ -108,6 +109,7 @@ class Game:
     instruction: str
     dead_end: Any  # (level, state) -> bool | None: the evaluator's dead-end certificate
     has_undo: bool = False
+    describe: Any = None  # optional (level, state) -> dict of game facts added to snapshots
 
     def env_id(self, tier: str) -> str:
         return f"LongPuzzle/{self.name}-{tier}"

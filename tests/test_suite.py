@@ -65,7 +65,7 @@ def test_restart_resets_board_and_is_recorded(make_env):
     assert u.suite.board.state == u.game.rules.initial_state(u.suite.board.level)
     assert reward < 0 and info["evaluator"]["potential"] == 0.0
     kinds = [e["kind"] for e in u.evaluator.events]
-    assert kinds == ["level_reached", "restart"]
+    assert kinds == ["level_reached", "restart", "attempt"]
     assert [s["cause"] for s in u.evaluator.snapshots] == ["ready", "move", "move", "restart"]
     # max potential stays as the best seen on the level (FGP credit)
     assert u.evaluator.fgp > 0
@@ -183,3 +183,21 @@ def test_objective_complete_screen_and_reentry_after_all_levels():
     suite.choose_game("MazePaint")
     suite.enter_tier("Easy")
     assert suite.screen == "objective_complete"  # re-entering a finished difficulty
+
+
+def test_attempts_are_recorded_with_their_end(make_env):
+    env = make_env(start="board")
+    env.reset()
+    u = env.unwrapped
+    agent = SolverAgent(u)
+    env.step(agent())
+    click(env, "restart")
+    assert u.evaluator.attempts == [
+        {"game": "MazePaint", "tier": "Easy", "level": 1, "start_step": 0, "moves": 1, "undos": 0,
+         "dead_end": False, "runs": [], "end": "restart", "end_step": 2}
+    ]
+    agent = SolverAgent(u)
+    while u.suite.screen == "level":
+        env.step(agent())
+    assert [a["end"] for a in u.evaluator.attempts] == ["restart", "won"]
+    assert u.evaluator.attempt is None
