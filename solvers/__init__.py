@@ -16,6 +16,7 @@ from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
 # game name -> solver module (one line per game)
 _MODULES = {
     "MazePaint": "puzzlegym.solvers.maze_paint",
+    "NutAndBolt": "puzzlegym.solvers.nut_and_bolt",
 }
 
 

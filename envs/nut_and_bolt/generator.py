@@ -1,0 +1,217 @@
+"""Seeded Nut and Bolt level generator and the catalogue builder.
+
+``generate(tier, seed)`` is deterministic for ``(tier, seed)``: all randomness comes from one
+``random.Random`` seeded from both. A candidate is ``colours`` full bolts holding a shuffle of
+``capacity`` nuts of each colour, plus two empty bolts. It is kept when
+
+1. no bolt starts complete and the lower bound ``runs − colours`` on the solution length
+   reaches the tier's minimum (the Nightmare level needs at least 50 transfers);
+2. the solver solves it (A* proves the shortest solution within its budget where it can);
+3. dead ends are reachable by plausible play: of :data:`PLAYOUTS` random playouts from the
+   start (uniform legal transfers, at most :data:`PLAYOUT_MOVES`), at least the tier's share
+   reaches a certified dead end (30% from Hard up; Medium needs some).
+
+Run ``python -m puzzlegym.envs.nut_and_bolt.generator --write`` to rebuild
+``levels/<tier>.json`` (``--check`` compares instead of writing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from puzzlegym.envs.nut_and_bolt import rules as R
+from puzzlegym.envs.nut_and_bolt.rules import TIERS, Level
+from puzzlegym.errors import ConfigError
+
+PLAYOUTS = 100
+PLAYOUT_MOVES = 200
+MAX_ATTEMPTS = 500
+LEVELS_DIR = Path(__file__).resolve().parent / "levels"
+
+
+@dataclass(frozen=True)
+class TierSpec:
+    sizes: tuple[tuple[int, int], ...]  # (colours, capacity) of each catalogue slot
+    min_dead_share: float  # least share of random playouts reaching a dead end
+    min_lower_bound: int  # least runs − colours of the start
+
+
+TIER_SPECS: dict[str, TierSpec] = {
+    "Easy": TierSpec(sizes=((3, 3), (3, 4), (4, 4)), min_dead_share=0.0, min_lower_bound=3),
+    "Medium": TierSpec(sizes=((5, 4), (6, 4), (7, 4)), min_dead_share=0.05, min_lower_bound=10),
+    "Hard": TierSpec(sizes=((7, 5), (9, 6), (11, 6)), min_dead_share=0.30, min_lower_bound=20),
+    "Extreme": TierSpec(sizes=((12, 4), (13, 4), (15, 4)), min_dead_share=0.30, min_lower_bound=30),
+    "Nightmare": TierSpec(sizes=((9, 8),), min_dead_share=0.30, min_lower_bound=50),
+}
+
+
+def _spec(tier: str) -> TierSpec:
+    if tier not in TIER_SPECS:
+        raise ConfigError(f"tier: expected one of {', '.join(TIERS)}, got {tier!r}")
+    return TIER_SPECS[tier]
+
+
+def _rng(tier: str, seed: int, slot: int) -> random.Random:
+    # A string seed is hashed with SHA-512 by random.Random: stable across runs and platforms.
+    return random.Random(f"puzzlegym/NutAndBolt/{tier}/{slot}/{seed}")
+
+
+def candidate(rng: random.Random, tier: str, colours: int, capacity: int) -> Level:
+    nuts = [c for c in range(colours) for _ in range(capacity)]
+    rng.shuffle(nuts)
+    bolts = tuple(tuple(nuts[i * capacity : (i + 1) * capacity]) for i in range(colours))
+    return Level("candidate", tier, capacity, bolts + ((), ()))
+
+
+def random_playout(level: Level, rng: random.Random, max_moves: int = PLAYOUT_MOVES) -> tuple[R.State, int]:
+    """Uniformly random legal transfers from the start until solved, stuck or ``max_moves``;
+    the final board and the number of transfers made."""
+    state = R.initial_state(level)
+    for n in range(max_moves):
+        if R.is_solved(level, state):
+            return state, n
+        moves = R.legal_moves(level, state)
+        if not moves:
+            return state, n
+        state = R.apply(level, state, rng.choice(moves))
+    return state, max_moves
+
+
+def dead_end_share(level: Level, playouts: int = PLAYOUTS, seed: int = 0) -> float:
+    """The share of random playouts that reach a certified dead end. A dead end stays dead
+    whatever follows, so a playout reached one exactly when its final board is one."""
+    from puzzlegym.solvers.nut_and_bolt import certify
+
+    rng = random.Random(f"puzzlegym/NutAndBolt/playouts/{seed}")
+    dead = 0
+    for _ in range(playouts):
+        state, _n = random_playout(level, rng)
+        dead += certify(level, state) == "dead_end"
+    return dead / playouts
+
+
+def generate(tier: str, seed: int, *, slot: int | None = None) -> Level:
+    """A solver-verified level of ``tier`` for ``seed`` (deterministic); its size is that of
+    catalogue slot ``slot`` (default: ``seed`` modulo the tier's slot count). Its id is
+    ``nut-<tier>-seed<seed>``."""
+    from puzzlegym.solvers.nut_and_bolt import Unsolvable, lower_bound, solve
+
+    spec = _spec(tier)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ConfigError(f"seed: expected an integer, got {seed!r}")
+    if slot is None:
+        slot = seed % len(spec.sizes)
+    colours, capacity = spec.sizes[slot]
+    rng = _rng(tier, seed, slot)
+    for _attempt in range(MAX_ATTEMPTS):
+        level = candidate(rng, tier, colours, capacity)
+        if any(b.count(b[0]) == capacity for b in level.bolts if b):
+            continue
+        if lower_bound(level) < spec.min_lower_bound:
+            continue
+        try:
+            solve(level)
+        except Unsolvable:
+            continue
+        if dead_end_share(level) < spec.min_dead_share or (
+            spec.min_dead_share > 0 and dead_end_share(level) == 0
+        ):
+            continue
+        level = Level(f"nut-{tier.lower()}-seed{seed}", tier, level.capacity, level.bolts)
+        level.validate()
+        return level
+    raise RuntimeError(f"no {tier} level found for seed {seed} in {MAX_ATTEMPTS} attempts")
+
+
+def build_catalogue(tier: str, log=None) -> list[tuple[Level, int, bool]]:
+    """The canonical levels of ``tier``: slot ``i`` is ``generate(tier, seed=i, slot=i)``."""
+    from puzzlegym.solvers.nut_and_bolt import solve
+
+    out = []
+    for i in range(len(_spec(tier).sizes)):
+        level = generate(tier, i, slot=i)
+        level = Level(f"nut-{tier.lower()}-{i + 1:02d}", tier, level.capacity, level.bolts)
+        sol = solve(level)
+        out.append((level, sol.length, sol.optimal))
+        if log:
+            log(
+                f"  {level.id}: {level.n_colours} colours x {level.capacity}, {level.n_bolts} bolts, "
+                f"{sol.length} transfers ({'optimal' if sol.optimal else 'not proved optimal'}), "
+                f"dead-end playouts {dead_end_share(level):.0%}"
+            )
+    return out
+
+
+def catalogue_document(tier: str, entries: list[tuple[Level, int, bool]]) -> dict:
+    return {
+        "game": "NutAndBolt",
+        "tier": tier,
+        "levels": [
+            {**level.to_json(), "solution_length": n, "optimal": opt} for level, n, opt in entries
+        ],
+    }
+
+
+def dumps(doc: dict) -> str:
+    """The catalogue JSON text: one line per bolt, so diffs stay readable."""
+    lines = ["{", f'  "game": {json.dumps(doc["game"])},', f'  "tier": {json.dumps(doc["tier"])},']
+    lines.append('  "levels": [')
+    for k, lv in enumerate(doc["levels"]):
+        bolts = ",\n".join(f"        {json.dumps(b)}" for b in lv["bolts"])
+        lines.append("    {")
+        lines.append(f'      "id": {json.dumps(lv["id"])},')
+        lines.append(f'      "tier": {json.dumps(lv["tier"])},')
+        lines.append(f'      "capacity": {lv["capacity"]},')
+        lines.append(f'      "bolts": [\n{bolts}\n      ],')
+        lines.append(f'      "solution_length": {lv["solution_length"]},')
+        lines.append(f'      "optimal": {json.dumps(lv["optimal"])}')
+        lines.append("    }" + ("," if k < len(doc["levels"]) - 1 else ""))
+    lines.append("  ]")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m puzzlegym.envs.nut_and_bolt.generator",
+        description="Generate Nut and Bolt levels or rebuild the canonical catalogue.",
+    )
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--write", action="store_true", help="rewrite levels/*.json")
+    group.add_argument("--check", action="store_true", help="fail if levels/*.json differ")
+    parser.add_argument("--tier", choices=TIERS, help="only this tier")
+    parser.add_argument("--seed", type=int, help="print one generated level as JSON")
+    args = parser.parse_args(argv)
+
+    tiers = [args.tier] if args.tier else list(TIERS)
+    if args.seed is not None:
+        for tier in tiers:
+            print(json.dumps(generate(tier, args.seed).to_json()))
+        return 0
+    status = 0
+    for tier in tiers:
+        t0 = time.perf_counter()
+        print(f"{tier}:")
+        entries = build_catalogue(tier, log=print)
+        print(f"  {time.perf_counter() - t0:.1f}s")
+        text = dumps(catalogue_document(tier, entries))
+        path = LEVELS_DIR / f"{tier.lower()}.json"
+        if args.write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            print(f"  wrote {path}")
+        elif args.check:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                print(f"  {path} is out of date", file=sys.stderr)
+                status = 1
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
