@@ -95,7 +95,52 @@ def transition_rate(env_id: str, n: int = 200_000, seed: int = 0) -> float:
     return _rate(n, elapsed)  # one transition = enumerate the legal moves, apply one
 
 
-def run(env_id: str, steps: int = 3000) -> dict:
+def step_latencies(env_id: str, actions: list, backend: str, seed: int = 0) -> list[float]:
+    """Seconds per ``env.step`` (observation included) replaying ``actions``."""
+    env = gym.make(env_id, backend=backend)
+    env.reset(seed=seed)
+    out = []
+    clock = time.perf_counter
+    try:
+        for action in actions:
+            if action is None:
+                env.reset(seed=seed)
+                continue
+            t0 = clock()
+            env.step(action)
+            out.append(clock() - t0)
+    finally:
+        env.close()
+    return out
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def run_browser(env_id: str, steps: int = 300, seed: int = 0) -> dict:
+    """Browser step latency (median, p95; real input, PNG push, screenshot and decode) and its
+    ratio to the in-process backend, on the same action sequence, in one run."""
+    actions = mixed_actions(env_id, steps, seed)
+    native = step_latencies(env_id, actions, "native", seed)
+    browser = step_latencies(env_id, actions, "browser", seed)
+    b_med, n_med = _pct(browser, 0.5), _pct(native, 0.5)
+    return {
+        "env_id": env_id,
+        "backend": "browser",
+        "steps": len(browser),
+        "median_ms": round(1000 * b_med, 2),
+        "p95_ms": round(1000 * _pct(browser, 0.95), 2),
+        "native_median_ms": round(1000 * n_med, 3),
+        "ratio_to_native": round(b_med / n_med, 1),
+        "steps_per_s": round(len(browser) / sum(browser), 1),
+    }
+
+
+def run(env_id: str, steps: int = 3000, backend: str = "native") -> dict:
+    if backend == "browser":
+        return run_browser(env_id, steps)
     copy_rate = frame_copy_rate()
     env = env_step_rate(env_id, steps)
     return {
@@ -108,4 +153,12 @@ def run(env_id: str, steps: int = 3000) -> dict:
     }
 
 
-__all__ = ["env_step_rate", "frame_copy_rate", "mixed_actions", "run", "transition_rate"]
+__all__ = [
+    "env_step_rate",
+    "frame_copy_rate",
+    "mixed_actions",
+    "run",
+    "run_browser",
+    "step_latencies",
+    "transition_rate",
+]

@@ -9,12 +9,29 @@ from puzzlegym.input import Event, action_events
 from puzzlegym.render import Canvas
 
 
-class NativeBackend:
-    name = "native"
+class FrameBuffer:
+    """The rendered frame of a suite, redrawn only when the suite changed (shared by every
+    backend: they all show the same pixels)."""
 
     def __init__(self) -> None:
         self.canvas = Canvas()
         self._version = -1
+
+    def render(self, suite) -> np.ndarray:
+        """The suite's current frame (the canvas buffer itself: copy before handing out)."""
+        if suite.version != self._version:
+            self.canvas.render(suite.widgets())
+            self._version = suite.version
+        return self.canvas.frame
+
+    def invalidate(self) -> None:
+        """Forget the retained scene (new episode, restore): the next frame is drawn in full."""
+        self.canvas.invalidate()
+        self._version = -1
+
+
+class NativeBackend(FrameBuffer):
+    name = "native"
 
     def perform(self, action: Action, t_ms: int) -> list[Event]:
         """The input events of one primitive action starting at ``t_ms``."""
@@ -22,15 +39,7 @@ class NativeBackend:
 
     def observe(self, suite) -> np.ndarray:
         """A fresh uint8 (900, 1280, 3) array of the suite's current screen."""
-        if suite.version != self._version:
-            self.canvas.render(suite.widgets())
-            self._version = suite.version
-        return self.canvas.frame.copy()
-
-    def invalidate(self) -> None:
-        """Forget the retained scene (after a restore): the next frame is drawn in full."""
-        self.canvas.invalidate()
-        self._version = -1
+        return self.render(suite).copy()
 
     def close(self) -> None:
         pass

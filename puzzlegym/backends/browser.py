@@ -1,0 +1,249 @@
+"""The browser backend: the suite in a real Chromium page, driven through Playwright.
+
+The page (``puzzlegym/assets/page``) shows the frames the renderer produces in a canvas and
+reports its real pointer and keyboard events. Every GUI action is performed with Playwright's
+mouse and keyboard on the page (drags as interpolated moves); the page's events, rebased onto
+the episode clock, go to the same gesture recogniser the in-process backend uses; the changed
+regions of the rendered frame are pushed to the page as PNG; the observation is a real
+Chromium screenshot (CDP ``Page.captureScreenshot``) decoded to a uint8 array. With
+``--force-color-profile=srgb`` and device scale 1 it equals the in-process frame byte for byte.
+
+The page receives pixels only. If Chromium dies, the next call starts a new one and redraws
+the whole frame from the suite (which lives in this process), so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+from importlib import resources
+
+import numpy as np
+from PIL import Image
+
+from puzzlegym.actions import (
+    Action,
+    Click,
+    DoubleClick,
+    Drag,
+    PressKey,
+    Scroll,
+    TypeText,
+    Wait,
+)
+from puzzlegym.backends.native import FrameBuffer
+from puzzlegym.errors import PuzzleGymError
+from puzzlegym.input import Event
+from puzzlegym.render import SCREEN, Rect
+
+CHROMIUM_ENV = "PUZZLEGYM_CHROMIUM"
+DEFAULT_CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--force-color-profile=srgb",
+    # frames (and so screenshots) are not held back to a display's refresh rate
+    "--disable-gpu-vsync",
+    "--disable-frame-rate-limit",
+    "--hide-scrollbars",
+    "--mute-audio",
+)
+# Chromium acknowledges each pointer move on its next frame (~15 ms), so drags on the page
+# interpolate fewer moves than the synthetic ones; recognition uses only press and release.
+BROWSER_DRAG_STEPS = 2
+_WHEEL = {"up": (0, -120), "down": (0, 120), "left": (-120, 0), "right": (120, 0)}
+
+
+class BrowserUnavailable(PuzzleGymError):
+    """Chromium (or Playwright) is missing or cannot start."""
+
+
+def chromium_path() -> str:
+    path = os.environ.get(CHROMIUM_ENV, DEFAULT_CHROMIUM)
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        raise BrowserUnavailable(
+            f"Chromium not found at {path!r} (set {CHROMIUM_ENV} to its path). Install it from "
+            "the OS packages, e.g. 'apt-get install -y chromium' on Debian/Ubuntu"
+        )
+    return path
+
+
+def page_html() -> str:
+    """The page with its script inlined (the browser backend loads it with no server)."""
+    folder = resources.files("puzzlegym") / "assets" / "page"
+    html = (folder / "index.html").read_text(encoding="utf-8")
+    script = (folder / "page.js").read_text(encoding="utf-8")
+    return html.replace('<script src="page.js"></script>', f"<script>{script}</script>")
+
+
+def encode_png(frame: np.ndarray, rect: Rect) -> str:
+    """A region of ``frame`` as base64 PNG (fast, lossless)."""
+    buf = io.BytesIO()
+    region = frame[rect.y : rect.y1, rect.x : rect.x1]
+    Image.fromarray(region).save(buf, format="PNG", compress_level=1)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+class BrowserBackend(FrameBuffer):
+    """One headless Chromium per env, reused across resets (see module docstring)."""
+
+    name = "browser"
+
+    def __init__(self, headless: bool = True) -> None:
+        super().__init__()
+        self.headless = headless
+        self._pw = None
+        self._browser = None
+        self._page = None
+        self._cdp = None
+        self._synced_version = -1  # suite version whose frame the page shows
+        self.restarts = 0  # Chromium relaunches after a crash
+        chromium_path()  # fail early, with the install hint
+
+    # ------------------------------------------------------------------ lifecycle
+    def _launch(self) -> None:
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError as exc:  # pragma: no cover - playwright is a dependency
+            raise BrowserUnavailable(f"playwright is not installed: {exc}") from None
+        if self._pw is None:
+            self._pw = sync_playwright().start()
+        try:
+            self._browser = self._pw.chromium.launch(
+                executable_path=chromium_path(), headless=self.headless, args=list(CHROMIUM_ARGS)
+            )
+        except Exception as exc:
+            raise BrowserUnavailable(f"Chromium failed to start: {exc}") from None
+        context = self._browser.new_context(
+            viewport={"width": SCREEN.w, "height": SCREEN.h}, device_scale_factor=1
+        )
+        self._page = context.new_page()
+        self._page.set_content(page_html())
+        self._cdp = context.new_cdp_session(self._page)
+        self._synced_version = -1
+        self.canvas.invalidate()
+        self._version = -1
+
+    def _ensure(self) -> None:
+        if self._page is None or self._page.is_closed() or not self._browser.is_connected():
+            if self._page is not None:
+                self.restarts += 1
+                self._drop()
+            self._launch()
+
+    def _drop(self) -> None:
+        """Forget a dead or closing browser (best effort)."""
+        browser, self._browser, self._page, self._cdp = self._browser, None, None, None
+        if browser is not None:
+            try:
+                browser.close()
+            except Exception:
+                pass
+
+    def close(self) -> None:
+        self._drop()
+        if self._pw is not None:
+            try:
+                self._pw.stop()
+            except Exception:
+                pass
+            self._pw = None
+
+    # ------------------------------------------------------------------ actions
+    def _drive(self, action: Action) -> None:
+        page = self._page
+        mouse, keyboard = page.mouse, page.keyboard
+        if isinstance(action, Click):
+            mouse.click(action.x, action.y)
+        elif isinstance(action, DoubleClick):
+            mouse.dblclick(action.x, action.y)
+        elif isinstance(action, Drag):
+            mouse.move(action.x0, action.y0)
+            mouse.down()
+            mouse.move(action.x1, action.y1, steps=BROWSER_DRAG_STEPS)
+            mouse.up()
+        elif isinstance(action, PressKey):
+            keyboard.press(action.key)
+        elif isinstance(action, TypeText):
+            keyboard.insert_text(action.text)
+        elif isinstance(action, Scroll):
+            mouse.wheel(*_WHEEL[action.direction])
+        elif isinstance(action, Wait):
+            pass
+        else:  # pragma: no cover - the env never sends others
+            raise TypeError(f"{type(action).__name__} is not performed on the page")
+
+    def perform(self, action: Action, t_ms: int) -> list[Event]:
+        """Perform ``action`` on the page with real input; returns the page's events,
+        rebased so the first starts at ``t_ms`` (the episode clock)."""
+        for attempt in (0, 1):
+            self._ensure()
+            try:
+                self._page.evaluate("window.puzzlegym.takeEvents()")
+                self._drive(action)
+                raw = self._page.evaluate("window.puzzlegym.takeEvents()")
+                break
+            except Exception:
+                if attempt:
+                    raise
+                self._drop_dead()
+        if not raw:
+            return []
+        t0 = raw[0]["t"]
+        return [
+            Event(
+                e["kind"],
+                t_ms + int(round(e["t"] - t0)),
+                int(e.get("x", 0)),
+                int(e.get("y", 0)),
+                str(e.get("value", "")),
+            )
+            for e in raw
+        ]
+
+    def _drop_dead(self) -> None:
+        self.restarts += 1
+        self._drop()
+
+    # ------------------------------------------------------------------ frames
+    def observe(self, suite) -> np.ndarray:
+        """Push the changed regions of the suite's frame to the page, then return a real
+        Chromium screenshot of it."""
+        for attempt in (0, 1):
+            self._ensure()
+            try:
+                self._sync(suite)
+                return self._screenshot()
+            except Exception:
+                if attempt:
+                    raise
+                self._drop_dead()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _sync(self, suite) -> None:
+        if self._synced_version == suite.version and self._version == suite.version:
+            return
+        full = self._version == -1 or self._synced_version == -1
+        self.render(suite)
+        regions = [SCREEN] if full else self.canvas.last_dirty
+        patches = [[r.x, r.y, encode_png(self.canvas.frame, r)] for r in regions]
+        if patches:
+            self._page.evaluate("p => window.puzzlegym.drawPatches(p)", patches)
+        self._synced_version = suite.version
+
+    def _screenshot(self) -> np.ndarray:
+        shot = self._cdp.send(
+            "Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True}
+        )
+        img = Image.open(io.BytesIO(base64.b64decode(shot["data"])))
+        return np.asarray(img.convert("RGB"))
+
+    def invalidate(self) -> None:
+        super().invalidate()
+        self._synced_version = -1

@@ -1,0 +1,234 @@
+"""The browser backend with a real Chromium: pixel identity with the in-process backend,
+nothing private in the page, lifecycle (close, reuse, crash recovery, memory)."""
+
+import base64
+import io
+import os
+import signal
+import time
+from collections import defaultdict
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from PIL import Image
+
+from puzzlegym.agents import SolverAgent
+from puzzlegym.backends.browser import BrowserUnavailable, chromium_path
+
+pytestmark = pytest.mark.browser
+
+
+def chromium_processes() -> dict[int, str]:
+    """Chromium processes descending from this test process: pid -> cmdline."""
+    children = defaultdict(list)
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children[ppid].append(int(entry))
+    out, stack = {}, [os.getpid()]
+    while stack:
+        for pid in children.get(stack.pop(), []):
+            stack.append(pid)
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    cmd = fh.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if "chrom" in cmd.split(" ")[0]:
+                out[pid] = cmd
+    return out
+
+
+def rss_kib(pids) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def scripted_episode(env_id, level=None, extra=()):
+    """A full scripted episode from the home screen: menus, solver moves, rejected moves,
+    Restart, Menu and re-entry, keys, scrolls, waits and batches."""
+    env = gym.make(env_id, level=level)
+    env.reset(seed=0)
+    agent = SolverAgent(env.unwrapped)
+    script = [{"type": "click", "x": 5, "y": 5}, {"type": "scroll", "direction": "down"}]
+    for i in range(400):
+        a = agent()
+        script.append(a)
+        _, _, term, trunc, _ = env.step(a)
+        if i == 6:  # detour: restart, then menu and back in
+            for extra_action in (
+                {"type": "press_key", "key": "ArrowUp"},
+                {"type": "double_click", "x": 640, "y": 500},
+                {"type": "wait"},
+            ):
+                script.append(extra_action)
+                env.step(extra_action)
+            for target in ("restart", "menu"):
+                x, y = env.unwrapped.suite.targets()[target].center
+                script.append({"type": "click", "x": x, "y": y})
+                env.step(script[-1])
+        if term or trunc:
+            break
+    env.close()
+    return script
+
+
+def play(env, script):
+    obs, _ = env.reset(seed=0)
+    frames = [obs]
+    for a in script:
+        obs, *_ = env.step(a)
+        frames.append(obs)
+    return frames
+
+
+def test_chromium_is_installed():
+    assert os.access(chromium_path(), os.X_OK)
+
+
+def test_missing_browser_says_how_to_install(monkeypatch):
+    monkeypatch.setenv("PUZZLEGYM_CHROMIUM", "/nonexistent/chromium")
+    with pytest.raises(BrowserUnavailable, match="apt-get install -y chromium"):
+        gym.make("LongPuzzle/MazePaint-Easy", backend="browser")
+
+
+@pytest.mark.parametrize("env_id, level", [("LongPuzzle/MazePaint-Easy", 2), ("LongPuzzle/NutAndBolt-Medium", 1)])
+def test_browser_frames_equal_native_frames_byte_for_byte(env_id, level):
+    script = scripted_episode(env_id, level)
+    native = gym.make(env_id, level=level)
+    browser = gym.make(env_id, level=level, backend="browser")
+    try:
+        a, b = play(native, script), play(browser, script)
+    finally:
+        native.close()
+        browser.close()
+    assert len(a) == len(b) > 20
+    mismatches = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if not np.array_equal(x, y)]
+    assert mismatches == []
+    assert native.unwrapped.evaluator.summary() == browser.unwrapped.evaluator.summary()
+
+
+def test_page_receives_pixels_only():
+    env = gym.make("LongPuzzle/MazePaint-Easy", backend="browser", start="board")
+    env.reset()
+    backend = env.unwrapped.backend
+    page = backend._page
+    requests, sent = [], []
+    page.on("request", lambda r: requests.append(r.url))
+    real_evaluate = page.evaluate
+
+    def spy(expression, arg=None):
+        sent.append((expression, arg))
+        return real_evaluate(expression, arg)
+
+    page.evaluate = spy
+    try:
+        agent = SolverAgent(env.unwrapped)
+        for _ in range(15):
+            env.step(agent())
+        globals_ = set(real_evaluate("Object.keys(window)"))
+        dom = page.content()
+    finally:
+        page.evaluate = real_evaluate
+        env.close()
+    assert requests == []  # no network traffic at all
+    blank = {"puzzlegym"}
+    assert blank <= globals_ and not any(k.lower() in ("state", "board", "level", "potential", "solver") for k in globals_)
+    assert globals_ - blank <= _window_baseline()
+    for expression, arg in sent:
+        assert expression in ("window.puzzlegym.takeEvents()", "p => window.puzzlegym.drawPatches(p)")
+        if arg is not None:
+            for x, y, data in arg:
+                assert isinstance(x, int) and isinstance(y, int)
+                img = Image.open(io.BytesIO(base64.b64decode(data)))
+                assert img.format == "PNG"
+    for word in ("painted", "potential", "ball", "solver", "maze-easy"):
+        assert word not in dom.lower()
+
+
+def _window_baseline() -> set:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox", "--disable-gpu"])
+        page = b.new_page()
+        keys = set(page.evaluate("Object.keys(window)"))
+        b.close()
+    return keys
+
+
+def test_close_ends_chromium_and_resets_reuse_one_browser():
+    before = set(chromium_processes())
+    env = gym.make("LongPuzzle/MazePaint-Easy", backend="browser")
+    env.reset()
+    mine = set(chromium_processes()) - before
+    assert mine, "a Chromium process runs for the env"
+    for seed in range(3):
+        env.reset(seed=seed)
+        env.step({"type": "wait"})
+    assert set(chromium_processes()) - before == mine  # one browser, reused
+    env.close()
+    deadline = time.time() + 10
+    while set(chromium_processes()) - before and time.time() < deadline:
+        time.sleep(0.1)
+    assert set(chromium_processes()) - before == set()
+
+
+def test_killed_chromium_is_replaced_and_nothing_is_lost():
+    script = scripted_episode("LongPuzzle/MazePaint-Easy", 1)
+    native = gym.make("LongPuzzle/MazePaint-Easy", level=1)
+    browser = gym.make("LongPuzzle/MazePaint-Easy", level=1, backend="browser")
+    try:
+        expected = play(native, script)
+        obs, _ = browser.reset(seed=0)
+        got = [obs]
+        for i, a in enumerate(script):
+            if i == 5:
+                procs = chromium_processes()
+                main = [pid for pid, cmd in procs.items() if "--type=" not in cmd]
+                assert main
+                for pid in main:
+                    os.kill(pid, signal.SIGKILL)
+                time.sleep(0.5)
+            obs, *_ = browser.step(a)
+            got.append(obs)
+        assert browser.unwrapped.backend.restarts >= 1
+        assert all(np.array_equal(x, y) for x, y in zip(expected, got, strict=True))
+        assert browser.unwrapped.evaluator.success
+    finally:
+        native.close()
+        browser.close()
+
+
+def test_memory_stays_bounded_over_100_resets():
+    before = set(chromium_processes())
+    env = gym.make("LongPuzzle/MazePaint-Easy", backend="browser")
+    rng = np.random.default_rng(0)
+    samples = []
+    try:
+        for r in range(100):
+            env.reset(seed=r)
+            for _ in range(10):
+                env.step({"type": "click", "x": int(rng.integers(1280)), "y": int(rng.integers(900))})
+            if r in (9, 99):
+                samples.append(rss_kib(set(chromium_processes()) - before))
+    finally:
+        env.close()
+    early, late = samples
+    print(f"chromium RSS after 10 resets: {early} KiB, after 100: {late} KiB")
+    assert late < early * 1.5 + 50_000
