@@ -138,6 +138,50 @@ def run_browser(env_id: str, steps: int = 300, seed: int = 0) -> dict:
     }
 
 
+def http_action_rate(env_id: str, requests: int = 400, seed: int = 0) -> dict:
+    """Requests/s for ``POST /action`` of a real ``serve`` server on loopback (in-process
+    backend, one keep-alive client), replaying :func:`mixed_actions`; every response carries
+    the PNG of the screen."""
+    import http.client
+    import json
+    import tempfile
+    import threading
+
+    from puzzlegym.server import Service, make_serve_server
+
+    actions = [a for a in mixed_actions(env_id, requests, seed) if a is not None][:requests]
+    with tempfile.TemporaryDirectory() as tmp:
+        service = Service(backend="native", clock="sim", record_dir=tmp)
+        server = make_serve_server("127.0.0.1", 0, service)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        conn = http.client.HTTPConnection(*server.server_address[:2], timeout=60)
+        try:
+
+            def post(path: str, body: dict) -> dict:
+                conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+                resp = conn.getresponse()
+                doc = json.loads(resp.read())
+                if resp.status != 200:
+                    raise RuntimeError(f"{path}: {resp.status} {doc}")
+                return doc
+
+            post("/reset", {"objective": env_id, "seed": seed})
+            t0 = time.perf_counter()
+            done = 0
+            for action in actions:
+                if post("/action", action)["done"]:
+                    post("/reset", {"objective": env_id, "seed": seed})
+                done += 1
+            elapsed = time.perf_counter() - t0
+        finally:
+            conn.close()
+            server.shutdown()
+            server.server_close()
+            service.close()
+    return {"env_id": env_id, "requests": done, "requests_per_s": round(done / elapsed, 1)}
+
+
 def run(env_id: str, steps: int = 3000, backend: str = "native") -> dict:
     if backend == "browser":
         return run_browser(env_id, steps)
@@ -156,6 +200,7 @@ def run(env_id: str, steps: int = 3000, backend: str = "native") -> dict:
 __all__ = [
     "env_step_rate",
     "frame_copy_rate",
+    "http_action_rate",
     "mixed_actions",
     "run",
     "run_browser",

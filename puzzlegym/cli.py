@@ -1,4 +1,4 @@
-"""The ``puzzlegym`` command line: run, bench, levels."""
+"""The ``puzzlegym`` command line: run, bench, levels, eval, report, replay."""
 
 from __future__ import annotations
 
@@ -48,9 +48,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from puzzlegym.registry import parse_env_id
 
     parse_env_id(args.env_id)
-    if args.backend != "native":
-        raise PuzzleGymError(f"--backend: {args.backend!r} is not available yet; allowed: native")
-    result = bench.run(args.env_id, steps=args.steps)
+    steps = args.steps if args.steps is not None else (3000 if args.backend == "native" else 300)
+    result = bench.run(args.env_id, steps=steps, backend=args.backend)
     if not args.json:
         for key, value in result.items():
             print(f"{key:>24}: {value}")
@@ -77,7 +76,62 @@ def _cmd_levels(args: argparse.Namespace) -> int:
             print(json.dumps(rows))
         else:
             print(levels.stats_table(rows))
+        if args.write:
+            from puzzlegym.report import write_levels_doc
+
+            ok = write_levels_doc(rows, args.write)
+            print(f"wrote {args.write}; N_step check {'OK' if ok else 'FAILS'}", file=sys.stderr)
+            return 0 if ok else 1
     return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from puzzlegym.server import Service, make_serve_server
+
+    service = Service(backend=args.backend, clock=args.clock, record_dir=args.record_dir)
+    server = make_serve_server(args.host, args.port, service)
+    host, port = server.server_address[:2]
+    print(f"puzzlegym serve: http://{host}:{port}/ (backend {args.backend}, records in {args.record_dir})", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        service.close()
+    return 0
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from puzzlegym.registry import parse_env_id
+    from puzzlegym.server import PlaySession, make_play_server
+
+    parse_env_id(args.env_id)
+    kwargs = {} if args.level is None else {"level": args.level}
+    play = PlaySession(args.env_id, args.record_dir, **kwargs)
+    server = make_play_server(args.host, args.port, play)
+    host, port = server.server_address[:2]
+    print(f"puzzlegym play: open http://{host}:{port}/ in a browser (record: {args.record_dir})", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        play.close()
+    return 0
+
+
+def _lazy(target: str):
+    """A subcommand implemented in another module (``module:function``), imported on use."""
+
+    def run(args: argparse.Namespace) -> int:
+        import importlib
+
+        module, _, func = target.partition(":")
+        return getattr(importlib.import_module(module), func)(args)
+
+    return run
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -87,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="play one episode with an agent")
     run.add_argument("env_id", help="e.g. LongPuzzle/MazePaint-Easy")
     run.add_argument("--agent", default="solver", help="solver, random, or module:callable")
-    run.add_argument("--backend", default="native", choices=["native"])
+    run.add_argument("--backend", default="native", choices=["native", "browser"])
     run.add_argument("--level", type=int, default=None, help="play only level K (1-based)")
     run.add_argument("--start", default="home", choices=["home", "board"])
     run.add_argument("--clock", default="sim", choices=["sim", "wall"])
@@ -99,18 +153,64 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the result as one JSON line")
     run.set_defaults(func=_cmd_run)
 
-    bench = sub.add_parser("bench", help="measure in-process steps per second")
+    bench = sub.add_parser("bench", help="measure steps per second (native) or step latency (browser)")
     bench.add_argument("env_id")
-    bench.add_argument("--backend", default="native")
-    bench.add_argument("--steps", type=int, default=3000)
+    bench.add_argument("--backend", default="native", choices=["native", "browser"])
+    bench.add_argument("--steps", type=int, default=None, help="default 3000 (native), 300 (browser)")
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=_cmd_bench)
+
+    serve = sub.add_parser("serve", help="HTTP observation service for agents in another process")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765, help="0 picks a free port (printed)")
+    serve.add_argument("--backend", default="native", choices=["native", "browser"])
+    serve.add_argument("--clock", default="wall", choices=["wall", "sim"])
+    serve.add_argument("--record-dir", default="runs/serve")
+    serve.set_defaults(func=_cmd_serve)
+
+    play = sub.add_parser("play", help="play in an ordinary browser; the play is recorded")
+    play.add_argument("env_id", nargs="?", default="LongPuzzle/MazePaint-Easy")
+    play.add_argument("--level", type=int, default=None)
+    play.add_argument("--host", default="127.0.0.1")
+    play.add_argument("--port", type=int, default=8766, help="0 picks a free port (printed)")
+    play.add_argument("--record-dir", default="runs/human")
+    play.set_defaults(func=_cmd_play)
 
     lv = sub.add_parser("levels", help="list, validate or measure the level catalogue")
     lv.add_argument("action", choices=["list", "validate", "stats"])
     lv.add_argument("--game", default=None, help="one game (default: all)")
     lv.add_argument("--json", action="store_true")
+    lv.add_argument("--write", default=None, metavar="PATH", help="stats: also write the Markdown report (docs/levels.md)")
     lv.set_defaults(func=_cmd_levels)
+
+    ev = sub.add_parser("eval", help="run agents over objectives and seeds, writing episode records")
+    ev.add_argument("--agents", default="solver", help="comma list: solver, random, module:callable")
+    ev.add_argument("--objectives", default="all", help="'all' or a comma list of ids (MazePaint-Easy,...)")
+    ev.add_argument("--seeds", default="0", help="comma list or range, e.g. 0,1 or 0-4")
+    ev.add_argument("--workers", type=int, default=1, help="parallel episode processes")
+    ev.add_argument("--run-dir", required=True)
+    ev.add_argument("--backend", default="native")
+    ev.add_argument("--clock", default="sim", choices=["sim", "wall"])
+    ev.add_argument("--budget-s", type=float, default=3600.0)
+    ev.add_argument("--max-steps", type=int, default=None, help="harness cap on agent steps (smoke runs)")
+    ev.add_argument("--frame-hashes", action="store_true", help="record a SHA-256 of every frame (for replay)")
+    ev.add_argument("--gif", action="store_true", help="also write an episode GIF")
+    ev.add_argument("--resume", action="store_true", help="skip episodes that already have a result")
+    ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.set_defaults(func=_lazy("puzzlegym.evaluation:cmd"))
+
+    rp = sub.add_parser("report", help="tables and plots from a run directory")
+    rp.add_argument("run_dir")
+    rp.add_argument("--out", default=None, help="output directory (default RUN_DIR/report)")
+    rp.add_argument("--title", default=None)
+    rp.add_argument("--note", default=None, help="a line of text under the title (e.g. how to regenerate)")
+    rp.set_defaults(func=_lazy("puzzlegym.report:cmd"))
+
+    rpl = sub.add_parser("replay", help="re-run an episode record and check it reproduces")
+    rpl.add_argument("dir", help="a record directory (or a run directory: every record under it)")
+    rpl.add_argument("--backend", default=None, help="replay on another backend (default: the record's)")
+    rpl.add_argument("--json", action="store_true")
+    rpl.set_defaults(func=_lazy("puzzlegym.replay:cmd"))
     return parser
 
 

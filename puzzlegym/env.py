@@ -8,6 +8,7 @@ clock and the input recogniser live here; the backend moves events and pixels.
 from __future__ import annotations
 
 import copy
+import hashlib
 from typing import Any
 
 import gymnasium as gym
@@ -71,7 +72,9 @@ class PuzzleEnv(gym.Env):
     ``render_mode`` (None or "rgb_array"), ``action_cost_s`` (simulated seconds per action),
     ``levels`` ("catalogue" or "generated": procedural variants of the tier, seeded by
     ``reset(seed=...)``), ``record_dir`` (write the episode record there), ``agent`` (the
-    agent's name, for records).
+    agent's name, for records), ``record_frames`` (None, or ``"hash"``: the record also gets
+    a ``frame`` line with the SHA-256 of every observation, for ``puzzlegym replay``; off by
+    default since hashing costs ~2 ms per step).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -91,6 +94,7 @@ class PuzzleEnv(gym.Env):
         levels: str = "catalogue",
         record_dir: str | None = None,
         agent: str | None = None,
+        record_frames: str | None = None,
     ) -> None:
         self.game = get_game(game)
         if tier not in self.game.tiers:
@@ -130,6 +134,9 @@ class PuzzleEnv(gym.Env):
         }
         self.render_mode = render_mode
         self.record_dir = record_dir
+        if record_frames not in (None, "hash"):
+            raise ConfigError(f"record_frames: {record_frames!r} is not allowed; allowed: None, 'hash'")
+        self.record_frames = record_frames
         self.agent_name = agent
         self.observation_space = spaces.Box(0, 255, (SCREEN_HEIGHT, SCREEN_WIDTH, 3), np.uint8)
         self.action_space = GUIActionSpace()
@@ -192,12 +199,18 @@ class PuzzleEnv(gym.Env):
                 "seed": self._seed,
                 "agent": self.agent_name,
                 "instruction": self.instruction,
+                "record_frames": self.record_frames,
             },
         )
 
     def _record(self, rec: dict) -> None:
         if self.recorder is not None:
             self.recorder.write(rec)
+
+    def _record_frame(self) -> None:
+        if self.record_frames == "hash" and self.recorder is not None:
+            digest = hashlib.sha256(np.ascontiguousarray(self._frame).tobytes()).hexdigest()
+            self.recorder.write({"kind": "frame", "step": self.actions, "sha256": digest})
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -227,6 +240,7 @@ class PuzzleEnv(gym.Env):
         self._done = self._terminated
         self._phi = self.evaluator.progress(self.suite.board)
         self._frame = self.backend.observe(self.suite)
+        self._record_frame()
         return self._frame, self._info(accepted=True)
 
     def step(self, action: Any):
@@ -241,13 +255,14 @@ class PuzzleEnv(gym.Env):
                 break
             self.clock.tick()
             self.actions += 1
+            now = self.clock.elapsed_s  # the action's time (one reading, so wall-clock records replay)
             ev = self.evaluator
-            ev.step, ev.t = self.actions, self.clock.elapsed_s
+            ev.step, ev.t = self.actions, now
             if isinstance(prim, Answer):
                 ev.answer(prim.text)
                 terminated = accepted = True
             else:
-                t_ms = int(round(self.clock.elapsed_s * 1000))
+                t_ms = int(round(now * 1000))
                 for event in self.backend.perform(prim, t_ms):
                     for gesture in self.recognizer.feed(event):
                         accepted |= self.suite.handle(gesture)
@@ -255,7 +270,7 @@ class PuzzleEnv(gym.Env):
                 {
                     "kind": "action",
                     "step": self.actions,
-                    "t": round(self.clock.elapsed_s, 3),
+                    "t": round(now, 3),
                     "action": to_dict(prim),
                     "accepted": accepted,
                     "screen": self.suite.screen,
@@ -278,6 +293,7 @@ class PuzzleEnv(gym.Env):
             reward = float(int(phi) - int(self._phi))
         self._phi = phi
         self._frame = self.backend.observe(self.suite)
+        self._record_frame()
         info = self._info(accepted=accepted)
         if self._done:
             self.evaluator.finish()

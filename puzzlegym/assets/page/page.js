@@ -25,7 +25,7 @@
     sink.focus();
   });
   canvas.addEventListener("pointermove", (e) => {
-    if (!(e.buttons & 1)) return;
+    if (!(e.buttons & 1) || window.PUZZLEGYM_REMOTE) return;  // only press and release matter remotely
     const [x, y] = pos(e);
     push({ kind: "pointer_move", t: t(), x: x, y: y });
   });
@@ -65,7 +65,21 @@
   window.puzzlegym = {
     drawPatches: drawPatches,
     takeEvents: function () { const q = queue; queue = []; return q; },
-    onEvent: function (fn) { listeners.push(fn); },
   };
+
+  // Human play (`puzzlegym play`): send the events to the server, draw the regions it returns.
+  if (window.PUZZLEGYM_REMOTE) {
+    let chain = fetch("play/frame").then((r) => r.json()).then(drawPatches);
+    const flush = () => {
+      const batch = window.puzzlegym.takeEvents();
+      if (!batch.length) return;
+      chain = chain.then(() => fetch("play/events", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(batch),
+      })).then((r) => r.json()).then(drawPatches).catch((e) => console.error(e));
+    };
+    listeners.push((ev) => { if (ev.kind !== "pointer_down" && ev.kind !== "pointer_move") flush(); });
+  }
   sink.focus();
 })();

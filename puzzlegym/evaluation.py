@@ -1,0 +1,249 @@
+"""``puzzlegym eval``: agents × objectives × seeds, one episode each, records under a run dir.
+
+Every episode follows the objective protocol (product spec §5): it starts at the suite home
+screen, the agent gets the one-line instruction as text (``info["instruction"]``), the budget
+is 3,600 s (simulated clock by default, ``clock="wall"`` for live agents), there is no action
+limit (``max_steps`` is a harness cap for smoke runs: an episode stopped by it is neither a
+timeout nor a premature exit), and it ends at full completion, at the agent's answer or at the
+deadline.
+
+Layout of a run directory::
+
+    RUN_DIR/run.json                                  what was asked (agents, objectives, seeds, ...)
+    RUN_DIR/episodes/<agent>/<Game>-<Tier>/seed<k>/
+        record/manifest.json, record/log.jsonl        the episode record (written as it runs)
+        result.json, final.png                        written when the episode ends
+
+Episodes run in parallel worker processes (``workers`` > 1) or in-process (``workers`` = 1),
+with a progress bar. ``puzzlegym report RUN_DIR`` turns the records into tables and plots.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from puzzlegym import __version__
+from puzzlegym.errors import ConfigError
+from puzzlegym.registry import ID_PREFIX, catalogue_sha256, env_ids, parse_env_id
+
+
+def parse_objectives(spec: str | list[str]) -> list[str]:
+    """``"all"`` (every registered objective) or a comma list of ids, with or without the
+    ``LongPuzzle/`` prefix (``MazePaint-Easy,MazePaint-Hard``)."""
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    items = [s.strip() for s in items if s.strip()]
+    if not items:
+        raise ConfigError("objectives: empty; give 'all' or a comma list of ids")
+    if items == ["all"]:
+        return env_ids()
+    out = []
+    for item in items:
+        env_id = item if item.startswith(ID_PREFIX) else ID_PREFIX + item
+        parse_env_id(env_id)  # ConfigError naming the allowed ids
+        out.append(env_id)
+    return list(dict.fromkeys(out))
+
+
+def parse_seeds(spec: str | list[int]) -> list[int]:
+    """``"0,1,2"``, ``"0-4"`` (inclusive) or a list of ints."""
+    if not isinstance(spec, str):
+        return [int(s) for s in spec]
+    seeds: list[int] = []
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        m = re.fullmatch(r"(\d+)-(\d+)", part)
+        try:
+            seeds.extend(range(int(m.group(1)), int(m.group(2)) + 1) if m else [int(part)])
+        except ValueError:
+            raise ConfigError(f"seeds: {part!r} is not an integer or a range a-b") from None
+    if not seeds:
+        raise ConfigError("seeds: empty")
+    return list(dict.fromkeys(seeds))
+
+
+def agent_slug(agent: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", agent)
+
+
+def episode_dir(run_dir: str | Path, agent: str, env_id: str, seed: int) -> Path:
+    return Path(run_dir) / "episodes" / agent_slug(agent) / env_id.split("/")[-1] / f"seed{seed}"
+
+
+def _run_job(job: dict[str, Any]) -> dict[str, Any]:
+    """One episode (runs in a worker process). Never raises: errors become the result."""
+    from puzzlegym.runner import run_episode
+
+    out = Path(job["out_dir"])
+    t0 = time.perf_counter()
+    try:
+        result = run_episode(
+            job["env_id"],
+            job["agent"],
+            seed=job["seed"],
+            out_dir=out,
+            gif=job.get("gif", False),
+            max_steps=job.get("max_steps"),
+            **job.get("env_kwargs", {}),
+        )
+    except Exception as exc:  # an agent or backend failure must not stop the whole run
+        result = {
+            "env_id": job["env_id"],
+            "agent": job["agent"],
+            "seed": job["seed"],
+            "error": f"{type(exc).__name__}: {exc}",
+            "traceback": traceback.format_exc(),
+            "wall_s": round(time.perf_counter() - t0, 3),
+        }
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def run_eval(
+    agents: list[str],
+    objectives: list[str],
+    seeds: list[int],
+    run_dir: str | Path,
+    *,
+    workers: int = 1,
+    backend: str = "native",
+    clock: str = "sim",
+    budget_s: float = 3600.0,
+    max_steps: int | None = None,
+    record_frames: str | None = None,
+    gif: bool = False,
+    resume: bool = False,
+    progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Run every (agent, objective, seed) episode; returns their results (in job order).
+
+    ``resume`` skips episodes whose ``result.json`` already exists. Episodes always start at
+    the home screen with the whole objective as target (the protocol); ``budget_s`` and
+    ``clock`` are the protocol's 3,600 s and simulated clock unless overridden.
+    """
+    run = Path(run_dir)
+    run.mkdir(parents=True, exist_ok=True)
+    if not agents:
+        raise ConfigError("agents: empty")
+    if workers < 1:
+        raise ConfigError(f"workers: must be at least 1, got {workers}")
+    env_kwargs: dict[str, Any] = {"backend": backend, "clock": clock, "budget_s": float(budget_s), "start": "home"}
+    if record_frames is not None:
+        env_kwargs["record_frames"] = record_frames
+    meta = {
+        "puzzlegym_version": __version__,
+        "catalogue_sha256": catalogue_sha256(),
+        "agents": agents,
+        "objectives": objectives,
+        "seeds": seeds,
+        "workers": workers,
+        "max_steps": max_steps,
+        "env_kwargs": env_kwargs,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    (run / "run.json").write_text(json.dumps(meta, indent=2) + "\n")
+    jobs = []
+    for agent in agents:
+        for env_id in objectives:
+            for seed in seeds:
+                out = episode_dir(run, agent, env_id, seed)
+                jobs.append(
+                    {
+                        "agent": agent,
+                        "env_id": env_id,
+                        "seed": seed,
+                        "out_dir": str(out),
+                        "max_steps": max_steps,
+                        "gif": gif,
+                        "env_kwargs": env_kwargs,
+                    }
+                )
+    results: dict[int, dict] = {}
+    todo = []
+    for i, job in enumerate(jobs):
+        done_file = Path(job["out_dir"]) / "result.json"
+        if resume and done_file.exists():
+            results[i] = json.loads(done_file.read_text())
+        else:
+            todo.append(i)
+    bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="episode", disable=not progress)
+    try:
+        if workers == 1:
+            for i in todo:
+                results[i] = _run_job(jobs[i])
+                bar.set_postfix_str(_short(results[i]))
+                bar.update(1)
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = {pool.submit(_run_job, jobs[i]): i for i in todo}
+                for fut in as_completed(futures):
+                    i = futures[fut]
+                    results[i] = fut.result()
+                    bar.set_postfix_str(_short(results[i]))
+                    bar.update(1)
+    finally:
+        bar.close()
+    out = [results[i] for i in range(len(jobs))]
+    meta["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    meta["errors"] = sum(1 for r in out if "error" in r)
+    (run / "run.json").write_text(json.dumps(meta, indent=2) + "\n")
+    return out
+
+
+def _short(result: dict) -> str:
+    name = f"{result.get('agent')} {str(result.get('env_id', '')).split('/')[-1]} s{result.get('seed')}"
+    if "error" in result:
+        return f"{name}: ERROR"
+    return f"{name}: LC {result['lc']:.2f}"
+
+
+def summary_lines(run_dir: str | Path) -> list[str]:
+    """One line per agent: its Table-2 figures over the run's records."""
+    from puzzlegym.report import load_run
+
+    data = load_run(run_dir)
+    lines = []
+    for agent, fig in data["figures"].items():
+        lines.append(
+            f"{agent}: OSR {fig['OSR']:.1f}  LC {fig['LC']:.1f}  FGP {fig['FGP']:.1f}  "
+            f"({fig['n']} episodes, {fig['objectives']} objectives)"
+        )
+    return lines
+
+
+def cmd(args) -> int:
+    """``puzzlegym eval`` (argparse namespace from :mod:`puzzlegym.cli`)."""
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    results = run_eval(
+        agents,
+        parse_objectives(args.objectives),
+        parse_seeds(args.seeds),
+        args.run_dir,
+        workers=args.workers,
+        backend=args.backend,
+        clock=args.clock,
+        budget_s=args.budget_s,
+        max_steps=args.max_steps,
+        record_frames="hash" if args.frame_hashes else None,
+        gif=args.gif,
+        resume=args.resume,
+        progress=not args.quiet,
+    )
+    errors = [r for r in results if "error" in r]
+    for r in errors:
+        print(f"episode failed: {r['agent']} {r['env_id']} seed {r['seed']}: {r['error']}")
+    for line in summary_lines(args.run_dir):
+        print(line)
+    print(f"{len(results)} episodes, records under {Path(args.run_dir) / 'episodes'}; "
+          f"tables and plots: puzzlegym report {args.run_dir}")
+    return 1 if errors else 0

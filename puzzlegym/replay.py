@@ -1,0 +1,207 @@
+"""``puzzlegym replay DIR``: re-run an episode record and check that it reproduces itself.
+
+The record's manifest gives the env config and seed; its log gives every primitive action in
+order. The replay builds a fresh env with that config, resets it with the seed, performs the
+logged actions (grouped into the same env steps when the record has frame hashes, since a
+frame is observed once per step), records the replay to a scratch directory, and compares the
+two logs line by line: every action line (time, acceptance, screen, feedback), every evaluator
+event and snapshot (level, potential, win, dead-end certificate, board state) and, when the
+record was made with ``record_frames="hash"``, every frame's SHA-256.
+
+Wall-clock records are replayed on a clock that replays the logged action times, so the
+gesture recogniser sees the same timestamps. A record whose process died mid-way is compared
+up to its last complete action (the torn tail is reported, not failed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from puzzlegym.records import read_log
+
+
+class ReplayClock:
+    """A clock that replays logged action times (for wall-clock records)."""
+
+    kind = "replay"
+
+    def __init__(self, times: list[float], budget_s: float = float("inf")) -> None:
+        # logged times are rounded to the millisecond: an action logged at the deadline was
+        # performed just before it, so keep it under the budget (same rounding, same ms)
+        self._times = [min(t, budget_s - 1e-7) for t in times]
+        self._i = 0
+        self._elapsed = 0.0
+
+    @property
+    def elapsed_s(self) -> float:
+        return self._elapsed
+
+    def tick(self) -> None:
+        if self._i < len(self._times):
+            self._elapsed = self._times[self._i]
+            self._i += 1
+
+    def finish(self, deadline: float) -> None:
+        """The recorded episode ended at its deadline after its last action."""
+        self._times = self._times[: self._i]
+        self._elapsed = max(self._elapsed, deadline)
+
+    def to_json(self) -> dict:
+        return {"kind": "sim", "elapsed_s": self._elapsed}
+
+    def load_json(self, doc: dict) -> None:  # pragma: no cover - replays never restore
+        self._elapsed = float(doc["elapsed_s"])
+
+
+def _steps(log: list[dict]) -> list[list[dict]]:
+    """The logged actions grouped into env steps: with frame lines, the actions between two
+    frame lines form one step; without, every primitive action is its own step."""
+    has_frames = any(rec.get("kind") == "frame" for rec in log)
+    steps: list[list[dict]] = []
+    current: list[dict] = []
+    for rec in log:
+        kind = rec.get("kind")
+        if kind == "action":
+            current.append(rec["action"])
+            if not has_frames:
+                steps.append(current)
+                current = []
+        elif kind == "frame" and current:
+            steps.append(current)
+            current = []
+    if current:  # actions after the last frame line: a step whose frame was never written
+        steps.append(current)
+    return steps
+
+
+def _diff(expected: Any, got: Any, path: str = "") -> str:
+    if isinstance(expected, dict) and isinstance(got, dict):
+        for key in sorted(set(expected) | set(got)):
+            if expected.get(key, "<missing>") != got.get(key, "<missing>"):
+                return _diff(expected.get(key, "<missing>"), got.get(key, "<missing>"), f"{path}.{key}")
+    return f"{path or 'line'}: recorded {json.dumps(expected)[:200]}, replayed {json.dumps(got)[:200]}"
+
+
+def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str, Any]:
+    """Replay the record in ``directory``; returns a report with ``ok`` (bool), ``actions``,
+    ``steps``, ``lines_compared``, ``snapshots`` and ``frames`` checked, ``finished`` (the
+    record has a final result), ``torn_tail`` (lines after the last complete action of an
+    unfinished record, not compared) and ``mismatch`` (the first difference, or None)."""
+    from puzzlegym.env import PuzzleEnv
+    from puzzlegym.registry import catalogue_sha256, parse_env_id
+
+    d = Path(directory)
+    manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+    original = read_log(d)
+    config = dict(manifest["config"])
+    env_id = config.pop("env_id")
+    if backend is not None:
+        config["backend"] = backend
+    game, tier = parse_env_id(env_id)
+    warnings = []
+    if manifest.get("catalogue_sha256") not in (None, catalogue_sha256()):
+        warnings.append("the record was made with another level catalogue")
+    steps = _steps(original)
+    times = [float(r["t"]) for r in original if r.get("kind") == "action"]
+    with tempfile.TemporaryDirectory(prefix="puzzlegym-replay-") as tmp:
+        env = PuzzleEnv(
+            game.name,
+            tier,
+            record_dir=tmp,
+            agent=manifest.get("agent"),
+            record_frames=manifest.get("record_frames"),
+            **config,
+        )
+        try:
+            env.reset(seed=manifest.get("seed"))
+            if config.get("clock") == "wall":
+                env.clock = ReplayClock(times, float(config["budget_s"]))
+            done = False
+            n_steps = 0
+            for actions in steps:
+                if done:
+                    break
+                action = actions[0] if len(actions) == 1 else {"type": "batch", "actions": actions}
+                _obs, _r, terminated, truncated, _info = env.step(action)
+                n_steps += 1
+                done = terminated or truncated
+            result = manifest.get("result") or {}
+            if not done and result.get("truncated") and isinstance(env.clock, ReplayClock):
+                # a wall-clock episode that hit the deadline after its last action: the
+                # deadline step performs nothing, then the episode ends as recorded
+                env.clock.finish(float(config["budget_s"]))
+                env.step({"type": "wait"})
+        finally:
+            env.close()
+        replayed = read_log(tmp)
+    finished = manifest.get("result") is not None
+    n = min(len(original), len(replayed))
+    mismatch = None
+    for i in range(n):
+        if original[i] != replayed[i]:
+            mismatch = {"line": i + 1, "detail": _diff(original[i], replayed[i])}
+            break
+    torn = 0
+    if mismatch is None and len(original) != len(replayed):
+        if finished or len(replayed) > len(original):
+            i = n
+            mismatch = {
+                "line": i + 1,
+                "detail": f"the record has {len(original)} log lines, the replay {len(replayed)}",
+            }
+        else:
+            torn = len(original) - len(replayed)
+    compared = original[:n]
+    return {
+        "ok": mismatch is None,
+        "record": str(d),
+        "env_id": env_id,
+        "seed": manifest.get("seed"),
+        "actions": len(times),
+        "steps": n_steps,
+        "lines_compared": n,
+        "snapshots": sum(1 for r in compared if r.get("kind") == "snapshot"),
+        "frames": sum(1 for r in compared if r.get("kind") == "frame"),
+        "finished": finished,
+        "torn_tail": torn,
+        "mismatch": mismatch,
+        "warnings": warnings,
+    }
+
+
+def format_report(rep: dict[str, Any]) -> str:
+    head = "REPRODUCED" if rep["ok"] else "DIFFERS"
+    lines = [
+        f"{head}: {rep['record']} ({rep['env_id']}, seed {rep['seed']})",
+        f"  {rep['actions']} actions in {rep['steps']} steps; {rep['lines_compared']} log lines compared, "
+        f"{rep['snapshots']} evaluator snapshots, {rep['frames']} frame hashes",
+    ]
+    if not rep["finished"]:
+        lines.append(f"  the record is unfinished (no final result); torn tail of {rep['torn_tail']} line(s) not compared")
+    if rep["frames"] == 0:
+        lines.append("  (no frame hashes in this record: record with record_frames='hash' to check frames)")
+    if rep["mismatch"]:
+        lines.append(f"  first difference at log line {rep['mismatch']['line']}: {rep['mismatch']['detail']}")
+    for w in rep["warnings"]:
+        lines.append(f"  warning: {w}")
+    return "\n".join(lines)
+
+
+def cmd(args) -> int:
+    """``puzzlegym replay DIR``: exit status 0 when the record reproduces, 1 otherwise."""
+    from puzzlegym.metrics import find_records
+
+    dirs = [Path(args.dir)] if (Path(args.dir) / "manifest.json").exists() else find_records(args.dir)
+    if not dirs:
+        print(f"no episode record under {args.dir}")
+        return 2
+    ok = True
+    for d in dirs:
+        rep = replay(d, backend=args.backend)
+        ok &= rep["ok"]
+        print(json.dumps(rep) if args.json else format_report(rep))
+    return 0 if ok else 1

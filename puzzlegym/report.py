@@ -1,0 +1,379 @@
+"""``puzzlegym report RUN_DIR``: tables and plots from the episode records of a run.
+
+Writes (default ``RUN_DIR/report/``):
+
+* ``index.md`` — links everything below and shows the Markdown tables;
+* ``table2.md/.csv`` — the paper's Table 2 layout (OSR, LC, FGP, LPR, H50, LC_hard, PER, NGAR
+  per agent), plus SMR;
+* ``table17.md/.csv`` — the denominators (n, S, PER and SMR counts, native/other steps, cells);
+* ``table18.md/.csv`` — the paper's Table 18 layout: every episode's objective row;
+* ``per_game.md/.csv`` — OSR / LC / FGP / LC_hard per agent and game;
+* ``dead_ends.md/.csv`` — per-attempt dead-end statistics per agent and game;
+* ``lc_heatmap.png`` (LC per objective and agent), ``cumulative_lc.png`` (game-macro LC over
+  elapsed time), ``dead_end_delays.png`` (delays of recovered dead-end runs).
+
+Every figure comes from the records alone (:mod:`puzzlegym.metrics`), so a run directory can
+be copied elsewhere and reported again.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from puzzlegym import metrics
+
+TABLE2_COLUMNS = ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "NGAR", "SMR")
+
+
+# --------------------------------------------------------------------------- loading
+def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
+    """Every episode record under ``run_dir``, grouped by agent, with rows and figures."""
+    run = Path(run_dir)
+    episodes: dict[str, list[dict]] = defaultdict(list)
+    for rec in metrics.find_records(run):
+        ep = metrics.episode_from_record(rec)
+        episodes[str(ep["agent"] or "unknown")].append(ep)
+    if not episodes:
+        raise FileNotFoundError(f"no episode records (manifest.json + log.jsonl) under {run}")
+    errors = []
+    for res in sorted(run.rglob("result.json")):
+        doc = json.loads(res.read_text())
+        if "error" in doc:
+            errors.append({"dir": str(res.parent), "agent": doc.get("agent"), "env_id": doc.get("env_id"), "seed": doc.get("seed"), "error": doc["error"]})
+    meta = {}
+    if (run / "run.json").exists():
+        meta = json.loads((run / "run.json").read_text())
+    order = list(meta.get("agents", [])) if meta else []
+    agents = [a for a in order if a in episodes] + sorted(a for a in episodes if a not in order)
+    obj_order = {e: i for i, e in enumerate(meta.get("objectives", []))}
+    rows: dict[str, list[dict]] = {}
+    figures: dict[str, dict] = {}
+    for agent in agents:
+        eps = sorted(
+            episodes[agent],
+            key=lambda e: (obj_order.get(e["env_id"], len(obj_order)), e["game"], e["tier"], e["seed"] if e["seed"] is not None else -1),
+        )
+        episodes[agent] = eps
+        rows[agent] = [metrics.episode_row(e) for e in eps]
+        fig = metrics.aggregate(rows[agent])
+        fig["dead_ends"] = metrics.dead_end_stats(eps)
+        fig["cells"] = len({(e["game"], e["tier"]) for e in eps})
+        figures[agent] = fig
+    return {"run_dir": str(run), "meta": meta, "agents": agents, "episodes": dict(episodes), "rows": rows, "figures": figures, "errors": errors}
+
+
+# --------------------------------------------------------------------------- formatting
+def fmt(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.{digits}f}"
+
+
+def markdown_table(header: list[str], body: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in body]
+    return "\n".join(lines) + "\n"
+
+
+def write_csv(path: Path, header: list[str], body: list[list[Any]]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        for row in body:
+            w.writerow(["" if c is None else (round(c, 4) if isinstance(c, float) else c) for c in row])
+
+
+def table2(data: dict) -> tuple[list[str], list[list[Any]]]:
+    header = ["Agent", "OSR↑", "LC↑", "FGP↑", "LPR↑", "H50↑", "LC_hard↑", "PER↓", "NGAR↑", "SMR↓"]
+    body = [[a] + [data["figures"][a][k] for k in TABLE2_COLUMNS] for a in data["agents"]]
+    return header, body
+
+
+def table17(data: dict) -> tuple[list[str], list[list[Any]]]:
+    header = ["Configuration", "n", "S", "PER", "SMR", "Native", "Other", "Cells"]
+    n_obj = len({(e["game"], e["tier"]) for eps in data["episodes"].values() for e in eps})
+    body = []
+    for a in data["agents"]:
+        f = data["figures"][a]
+        native = sum(r["n_native"] for r in data["rows"][a] if r["n_native"] is not None) if f["NGAR"] is not None else None
+        other = sum(r["n_other"] for r in data["rows"][a] if r["n_other"] is not None) if f["NGAR"] is not None else None
+        body.append([a, f["n"], f["S"], f["P"], f["M"], native if native is not None else "N/A", other if other is not None else "N/A", f"{f['cells']}/{n_obj}"])
+    return header, body
+
+
+def table18(data: dict) -> tuple[list[str], list[list[Any]]]:
+    header = ["Agent", "Objective", "Seed", "S", "LC", "FGP", "P", "M", "NGAR", "|L_o|", "End"]
+    body = []
+    for a in data["agents"]:
+        for e, r in zip(data["episodes"][a], data["rows"][a], strict=True):
+            ng = None if r["n_native"] is None else metrics.ngar(r["n_native"], r["n_other"])
+            body.append([a, f"{r['game']} / {r['difficulty']}", r["seed"], r["solved"], r["lc"], r["fgp"], r["premature_exit"], r["mismatch"], ng, r["n_levels"], e["end"]])
+    return header, body
+
+
+def per_game_table(data: dict) -> tuple[list[str], list[list[Any]]]:
+    header = ["Agent", "Game", "Objectives", "Episodes", "OSR", "LC", "FGP", "LC_hard", "LPR"]
+    body = []
+    for a in data["agents"]:
+        for game, g in data["figures"][a]["per_game"].items():
+            body.append([a, game, g["objectives"], g["episodes"], g["OSR"], g["LC"], g["FGP"], g["LC_hard"], g["LPR"]])
+    return header, body
+
+
+def dead_end_table(data: dict) -> tuple[list[str], list[list[Any]]]:
+    header = ["Agent", "Game", "Attempts", "Dead-end attempts", "Share %", "Runs", "Recovered", "Mean delay", "Median delay"]
+    body = []
+    for a in data["agents"]:
+        de = data["figures"][a]["dead_ends"]
+        for game, g in de["per_game"].items():
+            body.append([a, game, g["attempts"], g["dead_end_attempts"], g["dead_end_share"], g["runs"], g["recovered"], g["mean_delay"], g["median_delay"]])
+        o = de["overall"]
+        body.append([a, "all (game-macro)", o["attempts"], o["dead_end_attempts"], o["dead_end_share"], o["runs"], o["recovered"], o["mean_delay"], None])
+    return header, body
+
+
+# --------------------------------------------------------------------------- plots
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_lc_heatmap(data: dict, path: Path) -> None:
+    plt = _plt()
+    objectives = list(dict.fromkeys((e["game"], e["tier"]) for a in data["agents"] for e in data["episodes"][a]))
+    agents = data["agents"]
+    grid = [[float("nan")] * len(objectives) for _ in agents]
+    for i, a in enumerate(agents):
+        acc = defaultdict(list)
+        for e in data["episodes"][a]:
+            acc[(e["game"], e["tier"])].append(100.0 * e["lc"])
+        for j, o in enumerate(objectives):
+            if acc[o]:
+                grid[i][j] = sum(acc[o]) / len(acc[o])
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.0 + 0.9 * len(objectives)), 1.2 + 0.6 * len(agents)))
+    im = ax.imshow(grid, vmin=0, vmax=100, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(objectives)), [f"{g}\n{t}" for g, t in objectives], fontsize=8)
+    ax.set_yticks(range(len(agents)), agents)
+    for i in range(len(agents)):
+        for j in range(len(objectives)):
+            v = grid[i][j]
+            if v == v:
+                ax.text(j, i, f"{v:.0f}", ha="center", va="center", color="white" if v < 60 else "black", fontsize=9)
+    fig.colorbar(im, ax=ax, label="LC (%)")
+    ax.set_title("Level completion per objective (mean over seeds)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+
+
+def plot_cumulative_lc(data: dict, path: Path) -> None:
+    plt = _plt()
+    budget = max((e["budget_s"] or 0.0 for a in data["agents"] for e in data["episodes"][a]), default=3600.0) or 3600.0
+    times = [budget * k / 200 for k in range(201)]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for a in data["agents"]:
+        ax.step(times, metrics.lc_over_time(data["episodes"][a], times), where="post", label=a)
+    ax.set_xlabel("elapsed time (s)")
+    ax.set_ylabel("LC (%), game-macro")
+    ax.set_ylim(0, 100)
+    ax.set_xlim(0, budget)
+    ax.set_title("Cumulative level completion over elapsed time")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+
+
+def plot_dead_end_delays(data: dict, path: Path) -> None:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    series = {}
+    for a in data["agents"]:
+        for game, g in data["figures"][a]["dead_ends"]["per_game"].items():
+            if g["delays"]:
+                series[f"{a} / {game}"] = g["delays"]
+    if series:
+        ax.boxplot(list(series.values()), vert=False)
+        ax.set_yticks(range(1, len(series) + 1), list(series))
+        ax.set_xlabel("moves from the fatal move to the undo/restart that leaves the dead end")
+    else:
+        ax.text(0.5, 0.5, "no recovered dead-end runs in this run", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+    ax.set_title("Dead-end delays (recovered runs)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------- the report
+def write_report(
+    run_dir: str | os.PathLike, out_dir: str | os.PathLike | None = None, title: str | None = None, note: str | None = None
+) -> Path:
+    data = load_run(run_dir)
+    out = Path(out_dir) if out_dir is not None else Path(run_dir) / "report"
+    out.mkdir(parents=True, exist_ok=True)
+    tables = {
+        "table2": ("Table 2 layout: main results (%, H50 in levels)", table2(data)),
+        "per_game": ("Per game (mean over the game's objectives)", per_game_table(data)),
+        "table17": ("Table 17 layout: denominators", table17(data)),
+        "dead_ends": ("Per-attempt dead-end statistics", dead_end_table(data)),
+        "table18": ("Table 18 layout: every episode", table18(data)),
+    }
+    md = {}
+    for name, (caption, (header, body)) in tables.items():
+        md[name] = markdown_table(header, body)
+        (out / f"{name}.md").write_text(f"# {caption}\n\n{md[name]}", encoding="utf-8")
+        write_csv(out / f"{name}.csv", header, body)
+    plot_lc_heatmap(data, out / "lc_heatmap.png")
+    plot_cumulative_lc(data, out / "cumulative_lc.png")
+    plot_dead_end_delays(data, out / "dead_end_delays.png")
+    (out / "summary.json").write_text(json.dumps({a: {k: v for k, v in f.items() if k != "dead_ends"} for a, f in data["figures"].items()}, indent=2, sort_keys=True) + "\n")
+
+    meta = data["meta"]
+    kw = meta.get("env_kwargs", {})
+    lines = [f"# {title or 'Evaluation report'}", ""]
+    if note:
+        lines += [note, ""]
+    if meta:
+        lines += [
+            f"- puzzlegym {meta.get('puzzlegym_version')}, catalogue `{str(meta.get('catalogue_sha256'))[:12]}…`",
+            f"- agents: {', '.join(meta.get('agents', []))}; seeds: {', '.join(map(str, meta.get('seeds', [])))}",
+            f"- objectives: {len(meta.get('objectives', []))} ({', '.join(o.split('/')[-1] for o in meta.get('objectives', []))})",
+            f"- protocol: start at the home screen, budget {kw.get('budget_s')} s on the {kw.get('clock')} clock, "
+            f"backend {kw.get('backend')}" + (f", harness step cap {meta['max_steps']}" if meta.get("max_steps") else ", no action limit"),
+            "",
+        ]
+    lines += [
+        "Metrics follow product spec §6 (paper B.3): per objective, averaged over a game's objectives, then",
+        "equally over the games present. PER and SMR pool episodes. `–`: undefined or not applicable",
+        "(LPR when nothing was reached, LC_hard without tiers above a game's easiest, NGAR outside the",
+        "code-execution setting).",
+        "",
+        "## Main results (Table 2 layout)",
+        "",
+        md["table2"],
+        "## Per game",
+        "",
+        md["per_game"],
+        "## Plots",
+        "",
+        "- [Level completion per objective](lc_heatmap.png)",
+        "- [Cumulative LC over elapsed time](cumulative_lc.png)",
+        "- [Dead-end delays](dead_end_delays.png)",
+        "",
+        "![LC heatmap](lc_heatmap.png)",
+        "",
+        "![Cumulative LC](cumulative_lc.png)",
+        "",
+        "![Dead-end delays](dead_end_delays.png)",
+        "",
+        "## Denominators (Table 17 layout)",
+        "",
+        md["table17"],
+        "## Dead ends",
+        "",
+        md["dead_ends"],
+        "## Tables",
+        "",
+        "- [Table 2 layout](table2.md) ([csv](table2.csv))",
+        "- [Per game](per_game.md) ([csv](per_game.csv))",
+        "- [Table 17 layout](table17.md) ([csv](table17.csv))",
+        "- [Table 18 layout: every episode](table18.md) ([csv](table18.csv))",
+        "- [Dead ends](dead_ends.md) ([csv](dead_ends.csv))",
+        "- [summary.json](summary.json)",
+        "",
+    ]
+    if data["errors"]:
+        lines += ["## Episodes that failed", ""]
+        lines += [f"- {e['agent']} {e['env_id']} seed {e['seed']}: {e['error']}" for e in data["errors"]]
+        lines.append("")
+    (out / "index.md").write_text("\n".join(lines), encoding="utf-8")
+    return out
+
+
+# --------------------------------------------------------------------------- level science
+def levels_markdown(rows: list[dict]) -> str:
+    """``docs/levels.md``: the per-level table and the per-tier means with the N_step check."""
+    from puzzlegym.levels import stats_table
+
+    check = nstep_by_tier(rows)
+    lines = [
+        "# Level science",
+        "",
+        "Generated by `puzzlegym levels stats --write docs/levels.md` (do not edit by hand).",
+        "",
+        "For every catalogue level: the solver-optimal length N_step (moves), the number of reachable",
+        "states (`≥` marks a lower bound where the enumeration stopped at the cap), the mean branching",
+        "factor B̄ over the reachable states, and the share of reachable states that are dead ends",
+        "(states from which no solved state is reachable; n/a when the enumeration was capped).",
+        "",
+        "## Per tier",
+        "",
+        "| game | tier | levels | mean N_step | min–max N_step | mean B̄ | mean dead-end share |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (game, tier), t in check["tiers"].items():
+        share = "n/a" if t["dead_end_share"] is None else f"{t['dead_end_share']:.2%}"
+        lines.append(f"| {game} | {tier} | {t['levels']} | {t['mean_n_step']:.1f} | {t['min_n_step']}–{t['max_n_step']} | {t['mean_branching']:.2f} | {share} |")
+    lines += ["", "## Check: within each game, mean N_step does not fall from one tier to the next", ""]
+    for game, ok in check["games"].items():
+        ladder = [(t, v["mean_n_step"]) for (g, t), v in check["tiers"].items() if g == game]
+        falls = [f"{a} {x:.1f} → {b} {y:.1f}" for (a, x), (b, y) in zip(ladder, ladder[1:], strict=False) if y < x]
+        lines.append(f"- {game}: " + ("OK" if ok else "FAILS (" + "; ".join(falls) + ")"))
+    lines += ["", "## Every level", "", stats_table(rows), ""]
+    return "\n".join(lines)
+
+
+def nstep_by_tier(rows: list[dict]) -> dict[str, Any]:
+    """Per-tier means of a ``levels.stats``-style row list (tiers in row order) and, per game,
+    whether the mean N_step never falls from one tier to the next."""
+    tiers: dict[tuple[str, str], dict] = {}
+    acc: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in rows:
+        acc[(r["game"], r["tier"])].append(r)
+    for key, rs in acc.items():
+        ns = [r["n_step"] for r in rs]
+        shares = [r.get("dead_end_share") for r in rs]
+        tiers[key] = {
+            "levels": len(rs),
+            "mean_n_step": sum(ns) / len(ns),
+            "min_n_step": min(ns),
+            "max_n_step": max(ns),
+            "mean_branching": sum(r.get("branching", 0.0) for r in rs) / len(rs),
+            "dead_end_share": None if any(s is None for s in shares) else sum(shares) / len(shares),
+        }
+    games: dict[str, bool] = {}
+    for game in dict.fromkeys(k[0] for k in tiers):
+        means = [t["mean_n_step"] for (g, _), t in tiers.items() if g == game]
+        games[game] = all(b >= a for a, b in zip(means, means[1:], strict=False))
+    return {"tiers": tiers, "games": games}
+
+
+def cmd(args) -> int:
+    """``puzzlegym report RUN_DIR``."""
+    out = write_report(args.run_dir, args.out, title=args.title, note=getattr(args, "note", None))
+    print(f"report: {out / 'index.md'}")
+    return 0
+
+
+def write_levels_doc(rows: list[dict], path: str | os.PathLike) -> bool:
+    """Write ``levels_markdown(rows)`` to ``path``; True when every game passes the check."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(levels_markdown(rows), encoding="utf-8")
+    return all(nstep_by_tier(rows)["games"].values())

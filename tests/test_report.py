@@ -1,0 +1,85 @@
+"""``puzzlegym report``: the tables (Table 2 / 17 / 18 layouts, per game, dead ends), the
+plots and index.md; the level-science table and its N_step check over the catalogue."""
+
+import csv
+
+import pytest
+
+from puzzlegym import solvers
+from puzzlegym.cli import main
+from puzzlegym.evaluation import run_eval
+from puzzlegym.registry import games
+from puzzlegym.report import load_run, nstep_by_tier, write_report
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    run = tmp_path_factory.mktemp("run")
+    run_eval(["solver", "random"], ["LongPuzzle/MazePaint-Easy", "LongPuzzle/MazePaint-Medium"], [0],
+             run, workers=1, max_steps=300, progress=False)
+    return run
+
+
+def test_report_writes_tables_plots_and_an_index_that_links_them(run_dir):
+    out = write_report(run_dir)
+    index = (out / "index.md").read_text()
+    for name in ("table2", "table17", "table18", "per_game", "dead_ends"):
+        assert (out / f"{name}.md").exists() and (out / f"{name}.csv").exists()
+        assert f"({name}.md)" in index and f"({name}.csv)" in index
+    for png in ("lc_heatmap.png", "cumulative_lc.png", "dead_end_delays.png"):
+        assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"({png})" in index
+    with open(out / "table2.csv") as fh:
+        t2 = {r["Agent"]: r for r in csv.DictReader(fh)}
+    # the solver clears both objectives (MazePaint Easy in 99 actions, Medium in fewer than 300)
+    assert t2["solver"]["OSR↑"] == "100.0" and t2["solver"]["LC↑"] == "100.0" and t2["solver"]["H50↑"] == "10+"
+    assert t2["solver"]["NGAR↑"] == "" and t2["solver"]["LC_hard↑"] == "100.0"
+    with open(out / "table18.csv") as fh:
+        t18 = list(csv.DictReader(fh))
+    assert [(r["Agent"], r["Objective"]) for r in t18] == [
+        ("solver", "MazePaint / Easy"), ("solver", "MazePaint / Medium"),
+        ("random", "MazePaint / Easy"), ("random", "MazePaint / Medium"),
+    ]
+    assert all(r["|L_o|"] == "10" for r in t18)
+
+
+def test_load_run_figures_agree_with_the_rows(run_dir):
+    data = load_run(run_dir)
+    assert data["agents"] == ["solver", "random"]
+    solver = data["figures"]["solver"]
+    assert (solver["n"], solver["S"], solver["cells"]) == (2, 2, 2)
+    random_lc = sum(r["lc"] for r in data["rows"]["random"]) / 2
+    assert data["figures"]["random"]["LC"] == pytest.approx(random_lc)  # one game: plain mean
+
+
+def test_nstep_check_on_hand_rows():
+    rows = [
+        {"game": "A", "tier": "Easy", "n_step": 4, "branching": 2.0, "dead_end_share": 0.0},
+        {"game": "A", "tier": "Easy", "n_step": 6, "branching": 2.0, "dead_end_share": 0.5},
+        {"game": "A", "tier": "Hard", "n_step": 5, "branching": 3.0, "dead_end_share": None},
+        {"game": "B", "tier": "Easy", "n_step": 9, "branching": 1.0, "dead_end_share": 0.0},
+        {"game": "B", "tier": "Hard", "n_step": 8, "branching": 1.0, "dead_end_share": 0.0},
+    ]
+    check = nstep_by_tier(rows)
+    assert check["tiers"][("A", "Easy")]["mean_n_step"] == 5.0 and check["tiers"][("A", "Easy")]["dead_end_share"] == 0.25
+    assert check["tiers"][("A", "Hard")]["dead_end_share"] is None
+    assert check["games"] == {"A": True, "B": False}
+
+
+@pytest.mark.parametrize("name", list(games()))
+def test_catalogue_nstep_does_not_fall_from_one_tier_to_the_next(name):
+    game = games()[name]
+    rows = [
+        {"game": name, "tier": tier, "n_step": solvers.solve(level).length}
+        for tier in game.tiers
+        for level in game.load_catalogue(tier)
+    ]
+    means = {k[1]: v["mean_n_step"] for k, v in nstep_by_tier(rows)["tiers"].items()}
+    assert nstep_by_tier(rows)["games"][name], f"{name}: mean N_step per tier {means}"
+
+
+def test_levels_stats_write(tmp_path, capsys):
+    path = tmp_path / "levels.md"
+    assert main(["levels", "stats", "--game", "MazePaint", "--write", str(path)]) == 0
+    text = path.read_text()
+    assert "| MazePaint | Easy | 10 |" in text and "- MazePaint: OK" in text
+    assert text.count("| MazePaint |") == 3 + 30  # per-tier rows + every level
