@@ -71,7 +71,7 @@ class PuzzleEnv(gym.Env):
     ``clock`` ("sim" or "wall"), ``budget_s`` (3600), ``reward`` ("potential" or "sparse"),
     ``render_mode`` (None or "rgb_array"), ``action_cost_s`` (simulated seconds per action),
     ``levels`` ("catalogue" or "generated": procedural variants of the tier, seeded by
-    ``reset(seed=...)``), ``record_dir`` (write the episode record there), ``agent`` (the
+    ``reset(seed=...)``), ``record_dir`` (write the episode record there; each further reset writes ``<record_dir>-2``, ``-3``, ...), ``agent`` (the
     agent's name, for records), ``record_frames`` (None, or ``"hash"``: the record also gets
     a ``frame`` line with the SHA-256 of every observation, for ``puzzlegym replay``; off by
     default since hashing costs ~2 ms per step).
@@ -134,6 +134,7 @@ class PuzzleEnv(gym.Env):
         }
         self.render_mode = render_mode
         self.record_dir = record_dir
+        self._records_opened = 0
         if record_frames not in (None, "hash"):
             raise ConfigError(f"record_frames: {record_frames!r} is not allowed; allowed: None, 'hash'")
         self.record_frames = record_frames
@@ -189,8 +190,11 @@ class PuzzleEnv(gym.Env):
             self.recorder = None
         if self.record_dir is None:
             return
+        # one record per episode: the first in record_dir, later resets in record_dir-2, -3, ...
+        self._records_opened += 1
+        n = self._records_opened
         self.recorder = EpisodeRecorder(
-            self.record_dir,
+            self.record_dir if n == 1 else f"{self.record_dir}-{n}",
             {
                 "puzzlegym_version": __version__,
                 "catalogue_sha256": catalogue_sha256(),

@@ -1,6 +1,7 @@
 """Episode records on disk, written as the episode runs.
 
-One directory per episode: ``manifest.json`` (written at the start, completed at the end)
+One directory per episode (an existing record there is replaced): ``manifest.json`` (written
+at the start, completed at the end)
 and ``log.jsonl``, one JSON object per line (actions, evaluator events and snapshots),
 flushed line by line so a crash loses nothing already played.
 """
@@ -19,7 +20,7 @@ class EpisodeRecorder:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.manifest = dict(manifest)
         self._write_manifest()
-        self._log = open(self.dir / "log.jsonl", "a", encoding="utf-8")
+        self._log = open(self.dir / "log.jsonl", "w", encoding="utf-8")
 
     def _write_manifest(self) -> None:
         tmp = self.dir / "manifest.json.tmp"

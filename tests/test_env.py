@@ -203,3 +203,20 @@ def test_observation_is_fresh_uint8_array(make_env):
     assert obs2 is not obs and np.array_equal(obs, obs2)
     obs2[0, 0] = 1
     assert not np.shares_memory(obs2, env.render())
+
+
+def test_each_reset_writes_its_own_record(make_env, tmp_path):
+    from puzzlegym.records import read_log
+
+    env = make_env(record_dir=str(tmp_path / "rec"))
+    env.reset(seed=0)
+    env.step({"type": "wait"})
+    env.reset(seed=1)
+    env.step({"type": "wait"})
+    env.step({"type": "wait"})
+    first = [r for r in read_log(tmp_path / "rec") if r["kind"] == "action"]
+    second = [r for r in read_log(tmp_path / "rec-2") if r["kind"] == "action"]
+    assert len(first) == 1 and len(second) == 2
+    import json
+
+    assert json.loads((tmp_path / "rec-2" / "manifest.json").read_text())["seed"] == 1
