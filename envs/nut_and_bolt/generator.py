@@ -6,7 +6,9 @@
 
 1. no bolt starts complete and the lower bound ``runs − colours`` on the solution length
    reaches the tier's minimum (the Nightmare level needs at least 50 transfers);
-2. the solver solves it (A* proves the shortest solution within its budget where it can);
+2. the solver solves it (A* proves the shortest solution within its budget where it can;
+   on Hard and Extreme it must prove it within the tier's ``proof_budget`` expansions, so
+   those levels stay quick to solve and their stored lengths are optimal);
 3. dead ends are reachable by plausible play: of :data:`PLAYOUTS` random playouts from the
    start (uniform legal transfers, at most :data:`PLAYOUT_MOVES`), at least the tier's share
    reaches a certified dead end (30% from Hard up; Medium needs some).
@@ -40,13 +42,29 @@ class TierSpec:
     sizes: tuple[tuple[int, int], ...]  # (colours, capacity) of each catalogue slot
     min_dead_share: float  # least share of random playouts reaching a dead end
     min_lower_bound: int  # least runs − colours of the start
+    # when set: A* must prove the shortest solution within this many expansions (keeps the
+    # solver fast on the large boards, and every such level's solution length is optimal)
+    proof_budget: int | None = None
 
 
+# Sizes are chosen so that the mean shortest solution never falls from one tier to the next
+# (means: Easy 7, Medium 18, Hard 38, Extreme 52, Nightmare 59 transfers): Hard spans 7–11
+# colours at capacity 5–6, Extreme 12–14 colours at capacity 5.
 TIER_SPECS: dict[str, TierSpec] = {
     "Easy": TierSpec(sizes=((3, 3), (3, 4), (4, 4)), min_dead_share=0.0, min_lower_bound=3),
     "Medium": TierSpec(sizes=((5, 4), (6, 4), (7, 4)), min_dead_share=0.05, min_lower_bound=10),
-    "Hard": TierSpec(sizes=((7, 5), (9, 6), (11, 6)), min_dead_share=0.30, min_lower_bound=20),
-    "Extreme": TierSpec(sizes=((12, 4), (13, 4), (15, 4)), min_dead_share=0.30, min_lower_bound=30),
+    "Hard": TierSpec(
+        sizes=((7, 6), (9, 5), (11, 5)),
+        min_dead_share=0.30,
+        min_lower_bound=20,
+        proof_budget=30_000,
+    ),
+    "Extreme": TierSpec(
+        sizes=((12, 5), (13, 5), (14, 5)),
+        min_dead_share=0.30,
+        min_lower_bound=40,
+        proof_budget=30_000,
+    ),
     "Nightmare": TierSpec(sizes=((9, 8),), min_dead_share=0.30, min_lower_bound=50),
 }
 
@@ -100,7 +118,7 @@ def generate(tier: str, seed: int, *, slot: int | None = None) -> Level:
     """A solver-verified level of ``tier`` for ``seed`` (deterministic); its size is that of
     catalogue slot ``slot`` (default: ``seed`` modulo the tier's slot count). Its id is
     ``nut-<tier>-seed<seed>``."""
-    from puzzlegym.solvers.nut_and_bolt import Unsolvable, lower_bound, solve
+    from puzzlegym.solvers.nut_and_bolt import Unsolvable, clear_memo, lower_bound, solve
 
     spec = _spec(tier)
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -116,7 +134,14 @@ def generate(tier: str, seed: int, *, slot: int | None = None) -> Level:
         if lower_bound(level) < spec.min_lower_bound:
             continue
         try:
-            solve(level)
+            if spec.proof_budget is None:
+                solve(level)
+            else:
+                # the proof budget counts A* expansions, which the shared dead-end memo can
+                # shorten: start each proof from an empty memo so generation is reproducible
+                clear_memo()
+                if not solve(level, optimal_budget=spec.proof_budget).optimal:
+                    continue
         except Unsolvable:
             continue
         if dead_end_share(level) < spec.min_dead_share or (
