@@ -113,3 +113,37 @@ class Game:
 
     def env_id(self, tier: str) -> str:
         return f"LongPuzzle/{self.name}-{tier}"
+
+    @classmethod
+    def from_package(
+        cls, package: str, *, rules: Any, view: GameView, load_catalogue: Any, **fields: Any
+    ) -> Game:
+        """A game from its package's conventional parts: ``rules`` (``TIERS``, ``Level`` with
+        ``from_json``/``to_json``, ``state_to_json``/``state_from_json``), ``generator.generate``
+        (imported on first use), ``card.md`` as the rule card, and the exact certifier of
+        ``puzzlegym.solvers`` as the dead-end certificate. ``fields`` gives the rest (name,
+        title, instruction, ...) and may override any of these."""
+        from importlib import import_module, resources
+
+        def generate(tier: str, seed: int):
+            return import_module(f"{package}.generator").generate(tier, seed)
+
+        def dead_end(level: Any, state: Any) -> bool:
+            from puzzlegym import solvers
+
+            return solvers.certify(level, state) == "dead_end"
+
+        defaults = dict(
+            tiers=rules.TIERS,
+            rules=rules,
+            view=view,
+            level_from_json=rules.Level.from_json,
+            level_to_json=rules.Level.to_json,
+            state_to_json=rules.state_to_json,
+            state_from_json=rules.state_from_json,
+            load_catalogue=load_catalogue,
+            generate=generate,
+            rule_card=(resources.files(package) / "card.md").read_text(encoding="utf-8"),
+            dead_end=dead_end,
+        )
+        return cls(**{**defaults, **fields})

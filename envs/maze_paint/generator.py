@@ -18,14 +18,11 @@ catalogue in ``levels/{easy,medium,hard}.json`` (``--check`` compares instead of
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
-import sys
-import time
 from dataclasses import dataclass
-from pathlib import Path
 
+from puzzlegym.catalogue import Catalogue, generator_main
+from puzzlegym.envs.maze_paint.catalogue import CATALOGUE
 from puzzlegym.envs.maze_paint.rules import FLOOR, TIERS, WALL, Level
 from puzzlegym.errors import ConfigError
 
@@ -75,7 +72,6 @@ TARGET_TOTALS = {"Easy": 88, "Medium": 140, "Hard": 217}
 CATALOGUE_SIZE = 10
 MAX_ATTEMPTS = 200_000
 
-LEVELS_DIR = Path(__file__).resolve().parent / "levels"
 
 
 def _spec(tier: str) -> TierSpec:
@@ -207,66 +203,26 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, int]]:
 
 
 def catalogue_document(tier: str, entries: list[tuple[Level, int]]) -> dict:
-    return {
-        "game": "MazePaint",
-        "tier": tier,
-        "levels": [{**level.to_json(), "optimal_slides": n} for level, n in entries],
-    }
+    return CATALOGUE.document(tier, ((level, {"optimal_slides": n}) for level, n in entries))
 
 
 def dumps(doc: dict) -> str:
-    """The catalogue JSON text: one line per grid row, so diffs stay readable."""
-    lines = ["{", f'  "game": {json.dumps(doc["game"])},', f'  "tier": {json.dumps(doc["tier"])},']
-    lines.append('  "levels": [')
-    for k, lv in enumerate(doc["levels"]):
-        rows = ",\n".join(f"        {json.dumps(row)}" for row in lv["grid"])
-        lines.append("    {")
-        lines.append(f'      "id": {json.dumps(lv["id"])},')
-        lines.append(f'      "tier": {json.dumps(lv["tier"])},')
-        lines.append(f'      "grid": [\n{rows}\n      ],')
-        lines.append(f'      "start": {json.dumps(lv["start"])},')
-        lines.append(f'      "optimal_slides": {lv["optimal_slides"]}')
-        lines.append("    }" + ("," if k < len(doc["levels"]) - 1 else ""))
-    lines.append("  ]")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    """The catalogue text: one line per grid row, so diffs stay readable."""
+    return Catalogue.dumps(doc, multiline="grid")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m puzzlegym.envs.maze_paint.generator",
-        description="Generate Maze Paint levels or rebuild the canonical catalogue.",
+    return generator_main(
+        argv,
+        game_title="Maze Paint",
+        module="puzzlegym.envs.maze_paint.generator",
+        catalogue=CATALOGUE,
+        generate=generate,
+        build=build_catalogue,
+        document=catalogue_document,
+        multiline="grid",
+        summarize=lambda tier, entries: f"total {sum(n for _, n in entries)} (target {TARGET_TOTALS[tier]})",
     )
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--write", action="store_true", help="rewrite levels/*.json")
-    group.add_argument("--check", action="store_true", help="fail if levels/*.json differ")
-    parser.add_argument("--tier", choices=TIERS, help="only this tier")
-    parser.add_argument("--seed", type=int, help="print one generated level as JSON")
-    args = parser.parse_args(argv)
-
-    tiers = [args.tier] if args.tier else list(TIERS)
-    if args.seed is not None:
-        for tier in tiers:
-            print(json.dumps(generate(tier, args.seed).to_json(), indent=2))
-        return 0
-    status = 0
-    for tier in tiers:
-        t0 = time.perf_counter()
-        print(f"{tier}:")
-        entries = build_catalogue(tier, log=print)
-        total = sum(n for _, n in entries)
-        print(f"  total {total} (target {TARGET_TOTALS[tier]}), {time.perf_counter() - t0:.1f}s")
-        text = dumps(catalogue_document(tier, entries))
-        path = LEVELS_DIR / f"{tier.lower()}.json"
-        if args.write:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            print(f"  wrote {path}")
-        elif args.check:
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                print(f"  {path} is out of date", file=sys.stderr)
-                status = 1
-    return status
 
 
 if __name__ == "__main__":

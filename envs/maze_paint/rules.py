@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
+from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
 from puzzlegym.errors import LevelError
 from puzzlegym.game import Rejected
 
@@ -159,8 +160,8 @@ class Level:
 
     def validate(self) -> None:
         """Raise :class:`LevelError` if this level is malformed or impossible."""
-        _check_id(self.id)
-        _check_tier(self.tier)
+        check_id(self.id)
+        check_tier(self.tier, TIERS)
         _check_grid(self.grid)
         _check_start(self.start, self.grid)
         missing = self.full_mask & ~self.paintable_mask
@@ -189,23 +190,10 @@ class Level:
         ``optimal_slides`` is checked for type and otherwise ignored. Raises
         :class:`LevelError` naming the field and the problem.
         """
-        if not isinstance(data, dict):
-            raise LevelError(f"level: expected a JSON object, got {type(data).__name__}")
-        missing = [k for k in _JSON_REQUIRED if k not in data]
-        if missing:
-            raise LevelError(f"level: missing key(s) {', '.join(missing)}")
-        extra = sorted(str(k) for k in data if k not in _JSON_REQUIRED + _JSON_OPTIONAL)
-        if extra:
-            raise LevelError(
-                f"level: unexpected key(s) {', '.join(extra)}; allowed: "
-                + ", ".join(_JSON_REQUIRED + _JSON_OPTIONAL)
-            )
-        if "optimal_slides" in data:
-            opt = data["optimal_slides"]
-            if isinstance(opt, bool) or not isinstance(opt, int) or opt < 0:
-                raise LevelError(f"optimal_slides: expected a non-negative integer, got {opt!r}")
-        _check_id(data["id"])
-        _check_tier(data["tier"])
+        check_level_keys(data, _JSON_REQUIRED, _JSON_OPTIONAL)
+        check_count(data, "optimal_slides")
+        check_id(data["id"])
+        check_tier(data["tier"], TIERS)
         raw_grid = data["grid"]
         if not isinstance(raw_grid, list | tuple):
             raise LevelError(f"grid: expected a list of row strings, got {type(raw_grid).__name__}")
@@ -221,16 +209,6 @@ class Level:
         level = cls(id=data["id"], tier=data["tier"], grid=grid, start=(raw_start[0], raw_start[1]))
         level.validate()
         return level
-
-
-def _check_id(value: Any) -> None:
-    if not isinstance(value, str) or not value:
-        raise LevelError(f"id: expected a non-empty string, got {value!r}")
-
-
-def _check_tier(value: Any) -> None:
-    if value not in TIERS:
-        raise LevelError(f"tier: expected one of {', '.join(TIERS)}, got {value!r}")
 
 
 def _check_grid(grid: tuple[Any, ...]) -> None:

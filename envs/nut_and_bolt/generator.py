@@ -19,22 +19,18 @@ Run ``python -m puzzlegym.envs.nut_and_bolt.generator --write`` to rebuild
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
-import sys
-import time
 from dataclasses import dataclass
-from pathlib import Path
 
+from puzzlegym.catalogue import Catalogue, generator_main
 from puzzlegym.envs.nut_and_bolt import rules as R
+from puzzlegym.envs.nut_and_bolt.catalogue import CATALOGUE
 from puzzlegym.envs.nut_and_bolt.rules import TIERS, Level
 from puzzlegym.errors import ConfigError
 
 PLAYOUTS = 100
 PLAYOUT_MOVES = 200
 MAX_ATTEMPTS = 500
-LEVELS_DIR = Path(__file__).resolve().parent / "levels"
 
 
 @dataclass(frozen=True)
@@ -174,68 +170,27 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, int, bool]]:
 
 
 def catalogue_document(tier: str, entries: list[tuple[Level, int, bool]]) -> dict:
-    return {
-        "game": "NutAndBolt",
-        "tier": tier,
-        "levels": [
-            {**level.to_json(), "solution_length": n, "optimal": opt} for level, n, opt in entries
-        ],
-    }
+    return CATALOGUE.document(
+        tier, ((level, {"solution_length": n, "optimal": opt}) for level, n, opt in entries)
+    )
 
 
 def dumps(doc: dict) -> str:
-    """The catalogue JSON text: one line per bolt, so diffs stay readable."""
-    lines = ["{", f'  "game": {json.dumps(doc["game"])},', f'  "tier": {json.dumps(doc["tier"])},']
-    lines.append('  "levels": [')
-    for k, lv in enumerate(doc["levels"]):
-        bolts = ",\n".join(f"        {json.dumps(b)}" for b in lv["bolts"])
-        lines.append("    {")
-        lines.append(f'      "id": {json.dumps(lv["id"])},')
-        lines.append(f'      "tier": {json.dumps(lv["tier"])},')
-        lines.append(f'      "capacity": {lv["capacity"]},')
-        lines.append(f'      "bolts": [\n{bolts}\n      ],')
-        lines.append(f'      "solution_length": {lv["solution_length"]},')
-        lines.append(f'      "optimal": {json.dumps(lv["optimal"])}')
-        lines.append("    }" + ("," if k < len(doc["levels"]) - 1 else ""))
-    lines.append("  ]")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    """The catalogue text: one line per bolt, so diffs stay readable."""
+    return Catalogue.dumps(doc, multiline="bolts")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m puzzlegym.envs.nut_and_bolt.generator",
-        description="Generate Nut and Bolt levels or rebuild the canonical catalogue.",
+    return generator_main(
+        argv,
+        game_title="Nut and Bolt",
+        module="puzzlegym.envs.nut_and_bolt.generator",
+        catalogue=CATALOGUE,
+        generate=generate,
+        build=build_catalogue,
+        document=catalogue_document,
+        multiline="bolts",
     )
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--write", action="store_true", help="rewrite levels/*.json")
-    group.add_argument("--check", action="store_true", help="fail if levels/*.json differ")
-    parser.add_argument("--tier", choices=TIERS, help="only this tier")
-    parser.add_argument("--seed", type=int, help="print one generated level as JSON")
-    args = parser.parse_args(argv)
-
-    tiers = [args.tier] if args.tier else list(TIERS)
-    if args.seed is not None:
-        for tier in tiers:
-            print(json.dumps(generate(tier, args.seed).to_json()))
-        return 0
-    status = 0
-    for tier in tiers:
-        t0 = time.perf_counter()
-        print(f"{tier}:")
-        entries = build_catalogue(tier, log=print)
-        print(f"  {time.perf_counter() - t0:.1f}s")
-        text = dumps(catalogue_document(tier, entries))
-        path = LEVELS_DIR / f"{tier.lower()}.json"
-        if args.write:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            print(f"  wrote {path}")
-        elif args.check:
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                print(f"  {path} is out of date", file=sys.stderr)
-                status = 1
-    return status
 
 
 if __name__ == "__main__":

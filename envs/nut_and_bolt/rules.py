@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
+from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
 from puzzlegym.errors import LevelError
 from puzzlegym.game import Rejected
 
@@ -72,8 +73,8 @@ class Level:
 
     def validate(self) -> None:
         """Raise :class:`LevelError` if the level is malformed."""
-        _check_id(self.id)
-        _check_tier(self.tier)
+        check_id(self.id)
+        check_tier(self.tier, TIERS)
         _check_capacity(self.capacity)
         _check_bolts(self.bolts, self.capacity)
 
@@ -92,25 +93,12 @@ class Level:
         Required keys: ``id``, ``tier``, ``capacity``, ``bolts``; the optional catalogue keys
         ``solution_length`` and ``optimal`` are checked for type and otherwise ignored.
         """
-        if not isinstance(data, dict):
-            raise LevelError(f"level: expected a JSON object, got {type(data).__name__}")
-        missing = [k for k in _JSON_REQUIRED if k not in data]
-        if missing:
-            raise LevelError(f"level: missing key(s) {', '.join(missing)}")
-        extra = sorted(str(k) for k in data if k not in _JSON_REQUIRED + _JSON_OPTIONAL)
-        if extra:
-            raise LevelError(
-                f"level: unexpected key(s) {', '.join(extra)}; allowed: "
-                + ", ".join(_JSON_REQUIRED + _JSON_OPTIONAL)
-            )
-        if "solution_length" in data:
-            n = data["solution_length"]
-            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                raise LevelError(f"solution_length: expected a non-negative integer, got {n!r}")
+        check_level_keys(data, _JSON_REQUIRED, _JSON_OPTIONAL)
+        check_count(data, "solution_length")
         if "optimal" in data and not isinstance(data["optimal"], bool):
             raise LevelError(f"optimal: expected true or false, got {data['optimal']!r}")
-        _check_id(data["id"])
-        _check_tier(data["tier"])
+        check_id(data["id"])
+        check_tier(data["tier"], TIERS)
         _check_capacity(data["capacity"])
         raw = data["bolts"]
         if not isinstance(raw, list | tuple):
@@ -126,16 +114,6 @@ class Level:
         level = cls(data["id"], data["tier"], data["capacity"], tuple(bolts))
         level.validate()
         return level
-
-
-def _check_id(value: Any) -> None:
-    if not isinstance(value, str) or not value:
-        raise LevelError(f"id: expected a non-empty string, got {value!r}")
-
-
-def _check_tier(value: Any) -> None:
-    if value not in TIERS:
-        raise LevelError(f"tier: expected one of {', '.join(TIERS)}, got {value!r}")
 
 
 def _check_capacity(value: Any) -> None:
