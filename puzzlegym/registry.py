@@ -16,6 +16,7 @@ from puzzlegym.game import Game
 
 # home-screen order; one line per game
 GAME_MODULES: dict[str, str] = {
+    "BoltUnscrew": "puzzlegym.envs.bolt_unscrew",
     "NutAndBolt": "puzzlegym.envs.nut_and_bolt",
     "MazePaint": "puzzlegym.envs.maze_paint",
 }

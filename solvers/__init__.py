@@ -15,6 +15,7 @@ from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
 
 # game name -> solver module (one line per game)
 _MODULES = {
+    "BoltUnscrew": "puzzlegym.solvers.bolt_unscrew",
     "MazePaint": "puzzlegym.solvers.maze_paint",
     "NutAndBolt": "puzzlegym.solvers.nut_and_bolt",
 }

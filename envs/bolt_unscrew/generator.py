@@ -1,0 +1,281 @@
+"""Seeded Bolt Unscrew level generator and the catalogue builder.
+
+``generate(tier, seed)`` is deterministic for ``(tier, seed)`` (one ``random.Random`` seeded
+from both). It builds candidate levels layer by layer, bottom to top:
+
+1. each board is a round pad or a bar (straight with 2-4 holes, diagonal, or a knight-move
+   bar with 2 holes) at random lattice points, never overlapping a board of its own layer
+   (exact shapes), and never with a hole over a point that a lower board covers without a hole
+   (a screw there would pierce that board); holes over a lower board's hole share its screw;
+2. every hole gets a screw (a few holes stay empty, blocked while covered); covered lattice
+   points without a hole become hidden anchors with a tier probability (they open up when
+   the boards over them fall), and the tier's number of free anchors is placed on uncovered
+   points;
+3. the candidate is kept when it validates, is solvable (exhaustive search), its shortest
+   solution is in the tier's band, the share of 100 random playouts from the start that end
+   in a dead end is in the tier's band (and at least ``early_min`` of them were unsolvable
+   before the paper's certificate held; 0 for both catalogue tiers -- see the report in
+   ``benchmarks/bench_bolt_unscrew.py``).
+
+``python -m puzzlegym.envs.bolt_unscrew.generator --write`` rebuilds ``levels/{easy,hard}.json``
+(``--check`` compares instead of writing).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from puzzlegym.catalogue import Catalogue, generator_main
+from puzzlegym.envs.bolt_unscrew import geometry as G
+from puzzlegym.envs.bolt_unscrew.catalogue import CATALOGUE
+from puzzlegym.envs.bolt_unscrew.rules import TIERS, Board, Level
+from puzzlegym.errors import ConfigError, LevelError
+
+CATALOGUE_SIZE = 8
+MAX_ATTEMPTS = 20_000
+
+
+@dataclass(frozen=True)
+class TierSpec:
+    cols: tuple[int, int]
+    rows: tuple[int, int]
+    layers: tuple[int, int]
+    boards: tuple[int, int]  # inclusive range of board counts
+    free: tuple[int, int]  # free anchors at the start
+    solution: tuple[int, int]  # shortest solution length band
+    dead_rate: tuple[float, float]  # band of the random-playout dead-end share (margins kept)
+    pad_prob: float
+    hidden_prob: float  # covered non-hole lattice point becomes a (hidden) anchor
+    empty_hole_prob: float
+    early_min: float  # least share of playouts made unsolvable before the paper's certificate
+
+
+TIER_SPECS: dict[str, TierSpec] = {
+    "Easy": TierSpec(
+        cols=(5, 6), rows=(4, 5), layers=(2, 3), boards=(4, 8), free=(3, 4),
+        solution=(5, 12), dead_rate=(0.05, 0.25), pad_prob=0.3, hidden_prob=0.6, empty_hole_prob=0.0, early_min=0.0,
+    ),
+    "Hard": TierSpec(
+        cols=(7, 9), rows=(5, 6), layers=(3, 5), boards=(14, 24), free=(2, 4),
+        solution=(14, 30), dead_rate=(0.70, 0.95), pad_prob=0.3, hidden_prob=0.25, empty_hole_prob=0.05, early_min=0.0,
+    ),
+}
+
+_STRAIGHT = ((1, 0), (0, 1))
+_DIAG = ((1, 1), (1, -1))
+_KNIGHT = ((2, 1), (1, 2), (2, -1), (1, -2))
+
+
+def _spec(tier: str) -> TierSpec:
+    if tier not in TIER_SPECS:
+        raise ConfigError(f"tier: expected one of {', '.join(TIERS)}, got {tier!r}")
+    return TIER_SPECS[tier]
+
+
+def _random_shape(rng: random.Random, spec: TierSpec, cols: int, rows: int):
+    """(kind, hole points) of one random board inside the lattice, or None."""
+    if rng.random() < spec.pad_prob:
+        return "pad", [(rng.randrange(cols), rng.randrange(rows))]
+    r = rng.random()
+    if r < 0.6:
+        d = rng.choice(_STRAIGHT)
+        steps = rng.choice((1, 2, 2, 3))
+    elif r < 0.85:
+        d = rng.choice(_DIAG)
+        steps = rng.choice((1, 2))
+    else:
+        d = rng.choice(_KNIGHT)
+        steps = 1
+    x0, y0 = rng.randrange(cols), rng.randrange(rows)
+    pts = [(x0 + d[0] * k, y0 + d[1] * k) for k in range(steps + 1)]
+    if not all(0 <= x < cols and 0 <= y < rows for x, y in pts):
+        return None
+    inner = pts[1:-1]
+    keep = rng.randint(0, min(2, len(inner)))
+    holes = [pts[0], *sorted(rng.sample(inner, keep), key=pts.index), pts[-1]]
+    return "bar", holes
+
+
+def _candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | None:
+    cols = rng.randint(*spec.cols)
+    rows = rng.randint(*spec.rows)
+    n_layers = rng.randint(*spec.layers)
+    target = rng.randint(*spec.boards)
+    per_layer = [target // n_layers + (i < target % n_layers) for i in range(n_layers)]
+    rng.shuffle(per_layer)
+    placed: list[tuple[str, int, list[tuple[int, int]]]] = []  # kind, layer, hole points
+
+    def seg(kind, holes):
+        return (holes[0], holes[-1]), (G.PAD_R if kind == "pad" else G.BAR_HALF)
+
+    for layer, count in enumerate(per_layer):
+        done = 0
+        for _try in range(count * 40):
+            if done == count:
+                break
+            shape = _random_shape(rng, spec, cols, rows)
+            if shape is None:
+                continue
+            kind, holes = shape
+            s, r = seg(kind, holes)
+            ok = True
+            for k2, l2, h2 in placed:
+                s2, r2 = seg(k2, h2)
+                if l2 == layer and G.shapes_intersect(s, r, s2, r2):
+                    ok = False
+                    break
+                # a hole over a point a lower board covers without a hole there is impossible
+                for p in holes:
+                    if p not in h2 and G.covers(s2, r2, p):
+                        ok = False
+                        break
+                if not ok:
+                    break
+            if not ok:
+                continue
+            placed.append((kind, layer, holes))
+            done += 1
+    if len(placed) < spec.boards[0]:
+        return None
+    points = [(x, y) for y in range(rows) for x in range(cols)]
+    hole_pts = {p for _k, _l, h in placed for p in h}
+    covered = {p for p in points for k, _l, h in placed if G.covers(*seg(k, h), p)}
+    hidden = {p for p in covered - hole_pts if rng.random() < spec.hidden_prob}
+    open_pts = [p for p in points if p not in covered]
+    n_free = rng.randint(*spec.free)
+    if len(open_pts) < n_free:
+        return None
+    free = set(rng.sample(open_pts, n_free))
+    anchors = sorted(hole_pts | hidden | free, key=lambda p: (p[1], p[0]))
+    index = {p: i for i, p in enumerate(anchors)}
+    boards = tuple(Board(k, layer, tuple(index[p] for p in h)) for k, layer, h in placed)
+    # screws: every hole, except a few left empty (never a board's last one)
+    screwed = set(hole_pts)
+    for p in sorted(hole_pts, key=lambda p: (p[1], p[0])):
+        if rng.random() < spec.empty_hole_prob:
+            owners = [h for _k, _l, h in placed if p in h]
+            if all(sum(q in screwed for q in h) > 1 for h in owners):
+                # an empty hole must not sit on top of a screw of a lower board
+                screwed.discard(p)
+    level = Level("candidate", tier, (cols, rows), tuple(anchors), boards, tuple(sorted(index[p] for p in screwed)))
+    try:
+        level.validate()
+    except LevelError:
+        return None
+    return level
+
+
+def _rng(tier: str, seed: int) -> random.Random:
+    return random.Random(f"puzzlegym/BoltUnscrew/{tier}/{seed}")
+
+
+def level_stats(level: Level, playouts: int = 100) -> dict:
+    """Solution length, free anchors at the start and the random-playout dead-end share."""
+    from puzzlegym.envs.bolt_unscrew.rules import free_anchors, initial_state
+    from puzzlegym.solvers.bolt_unscrew import playout_stats, solve
+
+    sol = solve(level)
+    play = playout_stats(level, playouts)
+    return {
+        "boards": len(level.boards),
+        "anchors": len(level.anchors),
+        "screws": len(level.screws),
+        "free": free_anchors(level, initial_state(level)),
+        "solution_length": sol.length,
+        "optimal": sol.optimal,
+        "dead_rate": play["dead_rate"],
+        "early_rate": play["early_rate"],
+    }
+
+
+def generate(tier: str, seed: int, *, with_stats: bool = False):
+    """A solver-verified level of ``tier`` for ``seed`` (deterministic), id
+    ``bolt-<tier>-seed<seed>``; with ``with_stats`` also its :func:`level_stats`."""
+    from puzzlegym.envs.bolt_unscrew.rules import free_anchors, initial_state
+    from puzzlegym.solvers.bolt_unscrew import SearchLimitReached, certify, model, playout_stats
+
+    spec = _spec(tier)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ConfigError(f"seed: expected an integer, got {seed!r}")
+    rng = _rng(tier, seed)
+    for _attempt in range(MAX_ATTEMPTS):
+        level = _candidate(rng, spec, tier)
+        if level is None:
+            continue
+        if not spec.boards[0] <= len(level.boards) <= spec.boards[1]:
+            continue
+        if not spec.free[0] <= free_anchors(level, initial_state(level)) <= spec.free[1]:
+            continue
+        if not spec.solution[0] <= len(level.screws) <= spec.solution[1]:
+            continue
+        level = Level(f"bolt-{tier.lower()}-seed{seed}", tier, level.size, level.anchors, level.boards, level.screws)
+        if certify(level, initial_state(level), max_states=20_000) != "solvable":
+            model.cache_clear()
+            continue
+        try:
+            stats = playout_stats(level, 100, max_states=50_000)
+        except SearchLimitReached:
+            model.cache_clear()
+            continue
+        if not spec.dead_rate[0] <= stats["dead_rate"] <= spec.dead_rate[1]:
+            continue
+        if stats["early_rate"] < spec.early_min:
+            continue
+        if with_stats:
+            return level, level_stats(level)
+        return level
+    raise RuntimeError(f"no {tier} level found for seed {seed} in {MAX_ATTEMPTS} attempts")
+
+
+def build_catalogue(tier: str, log=None) -> list[tuple[Level, tuple]]:
+    """The canonical levels of ``tier`` with their reference (shortest) solutions, sorted
+    by difficulty (solution length, then dead-end share)."""
+    from puzzlegym.solvers.bolt_unscrew import solve
+
+    found = []
+    for seed in range(CATALOGUE_SIZE):
+        level, stats = generate(tier, seed, with_stats=True)
+        found.append((stats["solution_length"], stats["dead_rate"], seed, level))
+    found.sort(key=lambda t: (t[0], t[1], t[2]))
+    out = []
+    for i, (n, rate, seed, level) in enumerate(found):
+        level = Level(f"bolt-{tier.lower()}-{i + 1:02d}", tier, level.size, level.anchors, level.boards, level.screws)
+        sol = solve(level)
+        assert sol.length == n
+        out.append((level, sol.moves))
+        if log:
+            log(f"  {level.id}: seed {seed}, {len(level.boards)} boards, {len(level.anchors)} anchors, "
+                f"{n} moves, dead-end rate {rate:.2f}")
+    return out
+
+
+def catalogue_document(tier: str, entries) -> dict:
+    return CATALOGUE.document(
+        tier, ((level, {"solution": [list(m) for m in moves]}) for level, moves in entries)
+    )
+
+
+def dumps(doc: dict) -> str:
+    """The catalogue JSON: one line per board, so diffs stay readable."""
+    return Catalogue.dumps(doc, multiline="boards")
+
+
+def main(argv: list[str] | None = None) -> int:
+    return generator_main(
+        argv,
+        game_title="Bolt Unscrew",
+        module="puzzlegym.envs.bolt_unscrew.generator",
+        catalogue=CATALOGUE,
+        generate=generate,
+        build=build_catalogue,
+        document=catalogue_document,
+        multiline="boards",
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["TIER_SPECS", "build_catalogue", "catalogue_document", "dumps", "generate", "level_stats"]
