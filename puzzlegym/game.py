@@ -79,6 +79,28 @@ class GameView(Protocol):
     def ui_from_json(self, data: Any) -> Any: ...
 
 
+class SelectionUI:
+    """The interaction state of views that select one thing before moving it (a screw, a
+    bolt): the selected item's index, or None. Nothing is selected when a level starts or
+    after a move. Subclasses name the item in ``selected_item`` (for error messages)."""
+
+    selected_item = "item index"
+
+    def initial_ui(self, level: Any, state: Any) -> Any:
+        return None
+
+    def after_move(self, level: Any, state: Any, ui: Any) -> Any:
+        return None
+
+    def ui_to_json(self, ui: Any) -> Any:
+        return ui
+
+    def ui_from_json(self, data: Any) -> Any:
+        if data is None or (isinstance(data, int) and not isinstance(data, bool) and data >= 0):
+            return data
+        raise ValueError(f"ui state: expected null or a {self.selected_item}, got {data!r}")
+
+
 @dataclass(frozen=True)
 class Game:
     """Everything puzzlegym knows about one game.

@@ -20,7 +20,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from puzzlegym.actions import Click
-from puzzlegym.game import ViewOutcome
+from puzzlegym.game import SelectionUI, ViewOutcome
 from puzzlegym.input import Gesture
 from puzzlegym.render import Rect, Widget
 
@@ -231,22 +231,10 @@ def _tables(level: Level, area: Rect):
     return plate_w, tuple(boards), tuple(screws), tuple(rings), tuple(layers)
 
 
-class BoltUnscrewView:
+class BoltUnscrewView(SelectionUI):
     """Layout, drawing and input mapping (ui = the selected screw's anchor or None)."""
 
-    def initial_ui(self, level: Level, state: State) -> Any:
-        return None
-
-    def after_move(self, level: Level, state: State, ui: Any) -> Any:
-        return None
-
-    def ui_to_json(self, ui: Any) -> Any:
-        return ui
-
-    def ui_from_json(self, data: Any) -> Any:
-        if data is None or (isinstance(data, int) and not isinstance(data, bool) and data >= 0):
-            return data
-        raise ValueError(f"bolt unscrew ui state: expected null or an anchor index, got {data!r}")
+    selected_item = "anchor index"
 
     def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
         plate, boards, screws, rings, layers = _tables(level, area)

@@ -19,7 +19,7 @@ from typing import Any
 from PIL import ImageDraw
 
 from puzzlegym.actions import Click
-from puzzlegym.game import ViewOutcome
+from puzzlegym.game import SelectionUI, ViewOutcome
 from puzzlegym.input import Gesture
 from puzzlegym.render import Rect, Widget, font
 
@@ -128,22 +128,10 @@ def _paint_bolt(draw: ImageDraw.ImageDraw, img, key) -> None:
         draw.text((cx, mid), letter, font=f, fill=_text_colour(rgb), anchor="mm")
 
 
-class NutAndBoltView:
+class NutAndBoltView(SelectionUI):
     """Layout and input mapping (see module docstring)."""
 
-    def initial_ui(self, level: Level, state: State) -> Any:
-        return None
-
-    def after_move(self, level: Level, state: State, ui: Any) -> Any:
-        return None
-
-    def ui_to_json(self, ui: Any) -> Any:
-        return ui
-
-    def ui_from_json(self, data: Any) -> Any:
-        if data is not None and (isinstance(data, bool) or not isinstance(data, int) or data < 0):
-            raise ValueError(f"nut and bolt ui state must be null or a bolt index, got {data!r}")
-        return data
+    selected_item = "bolt index"
 
     def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
         rects, nut_h, nut_w = _geometry(level.n_bolts, level.capacity, area)
