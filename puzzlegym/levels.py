@@ -3,11 +3,12 @@ only each game's rules model and the solver dispatch."""
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from puzzlegym import solvers
 from puzzlegym.registry import games, get_game
-from puzzlegym.solvers.search import nodes_reaching, reachable_states
+from puzzlegym.solvers.search import nodes_reaching
 
 STATS_MAX_STATES = 200_000
 
@@ -48,31 +49,52 @@ def validate(game: str | None = None) -> list[str]:
 
 
 def level_stats(game, level, max_states: int = STATS_MAX_STATES) -> dict[str, Any]:
-    """N_step (solver-optimal length), mean branching factor over reachable states, number of
-    reachable states (a lower bound when the enumeration hits ``max_states``) and the share
-    of reachable states that are dead ends."""
+    """N_step (solver-optimal length), the number of reachable states (a lower bound when the
+    enumeration hits ``max_states``), the mean branching factor over them and the share of
+    them that are dead ends. States are counted up to the solver's symmetry
+    (``solvers.canonical_key``: e.g. Nut and Bolt bolts as a multiset, Bolt Unscrew's loose
+    screws interchangeable); one representative state per key is expanded."""
     rules = game.rules
-
-    def successors(state):
-        for move in rules.legal_moves(level, state):
-            yield move, rules.apply(level, state, move)
-
     sol = solvers.solve(level)
-    graph, complete = reachable_states(rules.initial_state(level), successors, max_states)
+
+    def key(state):
+        return solvers.canonical_key(level, state)
+
+    start = rules.initial_state(level)
+    rep = {key(start): start}  # canonical key -> a representative state
+    graph: dict[Any, list] = {}
+    queue = deque([key(start)])
+    complete = True
+    while queue:
+        k = queue.popleft()
+        state = rep[k]
+        edges = []
+        for move in rules.legal_moves(level, state):
+            nxt = rules.apply(level, state, move)
+            nk = key(nxt)
+            edges.append(nk)
+            if nk not in rep:
+                if len(rep) >= max_states:
+                    complete = False
+                    continue
+                rep[nk] = nxt
+                queue.append(nk)
+        graph[k] = edges
+        if not complete:
+            break
     n = len(graph)
     branching = sum(len(e) for e in graph.values()) / n if n else 0.0
     row = {
         "n_step": sol.length,
         "optimal": sol.optimal,
-        "states": n,
+        "states": n if complete else len(rep),
         "states_complete": complete,
         "branching": round(branching, 3),
         "dead_end_share": None,
     }
     if complete:
-        adj = {s: [t for _m, t in e] for s, e in graph.items()}
-        alive = nodes_reaching(adj, [s for s in adj if rules.is_solved(level, s)])
-        row["dead_end_share"] = round(sum(1 for s in graph if s not in alive) / n, 4)
+        alive = nodes_reaching(graph, [k for k in graph if rules.is_solved(level, rep[k])])
+        row["dead_end_share"] = round(sum(1 for k in graph if k not in alive) / n, 4)
     return row
 
 

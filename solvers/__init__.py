@@ -39,9 +39,16 @@ def solve(level: Any, state: Any = None) -> Solution:
     return _module(level).solve(level, state)
 
 
+def canonical_key(level: Any, state: Any) -> Any:
+    """A key under which states with the same futures coincide (the state itself for games
+    whose solver defines no symmetry)."""
+    key = getattr(_module(level), "canonical_key", None)
+    return state if key is None else key(level, state)
+
+
 def certify(level: Any, state: Any) -> Verdict:
     """Classify ``state`` of ``level`` as "solvable", "dead_end" or "unknown" (search limit)."""
     return _module(level).certify(level, state)
 
 
-__all__ = ["Solution", "Unsolvable", "Verdict", "certify", "solve"]
+__all__ = ["Solution", "Unsolvable", "Verdict", "canonical_key", "certify", "solve"]

@@ -270,9 +270,16 @@ def reachable_count(level: Level, max_states: int = 2_000_000) -> tuple[int, int
     return len(seen), dead
 
 
+def canonical_key(level: Level, state: State) -> tuple[int, int]:
+    """States with equal keys have the same futures: the screws still under a remaining
+    board, and the remaining boards (loose screws and uncovered empty anchors are
+    interchangeable). Used for state-space statistics."""
+    return model(level).key(state)
+
+
 def describe(level: Level) -> dict[str, Any]:
     sol = solve(level)
     return {"id": level.id, "boards": len(level.boards), "solution_length": sol.length}
 
 
-__all__ = ["SearchLimitReached", "certify", "dead_end_rate", "playout_stats", "describe", "is_dead_end", "model", "random_playout", "reachable_count", "solve"]
+__all__ = ["SearchLimitReached", "canonical_key", "certify", "dead_end_rate", "playout_stats", "describe", "is_dead_end", "model", "random_playout", "reachable_count", "solve"]

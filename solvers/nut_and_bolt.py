@@ -70,6 +70,11 @@ def canonical(board: Board, cap: int) -> tuple:
     return (cap, *sorted(b for b in board if not (len(b) == cap and b.count(b[0]) == cap)))
 
 
+def canonical_key(level: Level, state: State) -> tuple:
+    """States with equal keys have the same futures (for state-space statistics)."""
+    return canonical(to_board(state), level.capacity)
+
+
 def _runs(b: bytes) -> int:
     r = _RUNS.get(b)
     if r is None:
@@ -360,6 +365,7 @@ def lower_bound(level: Level, state: State | None = None) -> int:
 __all__ = [
     "SearchLimitReached",
     "canonical",
+    "canonical_key",
     "certify",
     "clear_memo",
     "heuristic",
