@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from puzzlegym.agents import SolverAgent
-from puzzlegym.backends.browser import BrowserUnavailable, chromium_path
+from puzzlegym.backends.browser import CHROMIUM_ARGS, BrowserUnavailable, chromium_path
 
 pytestmark = pytest.mark.browser
 
@@ -175,7 +175,7 @@ def _window_baseline() -> set:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox", "--disable-gpu"])
+        b = p.chromium.launch(executable_path=chromium_path(), args=list(CHROMIUM_ARGS))
         page = b.new_page()
         keys = set(page.evaluate("Object.keys(window)"))
         b.close()
