@@ -85,6 +85,18 @@ def _cmd_levels(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve_until_interrupted(server, close) -> int:
+    """Serve until Ctrl-C, then close the server and what it served (envs, browsers)."""
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        close()
+    return 0
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     from puzzlegym.server import Service, make_serve_server
 
@@ -92,14 +104,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     server = make_serve_server(args.host, args.port, service)
     host, port = server.server_address[:2]
     print(f"puzzlegym serve: http://{host}:{port}/ (backend {args.backend}, records in {args.record_dir})", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-        service.close()
-    return 0
+    return _serve_until_interrupted(server, service.close)
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -112,14 +117,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     server = make_play_server(args.host, args.port, play)
     host, port = server.server_address[:2]
     print(f"puzzlegym play: open http://{host}:{port}/ in a browser (record: {args.record_dir})", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-        play.close()
-    return 0
+    return _serve_until_interrupted(server, play.close)
 
 
 def _lazy(target: str):
