@@ -338,7 +338,7 @@ class PuzzleEnv(gym.Env):
             "evaluator": {
                 "level": board.index + 1 if on_target else None,
                 "potential": board.potential if board is not None and suite.screen == LEVEL else None,
-                "progress": self._phi_now(),
+                "progress": self._phi,
                 "levels_won": ev.levels_won,
                 "lc": ev.lc,
                 "fgp": ev.fgp,
@@ -347,9 +347,6 @@ class PuzzleEnv(gym.Env):
                 "mismatch": ev.mismatch,
             },
         }
-
-    def _phi_now(self) -> float:
-        return self.evaluator.progress(self.suite.board)
 
     # ------------------------------------------------------------------ checkpoints
     def checkpoint(self) -> Checkpoint:
