@@ -33,12 +33,14 @@ class SolverAgent:
         self._pending: deque = deque()  # GUI actions of the move in progress
         self._plan: deque = deque()  # remaining moves
         self._expect: Any = None  # (level, state) the plan continues from
+        self.solves = 0
 
     def _next_move_actions(self) -> list:
         board = self.env.suite.board
         key = (board.level, board.state)
         if not self._plan or self._expect != key:
             solution = solvers.solve(board.level, board.state)
+            self.solves += 1
             self._plan = deque(solution.moves)
         move = self._plan.popleft()
         result = board.game.rules.apply(board.level, board.state, move)
