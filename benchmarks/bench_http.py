@@ -10,7 +10,7 @@ import json
 import sys
 
 import puzzlegym  # noqa: F401
-from puzzlegym import bench
+from puzzlegym.evaluation import bench
 
 if __name__ == "__main__":
     print(json.dumps(bench.http_action_rate(sys.argv[1] if len(sys.argv) > 1 else "LongPuzzle/MazePaint-Easy")))

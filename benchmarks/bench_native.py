@@ -14,7 +14,7 @@ import json
 import sys
 
 import puzzlegym  # noqa: F401
-from puzzlegym import bench
+from puzzlegym.evaluation import bench
 
 if __name__ == "__main__":
     ids = sys.argv[1:] or ["LongPuzzle/MazePaint-Easy", "LongPuzzle/MazePaint-Medium", "LongPuzzle/MazePaint-Hard"]

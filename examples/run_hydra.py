@@ -32,8 +32,8 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from puzzlegym.errors import PuzzleGymError
+from puzzlegym.evaluation.runner import run_episode
 from puzzlegym.registry import parse_env_id
-from puzzlegym.runner import run_episode
 
 
 @hydra.main(config_path="../configs", config_name="run", version_base=None)

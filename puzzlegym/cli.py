@@ -10,8 +10,8 @@ from puzzlegym.errors import PuzzleGymError
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from puzzlegym.evaluation.runner import run_episode
     from puzzlegym.registry import parse_env_id
-    from puzzlegym.runner import run_episode
 
     parse_env_id(args.env_id)
     out = args.out or f"runs/{args.env_id.split('/')[-1]}-{args.agent.replace(':', '_')}-seed{args.seed}"
@@ -44,7 +44,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from puzzlegym import bench
+    from puzzlegym.evaluation import bench
     from puzzlegym.registry import parse_env_id
 
     parse_env_id(args.env_id)
@@ -58,7 +58,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_levels(args: argparse.Namespace) -> int:
-    from puzzlegym import levels
+    from puzzlegym.evaluation import levels
 
     if args.action == "list":
         rows = levels.list_levels(args.game)
@@ -77,7 +77,7 @@ def _cmd_levels(args: argparse.Namespace) -> int:
         else:
             print(levels.stats_table(rows))
         if args.write:
-            from puzzlegym.report import write_levels_doc
+            from puzzlegym.evaluation.report import write_levels_doc
 
             ok = write_levels_doc(rows, args.write)
             print(f"wrote {args.write}; N_step check {'OK' if ok else 'FAILS'}", file=sys.stderr)
@@ -98,7 +98,7 @@ def _serve_until_interrupted(server, close) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from puzzlegym.server import Service, make_serve_server
+    from puzzlegym.service.serve import Service, make_serve_server
 
     service = Service(backend=args.backend, clock=args.clock, record_dir=args.record_dir)
     server = make_serve_server(args.host, args.port, service)
@@ -109,7 +109,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     from puzzlegym.registry import parse_env_id
-    from puzzlegym.server import PlaySession, make_play_server
+    from puzzlegym.service.play import PlaySession, make_play_server
 
     parse_env_id(args.env_id)
     kwargs = {} if args.level is None else {"level": args.level}
@@ -195,20 +195,20 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--gif", action="store_true", help="also write an episode GIF")
     ev.add_argument("--resume", action="store_true", help="skip episodes that already have a result")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
-    ev.set_defaults(func=_lazy("puzzlegym.evaluation:cmd"))
+    ev.set_defaults(func=_lazy("puzzlegym.evaluation.eval:cmd"))
 
     rp = sub.add_parser("report", help="tables and plots from a run directory")
     rp.add_argument("run_dir")
     rp.add_argument("--out", default=None, help="output directory (default RUN_DIR/report)")
     rp.add_argument("--title", default=None)
     rp.add_argument("--note", default=None, help="a line of text under the title (e.g. how to regenerate)")
-    rp.set_defaults(func=_lazy("puzzlegym.report:cmd"))
+    rp.set_defaults(func=_lazy("puzzlegym.evaluation.report:cmd"))
 
     rpl = sub.add_parser("replay", help="re-run an episode record and check it reproduces")
     rpl.add_argument("dir", help="a record directory (or a run directory: every record under it)")
     rpl.add_argument("--backend", default=None, help="replay on another backend (default: the record's)")
     rpl.add_argument("--json", action="store_true")
-    rpl.set_defaults(func=_lazy("puzzlegym.replay:cmd"))
+    rpl.set_defaults(func=_lazy("puzzlegym.evaluation.replay:cmd"))
     return parser
 
 

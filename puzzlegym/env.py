@@ -15,7 +15,6 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from puzzlegym import __version__
 from puzzlegym.actions import (
     SCREEN_HEIGHT,
     SCREEN_WIDTH,
@@ -27,14 +26,15 @@ from puzzlegym.actions import (
 )
 from puzzlegym.backends import make_backend
 from puzzlegym.checkpoint import Checkpoint
-from puzzlegym.clock import make_clock
 from puzzlegym.errors import CheckpointError, ConfigError, PuzzleGymError
-from puzzlegym.evaluator import Evaluator, Objective
-from puzzlegym.input import GestureRecognizer
-from puzzlegym.labels import label
-from puzzlegym.records import EpisodeRecorder
+from puzzlegym.evaluation.evaluator import Evaluator, Objective
+from puzzlegym.evaluation.records import EpisodeRecorder
 from puzzlegym.registry import catalogue_sha256, games, get_game
-from puzzlegym.suite import LEVEL, Suite
+from puzzlegym.screen.clock import make_clock
+from puzzlegym.screen.input import GestureRecognizer
+from puzzlegym.screen.labels import label
+from puzzlegym.screen.suite import LEVEL, Suite
+from puzzlegym.version import __version__
 
 STARTS = ("home", "board")
 REWARDS = ("potential", "sparse")

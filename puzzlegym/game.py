@@ -20,8 +20,8 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from puzzlegym.input import Gesture
-from puzzlegym.render import Rect, Widget
+from puzzlegym.screen.input import Gesture
+from puzzlegym.screen.render import Rect, Widget
 
 
 @dataclass(frozen=True)
@@ -138,22 +138,25 @@ class Game:
 
     @classmethod
     def from_package(
-        cls, package: str, *, rules: Any, view: GameView, load_catalogue: Any, **fields: Any
+        cls,
+        package: str,
+        *,
+        rules: Any,
+        view: GameView,
+        load_catalogue: Any,
+        dead_end: Any,
+        **fields: Any,
     ) -> Game:
         """A game from its package's conventional parts: ``rules`` (``TIERS``, ``Level`` with
         ``from_json``/``to_json``, ``state_to_json``/``state_from_json``), ``generator.generate``
-        (imported on first use), ``card.md`` as the rule card, and the exact certifier of
-        ``puzzlegym.solvers`` as the dead-end certificate. ``fields`` gives the rest (name,
-        title, instruction, ...) and may override any of these."""
+        (imported on first use), ``card.md`` as the rule card, and ``dead_end`` (usually
+        ``puzzlegym.solvers.is_dead_end``, the exact certifier) as the dead-end certificate.
+        ``fields`` gives the rest (name, title, instruction, ...) and may override any of
+        these."""
         from importlib import import_module, resources
 
         def generate(tier: str, seed: int):
             return import_module(f"{package}.generator").generate(tier, seed)
-
-        def dead_end(level: Any, state: Any) -> bool:
-            from puzzlegym import solvers
-
-            return solvers.certify(level, state) == "dead_end"
 
         defaults = dict(
             tiers=rules.TIERS,

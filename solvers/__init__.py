@@ -51,4 +51,10 @@ def certify(level: Any, state: Any) -> Verdict:
     return _module(level).certify(level, state)
 
 
-__all__ = ["Solution", "Unsolvable", "Verdict", "canonical_key", "certify", "solve"]
+def is_dead_end(level: Any, state: Any) -> bool:
+    """True when ``state`` is certified unsolvable (the dead-end certificate a game gives the
+    evaluator; "unknown" past a search limit is not a dead end)."""
+    return certify(level, state) == "dead_end"
+
+
+__all__ = ["Solution", "Unsolvable", "Verdict", "canonical_key", "certify", "is_dead_end", "solve"]

@@ -11,7 +11,7 @@ from puzzlegym.actions import Click, to_dict
 from puzzlegym.agents import SolverAgent
 from puzzlegym.envs.bolt_unscrew import rules as R
 from puzzlegym.envs.bolt_unscrew import view as V
-from puzzlegym.suite import BOARD_AREA
+from puzzlegym.screen.suite import BOARD_AREA
 
 from .conftest import frame_hash
 

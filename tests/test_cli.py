@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from puzzlegym.records import read_log
+from puzzlegym.evaluation.records import read_log
 
 
 def cli(*args, check=True):

@@ -96,7 +96,7 @@ def test_rule_rejected_move_keeps_board_and_shows_neutral_feedback(make_env):
     blocked = [m for m in ("up", "down", "left", "right") if m not in rules.legal_moves(board.level, board.state)]
     assert blocked, "the start cell of level 1 has at least one wall neighbour"
     state = board.state
-    action = u.game.view.actions_for_move(board.level, state, None, blocked[0], __import__("puzzlegym.suite", fromlist=["x"]).BOARD_AREA)[0]
+    action = u.game.view.actions_for_move(board.level, state, None, blocked[0], __import__("puzzlegym.screen.suite", fromlist=["x"]).BOARD_AREA)[0]
     _, reward, *_, info = env.step(action)
     assert u.suite.board.state == state
     assert info["feedback"] == "The ball cannot roll that way"
@@ -206,7 +206,7 @@ def test_observation_is_fresh_uint8_array(make_env):
 
 
 def test_each_reset_writes_its_own_record(make_env, tmp_path):
-    from puzzlegym.records import read_log
+    from puzzlegym.evaluation.records import read_log
 
     env = make_env(record_dir=str(tmp_path / "rec"))
     env.reset(seed=0)

@@ -10,7 +10,8 @@ import pytest
 
 from puzzlegym.cli import main
 from puzzlegym.errors import ConfigError
-from puzzlegym.evaluation import episode_dir, parse_objectives, parse_seeds, run_eval
+from puzzlegym.evaluation.eval import episode_dir, parse_objectives, parse_seeds, run_eval
+from puzzlegym.evaluation.records import read_log
 from puzzlegym.metrics import (
     aggregate,
     aggregate_records,
@@ -18,7 +19,6 @@ from puzzlegym.metrics import (
     episode_row,
     find_records,
 )
-from puzzlegym.records import read_log
 from puzzlegym.registry import env_ids
 
 

@@ -1,7 +1,7 @@
 """The gesture recogniser: clicks, double clicks, drags and swipes from timed events."""
 
 from puzzlegym.actions import Click, DoubleClick, Drag, PressKey, Scroll, TypeText, Wait
-from puzzlegym.input import Event, Gesture, GestureRecognizer, action_events, swipe_direction
+from puzzlegym.screen.input import Event, Gesture, GestureRecognizer, action_events, swipe_direction
 
 
 def gestures(actions, t0=0, gap=1000):

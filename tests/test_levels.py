@@ -2,7 +2,8 @@
 
 import pytest
 
-from puzzlegym import levels, solvers
+from puzzlegym import solvers
+from puzzlegym.evaluation import levels
 from puzzlegym.registry import get_game
 from puzzlegym.solvers.search import nodes_reaching, reachable_states
 

@@ -22,9 +22,9 @@ from puzzlegym.envs.nut_and_bolt.generator import (
     generate,
 )
 from puzzlegym.envs.nut_and_bolt.view import bolt_rects
+from puzzlegym.screen.suite import BOARD_AREA
 from puzzlegym.solvers import nut_and_bolt as S
 from puzzlegym.solvers.search import nodes_reaching, reachable_states
-from puzzlegym.suite import BOARD_AREA
 
 SIZES = {"Easy": 3, "Medium": 3, "Hard": 3, "Extreme": 3, "Nightmare": 1}
 

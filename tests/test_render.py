@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzlegym.agents import SolverAgent
-from puzzlegym.render import SCREEN, Canvas, Rect, Widget, render_full
+from puzzlegym.screen.render import SCREEN, Canvas, Rect, Widget, render_full
 
 
 def _fill(draw, img, key):

@@ -7,9 +7,9 @@ import gymnasium as gym
 import pytest
 
 from puzzlegym.cli import main
-from puzzlegym.records import read_log
-from puzzlegym.replay import _steps, replay
-from puzzlegym.runner import run_episode
+from puzzlegym.evaluation.records import read_log
+from puzzlegym.evaluation.replay import _steps, replay
+from puzzlegym.evaluation.runner import run_episode
 
 
 @pytest.fixture(scope="module")

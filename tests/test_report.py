@@ -7,9 +7,9 @@ import pytest
 
 from puzzlegym import solvers
 from puzzlegym.cli import main
-from puzzlegym.evaluation import run_eval
+from puzzlegym.evaluation.eval import run_eval
+from puzzlegym.evaluation.report import load_run, nstep_by_tier, write_report
 from puzzlegym.registry import games
-from puzzlegym.report import load_run, nstep_by_tier, write_report
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from puzzlegym.records import read_log
+from puzzlegym.evaluation.records import read_log
 
 
 def start(args, tmp_path):
@@ -66,7 +66,7 @@ def test_reset_action_screenshot_answer_match_the_env_and_leak_nothing(service):
     from puzzlegym import solvers
 
     moves = solvers.solve(env.unwrapped.suite.board.level).moves
-    from puzzlegym.suite import BOARD_AREA
+    from puzzlegym.screen.suite import BOARD_AREA
 
     for move in moves:
         u = env.unwrapped

@@ -160,9 +160,9 @@ def test_random_gui_sequences_only_raise_documented_rejections(make_env, actions
 
 def test_objective_complete_screen_and_reentry_after_all_levels():
     from puzzlegym import solvers
-    from puzzlegym.input import Gesture
     from puzzlegym.registry import get_game
-    from puzzlegym.suite import Suite
+    from puzzlegym.screen.input import Gesture
+    from puzzlegym.screen.suite import Suite
 
     game = get_game("MazePaint")
     suite = Suite({"MazePaint": game}, lambda g, t: game.load_catalogue(t)[:2])

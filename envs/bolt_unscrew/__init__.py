@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from puzzlegym import solvers
 from puzzlegym.game import Game
 
 from . import rules
@@ -32,6 +33,7 @@ GAME = Game.from_package(
     rules=rules,
     view=BoltUnscrewView(),
     load_catalogue=load_catalogue,
+    dead_end=solvers.is_dead_end,
     instruction="Click a screw, then click a free hole. Free every board.",
     describe=_describe,
 )

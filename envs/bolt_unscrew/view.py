@@ -21,8 +21,8 @@ from PIL import Image, ImageDraw
 
 from puzzlegym.actions import Click
 from puzzlegym.game import SelectionUI, ViewOutcome
-from puzzlegym.input import Gesture
-from puzzlegym.render import Rect, Widget
+from puzzlegym.screen.input import Gesture
+from puzzlegym.screen.render import Rect, Widget
 
 from . import geometry as G
 from . import rules

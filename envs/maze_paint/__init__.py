@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from puzzlegym import solvers
 from puzzlegym.game import Game
 
 from . import rules
@@ -17,5 +18,6 @@ GAME = Game.from_package(
     rules=rules,
     view=MazePaintView(),
     load_catalogue=load_catalogue,
+    dead_end=solvers.is_dead_end,
     instruction="Swipe to roll the ball. Paint every floor tile.",
 )

@@ -9,8 +9,8 @@ from PIL import ImageDraw
 
 from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, Drag
 from puzzlegym.game import ViewOutcome
-from puzzlegym.input import Gesture
-from puzzlegym.render import Rect, Widget
+from puzzlegym.screen.input import Gesture
+from puzzlegym.screen.render import Rect, Widget
 
 from . import rules
 from .rules import Level, State

@@ -3,6 +3,7 @@ colour. (``GAME`` plugs it in.)"""
 
 from __future__ import annotations
 
+from puzzlegym import solvers
 from puzzlegym.game import Game
 
 from . import rules
@@ -17,6 +18,7 @@ GAME = Game.from_package(
     rules=rules,
     view=NutAndBoltView(),
     load_catalogue=load_catalogue,
+    dead_end=solvers.is_dead_end,
     instruction="Click a bolt to lift its top nuts, then click the bolt to put them on.",
     has_undo=True,
 )

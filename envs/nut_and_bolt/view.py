@@ -20,8 +20,8 @@ from PIL import ImageDraw
 
 from puzzlegym.actions import Click
 from puzzlegym.game import SelectionUI, ViewOutcome
-from puzzlegym.input import Gesture
-from puzzlegym.render import Rect, Widget, font
+from puzzlegym.screen.input import Gesture
+from puzzlegym.screen.render import Rect, Widget, font
 
 from .rules import Level, State, top_run
 

@@ -1,6 +1,6 @@
 """The browser backend: the suite in a real Chromium page, driven through Playwright.
 
-The page (``puzzlegym/assets/page``) shows the frames the renderer produces in a canvas and
+The page (``puzzlegym/backends/page/``) shows the frames the renderer produces in a canvas and
 reports its real pointer and keyboard events. Every GUI action is performed with Playwright's
 mouse and keyboard on the page (drags as interpolated moves); the page's events, rebased onto
 the episode clock, go to the same gesture recogniser the in-process backend uses; the changed
@@ -34,8 +34,8 @@ from puzzlegym.actions import (
 )
 from puzzlegym.backends.native import FrameBuffer
 from puzzlegym.errors import PuzzleGymError
-from puzzlegym.input import Event
-from puzzlegym.render import SCREEN, Rect
+from puzzlegym.screen.input import Event
+from puzzlegym.screen.render import SCREEN, Rect
 
 CHROMIUM_ENV = "PUZZLEGYM_CHROMIUM"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
@@ -74,11 +74,15 @@ def chromium_path() -> str:
     return path
 
 
+def page_file(name: str):
+    """A file of the static page (``index.html``, ``page.js``) shipped beside this backend."""
+    return resources.files("puzzlegym.backends") / "page" / name
+
+
 def page_html() -> str:
     """The page with its script inlined (the browser backend loads it with no server)."""
-    folder = resources.files("puzzlegym") / "assets" / "page"
-    html = (folder / "index.html").read_text(encoding="utf-8")
-    script = (folder / "page.js").read_text(encoding="utf-8")
+    html = page_file("index.html").read_text(encoding="utf-8")
+    script = page_file("page.js").read_text(encoding="utf-8")
     return html.replace('<script src="page.js"></script>', f"<script>{script}</script>")
 
 

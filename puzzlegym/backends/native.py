@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from puzzlegym.actions import Action
-from puzzlegym.input import Event, action_events
-from puzzlegym.render import Canvas
+from puzzlegym.screen.input import Event, action_events
+from puzzlegym.screen.render import Canvas
 
 
 class FrameBuffer:

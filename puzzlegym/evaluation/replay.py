@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.records import read_log
+from puzzlegym.evaluation.records import read_log
 
 
 class ReplayClock:
@@ -193,7 +193,7 @@ def format_report(rep: dict[str, Any]) -> str:
 
 def cmd(args) -> int:
     """``puzzlegym replay DIR``: exit status 0 when the record reproduces, 1 otherwise."""
-    from puzzlegym.metrics import find_records
+    from puzzlegym.evaluation.metrics import find_records
 
     dirs = [Path(args.dir)] if (Path(args.dir) / "manifest.json").exists() else find_records(args.dir)
     if not dirs:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from puzzlegym.suite import Board
+from puzzlegym.screen.suite import Board
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ from typing import Any, Protocol
 
 from PIL import ImageDraw
 
-from puzzlegym import theme
 from puzzlegym.game import Game, Rejected
-from puzzlegym.input import Gesture
-from puzzlegym.labels import label
-from puzzlegym.render import SCREEN, Rect, Widget, draw_text_centered, font
+from puzzlegym.screen import theme
+from puzzlegym.screen.input import Gesture
+from puzzlegym.screen.labels import label
+from puzzlegym.screen.render import SCREEN, Rect, Widget, draw_text_centered, font
 
 HOME = "home"
 DIFFICULTY = "difficulty"
@@ -414,7 +414,7 @@ def _button(
 
 
 # ---------------------------------------------------------------------- painters
-# Painters draw their key into an image of the widget's size (see puzzlegym.render).
+# Painters draw their key into an image of the widget's size (see puzzlegym.screen.render).
 
 
 def _paint_background(draw: ImageDraw.ImageDraw, img, key) -> None:

@@ -30,9 +30,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-from puzzlegym import __version__
 from puzzlegym.errors import ConfigError
 from puzzlegym.registry import ID_PREFIX, catalogue_sha256, env_ids, parse_env_id
+from puzzlegym.version import __version__
 
 
 def parse_objectives(spec: str | list[str]) -> list[str]:
@@ -81,7 +81,7 @@ def episode_dir(run_dir: str | Path, agent: str, env_id: str, seed: int) -> Path
 
 def _run_job(job: dict[str, Any]) -> dict[str, Any]:
     """One episode (runs in a worker process). Never raises: errors become the result."""
-    from puzzlegym.runner import run_episode
+    from puzzlegym.evaluation.runner import run_episode
 
     out = Path(job["out_dir"])
     t0 = time.perf_counter()
@@ -209,7 +209,7 @@ def _short(result: dict) -> str:
 
 def summary_lines(run_dir: str | Path) -> list[str]:
     """One line per agent: its Table-2 figures over the run's records."""
-    from puzzlegym.report import load_run
+    from puzzlegym.evaluation.report import load_run
 
     data = load_run(run_dir)
     lines = []

@@ -25,7 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from puzzlegym import metrics
+from puzzlegym.evaluation import metrics
 
 TABLE2_COLUMNS = ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "NGAR", "SMR")
 
@@ -310,7 +310,7 @@ def write_report(
 # --------------------------------------------------------------------------- level science
 def levels_markdown(rows: list[dict]) -> str:
     """``docs/levels.md``: the per-level table and the per-tier means with the N_step check."""
-    from puzzlegym.levels import stats_table
+    from puzzlegym.evaluation.levels import stats_table
 
     check = nstep_by_tier(rows)
     lines = [

@@ -1,23 +1,24 @@
-"""Reference agents. Both act only through GUI actions.
-
-* :class:`SolverAgent` plans with the exact solver on the evaluator's (privileged) state and
-  performs each move with the game view's GUI actions, navigating the suite from the home
-  screen like a player: card, difficulty, board, Next.
-* :class:`RandomAgent` samples the env's action space.
-
-An agent is any callable ``agent(obs, info) -> action``; :func:`make_agent` builds these two
-or imports ``module:attribute`` (a class or factory taking the env).
-"""
+"""The solver agent: plans with the exact solver on the evaluator's (privileged) state and
+performs each move with the game view's GUI actions, navigating the suite from the home
+screen like a player: card, difficulty, board, Next."""
 
 from __future__ import annotations
 
-import importlib
 from collections import deque
 from typing import Any
 
 from puzzlegym import solvers
 from puzzlegym.actions import Answer, Click, to_dict
-from puzzlegym.suite import BOARD_AREA, DIFFICULTY, HOME, LEVEL, LEVEL_COMPLETE, OBJECTIVE_COMPLETE
+from puzzlegym.screen.suite import (
+    BOARD_AREA,
+    DIFFICULTY,
+    HOME,
+    LEVEL,
+    LEVEL_COMPLETE,
+    OBJECTIVE_COMPLETE,
+)
+
+__all__ = ["SolverAgent"]
 
 
 def _click(rect) -> dict:
@@ -71,31 +72,3 @@ class SolverAgent:
                 self._pending.extend(self._next_move_actions())
             return to_dict(self._pending.popleft())
         raise RuntimeError(f"solver agent: unknown screen {screen!r}")  # pragma: no cover
-
-
-class RandomAgent:
-    name = "random"
-
-    def __init__(self, env, seed: int | None = None) -> None:
-        self.space = env.action_space
-        if seed is not None:
-            self.space.seed(seed)
-
-    def __call__(self, obs: Any = None, info: Any = None) -> dict:
-        return self.space.sample()
-
-
-def make_agent(spec: str, env, seed: int | None = None):
-    """``"solver"``, ``"random"`` or ``"package.module:factory"`` (called with the env)."""
-    if spec == "solver":
-        return SolverAgent(env)
-    if spec == "random":
-        return RandomAgent(env, seed)
-    module, sep, attr = spec.partition(":")
-    if not sep or not module or not attr:
-        raise ValueError(f"agent: {spec!r} is not 'solver', 'random' or 'module:callable'")
-    try:
-        factory = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"agent: cannot import {spec!r}: {exc}") from None
-    return factory(env)

@@ -89,7 +89,7 @@ class Widget:
 def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     """DejaVu Sans at ``size`` px, shipped with the package (same glyphs on every machine)."""
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
-    path = resources.files("puzzlegym") / "assets" / "fonts" / name
+    path = resources.files("puzzlegym.screen") / "fonts" / name
     with resources.as_file(path) as real:
         return ImageFont.truetype(str(real), size)
 

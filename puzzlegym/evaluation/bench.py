@@ -147,7 +147,7 @@ def http_action_rate(env_id: str, requests: int = 400, seed: int = 0) -> dict:
     import tempfile
     import threading
 
-    from puzzlegym.server import Service, make_serve_server
+    from puzzlegym.service.serve import Service, make_serve_server
 
     actions = [a for a in mixed_actions(env_id, requests, seed) if a is not None][:requests]
     with tempfile.TemporaryDirectory() as tmp:

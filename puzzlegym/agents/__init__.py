@@ -1,0 +1,15 @@
+"""Agents. Every agent acts only through GUI actions.
+
+An agent is any callable ``agent(obs, info) -> action``.
+
+* :class:`SolverAgent` (``solver.py``) plans with the exact solver on the evaluator's
+  (privileged) state and acts through the game view's GUI actions from the home screen;
+* :class:`RandomAgent` (``random.py``) samples the env's action space;
+* :func:`make_agent` (``factory.py``) builds them by name or imports ``module:callable``.
+"""
+
+from puzzlegym.agents.factory import make_agent
+from puzzlegym.agents.random import RandomAgent
+from puzzlegym.agents.solver import SolverAgent
+
+__all__ = ["RandomAgent", "SolverAgent", "make_agent"]

@@ -1,0 +1,72 @@
+"""The text channel: a text observation (instruction, feedback, intervention note) beside the
+untouched screen."""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+import gymnasium as gym
+from gymnasium import spaces
+
+__all__ = ["TEXT_CHARSET", "TEXT_MAX_LENGTH", "TextChannel"]
+
+TEXT_MAX_LENGTH = 2048
+TEXT_CHARSET = frozenset(string.printable) - frozenset("\t\r\x0b\x0c")  # printable ASCII + "\n"
+_REPLACEMENT = "?"
+
+
+class TextChannel(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Makes the observation ``{"screen": <inner observation>, "text": str}``.
+
+    ``text`` holds the public instruction (``info["instruction"]``) and the board's feedback
+    line (``info["feedback"]``), one per line, plus a ``Note:`` line with whatever an
+    intervention set with :meth:`set_text`::
+
+        Instruction: Complete all levels of Maze Paint at Easy difficulty in the Game Suite.
+        Feedback: The ball cannot roll that way
+        Note: try the other corridor
+
+    The screen is the inner observation object itself: no text is drawn onto the pixels.
+    The text is limited to printable ASCII and newlines (other characters become ``?``) and
+    truncated to :data:`TEXT_MAX_LENGTH` characters so it always lies in the
+    ``spaces.Text`` space. Works below or above :class:`BlackBox` (it reads public keys only).
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self)
+        super().__init__(env)
+        self.observation_space = spaces.Dict(
+            {
+                "screen": env.observation_space,
+                "text": spaces.Text(TEXT_MAX_LENGTH, min_length=0, charset=TEXT_CHARSET),
+            }
+        )
+        self._note = ""
+
+    def set_text(self, text: str | None) -> None:
+        """Set the intervention text shown from the next observation on (it stays until
+        replaced; ``None`` or ``""`` clears it). It is not cleared by ``reset``."""
+        if text is not None and not isinstance(text, str):
+            raise TypeError(f"set_text: expected a string or None, got {type(text).__name__}")
+        self._note = text or ""
+
+    def compose(self, info: dict) -> str:
+        """The text observation for ``info`` (and the current intervention text)."""
+        lines = [
+            f"Instruction: {info.get('instruction', '')}",
+            f"Feedback: {info.get('feedback', '')}",
+        ]
+        if self._note:
+            lines.append(f"Note: {self._note}")
+        text = "\n".join(lines)
+        text = "".join(ch if ch in TEXT_CHARSET else _REPLACEMENT for ch in text)
+        return text[:TEXT_MAX_LENGTH]
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        return {"screen": obs, "text": self.compose(info)}, info
+
+    def step(self, action: Any):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return {"screen": obs, "text": self.compose(info)}, reward, terminated, truncated, info
