@@ -75,6 +75,14 @@ class GameView(Protocol):
     def actions_for_move(self, level: Any, state: Any, ui: Any, move: Any, area: Rect) -> list:
         """The GUI actions that perform ``move`` on the screen (used by the solver agent)."""
 
+    def board_targets(self, level: Any, state: Any, ui: Any, area: Rect) -> list:
+        """The board-aligned action targets of this level, for RL action spaces: a list of
+        typed GUI actions (``puzzlegym.actions``: a click on a cell, bolt, anchor or truck; a
+        drag of a vehicle to a position; a swipe) or ``None`` where a target does not exist
+        in this state (e.g. a truck already gone). Its length and the meaning of each index
+        depend on the level only; the pixels may follow the state (a vehicle is dragged from
+        where it stands). This is privileged layout knowledge, meant for training."""
+
     def ui_to_json(self, ui: Any) -> Any: ...
     def ui_from_json(self, data: Any) -> Any: ...
 
