@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -103,6 +104,44 @@ def draw_text_centered(
     cx = (box[0] + box[2]) / 2
     cy = (box[1] + box[3]) / 2
     draw.text((cx, cy), text, font=f, fill=fill, anchor="mm")
+
+
+def wrap_text(text: str, width: int, size: int, bold: bool = False, sep: str = " ") -> list[str]:
+    """``text`` split at ``sep`` into the fewest lines no wider than ``width`` px, balanced
+    (of the splits with that many lines, the one whose widest line is narrowest). A single
+    part wider than ``width`` stays on its own line."""
+    f = font(size, bold)
+    parts = text.split(sep)
+    greedy: list[str] = []
+    for part in parts:
+        candidate = f"{greedy[-1]}{sep}{part}" if greedy else part
+        if greedy and f.getlength(candidate) <= width:
+            greedy[-1] = candidate
+        else:
+            greedy.append(part)
+    if len(greedy) == 1 or len(parts) > 12:
+        return greedy
+    best, best_width = greedy, max(f.getlength(line) for line in greedy)
+    for cuts in combinations(range(1, len(parts)), len(greedy) - 1):
+        bounds = (0, *cuts, len(parts))
+        lines = [sep.join(parts[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+        widest = max(f.getlength(line) for line in lines)
+        if widest < best_width:
+            best, best_width = lines, widest
+    return best
+
+
+def draw_lines_centered(
+    draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], lines: list[str], size: int,
+    fill: tuple[int, int, int], bold: bool = False, spacing: float = 1.3,
+) -> None:
+    """Draw ``lines`` as a block centred in ``box`` (x0, y0, x1, y1), one below the other."""
+    f = font(size, bold)
+    step = round(size * spacing)
+    cx = (box[0] + box[2]) / 2
+    top = (box[1] + box[3]) / 2 - step * (len(lines) - 1) / 2
+    for i, line in enumerate(lines):
+        draw.text((cx, top + i * step), line, font=f, fill=fill, anchor="mm")
 
 
 # ----------------------------------------------------------------------------- canvas

@@ -21,7 +21,15 @@ from puzzlegym.game import Game, Rejected
 from puzzlegym.screen import theme
 from puzzlegym.screen.input import Gesture
 from puzzlegym.screen.labels import label
-from puzzlegym.screen.render import SCREEN, Rect, Widget, draw_text_centered, font
+from puzzlegym.screen.render import (
+    SCREEN,
+    Rect,
+    Widget,
+    draw_lines_centered,
+    draw_text_centered,
+    font,
+    wrap_text,
+)
 
 HOME = "home"
 DIFFICULTY = "difficulty"
@@ -40,6 +48,8 @@ BANNER = Rect(390, 340, 500, 220)
 NEXT_BUTTON = Rect(540, 470, 200, 60)
 # home / difficulty / objective-complete layout
 CARD_W, CARD_H, CARD_GAP = 340, 200, 40
+CARD_PAD = 20  # text keeps this far from a card's sides
+TIER_SEP = " · "  # between the tier names on a home card
 TIER_W, TIER_H, TIER_GAP = 420, 72, 20
 BACK_BUTTON = Rect(540, 780, 200, 56)
 MENU_BUTTON_CENTER = Rect(540, 520, 200, 60)
@@ -291,7 +301,7 @@ class Suite:
             out.append(_title("title", Rect(0, 60, 1280, 70), label("suite_title"), theme.TITLE_SIZE))
             out.append(_title("subtitle", Rect(0, 140, 1280, 40), label("home_subtitle"), theme.BODY_SIZE, muted=True))
             for i, (name, g) in enumerate(self.games.items()):
-                out.append(Widget(f"card:{name}", _card_rect(i), _paint_card, (g.title, " · ".join(g.tiers))))
+                out.append(Widget(f"card:{name}", _card_rect(i), _paint_card, (g.title, TIER_SEP.join(g.tiers))))
         elif screen == DIFFICULTY:
             g = self.game
             assert g is not None
@@ -454,7 +464,8 @@ def _paint_card(draw: ImageDraw.ImageDraw, img, key) -> None:
     draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=16, fill=theme.CARD, outline=theme.CARD_BORDER, width=3)
     draw.rectangle((3, 3, img.width - 4, 18), fill=theme.ACCENT)
     draw_text_centered(draw, (0, 30, img.width, 130), title, theme.HEADING_SIZE + 4, theme.TEXT, bold=True)
-    draw_text_centered(draw, (0, 130, img.width, 180), tiers, theme.SMALL_SIZE, theme.MUTED_TEXT)
+    lines = wrap_text(tiers, img.width - 2 * CARD_PAD, theme.SMALL_SIZE, sep=TIER_SEP)
+    draw_lines_centered(draw, (0, 130, img.width, 180), lines, theme.SMALL_SIZE, theme.MUTED_TEXT)
 
 
 def _paint_tier(draw: ImageDraw.ImageDraw, img, key) -> None:
