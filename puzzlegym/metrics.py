@@ -5,38 +5,5 @@
 ``episode_from_record`` / ``aggregate_records`` compute them from episode records.
 """
 
-from puzzlegym.evaluation.metrics import (
-    TIER_LADDER,
-    aggregate,
-    aggregate_records,
-    dead_end_stats,
-    episode_from_record,
-    episode_row,
-    find_records,
-    h50,
-    h50_curve,
-    is_hard_tier,
-    lc_over_time,
-    lpr,
-    macro,
-    ngar,
-    normalise_row,
-)
-
-__all__ = [
-    "TIER_LADDER",
-    "aggregate",
-    "aggregate_records",
-    "dead_end_stats",
-    "episode_from_record",
-    "episode_row",
-    "find_records",
-    "h50",
-    "h50_curve",
-    "is_hard_tier",
-    "lc_over_time",
-    "lpr",
-    "macro",
-    "ngar",
-    "normalise_row",
-]
+from puzzlegym.evaluation.metrics import *  # noqa: F403  (the public names)
+from puzzlegym.evaluation.metrics import __all__  # noqa: F401
