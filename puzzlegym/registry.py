@@ -18,6 +18,7 @@ from puzzlegym.game import Game
 GAME_MODULES: dict[str, str] = {
     "BoltUnscrew": "puzzlegym.envs.bolt_unscrew",
     "NutAndBolt": "puzzlegym.envs.nut_and_bolt",
+    "TruckEscape": "puzzlegym.envs.truck_escape",
     "MazePaint": "puzzlegym.envs.maze_paint",
 }
 

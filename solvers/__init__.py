@@ -18,6 +18,7 @@ _MODULES = {
     "BoltUnscrew": "puzzlegym.solvers.bolt_unscrew",
     "MazePaint": "puzzlegym.solvers.maze_paint",
     "NutAndBolt": "puzzlegym.solvers.nut_and_bolt",
+    "TruckEscape": "puzzlegym.solvers.truck_escape",
 }
 
 

@@ -8,7 +8,10 @@ from puzzlegym.registry import get_game
 from puzzlegym.solvers.search import nodes_reaching, reachable_states
 
 
-@pytest.mark.parametrize("name, tier", [("BoltUnscrew", "Easy"), ("NutAndBolt", "Easy"), ("MazePaint", "Easy")])
+@pytest.mark.parametrize(
+    "name, tier",
+    [("BoltUnscrew", "Easy"), ("NutAndBolt", "Easy"), ("MazePaint", "Easy"), ("TruckEscape", "Default")],
+)
 def test_canonical_counts_match_the_raw_state_space(name, tier):
     game = get_game(name)
     level = game.load_catalogue(tier)[0]
