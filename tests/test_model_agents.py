@@ -373,10 +373,10 @@ def test_memory_conditions_produce_the_specified_histories(tmp_path):
     roles1 = [m["role"] for m in m1[after]["messages"]]
     assert roles1.count("assistant") == 3 and roles1.count("tool") == 3
     assert [m["content"] for m in m1[after]["messages"] if m["role"] == "assistant"] == ["move 0", "move 1", "start over"]
-    # M2: a summary request without tools, then the history replaced by the summary, cut to the
+    # M2: a summary request (no tool may be called), then the history replaced by the summary, cut to the
     # text size of the history M1 sends at that moment
     summary_req, acting = m2[-3], m2[after]
-    assert "tools" not in summary_req and summary_req["messages"][-1]["content"] == summary_request()
+    assert summary_req["tool_choice"] == "none" and summary_req["messages"][-1]["content"] == summary_request()
     assert [m["role"] for m in acting["messages"]] == ["system", "user", "user", "user"]
     note = acting["messages"][2]["content"]
     assert note.startswith("Your notes on your previous attempt") and "Failure experience: I filled" in note
@@ -413,9 +413,10 @@ def ngar_script(level1: list[dict]) -> list[dict]:
             "try:\n    click(5000, 1)\nexcept GUIError as e:\n    print('refused:', e)\n"  # malformed, no step
             "try:\n    import puzzlegym\nexcept ImportError as e:\n    print(e)\n")),
         call("wait"),  # other 2
-        call("run_code", code="def broken(:"),  # other 3 (a SyntaxError is a result too)
-        call("run_code", code=drag_calls),  # other 4; each drag native: 5 .. 4 + len(drags)
-        # then the script is exhausted: answer("script exhausted"), other 5
+        {"content": "No tool call, but a block:\n```python\nprint('fenced', 6 * 7)\n```\n"},  # run: other 3
+        call("run_code", code="def broken(:"),  # other 4 (a SyntaxError is a result too)
+        call("run_code", code=drag_calls),  # other 5; each drag native: 5 .. 4 + len(drags)
+        # then the script is exhausted: answer("script exhausted"), other 6
     ]
 
 
@@ -431,7 +432,7 @@ def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(tmp_path, 
                      "--base-url", url, "--setting", "code", "--memory", "M1", "--code-time-limit-s", "20"])
         sent = json.dumps(model.requests)
     assert code == 0
-    native, other = 4 + n_drags, 5
+    native, other = 4 + n_drags, 6
     expected = 100.0 * native / (native + other)
     meta = json.loads((run / "run.json").read_text())
     assert meta["agents"] == ["openai:alpha/code/M1", "openai:beta/code/M1"]
@@ -443,7 +444,7 @@ def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(tmp_path, 
     assert ep["usage"]["malformed"] == 1
     assert aggregate([episode_row(ep)])["NGAR"] == pytest.approx(expected)
     assert "refused: action(click).x: 5000 is off the screen" in sent
-    assert "importing 'puzzlegym' is not allowed" in sent and "SyntaxError" in sent
+    assert "importing 'puzzlegym' is not allowed" in sent and "SyntaxError" in sent and "fenced 42" in sent
     beta = episode_from_record(run / "episodes" / "openai_beta_code_M1" / "MazePaint-Easy" / "seed0" / "record")
     assert (beta["n_native"], beta["n_other"]) == (0, 1)
 
@@ -454,6 +455,8 @@ def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(tmp_path, 
     table17 = (run / "report" / "table17.md").read_text()
     assert f"| {native} | {other} |" in table17
     assert "openai:alpha/code/M1" in (run / "report" / "usage.md").read_text()
+    # the model agents' records replay like any other (wall-clock times included)
+    assert main(["replay", str(run)]) == 0
     capsys.readouterr()
 
 

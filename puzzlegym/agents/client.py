@@ -193,11 +193,13 @@ class ChatClient:
             return status == 429 or status >= 500, str(status)
         return False, type(exc).__name__
 
-    def complete(self, messages: list[dict], tools: list[dict] | None = None) -> Reply:
+    def complete(self, messages: list[dict], tools: list[dict] | None = None, tool_choice: str | None = None) -> Reply:
         """One chat completion (retried as the module docstring says). Raises ModelError."""
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
             kwargs["tools"] = tools
+            if tool_choice is not None:
+                kwargs["tool_choice"] = tool_choice
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
         if self.max_tokens is not None:

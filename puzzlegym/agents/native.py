@@ -203,7 +203,9 @@ class NativeAgent:
         })
 
     def _summarize(self, messages: list[dict]) -> str:
-        reply = self.client.complete(messages, None)
+        # the tools stay declared (the history holds tool calls) but the model may not call one
+        schemas = tool_schemas(*self.encoder.size, code=self.setting == "code")
+        reply = self.client.complete(messages, schemas, tool_choice="none")
         self._record_request(reply, "summary")
         return reply.content
 
