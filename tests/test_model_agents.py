@@ -143,6 +143,10 @@ def test_history_window_keeps_the_last_turns_and_screenshots():
     assert [p["image_url"]["url"] for p in images] == ["data:3", "data:4"]
     assert msgs[3]["content"][1] == {"type": "text", "text": OMITTED_IMAGE}
     assert h.window_text_chars() == text_chars(msgs[2:])
+    # what no request can send again is not kept: 4 units (window + 1), 3 screenshots
+    assert len(h.units) == 4
+    assert sum(p.get("type") == "image_url" for u in h.units for m in u for p in m["content"]
+               if isinstance(m["content"], list)) == 3
     with pytest.raises(ConfigError, match="history_images"):
         History("s", "t", images=0)
 
@@ -473,3 +477,20 @@ def test_an_episode_stopped_by_the_model_server_is_recorded_and_not_scored(tmp_p
     index = (run / "report" / "index.md").read_text()
     assert "openai:bad/native/M1" in index.split("## Episodes that failed")[1]
     assert "| openai:bad" not in (run / "report" / "table2.md").read_text()
+
+
+def test_hydra_entry_point_runs_a_model_agent_from_its_config(tmp_path):
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    with scripted({"model": "m", "turns": [call("answer", text="stop")]}) as (model, url):
+        proc = subprocess.run(
+            [sys.executable, str(root / "examples" / "run_hydra.py"), f"hydra.run.dir={tmp_path / 'hydra'}",
+             f"out_dir={tmp_path / 'episode'}", "gif=false", "env.kwargs.level=1", "agent=openai",
+             "agent.name=openai:m", f"agent.options.base_url={url}", "agent.options.memory=M0"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert len(model.requests) == 1
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["agent"] == "openai:m/native/M0" and result["model"]["requests"] == 1

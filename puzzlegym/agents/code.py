@@ -1,8 +1,9 @@
 """The Code Execution CUA agent: the Native GUI Actions agent plus a Python sandbox (paper
 Section 4.3, Appendix B.2).
 
-Besides the GUI tools the model has ``screenshot`` (the current screen; in this setting
-screenshots come on request, not after every action) and ``run_code`` (Python run in
+Besides the GUI tools the model has ``screenshot`` (in this setting screenshots come on
+request, not after every action; the screenshot shows the screen once all the calls of the
+reply have run) and ``run_code`` (Python run in
 :class:`~puzzlegym.agents.sandbox.Sandbox`, a confined process whose only way to the game is
 a small GUI API over a pipe). A reply without tool calls whose text holds one fenced
 ```` ```python ```` block runs that block.

@@ -64,12 +64,38 @@ class History:
     # ------------------------------------------------------------------ building
     def new_unit(self, *messages: dict) -> None:
         self.units.append(list(messages))
+        self._compact()
 
     def add(self, message: dict) -> None:
         """Append to the current unit (a new one if there is none)."""
         if not self.units:
             self.units.append([])
         self.units[-1].append(message)
+        if isinstance(message.get("content"), list):
+            self._compact()
+
+    def _compact(self) -> None:
+        """Forget what no request can send again, so memory stays bounded over a long
+        episode: units older than the window (all but one more, which the window still needs
+        when the current unit grows) and screenshots beyond the window's last ones, stored as
+        the placeholder the window would send (the sizes the window reports do not change)."""
+        if self.turns is not None and len(self.units) > self.turns + 1:
+            del self.units[: len(self.units) - self.turns - 1]
+        seen = 0
+        for unit in reversed(self.units):
+            for i in range(len(unit) - 1, -1, -1):
+                content = unit[i].get("content")
+                if not isinstance(content, list):
+                    continue
+                parts = list(content)
+                for j in range(len(parts) - 1, -1, -1):
+                    if parts[j].get("type") == "image_url":
+                        seen += 1
+                        if seen > self.images + 1:
+                            parts[j] = {"type": "text", "text": OMITTED_IMAGE}
+                unit[i] = {**unit[i], "content": parts}
+                if seen > self.images + 1:  # older screenshots were compacted by earlier calls
+                    return
 
     def clear(self) -> None:
         self.units = []
