@@ -494,3 +494,18 @@ def test_hydra_entry_point_runs_a_model_agent_from_its_config(tmp_path):
         assert len(model.requests) == 1
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["agent"] == "openai:m/native/M0" and result["model"]["requests"] == 1
+
+
+def test_tool_calls_past_the_per_reply_limit_are_refused_after_the_results_of_those_that_ran(tmp_path):
+    from puzzlegym.agents.client import MAX_TOOL_CALLS
+
+    many = {"tool_calls": [{"name": "wait", "arguments": {}} for _ in range(MAX_TOOL_CALLS + 2)]}
+    with scripted({"model": "m", "turns": [many, call("answer", text="stop")]}) as (model, url):
+        result = run_episode(MAZE, "openai:m", level=1, start="board", clock="sim", out_dir=tmp_path / "many",
+                             gif=False, agent_options={"base_url": url})
+        messages = model.requests[-1]["messages"]
+    assert result["actions"] == MAX_TOOL_CALLS + 1 and result["model"]["malformed"] == 1  # 16 waits, the answer
+    roles = [m["role"] for m in messages]
+    first = roles.index("assistant")
+    assert roles[first + 1: first + 1 + MAX_TOOL_CALLS] == ["tool"] * MAX_TOOL_CALLS
+    assert "2 more were not run" in messages[first + 1 + MAX_TOOL_CALLS]["content"]

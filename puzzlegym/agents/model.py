@@ -90,9 +90,7 @@ def build_model_agent(spec: str, env_id: str, options: dict[str, Any] | None = N
         key = os.environ.get(opts.get("api_key_env") or API_KEY_ENV)
     client_kwargs = {k: opts[k] for k in ("timeout_s", "max_retries", "backoff_s", "temperature", "max_tokens") if opts.get(k) is not None}
     client = ChatClient(model, opts.get("base_url"), key, **client_kwargs)
-    agent_kwargs = {k: opts[k] for k in AGENT_OPTIONS if k in opts}
-    if "history_turns" in opts:
-        agent_kwargs["history_turns"] = opts["history_turns"]  # None (unbounded) is a value
+    agent_kwargs = {k: opts[k] for k in AGENT_OPTIONS if k in opts}  # history_turns=None: unbounded
     try:
         if opts.get("setting", "native") == "code":
             from puzzlegym.agents.code import CodeAgent

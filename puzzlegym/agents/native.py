@@ -87,6 +87,7 @@ class NativeAgent:
         self._calls: deque = deque()  # raw tool calls of the reply in progress
         self._inflight: ParsedCall | None = None  # the call whose action the env is performing
         self._turn_open = False
+        self._notes: list[str] = []  # user messages for the end of the current turn
         self._acted = False  # an action was performed since the last observation
         self._restart = False
         self._obs: Any = None
@@ -177,14 +178,14 @@ class NativeAgent:
         self._record_request(reply, "act")
         self.history.new_unit(reply.message)
         self._turn_open = True
-        self._reply = reply
         self._calls = deque(reply.tool_calls)
         if not reply.tool_calls:
             self._no_tool_call(reply)
         if reply.dropped_tool_calls:
             self._malformed("(reply)", f"{reply.dropped_tool_calls} tool calls past the first {len(reply.tool_calls)} were not run")
-            self.history.add({"role": "user", "content": f"Only the first {len(reply.tool_calls)} tool calls of a reply run; "
-                              f"{reply.dropped_tool_calls} more were not run."})
+            # said after the results of the calls that ran (tool results must follow their calls)
+            self._notes.append(f"Only the first {len(reply.tool_calls)} tool calls of a reply run; "
+                               f"{reply.dropped_tool_calls} more were not run.")
 
     def _no_tool_call(self, reply: Reply) -> None:
         self._malformed("(none)", "the reply contained no tool call")
@@ -242,6 +243,9 @@ class NativeAgent:
         """The reply is used up: memory at a restart, then the observation for the next request."""
         assert self.history is not None
         self._turn_open = False
+        for note in self._notes:
+            self.history.add({"role": "user", "content": note})
+        self._notes = []
         if self._restart:
             self._restart = False
             self.counts["restarts"] += 1

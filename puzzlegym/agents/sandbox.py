@@ -8,7 +8,8 @@ puzzlegym imports, reads outside the Python installation and its work directory,
 its work directory, sockets, processes and ctypes calls. Where Linux namespaces are available
 (``unshare``) it also runs in an empty network namespace, so it has no network even below
 Python. It is a guard against a model that looks where it should not, not a jail for hostile
-code: run the whole harness in a container for that.
+code: run the whole harness in a container for that. (Reads are allowed inside the Python
+installation, so keep run directories outside it, as the default ``runs/`` is.)
 
 One :class:`Sandbox` holds one persistent session (names survive from run to run). A run is a
 conversation: :meth:`Sandbox.start_run` sends the code, :meth:`Sandbox.next_event` waits for
@@ -162,6 +163,8 @@ class Sandbox:
             close_fds=True,
         )
         self.sessions += 1
+        assert self.proc.stdin is not None
+        os.set_blocking(self.proc.stdin.fileno(), False)  # a child that stops reading cannot block us
         try:
             msg = self._recv(time.monotonic() + STARTUP_S)
         except (TimeoutError, EOFError):
@@ -239,7 +242,10 @@ class Sandbox:
             _, ready, _ = select.select([], [fd], [], max(0.0, left))
             if not ready:
                 raise TimeoutError
-            n = os.write(fd, view[: 1 << 16])
+            try:
+                n = os.write(fd, view[: 1 << 16])
+            except BlockingIOError:
+                continue
             view = view[n:]
 
     def _send(self, doc: dict) -> None:
