@@ -4,8 +4,9 @@ The configs live in ``configs/`` (primary config ``configs/run.yaml``):
 
 * ``env=<name>`` picks ``configs/env/<name>.yaml`` (a Gymnasium id and its keyword args);
   any keyword can be overridden, e.g. ``env.kwargs.level=3 env.kwargs.start=board``.
-* ``agent=<name>`` picks ``configs/agent/<name>.yaml`` (``solver`` or ``random``);
-  ``agent.name=my_pkg.my_module:make_agent`` plugs in your own agent.
+* ``agent=<name>`` picks ``configs/agent/<name>.yaml`` (``solver``, ``random``, or ``openai``: a
+  model behind an OpenAI-compatible server, whose ``agent.options`` are the model agent's
+  options dict); ``agent.name=my_pkg.my_module:make_agent`` plugs in your own agent.
 * ``+experiment=<name>`` appends ``configs/experiment/<name>.yaml`` (a ``@package _global_``
   override bundle; experiments are not in the defaults list, hence the ``+``).
 * ``seed``, ``out_dir`` (``null`` keeps nothing on disk), ``gif``, ``max_steps``.
@@ -39,6 +40,9 @@ from puzzlegym.registry import parse_env_id
 @hydra.main(config_path="../configs", config_name="run", version_base=None)
 def main(cfg: DictConfig) -> None:
     env_kwargs = OmegaConf.to_container(cfg.env.kwargs, resolve=True)
+    options = OmegaConf.to_container(cfg.agent.options, resolve=True) if "options" in cfg.agent else None
+    if options is not None:
+        options = {k: v for k, v in options.items() if v is not None}
     try:
         parse_env_id(cfg.env.id)  # a clear error naming the registered ids
         result = run_episode(
@@ -48,6 +52,7 @@ def main(cfg: DictConfig) -> None:
             out_dir=cfg.out_dir,
             gif=cfg.gif,
             max_steps=cfg.max_steps,
+            agent_options=options,
             **env_kwargs,
         )
     except PuzzleGymError as exc:  # a bad id or keyword: say which, without a traceback

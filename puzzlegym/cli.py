@@ -10,12 +10,15 @@ from puzzlegym.errors import PuzzleGymError
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from puzzlegym.agents.model import is_model_spec
     from puzzlegym.evaluation.runner import run_episode
     from puzzlegym.registry import parse_env_id
 
     parse_env_id(args.env_id)
-    out = args.out or f"runs/{args.env_id.split('/')[-1]}-{args.agent.replace(':', '_')}-seed{args.seed}"
-    kwargs = {"backend": args.backend, "start": args.start, "clock": args.clock}
+    options = model_options(args)
+    out = args.out or f"runs/{args.env_id.split('/')[-1]}-{args.agent.replace(':', '_').replace('/', '_')}-seed{args.seed}"
+    clock = args.clock or ("wall" if is_model_spec(args.agent) else "sim")
+    kwargs = {"backend": args.backend, "start": args.start, "clock": clock}
     if args.level is not None:
         kwargs["level"] = args.level
     if args.budget_s is not None:
@@ -28,6 +31,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         gif=not args.no_gif,
         max_steps=args.max_steps,
         progress=not args.json,
+        agent_options=options,
         **kwargs,
     )
     if args.json:
@@ -120,6 +124,52 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return _serve_until_interrupted(server, play.close)
 
 
+MODEL_OPTION_FLAGS = {
+    # flag: (option name, type, help)
+    "--base-url": ("base_url", str, "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL)"),
+    "--api-key-env": ("api_key_env", str, "environment variable holding the API key (default OPENAI_API_KEY; keys never go on the command line)"),
+    "--setting": ("setting", str, "native (Native GUI Actions, default) or code (Code Execution CUA)"),
+    "--memory": ("memory", str, "memory at a level restart: M0 cleared, M1 kept (default), M2 model-written summary"),
+    "--image-format": ("image_format", str, "png (default) or jpeg"),
+    "--image-width": ("image_width", int, "send screenshots downscaled to this width (320..1280; coordinates are mapped back)"),
+    "--image-quality": ("image_quality", int, "JPEG quality 1..100 (default 85)"),
+    "--history-turns": ("history_turns", int, "model turns kept in the history window (default 40)"),
+    "--history-images": ("history_images", int, "screenshots kept in the history window (default 2)"),
+    "--timeout-s": ("timeout_s", float, "seconds per model request (default 120)"),
+    "--max-retries": ("max_retries", int, "retries on 429/5xx/timeouts per request (default 4)"),
+    "--temperature": ("temperature", float, "sampling temperature (default: the server's)"),
+    "--max-tokens": ("max_tokens", int, "output tokens per request (default: the server's)"),
+    "--code-time-limit-s": ("code_time_limit_s", float, "code setting: compute seconds per run_code (default 30)"),
+    "--code-memory-mb": ("code_memory_mb", int, "code setting: sandbox memory limit in MB (default 1024)"),
+}
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """The model agents' options (for ``--agent(s) openai:MODEL``)."""
+    group = parser.add_argument_group("model agents (openai:MODEL)")
+    for flag, (dest, typ, help_text) in MODEL_OPTION_FLAGS.items():
+        group.add_argument(flag, dest=f"model_{dest}", type=typ, default=None, help=help_text)
+    group.add_argument("--rule-card", dest="model_rule_card", action="store_true", default=None,
+                       help="K1: put the game's rule card in the system prompt")
+
+
+def model_options(args: argparse.Namespace) -> dict:
+    """The model agents' options dict from the parsed flags (only the flags given)."""
+    out = {}
+    for dest, _, _ in MODEL_OPTION_FLAGS.values():
+        value = getattr(args, f"model_{dest}", None)
+        if value is not None:
+            out[dest] = value
+    if getattr(args, "model_rule_card", None):
+        out["rule_card"] = True
+    return out
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    args.agent_options = model_options(args)
+    return _lazy("puzzlegym.evaluation.eval:cmd")(args)
+
+
 def _lazy(target: str):
     """A subcommand implemented in another module (``module:function``), imported on use."""
 
@@ -138,17 +188,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="play one episode with an agent")
     run.add_argument("env_id", help="e.g. LongPuzzle/MazePaint-Easy")
-    run.add_argument("--agent", default="solver", help="solver, random, or module:callable")
+    run.add_argument("--agent", default="solver", help="solver, random, openai:MODEL, or module:callable")
     run.add_argument("--backend", default="native", choices=["native", "browser"])
     run.add_argument("--level", type=int, default=None, help="play only level K (1-based)")
     run.add_argument("--start", default="home", choices=["home", "board"])
-    run.add_argument("--clock", default="sim", choices=["sim", "wall"])
+    run.add_argument("--clock", default=None, choices=["sim", "wall"], help="default: wall for model agents, sim otherwise")
     run.add_argument("--budget-s", type=float, default=None)
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--max-steps", type=int, default=None)
     run.add_argument("--out", default=None, help="output directory (default runs/<env>-<agent>-seed<seed>)")
     run.add_argument("--no-gif", action="store_true")
     run.add_argument("--json", action="store_true", help="print the result as one JSON line")
+    add_model_options(run)
     run.set_defaults(func=_cmd_run)
 
     bench = sub.add_parser("bench", help="measure steps per second (native) or step latency (browser)")
@@ -182,20 +233,21 @@ def build_parser() -> argparse.ArgumentParser:
     lv.set_defaults(func=_cmd_levels)
 
     ev = sub.add_parser("eval", help="run agents over objectives and seeds, writing episode records")
-    ev.add_argument("--agents", default="solver", help="comma list: solver, random, module:callable")
+    ev.add_argument("--agents", default="solver", help="comma list: solver, random, openai:MODEL, module:callable")
     ev.add_argument("--objectives", default="all", help="'all' or a comma list of ids (MazePaint-Easy,...)")
     ev.add_argument("--seeds", default="0", help="comma list or range, e.g. 0,1 or 0-4")
     ev.add_argument("--workers", type=int, default=1, help="parallel episode processes")
     ev.add_argument("--run-dir", required=True)
     ev.add_argument("--backend", default="native")
-    ev.add_argument("--clock", default="sim", choices=["sim", "wall"])
+    ev.add_argument("--clock", default=None, choices=["sim", "wall"], help="default: wall for model agents, sim otherwise")
     ev.add_argument("--budget-s", type=float, default=3600.0)
     ev.add_argument("--max-steps", type=int, default=None, help="harness cap on agent steps (smoke runs)")
     ev.add_argument("--frame-hashes", action="store_true", help="record a SHA-256 of every frame (for replay)")
     ev.add_argument("--gif", action="store_true", help="also write an episode GIF")
     ev.add_argument("--resume", action="store_true", help="skip episodes that already have a result")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
-    ev.set_defaults(func=_lazy("puzzlegym.evaluation.eval:cmd"))
+    add_model_options(ev)
+    ev.set_defaults(func=_cmd_eval)
 
     rp = sub.add_parser("report", help="tables and plots from a run directory")
     rp.add_argument("run_dir")

@@ -254,6 +254,7 @@ class PuzzleEnv(gym.Env):
         terminated = truncated = False
         accepted = False
         budget = self.config["budget_s"]
+        self.suite.pressed.clear()
         for prim in flatten(act):
             if self.clock.elapsed_s >= budget:
                 break
@@ -334,6 +335,7 @@ class PuzzleEnv(gym.Env):
             "screen": suite.screen,
             "feedback": board.feedback if board else "",
             "instruction": self.instruction,
+            "pressed": list(suite.pressed),  # the controls this step pressed (e.g. ["restart"])
             # private: the evaluator's view (strip with puzzlegym.wrappers.BlackBox)
             "evaluator": {
                 "level": board.index + 1 if on_target else None,

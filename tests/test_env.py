@@ -190,7 +190,7 @@ def test_info_separates_public_and_evaluator_fields(make_env):
     env = make_env(start="board")
     _, info = env.reset()
     public = set(info) - {"evaluator"}
-    assert public == {"step", "actions", "elapsed_s", "budget_s", "accepted", "screen", "feedback", "instruction"}
+    assert public == {"step", "actions", "elapsed_s", "budget_s", "accepted", "screen", "feedback", "instruction", "pressed"}
     assert info["evaluator"]["potential"] == 0.0 and info["evaluator"]["level"] == 1
     assert info["instruction"] == "Complete all levels of Maze Paint at Easy difficulty in the Game Suite."
 

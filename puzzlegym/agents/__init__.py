@@ -5,11 +5,15 @@ An agent is any callable ``agent(obs, info) -> action``.
 * :class:`SolverAgent` (``solver.py``) plans with the exact solver on the evaluator's
   (privileged) state and acts through the game view's GUI actions from the home screen;
 * :class:`RandomAgent` (``random.py``) samples the env's action space;
+* model agents (``openai:MODEL``): :class:`~puzzlegym.agents.native.NativeAgent` (Native GUI
+  Actions) and :class:`~puzzlegym.agents.code.CodeAgent` (Code Execution CUA) talk to any
+  OpenAI-compatible chat-completions server (``client.py``), see only pixels and public text,
+  and keep a history (``history.py``) under a memory condition (``memory.py``);
 * :func:`make_agent` (``factory.py``) builds them by name or imports ``module:callable``.
 """
 
-from puzzlegym.agents.factory import make_agent
+from puzzlegym.agents.factory import agent_label, make_agent
 from puzzlegym.agents.random import RandomAgent
 from puzzlegym.agents.solver import SolverAgent
 
-__all__ = ["RandomAgent", "SolverAgent", "make_agent"]
+__all__ = ["RandomAgent", "SolverAgent", "agent_label", "make_agent"]

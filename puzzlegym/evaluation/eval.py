@@ -93,12 +93,13 @@ def _run_job(job: dict[str, Any]) -> dict[str, Any]:
             out_dir=out,
             gif=job.get("gif", False),
             max_steps=job.get("max_steps"),
+            agent_options=job.get("agent_options"),
             **job.get("env_kwargs", {}),
         )
     except Exception as exc:  # an agent or backend failure must not stop the whole run
         result = {
             "env_id": job["env_id"],
-            "agent": job["agent"],
+            "agent": job.get("label", job["agent"]),
             "seed": job["seed"],
             "error": f"{type(exc).__name__}: {exc}",
             "traceback": traceback.format_exc(),
@@ -117,38 +118,48 @@ def run_eval(
     *,
     workers: int = 1,
     backend: str = "native",
-    clock: str = "sim",
+    clock: str | None = None,
     budget_s: float = 3600.0,
     max_steps: int | None = None,
     record_frames: str | None = None,
     gif: bool = False,
     resume: bool = False,
     progress: bool = True,
+    agent_options: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Run every (agent, objective, seed) episode; returns their results (in job order).
 
     ``resume`` skips episodes whose ``result.json`` already exists. Episodes always start at
-    the home screen with the whole objective as target (the protocol); ``budget_s`` and
-    ``clock`` are the protocol's 3,600 s and simulated clock unless overridden.
+    the home screen with the whole objective as target (the protocol); ``budget_s`` is the
+    protocol's 3,600 s unless overridden, and ``clock`` the simulated clock, or the wall clock
+    for model agents (``openai:MODEL``), unless given. ``agent_options`` is the model agents'
+    one options dict (:mod:`puzzlegym.agents.model`); model agents are named
+    ``openai:MODEL/<setting>/<memory>`` in the run (directories, records, reports).
     """
+    from puzzlegym.agents.factory import agent_label
+    from puzzlegym.agents.model import is_model_spec, public_options
+
     run = Path(run_dir)
-    run.mkdir(parents=True, exist_ok=True)
     if not agents:
         raise ConfigError("agents: empty")
     if workers < 1:
         raise ConfigError(f"workers: must be at least 1, got {workers}")
-    env_kwargs: dict[str, Any] = {"backend": backend, "clock": clock, "budget_s": float(budget_s), "start": "home"}
+    labels = {a: agent_label(a, agent_options if is_model_spec(a) else None) for a in agents}  # validates
+    run.mkdir(parents=True, exist_ok=True)
+    clocks = {a: clock or ("wall" if is_model_spec(a) else "sim") for a in agents}
+    env_kwargs: dict[str, Any] = {"backend": backend, "budget_s": float(budget_s), "start": "home"}
     if record_frames is not None:
         env_kwargs["record_frames"] = record_frames
     meta = {
         "puzzlegym_version": __version__,
         "catalogue_sha256": catalogue_sha256(),
-        "agents": agents,
+        "agents": [labels[a] for a in agents],
+        "agent_options": public_options(agent_options) if agent_options else None,
         "objectives": objectives,
         "seeds": seeds,
         "workers": workers,
         "max_steps": max_steps,
-        "env_kwargs": env_kwargs,
+        "env_kwargs": {**env_kwargs, "clock": "/".join(dict.fromkeys(clocks[a] for a in agents))},
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     (run / "run.json").write_text(json.dumps(meta, indent=2) + "\n")
@@ -156,16 +167,18 @@ def run_eval(
     for agent in agents:
         for env_id in objectives:
             for seed in seeds:
-                out = episode_dir(run, agent, env_id, seed)
+                out = episode_dir(run, labels[agent], env_id, seed)
                 jobs.append(
                     {
                         "agent": agent,
+                        "label": labels[agent],
+                        "agent_options": agent_options if is_model_spec(agent) else None,
                         "env_id": env_id,
                         "seed": seed,
                         "out_dir": str(out),
                         "max_steps": max_steps,
                         "gif": gif,
-                        "env_kwargs": env_kwargs,
+                        "env_kwargs": {**env_kwargs, "clock": clocks[agent]},
                     }
                 )
     results: dict[int, dict] = {}
@@ -238,6 +251,7 @@ def cmd(args) -> int:
         gif=args.gif,
         resume=args.resume,
         progress=not args.quiet,
+        agent_options=getattr(args, "agent_options", None),
     )
     errors = [r for r in results if "error" in r]
     for r in errors:

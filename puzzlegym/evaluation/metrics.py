@@ -45,7 +45,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.evaluation.records import read_log
+from puzzlegym.evaluation.records import AGENT_LOG, read_log
 
 # The tier ladder used when a game is not registered here (e.g. the paper's rows): a tier
 # counts for LC_hard when it is above the easiest one; single-tier games ("Default") never do.
@@ -280,8 +280,11 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     (fractions), ``mismatch``, ``answered``, ``premature_exit``, ``end`` (``complete``,
     ``answer``, ``timeout`` or ``stopped``), ``elapsed_s``, ``actions``, ``win_times``
     (``[t, level]`` of target wins), ``attempts`` (closed attempt events), ``n_native``,
-    ``n_other`` (None unless action lines carry ``native``), ``finished`` (manifest has a
-    result).
+    ``n_other`` (None unless the agent's steps carry ``native``: Code Execution CUA steps in
+    ``agent.jsonl``, or action lines), ``usage`` (a model agent's totals from ``agent.jsonl``:
+    requests, tokens, latency, retries, malformed calls; None for other agents),
+    ``agent_error`` (why a model agent's episode stopped, if it failed), ``finished``
+    (manifest has a result).
     """
     d = Path(directory)
     manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
@@ -331,6 +334,32 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
         elif kind == "answer":
             answered = rec.get("text", "")
 
+    usage, agent_error = None, None
+    agent_lines = read_log(d, AGENT_LOG)
+    if agent_lines:
+        usage = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0,
+                 "retries": 0, "malformed": 0, "steps": 0}
+    for rec in agent_lines:
+        kind = rec.get("kind")
+        if kind == "step":
+            usage["steps"] += 1
+            if "native" in rec:
+                annotated = True
+                native += bool(rec["native"])
+                other += not rec["native"]
+        elif kind == "request":
+            usage["requests"] += 1
+            usage["prompt_tokens"] += int(rec.get("prompt_tokens") or 0)
+            usage["completion_tokens"] += int(rec.get("completion_tokens") or 0)
+            usage["latency_s"] += float(rec.get("latency_s") or 0.0)
+            usage["retries"] += int(rec.get("retries") or 0)
+        elif kind == "malformed":
+            usage["malformed"] += 1
+        elif kind == "config":
+            usage.update(setting=rec.get("setting"), memory=rec.get("memory"), model=rec.get("model"))
+        elif kind == "error":
+            agent_error = rec.get("error")
+
     n = len(targets)
     success = won >= target_set
     fgp = sum(1.0 if lv in won else best.get(lv, 0.0) if lv in reached else 0.0 for lv in targets) / n
@@ -372,6 +401,8 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
         "attempts": attempts,
         "n_native": native if annotated else None,
         "n_other": other if annotated else None,
+        "usage": usage,
+        "agent_error": agent_error,
         "finished": result is not None,
     }
 

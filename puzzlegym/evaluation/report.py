@@ -34,17 +34,31 @@ TABLE2_COLUMNS = ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "NGAR", "S
 def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
     """Every episode record under ``run_dir``, grouped by agent, with rows and figures."""
     run = Path(run_dir)
-    episodes: dict[str, list[dict]] = defaultdict(list)
-    for rec in metrics.find_records(run):
-        ep = metrics.episode_from_record(rec)
-        episodes[str(ep["agent"] or "unknown")].append(ep)
-    if not episodes:
-        raise FileNotFoundError(f"no episode records (manifest.json + log.jsonl) under {run}")
     errors = []
+    failed_dirs = set()
     for res in sorted(run.rglob("result.json")):
         doc = json.loads(res.read_text())
         if "error" in doc:
+            failed_dirs.add(res.parent.resolve())
             errors.append({"dir": str(res.parent), "agent": doc.get("agent"), "env_id": doc.get("env_id"), "seed": doc.get("seed"), "error": doc["error"]})
+    episodes: dict[str, list[dict]] = defaultdict(list)
+    found = False
+    for rec in metrics.find_records(run):
+        found = True
+        ep = metrics.episode_from_record(rec)
+        # an episode stopped by a harness, provider or environment failure is not scored
+        # (paper B.1); it is listed under the failed episodes instead
+        if rec.resolve().parent in failed_dirs:
+            continue
+        if ep.get("agent_error"):
+            errors.append({"dir": str(rec), "agent": ep["agent"], "env_id": ep["env_id"], "seed": ep["seed"], "error": ep["agent_error"]})
+            continue
+        episodes[str(ep["agent"] or "unknown")].append(ep)
+    if not found:
+        raise FileNotFoundError(f"no episode records (manifest.json + log.jsonl) under {run}")
+    if not episodes:
+        raise FileNotFoundError(f"no scored episode records under {run}: every episode failed ("
+                                + "; ".join(f"{e['agent']} {e['env_id']}: {e['error']}" for e in errors[:3]) + ")")
     meta = {}
     if (run / "run.json").exists():
         meta = json.loads((run / "run.json").read_text())
@@ -119,6 +133,22 @@ def table18(data: dict) -> tuple[list[str], list[list[Any]]]:
         for e, r in zip(data["episodes"][a], data["rows"][a], strict=True):
             ng = None if r["n_native"] is None else metrics.ngar(r["n_native"], r["n_other"])
             body.append([a, f"{r['game']} / {r['difficulty']}", r["seed"], r["solved"], r["lc"], r["fgp"], r["premature_exit"], r["mismatch"], ng, r["n_levels"], e["end"]])
+    return header, body
+
+
+def usage_table(data: dict) -> tuple[list[str], list[list[Any]]]:
+    """Model agents' requests and tokens (the paper's Table 7 layout, without prices)."""
+    header = ["Agent", "Episodes", "Requests", "Input tokens", "Output tokens", "Mean latency (s)", "Retries", "Malformed calls", "Steps"]
+    body = []
+    for a in data["agents"]:
+        used = [e["usage"] for e in data["episodes"][a] if e.get("usage")]
+        if not used:
+            continue
+        requests = sum(u["requests"] for u in used)
+        latency = sum(u["latency_s"] for u in used)
+        body.append([a, len(used), requests, sum(u["prompt_tokens"] for u in used), sum(u["completion_tokens"] for u in used),
+                     latency / requests if requests else None, sum(u["retries"] for u in used),
+                     sum(u["malformed"] for u in used), sum(u["steps"] for u in used)])
     return header, body
 
 
@@ -235,6 +265,9 @@ def write_report(
         "dead_ends": ("Per-attempt dead-end statistics", dead_end_table(data)),
         "table18": ("Table 18 layout: every episode", table18(data)),
     }
+    usage = usage_table(data)
+    if usage[1]:
+        tables["usage"] = ("Model requests and tokens", usage)
     md = {}
     for name, (caption, (header, body)) in tables.items():
         md[name] = markdown_table(header, body)
@@ -289,6 +322,7 @@ def write_report(
         "## Dead ends",
         "",
         md["dead_ends"],
+        *(["## Model requests and tokens", "", md["usage"]] if "usage" in md else []),
         "## Tables",
         "",
         "- [Table 2 layout](table2.md) ([csv](table2.csv))",
@@ -296,6 +330,7 @@ def write_report(
         "- [Table 17 layout](table17.md) ([csv](table17.csv))",
         "- [Table 18 layout: every episode](table18.md) ([csv](table18.csv))",
         "- [Dead ends](dead_ends.md) ([csv](dead_ends.csv))",
+        *(["- [Model requests and tokens](usage.md) ([csv](usage.csv))"] if "usage" in md else []),
         "- [summary.json](summary.json)",
         "",
     ]

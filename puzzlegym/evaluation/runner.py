@@ -13,7 +13,8 @@ import numpy as np
 from PIL import Image
 from tqdm import tqdm
 
-from puzzlegym.agents import make_agent
+from puzzlegym.agents import agent_label, make_agent
+from puzzlegym.evaluation.records import AgentLog
 from puzzlegym.registry import parse_env_id
 
 
@@ -50,15 +51,29 @@ def run_episode(
     gif: bool = True,
     max_steps: int | None = None,
     progress: bool = False,
+    agent_options: dict[str, Any] | None = None,
     **env_kwargs: Any,
 ) -> dict:
-    """Play one episode of ``env_id``; returns the result dict (success, lc, fgp, ...)."""
+    """Play one episode of ``env_id``; returns the result dict (success, lc, fgp, ...).
+
+    ``agent_options`` is a model agent's options dict (:mod:`puzzlegym.agents.model`); a model
+    agent's own record lines go to ``record/agent.jsonl`` and its totals (requests, tokens,
+    steps, malformed calls) to the result's ``model`` entry. Model agents play on the wall
+    clock unless ``clock`` says otherwise.
+    """
     parse_env_id(env_id)  # a clear ConfigError for an unknown id
+    label = agent_label(agent, agent_options)  # validates the options before anything starts
     out = Path(out_dir) if out_dir is not None else None
     record_dir = str(out / "record") if out is not None else None
-    env = gym.make(env_id, record_dir=record_dir, agent=agent, **env_kwargs)
+    if label != agent:
+        env_kwargs.setdefault("clock", "wall")
+    env = gym.make(env_id, record_dir=record_dir, agent=label, **env_kwargs)
+    policy = agent_log = None
     try:
-        policy = make_agent(agent, env.unwrapped, seed=seed)
+        policy = make_agent(agent, env.unwrapped, seed=seed, options=agent_options)
+        drain = getattr(policy, "drain_records", None)
+        if drain is not None and record_dir is not None:
+            agent_log = AgentLog(record_dir)
         obs, info = env.reset(seed=seed)
         frames = GifFrames() if (gif and out is not None) else None
         if frames:
@@ -70,7 +85,10 @@ def run_episode(
         while not (terminated or truncated):
             if max_steps is not None and steps >= max_steps:
                 break
-            action = policy(obs, info)
+            try:
+                action = policy(obs, info)
+            finally:
+                _write_agent_lines(policy, agent_log, env.unwrapped)
             obs, _, terminated, truncated, info = env.step(action)
             steps += 1
             bar.update(1)
@@ -81,7 +99,7 @@ def run_episode(
         ev = env.unwrapped.evaluator
         result = {
             "env_id": env_id,
-            "agent": agent,
+            "agent": label,
             "seed": seed,
             "success": ev.success,
             "lc": ev.lc,
@@ -94,6 +112,12 @@ def run_episode(
             "truncated": truncated,
             "wall_s": round(wall, 3),
         }
+        if label != agent:
+            result["agent_spec"] = agent
+        if hasattr(policy, "summary"):
+            result["model"] = policy.summary()
+            if agent_log is not None:
+                agent_log.write({"kind": "summary", **result["model"]}, *_stamp(env.unwrapped))
         if out is not None:
             out.mkdir(parents=True, exist_ok=True)
             Image.fromarray(obs).save(out / "final.png")
@@ -106,5 +130,31 @@ def run_episode(
             result["record"] = record_dir
             (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
         return result
+    except Exception as exc:
+        if agent_log is not None:  # the episode is not scored; say why in its record
+            agent_log.write({"kind": "error", "error": f"{type(exc).__name__}: {exc}"[:2000]}, *_stamp(env.unwrapped))
+        raise
     finally:
+        if agent_log is not None:
+            agent_log.close()
+        if hasattr(policy, "close"):
+            policy.close()
         env.close()
+
+
+def _stamp(env: Any) -> tuple[int, float]:
+    """The env's action count and episode time (0 before the first reset)."""
+    clock = getattr(env, "clock", None)
+    return getattr(env, "actions", 0), clock.elapsed_s if clock is not None else 0.0
+
+
+def _write_agent_lines(policy: Any, log: AgentLog | None, env: Any) -> None:
+    """Move the agent's pending record lines (if it keeps any) into ``agent.jsonl``."""
+    drain = getattr(policy, "drain_records", None)
+    if drain is None:
+        return
+    lines = drain()
+    if log is not None:
+        step, t = _stamp(env)
+        for rec in lines:
+            log.write(rec, step, t)

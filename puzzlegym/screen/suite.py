@@ -109,6 +109,7 @@ class Suite:
         self.board: Board | None = None
         self.progress: dict[tuple[str, str], set[int]] = {}
         self.version = 0  # bumps on every change of what the screen shows
+        self.pressed: list[str] = []  # controls pressed (and acting) since the env last cleared it
 
     # ------------------------------------------------------------------ navigation
     def _changed(self) -> None:
@@ -195,6 +196,8 @@ class Suite:
                 if rect.contains(gesture.x, gesture.y):
                     before = self.version
                     self._press(name)
+                    if self.version != before:
+                        self.pressed.append(name)
                     return self.version != before
             if self.screen == LEVEL and BOARD_AREA.contains(gesture.x, gesture.y):
                 return self._board_gesture(gesture)

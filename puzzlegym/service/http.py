@@ -60,9 +60,10 @@ class Handler(BaseHTTPRequestHandler):
             n = int(length)
         except ValueError:
             raise RequestError(400, f"Content-Length: {length!r} is not a number") from None
-        if n > MAX_BODY_BYTES:
+        limit = getattr(self.server, "max_body_bytes", MAX_BODY_BYTES)
+        if n > limit:
             self.close_connection = True
-            raise RequestError(413, f"request body of {n} bytes is too large; at most {MAX_BODY_BYTES}")
+            raise RequestError(413, f"request body of {n} bytes is too large; at most {limit}")
         raw = self.rfile.read(n)
         try:
             return json.loads(raw.decode("utf-8"))
@@ -98,9 +99,13 @@ class Handler(BaseHTTPRequestHandler):
         self._dispatch("DELETE")
 
 
-def make_server(host: str, port: int, routes: dict[tuple[str, str], Callable]) -> ThreadingHTTPServer:
-    """A threaded HTTP server dispatching ``(method, path)`` to ``route(handler, session)``."""
+def make_server(
+    host: str, port: int, routes: dict[tuple[str, str], Callable], max_body_bytes: int = MAX_BODY_BYTES
+) -> ThreadingHTTPServer:
+    """A threaded HTTP server dispatching ``(method, path)`` to ``route(handler, session)``;
+    request bodies above ``max_body_bytes`` are refused (413)."""
     server = ThreadingHTTPServer((host, port), Handler)
     server.routes = routes  # type: ignore[attr-defined]
+    server.max_body_bytes = max_body_bytes  # type: ignore[attr-defined]
     server.daemon_threads = True
     return server

@@ -1,0 +1,293 @@
+"""The program the Code Execution sandbox runs (standard library only; it never imports
+puzzlegym). :mod:`puzzlegym.agents.sandbox` starts it as ``python -I sandbox_child.py CONFIG``
+and speaks to it over its stdin/stdout with length-prefixed JSON frames.
+
+Before any model code runs it
+
+* moves the protocol onto private file descriptors and points fds 0-2 at /dev/null, so
+  ``print`` (captured, bounded) and stray writes cannot corrupt the protocol;
+* sets resource limits: address space (the memory limit), a CPU-time backstop, the size of
+  files it may write, and no core dumps;
+* installs an audit hook (which Python code cannot remove) that refuses: importing
+  puzzlegym; opening or listing any path outside the Python installation, the site-packages
+  and its own work directory, and every path inside puzzlegym's packages; writing outside the
+  work directory; sockets; starting or signalling processes; and foreign calls through ctypes.
+
+Then it serves: ``{"op": "exec", "code"}`` runs the code in one persistent namespace where
+the GUI API (``click``, ``double_click``, ``drag``, ``key``, ``type_text``, ``scroll``,
+``wait``, ``screenshot``) sends requests to the agent and waits for the answers; the run ends
+with ``{"op": "done", "stdout", "error"}``.
+"""
+
+import io
+import json
+import os
+import resource
+import struct
+import sys
+import traceback
+
+HEADER = struct.Struct(">I")
+MAX_FRAME = 16 * 1024 * 1024
+
+_proto_in = None
+_proto_out = None
+
+
+class GUIError(Exception):
+    """A GUI call the agent refused (the message says why)."""
+
+
+class Screenshot:
+    """The screen as RGB bytes, row by row from the top-left corner."""
+
+    def __init__(self, width, height, rgb):
+        self.width, self.height, self.rgb = width, height, rgb
+
+    def pixel(self, x, y):
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise IndexError(f"pixel ({x}, {y}) is off the {self.width}x{self.height} screen")
+        i = 3 * (y * self.width + x)
+        return tuple(self.rgb[i : i + 3])
+
+    def to_numpy(self):
+        import numpy
+
+        return numpy.frombuffer(self.rgb, dtype=numpy.uint8).reshape(self.height, self.width, 3).copy()
+
+    def to_pil(self):
+        from PIL import Image
+
+        return Image.frombytes("RGB", (self.width, self.height), self.rgb)
+
+    def __repr__(self):
+        return f"Screenshot({self.width}x{self.height})"
+
+
+# ---------------------------------------------------------------------- protocol
+def _read_exact(n):
+    chunks, got = [], 0
+    while got < n:
+        chunk = _proto_in.read(n - got)
+        if not chunk:
+            raise SystemExit(0)  # the agent went away
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _recv_raw():
+    (n,) = HEADER.unpack(_read_exact(HEADER.size))
+    if n > MAX_FRAME:
+        raise SystemExit(3)
+    return _read_exact(n)
+
+
+def _recv():
+    return json.loads(_recv_raw().decode("utf-8"))
+
+
+def _send(doc):
+    data = json.dumps(doc).encode("utf-8")
+    _proto_out.write(HEADER.pack(len(data)) + data)
+    _proto_out.flush()
+
+
+def _request(doc):
+    _send(doc)
+    reply = _recv()
+    if not reply.get("ok"):
+        raise GUIError(reply.get("error", "refused"))
+    return reply
+
+
+# ---------------------------------------------------------------------- the GUI API
+def _gui(action):
+    return _request({"op": "gui", "action": action}).get("result", {})
+
+
+def click(x, y):
+    return _gui({"type": "click", "x": x, "y": y})
+
+
+def double_click(x, y):
+    return _gui({"type": "double_click", "x": x, "y": y})
+
+
+def drag(x0, y0, x1, y1):
+    return _gui({"type": "drag", "x0": x0, "y0": y0, "x1": x1, "y1": y1})
+
+
+def key(name):
+    return _gui({"type": "press_key", "key": name})
+
+
+def type_text(text):
+    return _gui({"type": "type_text", "text": text})
+
+
+def scroll(direction):
+    return _gui({"type": "scroll", "direction": direction})
+
+
+def wait():
+    return _gui({"type": "wait"})
+
+
+def screenshot():
+    head = _request({"op": "screenshot"})
+    rgb = _recv_raw()
+    return Screenshot(int(head["width"]), int(head["height"]), rgb)
+
+
+API = {
+    "click": click,
+    "double_click": double_click,
+    "drag": drag,
+    "key": key,
+    "type_text": type_text,
+    "scroll": scroll,
+    "wait": wait,
+    "screenshot": screenshot,
+    "Screenshot": Screenshot,
+    "GUIError": GUIError,
+}
+
+
+# ---------------------------------------------------------------------- confinement
+def _under(path, roots):
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
+def _install_guard(config):
+    work = os.path.realpath(config["workdir"])
+    readable = [os.path.realpath(p) for p in config["readable"]] + [work]
+    denied = [os.path.realpath(p) for p in config["denied"]]
+    devices = {"/dev/null", "/dev/urandom", "/dev/random"}
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+    def resolve(p):
+        return os.path.realpath(os.fsdecode(p)) if isinstance(p, (str, bytes, os.PathLike)) else None
+
+    def check_read(p):
+        path = resolve(p)
+        if path is None:
+            return
+        if path in devices:
+            return
+        if _under(path, denied) or not _under(path, readable):
+            raise PermissionError(f"sandbox: {os.fsdecode(p)!r} is outside what the sandbox may read")
+
+    def check_write(p):
+        path = resolve(p)
+        if path is None:
+            return
+        if path == "/dev/null" or (_under(path, [work]) and not _under(path, denied)):
+            return
+        raise PermissionError(f"sandbox: {os.fsdecode(p)!r} is outside the sandbox's work directory")
+
+    def hook(event, args):
+        if event == "import":
+            name = args[0] or ""
+            if name == "puzzlegym" or name.startswith("puzzlegym.") or name == "_posixsubprocess":
+                raise ImportError(f"sandbox: importing {name!r} is not allowed")
+        elif event == "open":
+            path, mode, flags = (list(args) + [None, None, None])[:3]
+            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+                isinstance(flags, int) and flags & write_flags
+            )
+            check_write(path) if writing else check_read(path)
+        elif event in ("os.listdir", "os.scandir"):
+            check_read(args[0] if args and args[0] is not None else ".")
+        elif event in ("os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.utime"):
+            check_write(args[0])
+        elif event in ("os.rename", "os.replace"):
+            check_write(args[0])
+            check_write(args[1])
+        elif event in ("os.symlink", "os.link"):
+            raise PermissionError("sandbox: links are not allowed")
+        elif event.startswith("socket."):
+            raise PermissionError("sandbox: no network")
+        elif event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+                       "os.forkpty", "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill"):
+            raise PermissionError(f"sandbox: {event} is not allowed")
+        elif event in ("ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.call_function", "ctypes.cdata",
+                       "ctypes.cdata/buffer", "ctypes.string_at", "ctypes.wstring_at", "ctypes.addressof"):
+            raise PermissionError(f"sandbox: {event} is not allowed")
+        elif event == "ctypes.dlopen" and args and args[0] is not None:
+            raise PermissionError("sandbox: loading libraries is not allowed")
+
+    sys.addaudithook(hook)
+
+
+def _limit(config):
+    mb = int(config["memory_mb"])
+    resource.setrlimit(resource.RLIMIT_AS, (mb * 1024 * 1024, mb * 1024 * 1024))
+    cpu = int(config["cpu_backstop_s"])
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    fsize = int(config["file_mb"]) * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+# ---------------------------------------------------------------------- output capture
+class _Capture(io.TextIOBase):
+    def __init__(self, limit):
+        self.limit, self.parts, self.size, self.dropped = limit, [], 0, 0
+
+    def write(self, s):
+        s = str(s)
+        room = self.limit - self.size
+        if room > 0:
+            self.parts.append(s[:room])
+            self.size += min(room, len(s))
+        self.dropped += max(0, len(s) - max(room, 0))
+        return len(s)
+
+    def text(self):
+        out = "".join(self.parts)
+        if self.dropped:
+            out += f"\n[... {self.dropped} more characters not shown]"
+        return out
+
+
+def _run(code, namespace, limit):
+    out = _Capture(limit)
+    sys.stdout = sys.stderr = out
+    error = None
+    try:
+        exec(compile(code, "<run_code>", "exec"), namespace)
+    except SystemExit:
+        error = "SystemExit: exit() does nothing here; the run ended"
+    except BaseException as exc:  # noqa: BLE001 - the model's code may raise anything
+        tb = traceback.TracebackException.from_exception(exc, limit=-8)
+        lines = [ln for ln in tb.format() if "sandbox_child.py" not in ln]
+        error = "".join(lines)[-limit:]
+    finally:
+        sys.stdout = sys.stderr = _Capture(0)
+    return out.text(), error
+
+
+def main():
+    global _proto_in, _proto_out
+    config = json.loads(sys.argv[1])
+    _proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    _proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.chdir(config["workdir"])
+    _limit(config)
+    _install_guard(config)
+    namespace = {"__name__": "__sandbox__", "__builtins__": __builtins__, **API}
+    _send({"op": "ready", "pid": os.getpid()})
+    while True:
+        msg = _recv()
+        if msg.get("op") != "exec":
+            continue
+        stdout, error = _run(msg["code"], namespace, int(config["output_chars"]))
+        _send({"op": "done", "stdout": stdout, "error": error})
+
+
+if __name__ == "__main__":
+    main()
