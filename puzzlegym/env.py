@@ -359,6 +359,19 @@ class PuzzleEnv(gym.Env):
             return self._frame.copy()
         return None
 
+    def end_episode(self, reason: str) -> None:
+        """End a running episode now, neither by an answer nor at the deadline (a service
+        session deleted or expired, a reset over it): close the attempt in progress and write
+        the record's result with ``"ended": reason``. Nothing happens if it already ended."""
+        if self.suite is None or self._done:
+            return
+        self._done = True
+        self.evaluator.finish()
+        if self.recorder is not None:
+            self.recorder.finish(
+                {**self.evaluator.summary(), "terminated": False, "truncated": False, "ended": str(reason)}
+            )
+
     def close(self) -> None:
         if self.recorder is not None:
             self.recorder.close()
