@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from puzzlegym.errors import PuzzleGymError
+from puzzlegym.errors import ConfigError, PuzzleGymError
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -54,7 +54,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     parse_env_id(args.env_id)
     steps = args.steps if args.steps is not None else (3000 if args.backend == "native" else 300)
-    result = bench.run(args.env_id, steps=steps, backend=args.backend)
+    if args.transitions < 1:
+        raise ConfigError(f"--transitions: must be at least 1, got {args.transitions}")
+    result = bench.run(args.env_id, steps=steps, backend=args.backend, transitions=args.transitions)
     if not args.json:
         for key, value in result.items():
             print(f"{key:>24}: {value}")
@@ -211,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("env_id")
     bench.add_argument("--backend", default="native", choices=["native", "browser"])
     bench.add_argument("--steps", type=int, default=None, help="default 3000 (native), 300 (browser)")
+    bench.add_argument("--transitions", type=int, default=200_000, help="rules-model transitions timed (default 200000)")
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=_cmd_bench)
 
