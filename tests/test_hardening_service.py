@@ -161,11 +161,12 @@ def test_connections_are_bounded(srv, monkeypatch):
 
 
 # ------------------------------------------------------------------------------- item 4
-def test_sessions_are_bounded_expire_and_can_be_deleted(tmp_path):
-    s = serve(tmp_path / "records", max_sessions=2, idle_s=1.0)
+def test_sessions_are_bounded_and_can_be_deleted(tmp_path):
+    s = serve(tmp_path / "records", max_sessions=2, idle_s=3600)
     try:
         a = s.request("POST", "/reset", RESET, session="a")[1]["record"]
-        s.request("POST", "/reset", RESET, session="b")
+        assert s.request("POST", "/reset", {**RESET, "level": 99}, session="x")[0] == 400  # takes no slot
+        assert s.request("POST", "/reset", RESET, session="b")[0] == 200
         status, doc = s.request("POST", "/reset", RESET, session="c")
         assert status == 429 and "too many sessions" in doc["error"]
         status, doc = s.request("DELETE", "/session", session="a")
@@ -173,12 +174,23 @@ def test_sessions_are_bounded_expire_and_can_be_deleted(tmp_path):
         assert manifest(a)["result"]["ended"] == "session_deleted"
         assert s.request("GET", "/status", session="a")[0] == 409
         assert s.request("DELETE", "/session", session="a")[0] == 404
+        assert s.request("POST", "/reset", RESET, session="c")[0] == 200
+    finally:
+        s.close()
+    assert all(manifest(p)["result"]["ended"] == "server_stopped"
+               for p in (tmp_path / "records").iterdir() if p.name != Path(a).name)
+
+
+def test_idle_sessions_expire(tmp_path):
+    s = serve(tmp_path / "records", max_sessions=1, idle_s=0.5)
+    try:
         c = s.request("POST", "/reset", RESET, session="c")[1]["record"]
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while "result" not in manifest(c) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert manifest(c)["result"]["ended"] == "session_expired"
         assert s.request("GET", "/status", session="c")[0] == 409
+        assert s.request("POST", "/reset", RESET, session="d")[0] == 200  # its slot is free again
     finally:
         s.close()
 

@@ -202,6 +202,12 @@ class Service:
                 except FileExistsError:
                     continue
 
+    def _forget_if_empty(self, s: Session) -> None:
+        """A session whose first reset was rejected takes no slot."""
+        with self._lock:
+            if s.env is None and self._sessions.get(s.name) is s:
+                del self._sessions[s.name]
+
     # ------------------------------------------------------------------ requests
     def reset(self, name: str, body: Any) -> dict:
         if not isinstance(body, dict):
@@ -231,6 +237,7 @@ class Service:
                 env = gym.make(env_id, record_dir=str(record), agent=f"http:{name}", **kwargs)
             except PuzzleGymError as exc:
                 record.rmdir()  # still empty: nothing was recorded
+                self._forget_if_empty(s)
                 raise RequestError(400, f"reset.{str(exc)}" if str(exc).split(":")[0] in ("level", "start") else str(exc)) from None
             try:
                 obs, _ = env.reset(seed=seed)
