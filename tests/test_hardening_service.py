@@ -138,9 +138,8 @@ def test_content_length_must_be_a_bounded_byte_count(srv, monkeypatch):
     assert srv.request("GET", "/status")[1] == before  # nothing was applied
     # a client that announces a body and never sends it is dropped at the socket timeout
     monkeypatch.setattr(service_http.Handler, "timeout", 0.5)
-    t0 = time.monotonic()
     answer = raw_request(srv, post_head(srv, "100"), b'{"type"')
-    assert b" 408 " in answer.split(b"\r\n", 1)[0] and time.monotonic() - t0 < 10
+    assert b" 408 " in answer.split(b"\r\n", 1)[0]
     assert srv.request("GET", "/status")[1] == before
 
 
