@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 
-from puzzlegym.errors import ActionError
+from puzzlegym.errors import ActionError, shown
 
 SCREEN_WIDTH = 1280
 SCREEN_HEIGHT = 900
@@ -130,7 +130,7 @@ def _coordinate(where: str, name: str, value: Any) -> int:
     limit = SCREEN_WIDTH - 1 if name.startswith("x") else SCREEN_HEIGHT - 1
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ActionError(
-            f"{where}.{name}: expected an integer screen pixel in 0..{limit}, got {value!r}"
+            f"{where}.{name}: expected an integer screen pixel in 0..{limit}, got {shown(value)}"
         )
     if not 0 <= int(value) <= limit:
         raise ActionError(f"{where}.{name}: {int(value)} is off the screen; allowed 0..{limit}")
@@ -149,7 +149,7 @@ def _check_text(where: str, name: str, value: Any, *, allow_empty: bool, printab
     bad = sorted(set(value) - TEXT_CHARACTERS)
     if bad and printable:
         raise ActionError(
-            f"{where}.{name}: characters {bad!r} are not allowed; printable ASCII only"
+            f"{where}.{name}: characters {shown(bad)} are not allowed; printable ASCII only"
         )
     return value
 
@@ -157,7 +157,7 @@ def _check_text(where: str, name: str, value: Any, *, allow_empty: bool, printab
 def _check_key(where: str, value: Any) -> str:
     if not isinstance(value, str) or value not in ALLOWED_KEYS:
         raise ActionError(
-            f"{where}.key: {value!r} is not an allowed key; allowed: a single letter a-z/A-Z or "
+            f"{where}.key: {shown(value)} is not an allowed key; allowed: a single letter a-z/A-Z or "
             + ", ".join(GAME_KEYS)
         )
     return value
@@ -175,9 +175,9 @@ def _validate(action: Action, where: str, *, in_batch: bool) -> Action:
     if isinstance(action, TypeText):
         return TypeText(_check_text(where, "text", action.text, allow_empty=False, printable=True))
     if isinstance(action, Scroll):
-        if action.direction not in SCROLL_DIRECTIONS:
+        if not isinstance(action.direction, str) or action.direction not in SCROLL_DIRECTIONS:
             raise ActionError(
-                f"{where}.direction: {action.direction!r} is not allowed; allowed: "
+                f"{where}.direction: {shown(action.direction)} is not allowed; allowed: "
                 + ", ".join(SCROLL_DIRECTIONS)
             )
         return action
@@ -215,18 +215,18 @@ def _parse(obj: Any, where: str, *, in_batch: bool) -> Action:
             f"{type(obj).__name__}"
         )
     kind = obj.get("type")
-    if kind not in _TYPES:
+    if not isinstance(kind, str) or kind not in _TYPES:
         raise ActionError(
-            f"{where}.type: unknown action type {kind!r}; allowed: " + ", ".join(ACTION_TYPES)
+            f"{where}.type: unknown action type {shown(kind)}; allowed: " + ", ".join(ACTION_TYPES)
         )
     where = f"{where}({kind})"
     required = _FIELDS[kind]
     missing = [name for name in required if name not in obj]
     if missing:
         raise ActionError(f"{where}: missing field {missing[0]!r}; {kind} needs {list(required)}")
-    extra = sorted(set(obj) - set(required) - set(_OPTIONAL.get(kind, ())) - {"type"})
+    extra = sorted(set(obj) - set(required) - set(_OPTIONAL.get(kind, ())) - {"type"}, key=str)
     if extra:
-        raise ActionError(f"{where}: unexpected field {extra[0]!r}; {kind} takes {list(required)}")
+        raise ActionError(f"{where}: unexpected field {shown(extra[0])}; {kind} takes {list(required)}")
     values = {name: obj[name] for name in required + _OPTIONAL.get(kind, ()) if name in obj}
     if kind == "batch":
         members = values["actions"]

@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.errors import ConfigError, LevelError
+from puzzlegym import jsonio
+from puzzlegym.errors import ConfigError, LevelError, shown
 
 DOC_KEYS = ("game", "tier", "levels")
 
@@ -42,12 +43,12 @@ def check_level_keys(data: Any, required: Sequence[str], optional: Sequence[str]
 
 def check_id(value: Any) -> None:
     if not isinstance(value, str) or not value:
-        raise LevelError(f"id: expected a non-empty string, got {value!r}")
+        raise LevelError(f"id: expected a non-empty string, got {shown(value)}")
 
 
 def check_tier(value: Any, tiers: Sequence[str]) -> None:
     if value not in tiers:
-        raise LevelError(f"tier: expected one of {', '.join(tiers)}, got {value!r}")
+        raise LevelError(f"tier: expected one of {', '.join(tiers)}, got {shown(value)}")
 
 
 def check_count(data: dict, key: str) -> None:
@@ -55,7 +56,7 @@ def check_count(data: dict, key: str) -> None:
     if key in data:
         n = data[key]
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise LevelError(f"{key}: expected a non-negative integer, got {n!r}")
+            raise LevelError(f"{key}: expected a non-negative integer, got {shown(n)}")
 
 
 # ----------------------------------------------------------------------------- catalogue
@@ -95,9 +96,9 @@ class Catalogue:
                 f"catalogue: keys must be exactly {', '.join(DOC_KEYS)}; got {', '.join(sorted(map(str, doc)))}"
             )
         if doc["game"] != self.game:
-            raise LevelError(f"game: expected {self.game!r}, got {doc['game']!r}")
+            raise LevelError(f"game: expected {self.game!r}, got {shown(doc['game'])}")
         if doc["tier"] != tier:
-            raise LevelError(f"tier: expected {tier!r}, got {doc['tier']!r}")
+            raise LevelError(f"tier: expected {tier!r}, got {shown(doc['tier'])}")
         raw = doc["levels"]
         if not isinstance(raw, list) or not raw:
             raise LevelError("levels: expected a non-empty list of level objects")
@@ -120,10 +121,15 @@ class Catalogue:
         if tier not in self._cache:
             path = self.path(tier)
             try:
-                doc = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError) as exc:
-                raise LevelError(f"catalogue {path.name}: cannot read: {exc}") from None
-            self._cache[tier] = self.parse(doc, tier)
+                doc = jsonio.loads(path.read_bytes())
+            except OSError as exc:
+                raise LevelError(f"catalogue {path}: cannot read: {exc.strerror}") from None
+            except jsonio.JSONError as exc:
+                raise LevelError(f"catalogue {path}: {exc}") from None
+            try:
+                self._cache[tier] = self.parse(doc, tier)
+            except LevelError as exc:
+                raise LevelError(f"catalogue {path}: {exc}") from None
         return self._cache[tier]
 
     def load(self, tier: str) -> list:

@@ -3,7 +3,12 @@ state, evaluator record), as a plain document, in memory and on disk.
 
 On disk a checkpoint is JSON with its format, the puzzlegym version, the catalogue hash, the
 env configuration and the payload with its SHA-256; loading checks all of them and raises
-:class:`~puzzlegym.errors.CheckpointError` naming what is wrong.
+:class:`~puzzlegym.errors.CheckpointError` naming what is wrong: the format and its version,
+a well-formed ``puzzlegym_version`` no newer than this install (a newer puzzlegym may write a
+payload this one cannot read), the catalogue hash, the digest, and hostile JSON (nesting, huge
+numbers, NaN/Infinity). :func:`validate_payload` checks the payload's every field for type and
+range (a schema, :data:`Payload`) before an env changes anything; the env then checks what
+needs the game (board index, board states, ui, objective).
 """
 
 from __future__ import annotations
@@ -12,18 +17,172 @@ import copy
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from puzzlegym.errors import CheckpointError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from puzzlegym import jsonio
+from puzzlegym.errors import CheckpointError, shown
+from puzzlegym.screen.suite import SCREENS
+from puzzlegym.version import __version__
 
 FORMAT = "puzzlegym-checkpoint"
 FORMAT_VERSION = 1
 
 
+MAX_COUNT = 2**53  # steps, actions, times in ms: exact in a JSON number
+_VERSION = re.compile(r"(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?([.+-][0-9A-Za-z.+-]{0,40})?")
+
+
 def _canonical(doc: Any) -> bytes:
-    return json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    try:
+        return json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    except RecursionError:
+        raise CheckpointError("checkpoint is invalid: nested too deeply") from None
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(f"checkpoint is invalid: not a JSON document ({exc})") from None
+
+
+def _version_key(text: Any) -> tuple[int, int, int] | None:
+    m = _VERSION.fullmatch(text) if isinstance(text, str) else None
+    return None if m is None else (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+
+
+# ----------------------------------------------------------------------------- payload schema
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+Seconds = Annotated[float, Field(ge=0, le=1e9, allow_inf_nan=False)]
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+Name = Annotated[str, Field(min_length=1, max_length=64)]
+Text = Annotated[str, Field(max_length=4096)]
+Moment = Annotated[list[Count], Field(min_length=3, max_length=3)]  # x, y, t_ms
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+
+
+class BoardDoc(_Strict):
+    game: Name
+    tier: Name
+    index: Annotated[int, Field(ge=0, le=10_000)]
+    state: Any
+    ui: Any
+    history: list[Any]
+    feedback: Text
+
+
+class SuiteDoc(_Strict):
+    screen: Literal[SCREENS]  # type: ignore[valid-type]
+    game: Name | None
+    tier: Name | None
+    progress: dict[Annotated[str, Field(max_length=130)], list[Annotated[int, Field(ge=0, le=10_000)]]]
+    board: BoardDoc | None
+
+
+class ObjectiveDoc(_Strict):
+    game: Name
+    tier: Name
+    targets: list[Annotated[int, Field(ge=0, le=10_000)]]
+
+
+class LevelResultDoc(_Strict):
+    reached: bool
+    won: bool
+    max_potential: Fraction
+
+
+class SnapshotDoc(_Strict):
+    kind: Literal["snapshot"]
+    step: Count
+    t: Seconds
+    cause: Name
+    game: Name
+    tier: Name
+    level: Annotated[int, Field(ge=1, le=10_000)]
+    potential: Fraction
+    solved: bool
+    dead_end: bool | None
+    state: Any
+    details: Any = None
+
+
+class EventDoc(_Open):
+    kind: Name
+    step: Count
+    t: Seconds
+
+
+class RunDoc(_Strict):
+    fatal_step: Count
+    fatal_move: Any
+    delay: Count
+    recovered_by: Name | None
+
+
+class AttemptDoc(_Open):
+    game: Name
+    tier: Name
+    level: Annotated[int, Field(ge=1, le=10_000)]
+    start_step: Count
+    moves: Count
+    undos: Count
+    dead_end: bool
+    runs: list[RunDoc]
+    end: Name | None
+
+
+class EvaluatorDoc(_Strict):
+    objective: ObjectiveDoc
+    results: dict[Annotated[str, Field(pattern=r"^\d{1,5}$")], LevelResultDoc]
+    snapshots: list[SnapshotDoc]
+    events: list[EventDoc]
+    mismatch: bool
+    answered: Text | None
+    attempts: list[AttemptDoc]
+    attempt: AttemptDoc | None
+
+
+class ClockDoc(_Strict):
+    kind: Literal["sim", "wall"]
+    elapsed_s: Seconds
+
+
+class RecognizerDoc(_Strict):
+    down: Moment | None
+    last_click: Moment | None
+
+
+class Payload(_Strict):
+    """The checkpoint payload :meth:`puzzlegym.env.PuzzleEnv.checkpoint` writes."""
+
+    suite: SuiteDoc
+    evaluator: EvaluatorDoc
+    clock: ClockDoc
+    recognizer: RecognizerDoc
+    steps: Count
+    actions: Count
+    seed: Annotated[int, Field(ge=0, le=2**64 - 1)] | None
+    terminated: bool
+
+
+def validate_payload(payload: Any) -> None:
+    """Check every field of a checkpoint payload for type and range; raises
+    :class:`CheckpointError` naming the first bad field (``payload.evaluator.snapshots.3.t``)."""
+    try:
+        Payload.model_validate(payload)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(["payload", *(str(p) for p in err["loc"])])
+        raise CheckpointError(f"checkpoint {where}: {err['msg']} (got {shown(err.get('input'))})") from None
+    except RecursionError:
+        raise CheckpointError("checkpoint payload: nested too deeply") from None
 
 
 @dataclass(frozen=True)
@@ -48,11 +207,7 @@ class Checkpoint:
         }
 
     def save(self, path: str | os.PathLike) -> Path:
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(_canonical(self.to_json()))
-        os.replace(tmp, path)
-        return path
+        return jsonio.write_atomic(path, _canonical(self.to_json()))
 
     @classmethod
     def from_json(cls, doc: Any) -> Checkpoint:
@@ -66,6 +221,21 @@ class Checkpoint:
         for name in ("puzzlegym_version", "catalogue_sha256", "config", "payload", "payload_sha256"):
             if name not in doc:
                 raise CheckpointError(f"checkpoint is missing the field {name!r}")
+        theirs, mine = _version_key(doc["puzzlegym_version"]), _version_key(__version__)
+        if theirs is None:
+            raise CheckpointError(
+                f"checkpoint puzzlegym_version: expected a version such as {__version__!r}, got {shown(doc['puzzlegym_version'])}"
+            )
+        if mine is not None and theirs > mine:
+            raise CheckpointError(
+                f"checkpoint was written by puzzlegym {doc['puzzlegym_version']}, newer than this "
+                f"puzzlegym {__version__}; upgrade to read it"
+            )
+        if not isinstance(doc["catalogue_sha256"], str) or not re.fullmatch(r"[0-9a-f]{64}", doc["catalogue_sha256"]):
+            raise CheckpointError(f"checkpoint catalogue_sha256: expected 64 hex digits, got {shown(doc['catalogue_sha256'])}")
+        for name in ("config", "payload"):
+            if not isinstance(doc[name], dict):
+                raise CheckpointError(f"checkpoint {name}: expected a JSON object, got {type(doc[name]).__name__}")
         digest = hashlib.sha256(_canonical([doc["config"], doc["payload"]])).hexdigest()
         if digest != doc["payload_sha256"]:
             raise CheckpointError("checkpoint is corrupt: its payload does not match payload_sha256")
@@ -83,10 +253,16 @@ class Checkpoint:
         except OSError as exc:
             raise CheckpointError(f"cannot read checkpoint {str(path)!r}: {exc.strerror}") from None
         try:
-            doc = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CheckpointError(f"checkpoint {str(path)!r} is corrupt: not valid JSON ({exc})") from None
-        return cls.from_json(doc)
+            doc = jsonio.loads(raw)
+        except jsonio.JSONError as exc:
+            raise CheckpointError(f"checkpoint {str(path)!r} is corrupt: {exc}") from None
+        try:
+            return cls.from_json(doc)
+        except CheckpointError as exc:
+            raise CheckpointError(f"{exc} (file {str(path)!r})") from None
 
     def copy_payload(self) -> dict:
-        return copy.deepcopy(self.payload)
+        try:
+            return copy.deepcopy(self.payload)
+        except RecursionError:
+            raise CheckpointError("checkpoint payload: nested too deeply") from None

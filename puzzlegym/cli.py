@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
-from puzzlegym.errors import PuzzleGymError
+from puzzlegym.errors import ConfigError, PuzzleGymError
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -53,7 +54,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     parse_env_id(args.env_id)
     steps = args.steps if args.steps is not None else (3000 if args.backend == "native" else 300)
-    result = bench.run(args.env_id, steps=steps, backend=args.backend)
+    if args.transitions < 1:
+        raise ConfigError(f"--transitions: must be at least 1, got {args.transitions}")
+    result = bench.run(args.env_id, steps=steps, backend=args.backend, transitions=args.transitions)
     if not args.json:
         for key, value in result.items():
             print(f"{key:>24}: {value}")
@@ -104,8 +107,12 @@ def _serve_until_interrupted(server, close) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from puzzlegym.service.serve import Service, make_serve_server
 
-    service = Service(backend=args.backend, clock=args.clock, record_dir=args.record_dir)
-    server = make_serve_server(args.host, args.port, service)
+    service = Service(
+        backend=args.backend, clock=args.clock, record_dir=args.record_dir,
+        max_sessions=args.max_sessions, idle_s=args.idle_s,
+    )
+    token = args.token if args.token is not None else os.environ.get("PUZZLEGYM_TOKEN") or None
+    server = make_serve_server(args.host, args.port, service, token=token)
     host, port = server.server_address[:2]
     print(f"puzzlegym serve: http://{host}:{port}/ (backend {args.backend}, records in {args.record_dir})", flush=True)
     return _serve_until_interrupted(server, service.close)
@@ -206,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("env_id")
     bench.add_argument("--backend", default="native", choices=["native", "browser"])
     bench.add_argument("--steps", type=int, default=None, help="default 3000 (native), 300 (browser)")
+    bench.add_argument("--transitions", type=int, default=200_000, help="rules-model transitions timed (default 200000)")
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=_cmd_bench)
 
@@ -215,6 +223,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--backend", default="native", choices=["native", "browser"])
     serve.add_argument("--clock", default="wall", choices=["wall", "sim"])
     serve.add_argument("--record-dir", default="runs/serve")
+    serve.add_argument("--max-sessions", type=int, default=16, help="sessions alive at once (default 16)")
+    serve.add_argument("--idle-s", type=float, default=900.0, help="a session unused this long expires (default 900)")
+    serve.add_argument("--token", default=None,
+                       help="require 'Authorization: Bearer TOKEN' (needed for a non-loopback --host; "
+                       "or set PUZZLEGYM_TOKEN)")
     serve.set_defaults(func=_cmd_serve)
 
     play = sub.add_parser("play", help="play in an ordinary browser; the play is recorded")

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import math
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -25,8 +29,8 @@ from puzzlegym.actions import (
     to_dict,
 )
 from puzzlegym.backends import make_backend
-from puzzlegym.checkpoint import Checkpoint
-from puzzlegym.errors import CheckpointError, ConfigError, PuzzleGymError
+from puzzlegym.checkpoint import Checkpoint, validate_payload
+from puzzlegym.errors import CheckpointError, ConfigError, LevelError, PuzzleGymError, shown
 from puzzlegym.evaluation.evaluator import Evaluator, Objective
 from puzzlegym.evaluation.records import EpisodeRecorder
 from puzzlegym.registry import catalogue_sha256, games, get_game
@@ -38,6 +42,34 @@ from puzzlegym.version import __version__
 
 STARTS = ("home", "board")
 REWARDS = ("potential", "sparse")
+
+
+def _positive_finite(value: Any) -> bool:
+    return (
+        isinstance(value, (int, float, np.integer, np.floating))
+        and not isinstance(value, (bool, np.bool_))
+        and math.isfinite(value)
+        and value > 0
+    )
+
+
+def _check_record_dir(record_dir: Any) -> str:
+    """``record_dir`` is a path whose parent can be created and written (the first record
+    goes to ``record_dir``, later resets to ``record_dir-2``, ... beside it); checked by
+    creating the parent and writing a probe file there, so a bad path fails here, not at the
+    first reset."""
+    if not isinstance(record_dir, (str, os.PathLike)) or not str(record_dir).strip():
+        raise ConfigError(f"record_dir: expected a directory path (str or os.PathLike), got {shown(record_dir)}")
+    path = Path(record_dir)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"record_dir: {str(path)!r} exists and is not a directory")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"record_dir: cannot write records under {str(path.parent)!r}: {exc.strerror}") from None
+    return str(record_dir)
 
 
 class LevelSet:
@@ -107,16 +139,18 @@ class PuzzleEnv(gym.Env):
             raise ConfigError(f"level: {level!r} is not a level of {game}-{tier}; allowed: None or 1..{n}")
         if clock not in ("sim", "wall"):
             raise ConfigError(f"clock: {clock!r} is not allowed; allowed: sim, wall")
-        if not isinstance(budget_s, (int, float)) or isinstance(budget_s, bool) or not budget_s > 0:
-            raise ConfigError(f"budget_s: must be a positive number of seconds, got {budget_s!r}")
+        if not _positive_finite(budget_s):
+            raise ConfigError(f"budget_s: must be a positive, finite number of seconds, got {shown(budget_s)}")
         if reward not in REWARDS:
             raise ConfigError(f"reward: {reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
         if render_mode not in (None, "rgb_array"):
             raise ConfigError(f"render_mode: {render_mode!r} is not supported; allowed: None, 'rgb_array'")
-        if not isinstance(action_cost_s, (int, float)) or not action_cost_s > 0:
-            raise ConfigError(f"action_cost_s: must be a positive number, got {action_cost_s!r}")
+        if not _positive_finite(action_cost_s):
+            raise ConfigError(f"action_cost_s: must be a positive, finite number of seconds, got {shown(action_cost_s)}")
         if levels not in ("catalogue", "generated"):
             raise ConfigError(f"levels: {levels!r} is not allowed; allowed: catalogue, generated")
+        if record_dir is not None:
+            record_dir = _check_record_dir(record_dir)
         try:
             self.backend = make_backend(backend)
         except ValueError as exc:
@@ -158,7 +192,8 @@ class PuzzleEnv(gym.Env):
         k = self.config["level"]
         return Objective(self.game.name, self.tier, tuple(range(n)) if k is None else (k - 1,))
 
-    def _new_episode(self, seed: int | None) -> None:
+    def _episode_parts(self, seed: int | None) -> dict[str, Any]:
+        """A fresh suite, evaluator, clock and recogniser (not yet the env's)."""
         variant = None
         if self.config["levels"] == "generated":
             variant = 0 if seed is None else int(seed)
@@ -167,12 +202,19 @@ class PuzzleEnv(gym.Env):
             for g in games().values()
             for t in g.tiers
         }
-        self.evaluator = Evaluator(self._objective(), sink=self._record)
-        self.suite = Suite(games(), lambda g, t: level_sets[(g, t)], self.evaluator)
-        self.clock = make_clock(self.config["clock"], self.config["action_cost_s"])
-        self.recognizer = GestureRecognizer()
-        self.steps = 0
-        self.actions = 0
+        evaluator = Evaluator(self._objective(), sink=self._record)
+        return {
+            "evaluator": evaluator,
+            "suite": Suite(games(), lambda g, t: level_sets[(g, t)], evaluator),
+            "clock": make_clock(self.config["clock"], self.config["action_cost_s"]),
+            "recognizer": GestureRecognizer(),
+            "steps": 0,
+            "actions": 0,
+        }
+
+    def _new_episode(self, seed: int | None) -> None:
+        for name, value in self._episode_parts(seed).items():
+            setattr(self, name, value)
         self.backend.invalidate()
 
     def _start_position(self) -> None:
@@ -227,15 +269,19 @@ class PuzzleEnv(gym.Env):
             raise CheckpointError(
                 f"reset options['checkpoint']: expected a puzzlegym Checkpoint, got {type(ckpt).__name__}"
             )
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64):
+            raise ConfigError(f"seed: expected None or an integer 0..2**64-1, got {shown(seed)}")
+        parts = None
         if ckpt is not None:
             self._check_checkpoint(ckpt)
+            parts = self._restored_parts(ckpt)  # validates everything; changes nothing
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
-        self._seed = seed
-        if ckpt is not None:
-            self._restore(ckpt)
+        if parts is not None:
+            self._restore(parts)
         else:
+            self._seed = seed
             self._new_episode(seed)
             self._open_record()
             self.evaluator.t = 0.0
@@ -313,6 +359,19 @@ class PuzzleEnv(gym.Env):
             return self._frame.copy()
         return None
 
+    def end_episode(self, reason: str) -> None:
+        """End a running episode now, neither by an answer nor at the deadline (a service
+        session deleted or expired, a reset over it): close the attempt in progress and write
+        the record's result with ``"ended": reason``. Nothing happens if it already ended."""
+        if self.suite is None or self._done:
+            return
+        self._done = True
+        self.evaluator.finish()
+        if self.recorder is not None:
+            self.recorder.finish(
+                {**self.evaluator.summary(), "terminated": False, "truncated": False, "ended": str(reason)}
+            )
+
     def close(self) -> None:
         if self.recorder is not None:
             self.recorder.close()
@@ -382,24 +441,34 @@ class PuzzleEnv(gym.Env):
                 + "; ".join(f"{k} is {theirs.get(k)!r} there, {mine.get(k)!r} here" for k in diff)
             )
 
-    def _restore(self, ckpt: Checkpoint) -> None:
+    def _restored_parts(self, ckpt: Checkpoint) -> dict[str, Any]:
+        """The episode a checkpoint describes, built aside and validated whole (schema, then
+        what needs the game: level indices, board states, ui, objective, a drawable board);
+        raises :class:`CheckpointError` and leaves the env untouched."""
         p = ckpt.copy_payload()
-        seed = p.get("seed")
-        saved = {k: getattr(self, k, None) for k in ("suite", "evaluator", "clock", "recognizer", "steps", "actions", "_terminated")}
-        self._new_episode(seed)
+        validate_payload(p)
+        if p["clock"]["kind"] != self.config["clock"]:
+            raise CheckpointError(
+                f"checkpoint payload.clock.kind: {p['clock']['kind']!r} does not fit this env's clock {self.config['clock']!r}"
+            )
+        parts = self._episode_parts(p["seed"])
         try:
-            self.suite.load_json(p["suite"])
-            self.evaluator.load_json(p["evaluator"])
-            self.clock.load_json(p["clock"])
-            self.recognizer = GestureRecognizer.from_json(p["recognizer"])
-            self.steps, self.actions = int(p["steps"]), int(p["actions"])
-            self._terminated = bool(p["terminated"])
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            for k, v in saved.items():  # leave the episode as it was
-                setattr(self, k, v)
-            self.backend.invalidate()
-            raise CheckpointError(f"checkpoint payload is invalid: {exc!r}") from None
-        self._seed = seed
+            parts["suite"].load_json(p["suite"])
+            parts["evaluator"].load_json(p["evaluator"])
+            parts["clock"].load_json(p["clock"])
+            parts["recognizer"] = GestureRecognizer.from_json(p["recognizer"])
+        except CheckpointError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, LevelError) as exc:
+            raise CheckpointError(f"checkpoint payload is invalid: {str(exc)[:400]}") from None
+        except RecursionError:
+            raise CheckpointError("checkpoint payload: nested too deeply") from None
+        parts.update(steps=p["steps"], actions=p["actions"], _terminated=p["terminated"], _seed=p["seed"])
+        return parts
+
+    def _restore(self, parts: dict[str, Any]) -> None:
+        for name, value in parts.items():
+            setattr(self, name, value)
         self.evaluator.step, self.evaluator.t = self.actions, self.clock.elapsed_s
         self._open_record()
         self.backend.invalidate()

@@ -6,6 +6,8 @@ value and what is allowed, and the episode is left unchanged.
 
 from __future__ import annotations
 
+import reprlib
+
 
 class PuzzleGymError(Exception):
     """Base class of every puzzlegym error."""
@@ -25,3 +27,23 @@ class CheckpointError(PuzzleGymError, ValueError):
 
 class ConfigError(PuzzleGymError, ValueError):
     """An env id, keyword argument or CLI option is not one of the allowed values."""
+
+
+class RecordError(PuzzleGymError, ValueError):
+    """An episode record or a run directory is damaged (a corrupted log line, an unreadable
+    result file) or in use by another run."""
+
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother = 3, 60, 60
+_SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = _SHOWN.maxset = 6
+
+
+def shown(value: object) -> str:
+    """A short repr of a client-supplied value for an error message: bounded in length and
+    nesting depth, so a hostile value (a 100k-deep list, a 5,000-digit number) cannot blow up
+    the message or the interpreter."""
+    try:
+        return _SHOWN.repr(value)
+    except Exception:  # a value whose own __repr__ fails
+        return f"<{type(value).__name__}>"

@@ -5,6 +5,7 @@ import base64
 import io
 import os
 import signal
+import threading
 import time
 from collections import defaultdict
 
@@ -242,3 +243,67 @@ def test_memory_stays_bounded_over_100_resets():
     early, late = samples
     print(f"chromium RSS after 10 resets: {early} KiB, after 100: {late} KiB")
     assert late < early * 1.5 + 50_000
+
+
+def process_state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
+def test_frozen_chromium_is_killed_relaunched_and_nothing_is_lost():
+    """Issue 15, item 14: a Chromium that stops answering (SIGSTOP, not dead) no longer hangs
+    env.step: the call hits the backend's timeout, Chromium is killed and relaunched, and the
+    episode's frames are those of the in-process backend, every action applied once."""
+    script = scripted_episode("LongPuzzle/MazePaint-Easy", 1)
+    native = gym.make("LongPuzzle/MazePaint-Easy", level=1)
+    expected = play(native, script)
+    native.close()
+    frozen: set[int] = set()
+    got: list = []
+    outcome: dict = {}
+    progress = [time.monotonic()]
+
+    def episode():  # Playwright's sync API lives in the thread that started it
+        browser = gym.make("LongPuzzle/MazePaint-Easy", level=1, backend="browser")
+        backend = browser.unwrapped.backend
+        backend.timeout_s = 2.0
+        try:
+            obs, _ = browser.reset(seed=0)
+            got.append(obs)
+            for i, a in enumerate(script):
+                if i in (5, 9):  # freeze every process of this env's Chromium between two steps
+                    frozen.update(chromium_processes())
+                    for pid in chromium_processes():
+                        os.kill(pid, signal.SIGSTOP)
+                obs, *_ = browser.step(a)
+                got.append(obs)
+                progress[0] = time.monotonic()
+            outcome.update(timeouts=backend.timeouts, restarts=backend.restarts,
+                           actions=browser.unwrapped.actions, success=browser.unwrapped.evaluator.success)
+        except Exception as exc:
+            outcome["error"] = exc
+        finally:
+            browser.close()
+
+    worker = threading.Thread(target=episode, daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(timeout=1)
+            if time.monotonic() - progress[0] > 60:  # the regression: unfreeze so the test ends
+                pytest.fail(f"env.step hung on a frozen Chromium at step {len(got)}")
+    finally:
+        for pid in frozen:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    if "error" in outcome:
+        raise outcome["error"]
+    assert outcome["timeouts"] >= 2 and outcome["restarts"] >= 2
+    assert all(np.array_equal(x, y) for x, y in zip(expected, got, strict=True))
+    assert outcome["actions"] == len(script) and outcome["success"]  # nothing lost, nothing doubled
+    assert all(process_state(pid) in ("gone", "Z") for pid in frozen)  # the frozen ones were killed

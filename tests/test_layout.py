@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # (layer, module patterns), lowest first; a module may import its own layer and those below.
 LAYERS: list[tuple[str, list[str]]] = [
-    ("base", ["puzzlegym.errors", "puzzlegym.version", "puzzlegym.actions"]),
+    ("base", ["puzzlegym.errors", "puzzlegym.version", "puzzlegym.jsonio", "puzzlegym.actions"]),
     ("screen", ["puzzlegym.screen", "puzzlegym.screen.input", "puzzlegym.screen.render",
                 "puzzlegym.screen.theme", "puzzlegym.screen.labels", "puzzlegym.screen.clock"]),
     ("protocol", ["puzzlegym.game", "puzzlegym.catalogue", "puzzlegym.screen.suite"]),

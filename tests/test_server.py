@@ -82,13 +82,13 @@ def test_reset_action_screenshot_answer_match_the_env_and_leak_nothing(service):
     status, doc = request(url, "/action", {"type": "wait"})
     assert status == 409 and "POST /reset" in doc["error"]
     # the operator reads results from the record on disk
-    manifest = json.loads((records / "default-0001" / "manifest.json").read_text())
+    manifest = json.loads((records / "episode-000001" / "manifest.json").read_text())
     assert manifest["result"]["success"] is True
     # answer on a fresh episode
     request(url, "/reset", {"objective": "LongPuzzle/MazePaint-Easy"})
     status, doc = request(url, "/answer", {"text": "done"})
     assert status == 200 and doc["done"] is True
-    assert json.loads((records / "default-0002" / "manifest.json").read_text())["result"]["answered"] == "done"
+    assert json.loads((records / "episode-000002" / "manifest.json").read_text())["result"]["answered"] == "done"
     env.close()
 
 
@@ -134,7 +134,7 @@ def test_concurrent_clients_lose_and_reorder_nothing(service):
     assert errors == []
     status = request(url, "/status", session="load")[1]
     assert status["actions"] == clients * per_client
-    log = [r for r in read_log(records / "load-0001") if r["kind"] == "action"]
+    log = [r for r in read_log(records / "episode-000001") if r["kind"] == "action"]
     texts = [r["action"]["text"] for r in log]
     assert len(texts) == clients * per_client and [r["step"] for r in log] == list(range(1, 1601))
     for c in range(clients):

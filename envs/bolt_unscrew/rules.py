@@ -29,7 +29,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from puzzlegym.catalogue import check_id, check_level_keys, check_tier
-from puzzlegym.errors import LevelError
+from puzzlegym.errors import LevelError, shown
 from puzzlegym.game import Rejected
 
 from . import geometry as G
@@ -189,15 +189,15 @@ class Level:
         for b, bd in enumerate(self.boards):
             where = f"boards[{b}]"
             if bd.kind not in KINDS:
-                raise LevelError(f"{where}.kind: expected one of {', '.join(KINDS)}, got {bd.kind!r}")
+                raise LevelError(f"{where}.kind: expected one of {', '.join(KINDS)}, got {shown(bd.kind)}")
             if isinstance(bd.layer, bool) or not isinstance(bd.layer, int) or not 0 <= bd.layer < 16:
-                raise LevelError(f"{where}.layer: expected an integer 0..15, got {bd.layer!r}")
+                raise LevelError(f"{where}.layer: expected an integer 0..15, got {shown(bd.layer)}")
             want = (1, 1) if bd.kind == "pad" else (2, 4)
             if not want[0] <= len(bd.holes) <= want[1]:
                 raise LevelError(f"{where}.holes: a {bd.kind} has {want[0]}..{want[1]} holes, got {len(bd.holes)}")
             for a in bd.holes:
                 if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < n:
-                    raise LevelError(f"{where}.holes: {a!r} is not an anchor index 0..{n - 1}")
+                    raise LevelError(f"{where}.holes: {shown(a)} is not an anchor index 0..{n - 1}")
             if len(set(bd.holes)) != len(bd.holes):
                 raise LevelError(f"{where}.holes: an anchor is listed twice")
             if bd.kind == "bar":
@@ -217,11 +217,12 @@ class Level:
                     self.segment(b), self.radius(b), self.segment(c), self.radius(c)
                 ):
                     raise LevelError(f"boards[{b}] and boards[{c}] overlap in the same layer {self.boards[b].layer}")
+        for a in self.screws:
+            if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < n:
+                raise LevelError(f"screws: {shown(a)} is not an anchor index 0..{n - 1}")
         if len(set(self.screws)) != len(self.screws):
             raise LevelError("screws: an anchor is listed twice")
         for a in self.screws:
-            if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < n:
-                raise LevelError(f"screws: {a!r} is not an anchor index 0..{n - 1}")
             holed = self.holed_boards[a]
             if not holed:
                 raise LevelError(f"screws: the screw in anchor {a} attaches no board")
@@ -262,7 +263,7 @@ class Level:
         check_id(data["id"])
         check_tier(data["tier"], TIERS)
         if not _int_pair(data["size"]):
-            raise LevelError(f"size: expected [columns, rows], got {data['size']!r}")
+            raise LevelError(f"size: expected [columns, rows], got {shown(data['size'])}")
         raw = data["anchors"]
         if not isinstance(raw, list) or not all(_int_pair(p) for p in raw):
             raise LevelError("anchors: expected a list of [x, y] integer pairs")
@@ -338,7 +339,7 @@ def _check_move(level: Level, move: Any) -> tuple[int, int]:
         or len(move) != 2
         or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n for v in move)
     ):
-        raise ValueError(f"move: expected (source anchor, target anchor), indices 0..{n - 1}; got {move!r}")
+        raise ValueError(f"move: expected (source anchor, target anchor), indices 0..{n - 1}; got {shown(move)}")
     return move[0], move[1]
 
 
@@ -418,7 +419,7 @@ def _index_mask(raw: Any, n: int, name: str) -> int:
     mask = 0
     for v in raw:
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n:
-            raise ValueError(f"{name}: {v!r} is not an index 0..{n - 1}")
+            raise ValueError(f"{name}: {shown(v)} is not an index 0..{n - 1}")
         if mask >> v & 1:
             raise ValueError(f"{name}: {v} is listed twice")
         mask |= 1 << v

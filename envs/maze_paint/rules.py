@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
-from puzzlegym.errors import LevelError
+from puzzlegym.errors import LevelError, shown
 from puzzlegym.game import Rejected
 
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
@@ -205,7 +205,7 @@ class Level:
             or len(raw_start) != 2
             or any(isinstance(v, bool) or not isinstance(v, int) for v in raw_start)
         ):
-            raise LevelError(f"start: expected [row, col] as two integers, got {raw_start!r}")
+            raise LevelError(f"start: expected [row, col] as two integers, got {shown(raw_start)}")
         level = cls(id=data["id"], tier=data["tier"], grid=grid, start=(raw_start[0], raw_start[1]))
         level.validate()
         return level
@@ -269,7 +269,7 @@ def apply(level: Level, state: State, move: str) -> State | Rejected:
     """
     d = _DIR_INDEX.get(move) if isinstance(move, str) else None
     if d is None:
-        raise ValueError(f"move: expected one of {', '.join(DIRECTIONS)}, got {move!r}")
+        raise ValueError(f"move: expected one of {', '.join(DIRECTIONS)}, got {shown(move)}")
     entry = level.slide_table[state.ball * 4 + d]
     if entry is None:
         return Rejected(NO_MOVE_REASON)
@@ -338,7 +338,7 @@ def _parse_cell(level: Level, value: Any, name: str) -> int:
         or len(value) != 2
         or any(isinstance(v, bool) or not isinstance(v, int) for v in value)
     ):
-        raise ValueError(f"{name}: expected [row, col] as two integers, got {value!r}")
+        raise ValueError(f"{name}: expected [row, col] as two integers, got {shown(value)}")
     r, c = value
     if not (0 <= r < level.height and 0 <= c < level.width):
         raise ValueError(f"{name}: [{r}, {c}] is outside the {level.height}x{level.width} grid")

@@ -23,7 +23,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
-from puzzlegym.errors import LevelError
+from puzzlegym.errors import LevelError, shown
 from puzzlegym.game import Rejected
 
 TIERS: tuple[str, ...] = ("Easy", "Medium", "Hard", "Extreme", "Nightmare")
@@ -96,7 +96,7 @@ class Level:
         check_level_keys(data, _JSON_REQUIRED, _JSON_OPTIONAL)
         check_count(data, "solution_length")
         if "optimal" in data and not isinstance(data["optimal"], bool):
-            raise LevelError(f"optimal: expected true or false, got {data['optimal']!r}")
+            raise LevelError(f"optimal: expected true or false, got {shown(data['optimal'])}")
         check_id(data["id"])
         check_tier(data["tier"], TIERS)
         _check_capacity(data["capacity"])
@@ -109,7 +109,7 @@ class Level:
                 raise LevelError(f"bolts[{i}]: expected a list of colours, got {type(bolt).__name__}")
             for j, nut in enumerate(bolt):
                 if isinstance(nut, bool) or not isinstance(nut, int):
-                    raise LevelError(f"bolts[{i}][{j}]: expected an integer colour, got {nut!r}")
+                    raise LevelError(f"bolts[{i}][{j}]: expected an integer colour, got {shown(nut)}")
             bolts.append(tuple(bolt))
         level = cls(data["id"], data["tier"], data["capacity"], tuple(bolts))
         level.validate()
@@ -118,7 +118,7 @@ class Level:
 
 def _check_capacity(value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not MIN_CAPACITY <= value <= MAX_CAPACITY:
-        raise LevelError(f"capacity: expected an integer {MIN_CAPACITY}..{MAX_CAPACITY}, got {value!r}")
+        raise LevelError(f"capacity: expected an integer {MIN_CAPACITY}..{MAX_CAPACITY}, got {shown(value)}")
 
 
 def _check_bolts(bolts: tuple[tuple[int, ...], ...], capacity: int) -> None:
@@ -202,7 +202,7 @@ def _check_move(level: Level, move: Any) -> Move:
         or len(move) != 2
         or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n for v in move)
     ):
-        raise ValueError(f"move: expected (source, destination) bolt indices in 0..{n - 1}, got {move!r}")
+        raise ValueError(f"move: expected (source, destination) bolt indices in 0..{n - 1}, got {shown(move)}")
     return (move[0], move[1])
 
 
@@ -258,17 +258,17 @@ def state_to_json(level: Level, state: State) -> dict[str, Any]:
 def state_from_json(level: Level, data: Any) -> State:
     """Parse :func:`state_to_json` output, raising :class:`ValueError` naming the problem."""
     if not isinstance(data, dict) or set(data) != {"bolts"}:
-        raise ValueError(f"state: expected an object with exactly the key bolts, got {data!r}")
+        raise ValueError(f"state: expected an object with exactly the key bolts, got {shown(data)}")
     raw = data["bolts"]
     if not isinstance(raw, list | tuple) or len(raw) != level.n_bolts:
-        raise ValueError(f"bolts: expected a list of {level.n_bolts} bolts, got {raw!r}")
+        raise ValueError(f"bolts: expected a list of {level.n_bolts} bolts, got {shown(raw)}")
     bolts = []
     for i, bolt in enumerate(raw):
         if not isinstance(bolt, list | tuple) or len(bolt) > level.capacity:
-            raise ValueError(f"bolts[{i}]: expected a list of at most {level.capacity} colours, got {bolt!r}")
+            raise ValueError(f"bolts[{i}]: expected a list of at most {level.capacity} colours, got {shown(bolt)}")
         for j, nut in enumerate(bolt):
             if isinstance(nut, bool) or not isinstance(nut, int) or nut not in level.colours:
-                raise ValueError(f"bolts[{i}][{j}]: {nut!r} is not a colour of this level")
+                raise ValueError(f"bolts[{i}][{j}]: {shown(nut)} is not a colour of this level")
         bolts.append(tuple(bolt))
     counts = sorted(n for b in bolts for n in b)
     expected = sorted(n for b in level.bolts for n in b)

@@ -9,7 +9,11 @@ Chromium screenshot (CDP ``Page.captureScreenshot``) decoded to a uint8 array. W
 ``--force-color-profile=srgb`` and device scale 1 it equals the in-process frame byte for byte.
 
 The page receives pixels only. If Chromium dies, the next call starts a new one and redraws
-the whole frame from the suite (which lives in this process), so nothing is lost.
+the whole frame from the suite (which lives in this process), so nothing is lost. Every call
+into the browser is bounded by ``timeout_s`` (default 10 s, ``PUZZLEGYM_BROWSER_TIMEOUT_S``):
+a Chromium that stops answering (frozen, not dead) is killed, with every process it started,
+and the step completes on a new one exactly as after a crash; an action whose events never
+reached the suite is performed again, so nothing is lost or doubled.
 """
 
 from __future__ import annotations
@@ -17,7 +21,12 @@ from __future__ import annotations
 import base64
 import io
 import os
+import signal
+import threading
+import uuid
+from collections.abc import Callable
 from importlib import resources
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -39,6 +48,9 @@ from puzzlegym.screen.render import SCREEN, Rect
 
 CHROMIUM_ENV = "PUZZLEGYM_CHROMIUM"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
+TIMEOUT_ENV = "PUZZLEGYM_BROWSER_TIMEOUT_S"
+DEFAULT_TIMEOUT_S = 10.0  # a step normally takes ~50 ms; launching Chromium ~1 s
+LAUNCH_TIMEOUT_S = 60.0
 CHROMIUM_ARGS = (
     "--no-sandbox",
     "--disable-gpu",
@@ -62,6 +74,37 @@ _WHEEL = {"up": (0, -120), "down": (0, 120), "left": (-120, 0), "right": (120, 0
 
 class BrowserUnavailable(PuzzleGymError):
     """Chromium (or Playwright) is missing or cannot start."""
+
+
+class BrowserHung(PuzzleGymError):
+    """Chromium did not answer a call within the backend's timeout (it was killed)."""
+
+
+def _process_tree(marker: bytes) -> set[int]:
+    """The processes whose command line holds ``marker`` (one Chromium's main process) and
+    every process descending from them (zygotes, renderers, GPU and utility processes)."""
+    children: dict[int, list[int]] = {}
+    found: set[int] = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmdline = fh.read()
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+        if marker in cmdline:
+            found.add(int(entry))
+    stack = list(found)
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
 
 
 def chromium_path() -> str:
@@ -99,9 +142,19 @@ class BrowserBackend(FrameBuffer):
 
     name = "browser"
 
-    def __init__(self, headless: bool = True) -> None:
+    def __init__(self, headless: bool = True, timeout_s: float | None = None) -> None:
         super().__init__()
         self.headless = headless
+        if timeout_s is None:
+            try:
+                timeout_s = float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT_S))
+            except ValueError:
+                raise BrowserUnavailable(f"{TIMEOUT_ENV}: expected a number of seconds") from None
+        if not 0 < timeout_s <= 3600:
+            raise BrowserUnavailable(f"timeout_s: expected seconds in (0, 3600], got {timeout_s!r}")
+        self.timeout_s = float(timeout_s)  # bound of every call into the browser
+        self.timeouts = 0  # calls that hit the bound (Chromium killed and relaunched)
+        self._marker: str | None = None  # a switch on this Chromium's command line
         self._pw = None
         self._browser = None
         self._page = None
@@ -118,18 +171,25 @@ class BrowserBackend(FrameBuffer):
             raise BrowserUnavailable(f"playwright is not installed: {exc}") from None
         if self._pw is None:
             self._pw = sync_playwright().start()
+        self._marker = f"--puzzlegym-browser={os.getpid()}-{uuid.uuid4().hex}"
         try:
-            self._browser = self._pw.chromium.launch(
-                executable_path=chromium_path(), headless=self.headless, args=list(CHROMIUM_ARGS)
+            self._browser = self._bounded(
+                "launching Chromium", self._pw.chromium.launch, executable_path=chromium_path(),
+                headless=self.headless, args=[*CHROMIUM_ARGS, self._marker],
+                timeout=1000 * LAUNCH_TIMEOUT_S, limit=LAUNCH_TIMEOUT_S,
             )
         except Exception as exc:
             raise BrowserUnavailable(f"Chromium failed to start: {exc}") from None
-        context = self._browser.new_context(
-            viewport={"width": SCREEN.w, "height": SCREEN.h}, device_scale_factor=1
-        )
-        self._page = context.new_page()
-        self._page.set_content(page_html())
-        self._cdp = context.new_cdp_session(self._page)
+
+        def open_page() -> None:
+            context = self._browser.new_context(
+                viewport={"width": SCREEN.w, "height": SCREEN.h}, device_scale_factor=1
+            )
+            self._page = context.new_page()
+            self._page.set_content(page_html())
+            self._cdp = context.new_cdp_session(self._page)
+
+        self._bounded("opening the page", open_page, limit=LAUNCH_TIMEOUT_S)
         self._synced_version = -1
         self.canvas.invalidate()
         self._version = -1
@@ -141,14 +201,49 @@ class BrowserBackend(FrameBuffer):
                 self._drop()
             self._launch()
 
+    def _bounded(self, what: str, fn: Callable[..., Any], *args: Any, limit: float | None = None, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)``, bounded: if it has not returned after ``limit`` seconds
+        (default ``timeout_s``), this Chromium is killed, which makes the pending call fail;
+        that failure is raised as :class:`BrowserHung`."""
+        fired = threading.Event()
+        marker = self._marker
+
+        def on_timeout() -> None:
+            fired.set()
+            self._kill(marker)
+
+        timer = threading.Timer(self.timeout_s if limit is None else limit, on_timeout)
+        timer.daemon = True
+        timer.start()
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            if fired.is_set():
+                self.timeouts += 1
+                raise BrowserHung(f"{what}: Chromium did not answer within {self.timeout_s:g} s; it was killed") from exc
+            raise
+        finally:
+            timer.cancel()
+
+    @staticmethod
+    def _kill(marker: str | None) -> None:
+        """SIGKILL one Chromium and every process it started (frozen ones included)."""
+        if marker is None:
+            return
+        for pid in _process_tree(marker.encode()):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
     def _drop(self) -> None:
-        """Forget a dead or closing browser (best effort)."""
+        """Forget a dead, frozen or closing browser (best effort, bounded)."""
         browser, self._browser, self._page, self._cdp = self._browser, None, None, None
         if browser is not None:
             try:
-                browser.close()
+                self._bounded("closing Chromium", browser.close)
             except Exception:
-                pass
+                self._kill(self._marker)
 
     def close(self) -> None:
         self._drop()
@@ -186,12 +281,15 @@ class BrowserBackend(FrameBuffer):
     def perform(self, action: Action, t_ms: int) -> list[Event]:
         """Perform ``action`` on the page with real input; returns the page's events,
         rebased so the first starts at ``t_ms`` (the episode clock)."""
+        def drive() -> Any:
+            self._page.evaluate("window.puzzlegym.takeEvents()")
+            self._drive(action)
+            return self._page.evaluate("window.puzzlegym.takeEvents()")
+
         for attempt in (0, 1):
             self._ensure()
-            try:
-                self._page.evaluate("window.puzzlegym.takeEvents()")
-                self._drive(action)
-                raw = self._page.evaluate("window.puzzlegym.takeEvents()")
+            try:  # the page's events reach the suite only below: a failed try delivered none
+                raw = self._bounded("performing an action", drive)
                 break
             except Exception:
                 if attempt:
@@ -219,11 +317,14 @@ class BrowserBackend(FrameBuffer):
     def observe(self, suite) -> np.ndarray:
         """Push the changed regions of the suite's frame to the page, then return a real
         Chromium screenshot of it."""
+        def shoot() -> np.ndarray:
+            self._sync(suite)
+            return self._screenshot()
+
         for attempt in (0, 1):
             self._ensure()
             try:
-                self._sync(suite)
-                return self._screenshot()
+                return self._bounded("taking a screenshot", shoot)
             except Exception:
                 if attempt:
                     raise

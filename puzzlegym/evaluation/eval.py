@@ -20,8 +20,9 @@ with a progress bar. ``puzzlegym report RUN_DIR`` turns the records into tables 
 
 from __future__ import annotations
 
-import json
+import os
 import re
+import sys
 import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -30,7 +31,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-from puzzlegym.errors import ConfigError
+from puzzlegym.errors import ConfigError, RecordError
+from puzzlegym.evaluation.records import lock_file, read_json
+from puzzlegym.jsonio import write_json
 from puzzlegym.registry import ID_PREFIX, catalogue_sha256, env_ids, parse_env_id
 from puzzlegym.version import __version__
 
@@ -106,7 +109,7 @@ def _run_job(job: dict[str, Any]) -> dict[str, Any]:
             "wall_s": round(time.perf_counter() - t0, 3),
         }
         out.mkdir(parents=True, exist_ok=True)
-        (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
+        write_json(out / "result.json", result)
     return result
 
 
@@ -129,7 +132,9 @@ def run_eval(
 ) -> list[dict[str, Any]]:
     """Run every (agent, objective, seed) episode; returns their results (in job order).
 
-    ``resume`` skips episodes whose ``result.json`` already exists. Episodes always start at
+    ``resume`` skips episodes whose ``result.json`` already exists (a damaged one is reported
+    and its episode run again). The run directory is locked while the run writes it: a second
+    run on the same directory is refused (:class:`RecordError`). Episodes always start at
     the home screen with the whole objective as target (the protocol); ``budget_s`` is the
     protocol's 3,600 s unless overridden, and ``clock`` the simulated clock, or the wall clock
     for model agents (``openai:MODEL``), unless given. ``agent_options`` is the model agents'
@@ -137,7 +142,7 @@ def run_eval(
     ``openai:MODEL/<setting>/<memory>`` in the run (directories, records, reports).
     """
     from puzzlegym.agents.factory import agent_label
-    from puzzlegym.agents.model import is_model_spec, public_options
+    from puzzlegym.agents.model import is_model_spec
 
     run = Path(run_dir)
     if not agents:
@@ -146,6 +151,20 @@ def run_eval(
         raise ConfigError(f"workers: must be at least 1, got {workers}")
     labels = {a: agent_label(a, agent_options if is_model_spec(a) else None) for a in agents}  # validates
     run.mkdir(parents=True, exist_ok=True)
+    with open(run / ".lock", "a+", encoding="utf-8") as lock:  # held until the run ends
+        lock_file(lock, f"the run directory {run} (another puzzlegym eval is writing it)")
+        lock.truncate(0)
+        lock.write(f"{os.getpid()}\n")
+        lock.flush()
+        return _run_locked(run, agents, labels, objectives, seeds, workers=workers, backend=backend, clock=clock,
+                           budget_s=budget_s, max_steps=max_steps, record_frames=record_frames, gif=gif,
+                           resume=resume, progress=progress, agent_options=agent_options)
+
+
+def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backend, clock, budget_s, max_steps,
+                record_frames, gif, resume, progress, agent_options) -> list[dict[str, Any]]:
+    from puzzlegym.agents.model import is_model_spec, public_options
+
     clocks = {a: clock or ("wall" if is_model_spec(a) else "sim") for a in agents}
     env_kwargs: dict[str, Any] = {"backend": backend, "budget_s": float(budget_s), "start": "home"}
     if record_frames is not None:
@@ -162,7 +181,7 @@ def run_eval(
         "env_kwargs": {**env_kwargs, "clock": "/".join(dict.fromkeys(clocks[a] for a in agents))},
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
-    (run / "run.json").write_text(json.dumps(meta, indent=2) + "\n")
+    write_json(run / "run.json", meta)
     jobs = []
     for agent in agents:
         for env_id in objectives:
@@ -186,9 +205,12 @@ def run_eval(
     for i, job in enumerate(jobs):
         done_file = Path(job["out_dir"]) / "result.json"
         if resume and done_file.exists():
-            results[i] = json.loads(done_file.read_text())
-        else:
-            todo.append(i)
+            try:
+                results[i] = read_json(done_file, "episode result")
+                continue
+            except RecordError as exc:
+                print(f"puzzlegym eval: {exc}; running that episode again", file=sys.stderr)
+        todo.append(i)
     bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="episode", disable=not progress)
     try:
         if workers == 1:
@@ -209,7 +231,7 @@ def run_eval(
     out = [results[i] for i in range(len(jobs))]
     meta["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     meta["errors"] = sum(1 for r in out if "error" in r)
-    (run / "run.json").write_text(json.dumps(meta, indent=2) + "\n")
+    write_json(run / "run.json", meta)
     return out
 
 

@@ -269,7 +269,12 @@ class Evaluator:
                 f"evaluator.objective: checkpoint is for {obj['game']}-{obj['tier']} "
                 f"levels {obj['targets']}, this env plays {self.objective}"
             )
-        self.results = {int(i): LevelResult(**r) for i, r in doc["results"].items()}
+        results = {int(i): LevelResult(**r) for i, r in doc["results"].items()}
+        if set(results) != set(self.objective.targets):
+            raise ValueError(
+                f"evaluator.results: levels {sorted(results)} are not this objective's targets {list(self.objective.targets)}"
+            )
+        self.results = results
         self.snapshots = list(doc["snapshots"])
         self.events = list(doc["events"])
         self.mismatch = bool(doc["mismatch"])

@@ -37,7 +37,6 @@ except H50 (levels, ``"10+"`` when at least half the episodes clear all ten).
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 from collections import defaultdict
@@ -45,7 +44,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.evaluation.records import AGENT_LOG, read_log
+from puzzlegym.errors import RecordError
+from puzzlegym.evaluation.records import AGENT_LOG, read_json, read_log
 
 # The tier ladder used when a game is not registered here (e.g. the paper's rows): a tier
 # counts for LC_hard when it is above the easiest one; single-tier games ("Default") never do.
@@ -284,10 +284,15 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     ``agent.jsonl``, or action lines), ``usage`` (a model agent's totals from ``agent.jsonl``:
     requests, tokens, latency, retries, malformed calls; None for other agents),
     ``agent_error`` (why a model agent's episode stopped, if it failed), ``finished``
-    (manifest has a result).
+    (manifest has a result), ``torn_line`` (a torn last log line that was dropped, or None).
+    A damaged manifest or log line raises :class:`~puzzlegym.errors.RecordError` naming file
+    and line.
     """
     d = Path(directory)
-    manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_json(d / "manifest.json", "record manifest")
+    if not isinstance(manifest, dict):
+        raise RecordError(f"{d / 'manifest.json'}: the record manifest is not a JSON object")
+    log = read_log(d)
     game, tier = _objective_of(manifest)
     targets = _targets_of(manifest, game, tier)
     target_set = set(targets)
@@ -306,7 +311,7 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     def on_target(rec: dict) -> bool:
         return rec.get("game") == game and rec.get("tier") == tier and rec.get("level") in target_set
 
-    for rec in read_log(d):
+    for rec in log:
         kind = rec.get("kind")
         if "t" in rec:
             elapsed = max(elapsed, float(rec["t"]))
@@ -404,6 +409,7 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
         "usage": usage,
         "agent_error": agent_error,
         "finished": result is not None,
+        "torn_line": log.torn_line,
     }
 
 

@@ -1,12 +1,18 @@
 """Episode records on disk, written as the episode runs.
 
-One directory per episode (an existing record there is replaced): ``manifest.json`` (written
-at the start, completed at the end)
-and ``log.jsonl``, one JSON object per line (actions, evaluator events and snapshots),
-flushed line by line so a crash loses nothing already played. A model agent's own lines
-(its configuration, model requests with latency and tokens, steps for NGAR, malformed calls,
-memory applications) go to ``agent.jsonl`` beside them (:class:`AgentLog`), so the agent can
-never write into the evaluator's log and replays compare the evaluator's log alone.
+One directory per episode: ``manifest.json`` (written at the start, completed at the end, each
+time atomically) and ``log.jsonl``, one JSON object per line (actions, evaluator events and
+snapshots), flushed line by line so a crash loses nothing already played. While an episode
+writes its log it holds an exclusive lock on it, so a second writer is refused instead of
+tearing the log. A model agent's own lines (its configuration, model requests with latency
+and tokens, steps for NGAR, malformed calls, memory applications) go to ``agent.jsonl``
+beside them (:class:`AgentLog`), so the agent can never write into the evaluator's log and
+replays compare the evaluator's log alone.
+
+Reading is strict: a line that is not a JSON object anywhere in the log is a
+:class:`~puzzlegym.errors.RecordError` naming the file and line. The one exception is a last
+line without its newline that does not parse: the writing process was killed mid-line; it is
+dropped and reported as ``torn_line`` on the result, never silently.
 """
 
 from __future__ import annotations
@@ -16,19 +22,45 @@ import os
 from pathlib import Path
 from typing import Any
 
+from puzzlegym import jsonio
+from puzzlegym.errors import RecordError
+
+try:  # POSIX
+    import fcntl
+except ImportError:  # pragma: no cover - no advisory locks on this platform
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["AGENT_LOG", "AgentLog", "EpisodeRecorder", "Log", "lock_file", "read_json", "read_log"]
+
+
+def lock_file(fh: Any, what: str) -> None:
+    """Take an exclusive, non-blocking advisory lock on an open file (released when it is
+    closed or the process dies); raises :class:`RecordError` if another process holds it."""
+    if fcntl is None:  # pragma: no cover
+        return
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise RecordError(f"{what} is being written by another process") from None
+
 
 class EpisodeRecorder:
     def __init__(self, directory: str | os.PathLike, manifest: dict[str, Any]) -> None:
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.manifest = dict(manifest)
+        log = open(self.dir / "log.jsonl", "a", encoding="utf-8")  # noqa: SIM115 - kept open
+        try:
+            lock_file(log, f"the record {self.dir}")
+        except RecordError:
+            log.close()
+            raise
+        log.truncate(0)  # one record per episode: an earlier one here (not being written) is replaced
+        self._log = log
         self._write_manifest()
-        self._log = open(self.dir / "log.jsonl", "w", encoding="utf-8")
 
     def _write_manifest(self) -> None:
-        tmp = self.dir / "manifest.json.tmp"
-        tmp.write_text(json.dumps(self.manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, self.dir / "manifest.json")
+        jsonio.write_atomic(self.dir / "manifest.json", json.dumps(self.manifest, indent=2, sort_keys=True) + "\n")
 
     def write(self, record: dict) -> None:
         self._log.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
@@ -55,7 +87,7 @@ class AgentLog:
     def __init__(self, directory: str | os.PathLike) -> None:
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
-        self._log = open(self.dir / AGENT_LOG, "w", encoding="utf-8")
+        self._log = open(self.dir / AGENT_LOG, "w", encoding="utf-8")  # noqa: SIM115 - kept open
 
     def write(self, record: dict, step: int, t: float) -> None:
         line = json.dumps({**record, "step": step, "t": round(t, 3)}, sort_keys=True, separators=(",", ":"), default=str)
@@ -69,17 +101,58 @@ class AgentLog:
             self._log.close()
 
 
-def read_log(directory: str | os.PathLike, name: str = "log.jsonl") -> list[dict]:
-    """The log lines of an episode record (a torn last line from a crash is skipped);
+class Log(list):
+    """The lines of an episode log; ``torn_line`` is the number of a torn last line that was
+    dropped (the writer was killed mid-line), or None."""
+
+    torn_line: int | None = None
+
+
+def _line(raw: bytes, path: Path, number: int) -> dict:
+    try:
+        doc = jsonio.loads(raw)
+    except jsonio.JSONError as exc:
+        raise RecordError(f"{path}:{number}: corrupted log line ({exc})") from None
+    if not isinstance(doc, dict):
+        raise RecordError(f"{path}:{number}: corrupted log line (a {type(doc).__name__}, not an object)")
+    return doc
+
+
+def read_log(directory: str | os.PathLike, name: str = "log.jsonl") -> Log:
+    """The log lines of an episode record (see module docstring for damaged logs);
     ``name=AGENT_LOG`` reads the agent's lines ([] when there are none)."""
-    out = []
     path = Path(directory) / name
+    out = Log()
     if name == AGENT_LOG and not path.exists():
         return out
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                break
+    try:
+        fh = open(path, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
+    with fh:
+        number = 0
+        for number, raw in enumerate(fh, 1):  # noqa: B007 - number is used after the loop
+            if raw.endswith(b"\n"):
+                out.append(_line(raw, path, number))
+                continue
+            try:  # the last line, without its newline
+                out.append(_line(raw, path, number))
+            except RecordError:
+                out.torn_line = number
     return out
+
+
+def read_json(path: str | os.PathLike, what: str = "file") -> Any:
+    """A JSON file of a record or run directory; a missing, empty or damaged file is a
+    :class:`RecordError` naming it."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read the {what}: {exc.strerror}") from None
+    if not raw.strip():
+        raise RecordError(f"{path}: the {what} is empty (the writer was interrupted)")
+    try:
+        return jsonio.loads(raw)
+    except jsonio.JSONError as exc:
+        raise RecordError(f"{path}: the {what} is damaged ({exc})") from None

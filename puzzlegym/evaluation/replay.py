@@ -21,7 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.evaluation.records import read_log
+from puzzlegym.errors import RecordError
+from puzzlegym.evaluation.records import read_json, read_log
 
 
 class ReplayClock:
@@ -95,7 +96,7 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
     from puzzlegym.registry import catalogue_sha256, parse_env_id
 
     d = Path(directory)
-    manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_json(d / "manifest.json", "record manifest")
     original = read_log(d)
     config = dict(manifest["config"])
     env_id = config.pop("env_id")
@@ -168,6 +169,7 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
         "frames": sum(1 for r in compared if r.get("kind") == "frame"),
         "finished": finished,
         "torn_tail": torn,
+        "torn_line": original.torn_line,
         "mismatch": mismatch,
         "warnings": warnings,
     }
@@ -182,6 +184,8 @@ def format_report(rep: dict[str, Any]) -> str:
     ]
     if not rep["finished"]:
         lines.append(f"  the record is unfinished (no final result); torn tail of {rep['torn_tail']} line(s) not compared")
+    if rep.get("torn_line"):
+        lines.append(f"  log line {rep['torn_line']} is torn (the writer was killed mid-line) and was dropped")
     if rep["frames"] == 0:
         lines.append("  (no frame hashes in this record: record with record_frames='hash' to check frames)")
     if rep["mismatch"]:
@@ -201,7 +205,12 @@ def cmd(args) -> int:
         return 2
     ok = True
     for d in dirs:
-        rep = replay(d, backend=args.backend)
+        try:
+            rep = replay(d, backend=args.backend)
+        except RecordError as exc:  # a damaged record: say so, go on with the others
+            ok = False
+            print(json.dumps({"ok": False, "record": str(d), "damaged": str(exc)}) if args.json else f"DAMAGED: {exc}")
+            continue
         ok &= rep["ok"]
         print(json.dumps(rep) if args.json else format_report(rep))
     return 0 if ok else 1

@@ -21,11 +21,14 @@ from __future__ import annotations
 import csv
 import json
 import os
+import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from puzzlegym.errors import RecordError
 from puzzlegym.evaluation import metrics
+from puzzlegym.evaluation.records import read_json
 
 TABLE2_COLUMNS = ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "NGAR", "SMR")
 
@@ -34,11 +37,15 @@ TABLE2_COLUMNS = ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "NGAR", "S
 def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
     """Every episode record under ``run_dir``, grouped by agent, with rows and figures."""
     run = Path(run_dir)
-    errors = []
+    errors, damaged = [], []
     failed_dirs = set()
     for res in sorted(run.rglob("result.json")):
-        doc = json.loads(res.read_text())
-        if "error" in doc:
+        try:
+            doc = read_json(res, "episode result")
+        except RecordError as exc:  # reported, and the rest of the run still counts
+            damaged.append(str(exc))
+            continue
+        if isinstance(doc, dict) and "error" in doc:
             failed_dirs.add(res.parent.resolve())
             errors.append({"dir": str(res.parent), "agent": doc.get("agent"), "env_id": doc.get("env_id"), "seed": doc.get("seed"), "error": doc["error"]})
     episodes: dict[str, list[dict]] = defaultdict(list)
@@ -59,9 +66,14 @@ def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
     if not episodes:
         raise FileNotFoundError(f"no scored episode records under {run}: every episode failed ("
                                 + "; ".join(f"{e['agent']} {e['env_id']}: {e['error']}" for e in errors[:3]) + ")")
+    torn = [f"{ep['dir']}: log line {ep['torn_line']} is torn (the writer was killed mid-line)"
+            for eps in episodes.values() for ep in eps if ep.get("torn_line")]
     meta = {}
     if (run / "run.json").exists():
-        meta = json.loads((run / "run.json").read_text())
+        try:
+            meta = read_json(run / "run.json", "run description")
+        except RecordError as exc:
+            damaged.append(str(exc))
     order = list(meta.get("agents", [])) if meta else []
     agents = [a for a in order if a in episodes] + sorted(a for a in episodes if a not in order)
     obj_order = {e: i for i, e in enumerate(meta.get("objectives", []))}
@@ -78,7 +90,8 @@ def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
         fig["dead_ends"] = metrics.dead_end_stats(eps)
         fig["cells"] = len({(e["game"], e["tier"]) for e in eps})
         figures[agent] = fig
-    return {"run_dir": str(run), "meta": meta, "agents": agents, "episodes": dict(episodes), "rows": rows, "figures": figures, "errors": errors}
+    return {"run_dir": str(run), "meta": meta, "agents": agents, "episodes": dict(episodes), "rows": rows,
+            "figures": figures, "errors": errors, "damaged": damaged, "torn": torn}
 
 
 # --------------------------------------------------------------------------- formatting
@@ -256,6 +269,8 @@ def write_report(
     run_dir: str | os.PathLike, out_dir: str | os.PathLike | None = None, title: str | None = None, note: str | None = None
 ) -> Path:
     data = load_run(run_dir)
+    for problem in data["damaged"] + data["torn"]:
+        print(f"puzzlegym report: warning: {problem}", file=sys.stderr)
     out = Path(out_dir) if out_dir is not None else Path(run_dir) / "report"
     out.mkdir(parents=True, exist_ok=True)
     tables = {
@@ -337,6 +352,10 @@ def write_report(
     if data["errors"]:
         lines += ["## Episodes that failed", ""]
         lines += [f"- {e['agent']} {e['env_id']} seed {e['seed']}: {e['error']}" for e in data["errors"]]
+        lines.append("")
+    if data["damaged"] or data["torn"]:
+        lines += ["## Damaged files", ""]
+        lines += [f"- {d}" for d in data["damaged"] + data["torn"]]
         lines.append("")
     (out / "index.md").write_text("\n".join(lines), encoding="utf-8")
     return out

@@ -3,7 +3,6 @@ the final frame (PNG) and an animated GIF of the play."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from tqdm import tqdm
 
 from puzzlegym.agents import agent_label, make_agent
 from puzzlegym.evaluation.records import AgentLog
+from puzzlegym.jsonio import write_atomic, write_json
 from puzzlegym.registry import parse_env_id
 
 
@@ -118,17 +118,18 @@ def run_episode(
             result["model"] = policy.summary()
             if agent_log is not None:
                 agent_log.write({"kind": "summary", **result["model"]}, *_stamp(env.unwrapped))
-        if out is not None:
+        if out is not None:  # each file appears whole or not at all (temp file + rename)
             out.mkdir(parents=True, exist_ok=True)
-            Image.fromarray(obs).save(out / "final.png")
+            final = obs
+            write_atomic(out / "final.png", lambda tmp: Image.fromarray(final).save(tmp, format="PNG"))
             result["final_frame"] = str(out / "final.png")
             if frames:
                 if not frames.frames or not np.array_equal(frames.frames[-1], obs[::2, ::2]):
                     frames.add(obs, force=True)
-                frames.write(out / "episode.gif")
+                write_atomic(out / "episode.gif", frames.write)
                 result["gif"] = str(out / "episode.gif")
             result["record"] = record_dir
-            (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
+            write_json(out / "result.json", result)
         return result
     except Exception as exc:
         if agent_log is not None:  # the episode is not scored; say why in its record

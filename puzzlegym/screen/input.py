@@ -166,6 +166,13 @@ class GestureRecognizer:
     @classmethod
     def from_json(cls, data: dict) -> GestureRecognizer:
         rec = cls()
-        rec._down = tuple(data["down"]) if data.get("down") else None
-        rec._last_click = tuple(data["last_click"]) if data.get("last_click") else None
+        for name in ("down", "last_click"):
+            value = data[name]
+            if value is not None and (
+                not isinstance(value, list | tuple)
+                or len(value) != 3
+                or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value)
+            ):
+                raise ValueError(f"recognizer.{name}: expected null or [x, y, t_ms] as non-negative integers")
+            setattr(rec, f"_{name}", tuple(value) if value is not None else None)
         return rec

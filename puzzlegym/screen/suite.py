@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from PIL import ImageDraw
 
+from puzzlegym.errors import shown
 from puzzlegym.game import Game, Rejected
 from puzzlegym.screen import theme
 from puzzlegym.screen.input import Gesture
@@ -361,44 +362,64 @@ class Suite:
 
     def load_json(self, doc: dict) -> None:
         """Replace the whole suite state by ``doc`` (from :meth:`to_json`). Validates before
-        changing anything; raises ValueError/KeyError naming the problem."""
+        changing anything (registered games and tiers, level indices in range, a board that
+        belongs to the screen's game and tier, board states and ui the game accepts and can
+        draw); raises ValueError/KeyError naming the problem."""
         screen = doc["screen"]
         if screen not in SCREENS:
-            raise ValueError(f"suite.screen: unknown screen {screen!r}")
-        game = self.games[doc["game"]] if doc["game"] is not None else None
+            raise ValueError(f"suite.screen: unknown screen {shown(screen)}")
+        game = self._game(doc["game"], "suite.game") if doc["game"] is not None else None
         tier = doc["tier"]
-        if game is not None and tier is not None and tier not in game.tiers:
-            raise ValueError(f"suite.tier: {tier!r} is not a tier of {game.name}")
+        if tier is not None and (game is None or tier not in game.tiers):
+            raise ValueError(f"suite.tier: {shown(tier)} is not a tier of {game.name if game else 'no game'}")
+        if screen != HOME and game is None:
+            raise ValueError(f"suite.game: screen {screen!r} needs a game")
         progress: dict[tuple[str, str], set[int]] = {}
         for key, indices in doc["progress"].items():
             g, _, t = key.partition("/")
+            if t not in self._game(g, f"suite.progress[{shown(key)}]").tiers:
+                raise ValueError(f"suite.progress[{shown(key)}]: {shown(t)} is not a tier of {g}")
             n = len(self.levels(g, t))
-            if any(not isinstance(i, int) or not 0 <= i < n for i in indices):
-                raise ValueError(f"suite.progress[{key!r}]: level indices must be in 0..{n - 1}")
+            if any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n for i in indices):
+                raise ValueError(f"suite.progress[{shown(key)}]: level indices must be in 0..{n - 1}")
             progress[(g, t)] = set(indices)
         board = None
         bd = doc["board"]
         if bd is not None:
-            g = self.games[bd["game"]]
+            g = self._game(bd["game"], "suite.board.game")
+            if bd["tier"] not in g.tiers:
+                raise ValueError(f"suite.board.tier: {shown(bd['tier'])} is not a tier of {g.name}")
+            if screen in (LEVEL, LEVEL_COMPLETE) and (g is not game or bd["tier"] != tier):
+                raise ValueError(f"suite.board: a {g.name}-{bd['tier']} board on the {screen} screen of {doc['game']}-{tier}")
             levels = self.levels(g.name, bd["tier"])
-            if not 0 <= bd["index"] < len(levels):
-                raise ValueError(f"suite.board.index: {bd['index']} out of range")
-            level = levels[bd["index"]]
+            index = bd["index"]
+            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(levels):
+                raise ValueError(f"suite.board.index: {shown(index)} is not a level index 0..{len(levels) - 1}")
+            level = levels[index]
             board = Board(
                 g,
                 bd["tier"],
-                bd["index"],
+                index,
                 level,
                 g.state_from_json(level, bd["state"]),
                 g.view.ui_from_json(bd["ui"]),
                 [g.state_from_json(level, s) for s in bd["history"]],
                 bd["feedback"],
             )
+            try:  # the view must be able to draw this state and selection
+                g.view.widgets(board.level, board.state, board.ui, BOARD_AREA)
+            except Exception as exc:
+                raise ValueError(f"suite.board.ui: the {g.name} view cannot show this board ({shown(exc)})") from None
         if screen in (LEVEL, LEVEL_COMPLETE) and board is None:
             raise ValueError(f"suite: screen {screen!r} needs a board")
         self.screen, self.game, self.tier = screen, game, tier
         self.progress, self.board = progress, board
         self._changed()
+
+    def _game(self, name: Any, where: str) -> Game:
+        if not isinstance(name, str) or name not in self.games:
+            raise ValueError(f"{where}: {shown(name)} is not a registered game")
+        return self.games[name]
 
 
 # ---------------------------------------------------------------------- layout helpers

@@ -17,12 +17,12 @@ from typing import Any
 import gymnasium as gym
 
 from puzzlegym.backends.browser import page_file
-from puzzlegym.errors import PuzzleGymError
+from puzzlegym.errors import PuzzleGymError, shown
 from puzzlegym.screen.input import Event, Gesture, GestureRecognizer
 from puzzlegym.screen.render import SCREEN, Rect
 from puzzlegym.service.http import RequestError, make_server, png_bytes
 
-__all__ = ["PlaySession", "gesture_action", "make_play_server", "play_page"]
+__all__ = ["PlaySession", "gesture_action", "make_play_server", "parse_events", "play_page"]
 
 
 def gesture_action(g: Gesture) -> dict | None:
@@ -40,6 +40,43 @@ def gesture_action(g: Gesture) -> dict | None:
     return None  # a double click: its two clicks were already played
 
 
+MAX_EVENTS = 512
+EVENT_KINDS = ("pointer_down", "pointer_move", "pointer_up", "key", "text", "wheel")
+_EVENT_FIELDS = ("kind", "t", "x", "y", "value")
+
+
+def parse_events(raw: Any) -> list[Event]:
+    """The page's event batch, every field checked (kind, ``t`` a finite time in ms, ``x``/``y``
+    integers, ``value`` a short string); raises a 400 naming the first bad field."""
+    if not isinstance(raw, list) or len(raw) > MAX_EVENTS:
+        raise RequestError(400, f"events: expected a list of at most {MAX_EVENTS} events")
+    out = []
+    for i, item in enumerate(raw):
+        where = f"events[{i}]"
+        if not isinstance(item, dict):
+            raise RequestError(400, f"{where}: expected an object, got {shown(item)}")
+        extra = sorted(set(item) - set(_EVENT_FIELDS), key=str)
+        if extra:
+            raise RequestError(400, f"{where}: unexpected field {shown(extra[0])}; allowed: {', '.join(_EVENT_FIELDS)}")
+        kind = item.get("kind")
+        if not isinstance(kind, str) or kind not in EVENT_KINDS:
+            raise RequestError(400, f"{where}.kind: {shown(kind)} is not one of {', '.join(EVENT_KINDS)}")
+        t = item.get("t")
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1e12:
+            raise RequestError(400, f"{where}.t: expected a finite time in ms (0..1e12), got {shown(t)}")
+        xy = []
+        for name in ("x", "y"):
+            v = item.get(name, 0)
+            if isinstance(v, bool) or not isinstance(v, int) or not -100_000 <= v <= 100_000:
+                raise RequestError(400, f"{where}.{name}: expected an integer pixel, got {shown(v)}")
+            xy.append(v)
+        value = item.get("value", "")
+        if not isinstance(value, str) or len(value) > 256:
+            raise RequestError(400, f"{where}.value: expected a string of at most 256 characters, got {shown(value)}")
+        out.append(Event(kind, int(t), xy[0], xy[1], value))
+    return out
+
+
 class PlaySession:
     """A human playing one objective in an ordinary browser, recorded as an episode."""
 
@@ -55,18 +92,14 @@ class PlaySession:
             return [[0, 0, base64.b64encode(png_bytes(self.obs)).decode("ascii")]]
 
     def events(self, raw: Any) -> list:
-        if not isinstance(raw, list) or len(raw) > 512:
-            raise RequestError(400, "events: expected a list of at most 512 events")
+        """Play a batch of the page's events; the whole batch is validated first, so a
+        malformed event anywhere rejects the batch with nothing applied or recorded."""
+        batch = parse_events(raw)
         with self.lock:
             canvas = self.env.unwrapped.backend.canvas
             dirty: list[Rect] = []
-            for item in raw:
-                try:
-                    event = Event(str(item["kind"]), int(item["t"]), int(item.get("x", 0)), int(item.get("y", 0)), str(item.get("value", "")))
-                    gestures = self.recognizer.feed(event)
-                except (KeyError, TypeError, ValueError) as exc:
-                    raise RequestError(400, f"events: malformed event {item!r}: {exc}") from None
-                for g in gestures:
+            for event in batch:
+                for g in self.recognizer.feed(event):
                     action = gesture_action(g)
                     if action is None or self.done:
                         continue

@@ -3,24 +3,30 @@
 ``serve`` lets an agent in another process or container play through pixels only:
 
 * ``POST /reset``   ``{"objective": "LongPuzzle/MazePaint-Easy", "level": 2?, "start": "home"?,
-  "seed": 0?}`` starts an episode;
+  "seed": 0?}`` starts an episode (a rejected reset leaves the running one as it was);
 * ``GET /screenshot`` the current screen as PNG;
 * ``POST /action``  one GUI action as JSON (or ``{"type": "batch", "actions": [...]}``);
 * ``POST /answer``  ``{"text": "..."}``, the agent's terminal declaration;
-* ``GET /status``   public counters only.
+* ``GET /status``   public counters only;
+* ``DELETE /session`` ends the session's episode (its record gets a result) and the session.
 
 ``/reset``, ``/action`` and ``/answer`` answer ``{"png": <base64 PNG>, "step", "actions",
 "elapsed_s", "accepted", "done"}``: pixels and public counters, nothing of the evaluator.
-Sessions are named by the ``X-Session`` header (default ``default``); requests to one session
-are serialised. Every episode is recorded on disk (``--record-dir``), where the operator reads
-the results. Bad requests get a 4xx JSON ``{"error": ...}`` naming the problem and change
-nothing.
+Sessions are named by the ``X-Session`` header (1-64 characters of ``A-Z a-z 0-9 _ -``;
+default ``default``); requests to one session are serialised. At most ``--max-sessions`` live
+at once and one unused for ``--idle-s`` seconds expires. Every episode is recorded on disk in
+a new ``--record-dir/episode-NNNNNN`` directory, where the operator reads the results. Bad
+requests get a 4xx JSON ``{"error": ...}`` naming the problem and change nothing. Requests
+are checked as :mod:`puzzlegym.service.http` says (Host, Origin, JSON content type, bounded
+bodies, ``--token`` for anything but loopback).
 """
 
 from __future__ import annotations
 
 import base64
+import re
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -30,11 +36,13 @@ import gymnasium as gym
 import numpy as np
 
 from puzzlegym.actions import Answer, parse_action
-from puzzlegym.errors import PuzzleGymError
+from puzzlegym.errors import ConfigError, PuzzleGymError, shown
 from puzzlegym.registry import ID_PREFIX, parse_env_id
-from puzzlegym.service.http import RequestError, make_server, png_bytes
+from puzzlegym.service.http import RequestError, is_loopback, make_server, png_bytes
 
-__all__ = ["Service", "Session", "make_serve_server"]
+__all__ = ["MAX_SEED", "Service", "Session", "make_serve_server"]
+
+MAX_SEED = 2**32 - 1
 
 
 @dataclass
@@ -49,7 +57,19 @@ class Session:
     accepted: bool = False
     episodes: int = 0
 
+    record: str | None = None
+    last_used: float = field(default_factory=time.monotonic)
     _png: tuple[tuple[int, int], str] | None = None  # ((episode, suite version), base64 PNG)
+
+    def end(self, reason: str) -> str | None:
+        """End the episode (its record gets a result) and close its env; returns the record."""
+        if self.env is not None:
+            try:
+                self.env.unwrapped.end_episode(reason)
+            finally:
+                self.env.close()
+            self.env, self.obs, self.done, self._png = None, None, True, None
+        return self.record
 
     def png_b64(self) -> str:
         """The screen as base64 PNG, encoded once per change of the screen (the suite's
@@ -74,48 +94,158 @@ class Session:
 
 
 class Service:
-    """The sessions of one ``serve`` process."""
+    """The sessions of one ``serve`` process.
 
-    def __init__(self, backend: str = "native", clock: str = "wall", record_dir: str | Path = "runs/serve") -> None:
+    At most ``max_sessions`` sessions live at once (a new name beyond that gets 429); a
+    session unused for ``idle_s`` seconds expires; ``DELETE /session`` ends one. Each of these
+    ends the session's episode cleanly (its record gets a result). Every episode's record is a
+    new directory ``episode-NNNNNN`` under ``record_dir``, created exclusively, so no record is
+    ever overwritten, across restarts too; no path is built from client text."""
+
+    def __init__(
+        self,
+        backend: str = "native",
+        clock: str = "wall",
+        record_dir: str | Path = "runs/serve",
+        max_sessions: int = 16,
+        idle_s: float = 900.0,
+    ) -> None:
+        if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or not 1 <= max_sessions <= 10_000:
+            raise ConfigError(f"max_sessions: expected an integer 1..10000, got {max_sessions!r}")
+        if not isinstance(idle_s, (int, float)) or not 0 < idle_s <= 10**7:
+            raise ConfigError(f"idle_s: expected a number of seconds in (0, 1e7], got {idle_s!r}")
         self.backend, self.clock = backend, clock
         self.record_dir = Path(record_dir)
+        self.max_sessions, self.idle_s = max_sessions, float(idle_s)
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
+        self._records = 0  # the highest episode number seen or allocated
+        self._stop = threading.Event()
+        self._reaper: threading.Thread | None = None
 
-    def session(self, name: str) -> Session:
+    # ------------------------------------------------------------------ sessions
+    def session(self, name: str, create: bool = True) -> Session:
         with self._lock:
-            return self._sessions.setdefault(name, Session(name))
+            s = self._sessions.get(name)
+            if s is None:
+                if not create:
+                    raise RequestError(409, "no episode in this session; POST /reset first")
+                if len(self._sessions) >= self.max_sessions:
+                    raise RequestError(
+                        429, f"too many sessions ({self.max_sessions}); DELETE /session one or wait "
+                        f"{self.idle_s:g} s for idle ones to expire"
+                    )
+                s = self._sessions[name] = Session(name)
+            s.last_used = time.monotonic()
+            return s
 
+    def delete(self, name: str) -> dict:
+        with self._lock:
+            s = self._sessions.get(name)
+        if s is None:
+            raise RequestError(404, f"no session {name!r}")
+        with s.lock:
+            record = s.end("session_deleted")
+            with self._lock:
+                if self._sessions.get(name) is s:
+                    del self._sessions[name]
+        return {"deleted": name, "record": record}
+
+    def expire_idle(self) -> list[str]:
+        """End the sessions unused for ``idle_s`` seconds (skipping any serving a request)."""
+        now, gone = time.monotonic(), []
+        with self._lock:
+            candidates = [s for s in self._sessions.values() if now - s.last_used >= self.idle_s]
+        for s in candidates:
+            if not s.lock.acquire(blocking=False):
+                continue  # busy: not idle
+            try:
+                if time.monotonic() - s.last_used < self.idle_s:
+                    continue
+                s.end("session_expired")
+                with self._lock:
+                    if self._sessions.get(s.name) is s:
+                        del self._sessions[s.name]
+                        gone.append(s.name)
+            finally:
+                s.lock.release()
+        return gone
+
+    def start_reaper(self) -> None:
+        """A daemon thread that expires idle sessions (every ``idle_s``/4, at most 30 s)."""
+        if self._reaper is not None:
+            return
+        period = min(max(self.idle_s / 4, 0.05), 30.0)
+
+        def run() -> None:
+            while not self._stop.wait(period):
+                self.expire_idle()
+
+        self._reaper = threading.Thread(target=run, name="puzzlegym-session-reaper", daemon=True)
+        self._reaper.start()
+
+    def _new_record_dir(self) -> Path:
+        """A new, exclusively created ``episode-NNNNNN`` directory."""
+        self.record_dir.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            if self._records == 0:
+                for p in self.record_dir.iterdir():
+                    m = re.fullmatch(r"episode-(\d{6,})", p.name)
+                    if m:
+                        self._records = max(self._records, int(m.group(1)))
+            while True:
+                self._records += 1
+                path = self.record_dir / f"episode-{self._records:06d}"
+                try:
+                    path.mkdir()
+                    return path
+                except FileExistsError:
+                    continue
+
+    def _forget_if_empty(self, s: Session) -> None:
+        """A session whose first reset was rejected takes no slot."""
+        with self._lock:
+            if s.env is None and self._sessions.get(s.name) is s:
+                del self._sessions[s.name]
+
+    # ------------------------------------------------------------------ requests
     def reset(self, name: str, body: Any) -> dict:
         if not isinstance(body, dict):
             raise RequestError(400, "reset: expected a JSON object with 'objective'")
-        unknown = sorted(set(body) - {"objective", "level", "start", "seed"})
+        unknown = sorted(set(body) - {"objective", "level", "start", "seed"}, key=str)
         if unknown:
-            raise RequestError(400, f"reset: unknown field {unknown[0]!r}; allowed: objective, level, start, seed")
+            raise RequestError(400, f"reset: unknown field {shown(unknown[0])}; allowed: objective, level, start, seed")
         objective = body.get("objective")
-        if not isinstance(objective, str):
-            raise RequestError(400, "reset.objective: required, e.g. 'LongPuzzle/MazePaint-Easy'")
+        if not isinstance(objective, str) or len(objective) > 100:
+            raise RequestError(400, f"reset.objective: required, e.g. 'LongPuzzle/MazePaint-Easy'; got {shown(objective)}")
         env_id = objective if objective.startswith(ID_PREFIX) else ID_PREFIX + objective
         seed = body.get("seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise RequestError(400, f"reset.seed: expected an integer, got {seed!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise RequestError(400, f"reset.seed: expected an integer 0..{MAX_SEED}, got {shown(seed)}")
         kwargs: dict[str, Any] = {"backend": self.backend, "clock": self.clock}
-        if body.get("level") is not None:
-            kwargs["level"] = body["level"]
-        if body.get("start") is not None:
-            kwargs["start"] = body["start"]
+        for key in ("level", "start"):
+            if body.get(key) is not None:
+                kwargs[key] = body[key]
+        try:
+            parse_env_id(env_id)
+        except PuzzleGymError as exc:
+            raise RequestError(400, str(exc)) from None
         s = self.session(name)
         with s.lock:
+            record = self._new_record_dir()
             try:
-                parse_env_id(env_id)
-                record = self.record_dir / f"{name}-{s.episodes + 1:04d}"
                 env = gym.make(env_id, record_dir=str(record), agent=f"http:{name}", **kwargs)
             except PuzzleGymError as exc:
-                raise RequestError(400, str(exc)) from None
-            if s.env is not None:
-                s.env.close()
-            s.env, s.episodes = env, s.episodes + 1
-            s.obs, _ = env.reset(seed=seed)
+                record.rmdir()  # still empty: nothing was recorded
+                self._forget_if_empty(s)
+                raise RequestError(400, f"reset.{str(exc)}" if str(exc).split(":")[0] in ("level", "start") else str(exc)) from None
+            try:
+                obs, _ = env.reset(seed=seed)
+            except BaseException:
+                env.close()
+                raise
+            s.end("reset")  # the old episode (if any) ends cleanly, its record closed
+            s.env, s.episodes, s.obs, s.record = env, s.episodes + 1, obs, str(record)
             s.done, s.accepted = False, True
             out = s.public()
             out["instruction"] = env.unwrapped.instruction
@@ -123,7 +253,7 @@ class Service:
             return out
 
     def act(self, name: str, body: Any, answer: bool = False) -> dict:
-        s = self.session(name)
+        s = self.session(name, create=False)
         with s.lock:
             if s.env is None:
                 raise RequestError(409, "no episode in this session; POST /reset first")
@@ -144,32 +274,41 @@ class Service:
             return s.public()
 
     def screenshot(self, name: str) -> bytes:
-        s = self.session(name)
+        s = self.session(name, create=False)
         with s.lock:
             if s.env is None:
                 raise RequestError(409, "no episode in this session; POST /reset first")
             return png_bytes(s.obs)
 
     def status(self, name: str) -> dict:
-        s = self.session(name)
+        s = self.session(name, create=False)
         with s.lock:
             if s.env is None:
                 raise RequestError(409, "no episode in this session; POST /reset first")
             return s.public(with_png=False)
 
     def close(self) -> None:
+        self._stop.set()
         with self._lock:
-            for s in self._sessions.values():
-                if s.env is not None:
-                    s.env.close()
+            sessions, self._sessions = list(self._sessions.values()), {}
+        for s in sessions:
+            with s.lock:
+                s.end("server_stopped")
 
 
-def make_serve_server(host: str, port: int, service: Service) -> ThreadingHTTPServer:
+def make_serve_server(host: str, port: int, service: Service, token: str | None = None) -> ThreadingHTTPServer:
+    """The ``serve`` HTTP server; a non-loopback ``host`` needs a ``token``."""
+    if token is None and not is_loopback(host):
+        raise ConfigError(f"serve --host {host}: anything but loopback needs --token (sent as 'Authorization: Bearer <token>')")
+    if token is not None and not 16 <= len(token) <= 256:
+        raise ConfigError("serve --token: use 16..256 characters")
     routes = {
         ("POST", "/reset"): lambda h, s: h._json(200, service.reset(s, h._body())),
         ("POST", "/action"): lambda h, s: h._json(200, service.act(s, h._body())),
         ("POST", "/answer"): lambda h, s: h._json(200, service.act(s, h._body(), answer=True)),
         ("GET", "/screenshot"): lambda h, s: h._send(200, service.screenshot(s), "image/png"),
         ("GET", "/status"): lambda h, s: h._json(200, service.status(s)),
+        ("DELETE", "/session"): lambda h, s: h._json(200, service.delete(s)),
     }
-    return make_server(host, port, routes)
+    service.start_reaper()
+    return make_server(host, port, routes, token=token)

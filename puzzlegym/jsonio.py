@@ -1,0 +1,109 @@
+"""JSON and files at the edges: strict parsing of untrusted JSON text, atomic file writes.
+
+:func:`loads` parses JSON from a file or a request without letting hostile text reach the
+interpreter's limits: nesting too deep for the parser, integers too long to convert, and the
+non-standard constants ``NaN``/``Infinity`` (and floats that overflow to infinity) are
+rejected with :class:`JSONError` naming the problem. With ``numbers="mark"`` the offending
+numbers become :class:`Unrepresentable` markers instead, so the caller's own validation names
+the field that held them (an HTTP body's ``"t": Infinity`` is then ``events[0].t``).
+
+:func:`write_atomic` writes a file through a temporary file in the same directory and a
+rename, so a reader sees the old file or the new one, never a torn one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MAX_INT_DIGITS", "JSONError", "Unrepresentable", "dumps_line", "loads", "write_atomic", "write_json"]
+
+MAX_INT_DIGITS = 30  # far beyond any count, index or seed puzzlegym takes (2**64 has 20 digits)
+
+
+class JSONError(ValueError):
+    """JSON text that is malformed or exceeds puzzlegym's limits."""
+
+
+class Unrepresentable:
+    """A number JSON text held that no puzzlegym field accepts (an integer of thousands of
+    digits, ``Infinity``, ``NaN``, ``1e999``); its repr says what it was."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        if len(self.text) > 24:
+            return f"<a number of {len(self.text)} digits>"
+        return self.text
+
+
+def loads(text: str | bytes, *, numbers: str = "reject") -> Any:
+    """Parse ``text`` strictly (see module docstring). ``numbers`` is ``"reject"`` (raise
+    :class:`JSONError`) or ``"mark"`` (return :class:`Unrepresentable` markers)."""
+    if isinstance(text, bytes | bytearray):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JSONError(f"not UTF-8 text (bad byte at offset {exc.start})") from None
+
+    def odd(token: str) -> Any:
+        if numbers == "mark":
+            return Unrepresentable(token)
+        shown = token if len(token) <= 24 else f"a number of {len(token)} digits"
+        raise JSONError(f"{shown} is not a number puzzlegym accepts")
+
+    def parse_int(token: str) -> Any:
+        digits = len(token) - token.startswith("-")
+        return int(token) if digits <= MAX_INT_DIGITS else odd(token)
+
+    def parse_float(token: str) -> Any:
+        value = float(token)
+        return value if math.isfinite(value) else odd(token)
+
+    try:
+        return json.loads(text, parse_int=parse_int, parse_float=parse_float, parse_constant=odd)
+    except RecursionError:
+        raise JSONError("nested too deeply") from None
+    except JSONError:
+        raise
+    except json.JSONDecodeError as exc:
+        raise JSONError(f"not valid JSON: {exc}") from None
+
+
+def dumps_line(doc: Any) -> str:
+    """One compact, key-sorted JSON line (records' log format); never writes NaN/Infinity."""
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def write_atomic(path: str | os.PathLike, data: bytes | str | Callable[[Path], None]) -> Path:
+    """Write ``path`` atomically: bytes, text (UTF-8), or a writer ``f(tmp_path)`` that
+    creates the temporary file (for libraries that write files themselves, e.g. a GIF).
+    The temporary file keeps ``path``'s suffix so such writers pick the same format."""
+    path = Path(path)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".tmp{path.suffix}", dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        if callable(data):
+            os.close(fd)
+            data(tmp)
+        else:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_json(path: str | os.PathLike, doc: Any, *, indent: int | None = 2) -> Path:
+    """``doc`` as JSON text (sorted keys as given, newline-terminated), written atomically."""
+    return write_atomic(path, json.dumps(doc, indent=indent, allow_nan=False) + "\n")

@@ -1,0 +1,153 @@
+"""Issue 15, items 9-10: damaged records and result files are reported, never silently
+counted short; a run directory has one writer; result files are written atomically."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+from puzzlegym.agents import make_agent
+from puzzlegym.cli import main
+from puzzlegym.errors import RecordError
+from puzzlegym.evaluation.eval import run_eval
+from puzzlegym.evaluation.records import read_log
+from puzzlegym.evaluation.replay import format_report, replay
+from puzzlegym.evaluation.report import load_run
+from puzzlegym.evaluation.runner import run_episode
+from puzzlegym.metrics import episode_from_record, find_records
+
+
+def solved_record(path: Path, steps: int | None = None) -> Path:
+    """A record of the solver on MazePaint-Easy level 1 (won, FGP 1)."""
+    env = gym.make("LongPuzzle/MazePaint-Easy", level=1, start="board", record_dir=str(path), agent="solver")
+    try:
+        obs, info = env.reset(seed=0)
+        agent = make_agent("solver", env.unwrapped)
+        done, n = False, 0
+        while not done and (steps is None or n < steps):
+            obs, _, term, trunc, info = env.step(agent(obs, info))
+            done, n = term or trunc, n + 1
+    finally:
+        env.close()
+    return path
+
+
+# ------------------------------------------------------------------------------- item 9
+def test_a_corrupted_log_line_is_an_error_naming_file_and_line(tmp_path, capsys):
+    rec = solved_record(tmp_path / "rec")
+    assert episode_from_record(rec)["fgp"] == 1.0
+    log = rec / "log.jsonl"
+    lines = log.read_bytes().split(b"\n")
+    n = len(lines) // 2
+    lines[n - 1] = lines[n - 1][: len(lines[n - 1]) // 2]  # a torn line in the middle (two writers)
+    log.write_bytes(b"\n".join(lines))
+    with pytest.raises(RecordError, match=f"{log}:{n}: corrupted log line"):
+        read_log(rec)
+    with pytest.raises(RecordError, match=f"log.jsonl:{n}"):
+        episode_from_record(rec)  # not an episode counted short
+    assert main(["replay", str(rec)]) == 1
+    assert f"DAMAGED: {log}:{n}" in capsys.readouterr().out
+    assert main(["report", str(tmp_path)]) == 2  # a clear error, not figures from half a log
+    assert f"{log}:{n}" in capsys.readouterr().err
+
+
+def test_a_torn_last_line_is_reported_as_such(tmp_path, capsys):
+    rec = solved_record(tmp_path / "rec", steps=3)
+    whole = read_log(rec)
+    assert whole.torn_line is None
+    with open(rec / "log.jsonl", "ab") as fh:
+        fh.write(b'{"kind":"snapsh')  # the process was killed mid-line
+    log = read_log(rec)
+    assert log == whole and log.torn_line == len(whole) + 1
+    assert episode_from_record(rec)["torn_line"] == len(whole) + 1
+    rep = replay(rec)
+    assert rep["ok"] and rep["torn_line"] == len(whole) + 1
+    assert f"log line {len(whole) + 1} is torn" in format_report(rep)
+    data = load_run(tmp_path)
+    assert data["torn"] and "is torn" in data["torn"][0]
+    assert main(["report", str(tmp_path)]) == 0
+    assert "is torn" in (tmp_path / "report" / "index.md").read_text()
+
+
+def test_a_record_has_one_writer(tmp_path):
+    first = gym.make("LongPuzzle/MazePaint-Easy", record_dir=str(tmp_path / "rec"))
+    second = gym.make("LongPuzzle/MazePaint-Easy", record_dir=str(tmp_path / "rec"))
+    try:
+        first.reset(seed=0)
+        first.step({"type": "wait"})
+        with pytest.raises(RecordError, match="being written by another process"):
+            second.reset(seed=0)
+        first.step({"type": "wait"})
+        assert [r["step"] for r in read_log(tmp_path / "rec") if r["kind"] == "action"] == [1, 2]
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_run_directory_is_locked_by_the_run_writing_it(tmp_path):
+    run = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "puzzlegym", "eval", "--agents", "random", "--objectives", "MazePaint-Easy",
+         "--seeds", "0-1", "--max-steps", "1500", "--run-dir", str(run), "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (run / "run.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.stderr.read()
+        with pytest.raises(RecordError, match="another puzzlegym eval"):
+            run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=5, progress=False)
+        assert proc.wait(timeout=300) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    assert len(find_records(run)) == 2 and all(episode_from_record(r)["actions"] == 1500 for r in find_records(run))
+
+
+# ------------------------------------------------------------------------------- item 10
+def test_result_files_are_written_atomically(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    run_episode("LongPuzzle/MazePaint-Easy", "random", out_dir=out, max_steps=20, level=1)
+    kept = {name: (out / name).read_bytes() for name in ("result.json", "final.png", "episode.gif")}
+    renamed = []
+    real_replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (renamed.append(Path(b).name), real_replace(a, b))[1])
+
+    import imageio.v3 as iio
+
+    def dies_mid_write(path, *args, **kwargs):
+        Path(path).write_bytes(b"GIF89a")  # half a file, then the writer fails
+        raise OSError("disk full")
+
+    monkeypatch.setattr(iio, "imwrite", dies_mid_write)
+    with pytest.raises(OSError, match="disk full"):
+        run_episode("LongPuzzle/MazePaint-Easy", "random", out_dir=out, max_steps=20, level=1)
+    assert (out / "episode.gif").read_bytes() == kept["episode.gif"]  # the old file, whole
+    assert "final.png" in renamed  # written through a temporary file and a rename
+    assert sorted(p.name for p in out.iterdir()) == ["episode.gif", "final.png", "record", "result.json"]
+    monkeypatch.undo()
+    run_episode("LongPuzzle/MazePaint-Easy", "random", out_dir=out, max_steps=20, level=1)
+    assert json.loads((out / "result.json").read_text())["steps"] == 20
+
+
+def test_damaged_result_files_are_reported_and_the_rest_goes_on(tmp_path, capsys):
+    run = tmp_path / "run"
+    run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=10, progress=False)
+    results = sorted(run.rglob("result.json"))
+    assert len(results) == 2
+    results[0].write_text("")  # an interrupted non-atomic write
+    good = results[1].read_bytes()
+    assert main(["report", str(run)]) == 0
+    err = capsys.readouterr().err
+    assert f"{results[0]}: the episode result is empty" in err
+    assert str(results[0]) in (run / "report" / "index.md").read_text()
+    out = run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=10, progress=False, resume=True)
+    assert "running that episode again" in capsys.readouterr().err
+    assert [r["steps"] for r in out] == [10, 10]
+    assert json.loads(results[0].read_text())["steps"] == 10 and results[1].read_bytes() == good

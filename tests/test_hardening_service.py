@@ -1,0 +1,305 @@
+"""Issue 15, items 1-8: ``serve`` and ``play`` under hostile or unlucky clients. Real servers on
+loopback (in this process, so limits can be set small), real sockets."""
+
+import http.client
+import json
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from puzzlegym.errors import ConfigError
+from puzzlegym.evaluation.records import read_log
+from puzzlegym.service import http as service_http
+from puzzlegym.service.play import PlaySession, make_play_server
+from puzzlegym.service.serve import Service, make_serve_server
+
+
+class Server:
+    def __init__(self, server, closer):
+        self.server, self.closer = server, closer
+        self.host, self.port = server.server_address[:2]
+        self.thread = threading.Thread(target=server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def request(self, method, path, body=None, session=None, headers=None, raw=None):
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        h = {"Content-Type": "application/json"} if (body is not None or raw is not None) else {}
+        if session is not None:
+            h["X-Session"] = session
+        h.update(headers or {})
+        data = raw if raw is not None else (None if body is None else json.dumps(body))
+        try:
+            conn.request(method, path, data, h)
+            resp = conn.getresponse()
+            payload = resp.read()
+            ctype = resp.headers.get("Content-Type", "")
+            return resp.status, (json.loads(payload) if "json" in ctype else payload)
+        finally:
+            conn.close()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.closer()
+
+
+def serve(record_dir, **kwargs):
+    extra = {"token": kwargs.pop("token")} if "token" in kwargs else {}
+    service = Service(backend="native", clock="sim", record_dir=record_dir, **kwargs)
+    return Server(make_serve_server("127.0.0.1", 0, service, **extra), service.close)
+
+
+@pytest.fixture
+def srv(tmp_path):
+    s = serve(tmp_path / "records")
+    yield s
+    s.close()
+
+
+def manifest(path) -> dict:
+    return json.loads((Path(path) / "manifest.json").read_text())
+
+
+RESET = {"objective": "MazePaint-Easy", "level": 1, "start": "board"}
+WAIT = {"type": "wait"}
+
+
+# ------------------------------------------------------------------------------- item 1
+def test_records_are_never_overwritten_across_serve_restarts(tmp_path):
+    records = tmp_path / "records"
+    first = serve(records)
+    try:
+        paths = [first.request("POST", "/reset", RESET)[1]["record"] for _ in range(2)]
+        first.request("POST", "/action", WAIT)
+    finally:
+        first.close()
+    kept = {p: (Path(p) / "log.jsonl").read_bytes() for p in paths}
+    second = serve(records)  # a restart with the same --record-dir
+    try:
+        new = second.request("POST", "/reset", RESET)[1]["record"]
+        second.request("POST", "/action", WAIT)
+    finally:
+        second.close()
+    assert new not in paths and Path(new).parent == records
+    assert {p: (Path(p) / "log.jsonl").read_bytes() for p in paths} == kept
+    assert all("result" in manifest(p) for p in paths + [new])  # each ended cleanly
+
+
+# ------------------------------------------------------------------------------- item 2
+@pytest.mark.parametrize("name", ["../../x", "zzz/../victim", "a" * 300, "", "bad name", "é"])
+def test_session_names_are_validated_and_never_reach_paths(srv, tmp_path, name):
+    status, victim = srv.request("POST", "/reset", RESET, session="victim")
+    assert status == 200
+    before = (Path(victim["record"]) / "log.jsonl").read_bytes()
+    try:
+        status, doc = srv.request("POST", "/reset", RESET, session=name)
+    except (ValueError, http.client.HTTPException):
+        return  # the client library itself refuses the header: nothing was sent
+    assert status == 400 and "X-Session" in doc["error"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records"]
+    assert [p.name for p in (tmp_path / "records").iterdir()] == [Path(victim["record"]).name]
+    assert (Path(victim["record"]) / "log.jsonl").read_bytes() == before
+
+
+# ------------------------------------------------------------------------------- item 3
+def raw_request(srv, head: bytes, body: bytes = b"", wait_s: float = 15.0) -> bytes:
+    with socket.create_connection((srv.host, srv.port), timeout=wait_s) as sock:
+        sock.sendall(head + body)
+        chunks = []
+        try:
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                if b"\r\n\r\n" in b"".join(chunks) and b"Connection: close" not in b"".join(chunks):
+                    break
+        except TimeoutError:
+            pass
+    return b"".join(chunks)
+
+
+def post_head(srv, length: str | None, path="/action") -> bytes:
+    lines = [f"POST {path} HTTP/1.1", f"Host: 127.0.0.1:{srv.port}", "Content-Type: application/json"]
+    if length is not None:
+        lines.append(f"Content-Length: {length}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def test_content_length_must_be_a_bounded_byte_count(srv, monkeypatch):
+    srv.request("POST", "/reset", RESET)
+    before = srv.request("GET", "/status")[1]
+    for length, status in [("-1", b" 400 "), (None, b" 411 "), ("1e3", b" 400 "), ("99999999", b" 413 ")]:
+        answer = raw_request(srv, post_head(srv, length), json.dumps(WAIT).encode() + b" " * 60_000)
+        assert status in answer.split(b"\r\n", 1)[0], (length, answer[:200])
+    assert srv.request("GET", "/status")[1] == before  # nothing was applied
+    # a client that announces a body and never sends it is dropped at the socket timeout
+    monkeypatch.setattr(service_http.Handler, "timeout", 0.5)
+    answer = raw_request(srv, post_head(srv, "100"), b'{"type"')
+    assert b" 408 " in answer.split(b"\r\n", 1)[0]
+    assert srv.request("GET", "/status")[1] == before
+
+
+def test_connections_are_bounded(srv, monkeypatch):
+    monkeypatch.setattr(service_http.Handler, "timeout", 5)
+    idle = [socket.create_connection((srv.host, srv.port)) for _ in range(service_http.MAX_CONNECTIONS)]
+    try:
+        time.sleep(0.3)
+        answer = raw_request(srv, b"GET /status HTTP/1.1\r\nHost: x\r\n\r\n", wait_s=5)
+        assert b" 503 " in answer.split(b"\r\n", 1)[0]
+    finally:
+        for s in idle:
+            s.close()
+    deadline = time.monotonic() + 10
+    while srv.request("GET", "/status")[0] == 503 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert srv.request("GET", "/status")[0] == 409  # served again (no episode yet)
+
+
+# ------------------------------------------------------------------------------- item 4
+def test_sessions_are_bounded_and_can_be_deleted(tmp_path):
+    s = serve(tmp_path / "records", max_sessions=2, idle_s=3600)
+    try:
+        a = s.request("POST", "/reset", RESET, session="a")[1]["record"]
+        assert s.request("POST", "/reset", {**RESET, "level": 99}, session="x")[0] == 400  # takes no slot
+        assert s.request("POST", "/reset", RESET, session="b")[0] == 200
+        status, doc = s.request("POST", "/reset", RESET, session="c")
+        assert status == 429 and "too many sessions" in doc["error"]
+        status, doc = s.request("DELETE", "/session", session="a")
+        assert status == 200 and doc["record"] == a
+        assert manifest(a)["result"]["ended"] == "session_deleted"
+        assert s.request("GET", "/status", session="a")[0] == 409
+        assert s.request("DELETE", "/session", session="a")[0] == 404
+        assert s.request("POST", "/reset", RESET, session="c")[0] == 200
+    finally:
+        s.close()
+    assert all(manifest(p)["result"]["ended"] == "server_stopped"
+               for p in (tmp_path / "records").iterdir() if p.name != Path(a).name)
+
+
+def test_idle_sessions_expire(tmp_path):
+    s = serve(tmp_path / "records", max_sessions=1, idle_s=0.5)
+    try:
+        c = s.request("POST", "/reset", RESET, session="c")[1]["record"]
+        deadline = time.monotonic() + 30
+        while "result" not in manifest(c) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert manifest(c)["result"]["ended"] == "session_expired"
+        assert s.request("GET", "/status", session="c")[0] == 409
+        assert s.request("POST", "/reset", RESET, session="d")[0] == 200  # its slot is free again
+    finally:
+        s.close()
+
+
+# ------------------------------------------------------------------------------- item 5
+def test_rejected_reset_leaves_the_running_episode(srv):
+    record = srv.request("POST", "/reset", RESET)[1]["record"]
+    srv.request("POST", "/action", {"type": "click", "x": 640, "y": 450})
+    before = srv.request("GET", "/status")[1]
+    for body, field in [
+        ({**RESET, "seed": -1}, "reset.seed"),
+        ({**RESET, "seed": 2**70}, "reset.seed"),
+        ({**RESET, "level": 99}, "reset.level"),
+        ({**RESET, "start": "moon"}, "reset.start"),
+        ({**RESET, "objective": "Nope-Easy"}, "env id"),
+    ]:
+        status, doc = srv.request("POST", "/reset", body)
+        assert status == 400 and field in doc["error"], (body, doc)
+        assert srv.request("GET", "/status")[1] == before
+    assert srv.request("POST", "/action", WAIT)[0] == 200
+    assert "result" not in manifest(record)
+    srv.request("POST", "/reset", RESET)  # a good reset ends the old episode cleanly
+    assert manifest(record)["result"]["ended"] == "reset"
+    assert len(list(Path(record).parent.iterdir())) == 2  # rejected resets left no directory
+
+
+# ------------------------------------------------------------------------------- item 6
+def test_hostile_json_values_are_400_naming_the_field(srv):
+    srv.request("POST", "/reset", RESET)
+    before = srv.request("GET", "/status")[1]
+    cases = [
+        ('{"type": ["click"]}', "action.type"),
+        ('{"type": "click", "x": ' + "9" * 5000 + ', "y": 1}', "action(click).x"),
+        ('{"type": "click", "x": Infinity, "y": 1}', "action(click).x"),
+        ('{"type": "click", "x": 1e999, "y": 1}', "action(click).x"),
+        ('{"type": "click", "x": NaN, "y": 1}', "action(click).x"),
+        ("[" * 20_000 + "]" * 20_000, "nested too deeply"),
+        ('{"type": "batch", "actions": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deeply"),
+    ]
+    for raw, fragment in cases:
+        status, doc = srv.request("POST", "/action", raw=raw.encode())
+        assert status == 400 and fragment in doc["error"], (raw[:60], doc)
+    status, doc = srv.request("POST", "/reset", raw=b'{"objective": "MazePaint-Easy", "seed": ' + b"1" * 5000 + b"}")
+    assert status == 400 and "reset.seed" in doc["error"]
+    assert srv.request("GET", "/status")[1] == before
+
+
+# ------------------------------------------------------------------------------- items 6, 7
+@pytest.fixture
+def play(tmp_path):
+    session = PlaySession("LongPuzzle/MazePaint-Easy", tmp_path / "human")
+    s = Server(make_play_server("127.0.0.1", 0, session), session.close)
+    yield s, session, tmp_path / "human"
+    s.close()
+
+
+def test_play_batch_with_a_malformed_later_event_applies_nothing(play):
+    s, session, record = play
+    card = session.env.unwrapped.suite.targets()["game:MazePaint"].center
+    click = [{"kind": "pointer_down", "t": 1000.5, "x": card[0], "y": card[1]},
+             {"kind": "pointer_up", "t": 1050.25, "x": card[0], "y": card[1]}]
+    bad_events = [
+        ({"kind": "bogus", "t": 1100}, "events[2].kind"),
+        ({"kind": "key", "t": float("inf")}, "events[2].t"),
+        ({"kind": "key", "t": 5, "value": ["Enter"]}, "events[2].value"),
+        ({"kind": "pointer_down", "t": 5, "x": 2**80}, "events[2].x"),
+        ({"kind": "key", "t": 5, "extra": 1}, "unexpected field"),
+    ]
+    for bad, field in bad_events:
+        raw = json.dumps(click + [bad]).replace("inf", "Infinity") if bad["t"] == float("inf") else json.dumps(click + [bad])
+        status, doc = s.request("POST", "/play/events", raw=raw.encode())
+        assert status == 400 and field in doc["error"], (bad, doc)
+    assert session.env.unwrapped.actions == 0
+    assert session.env.unwrapped.suite.screen == "home"
+    assert [r for r in read_log(record) if r["kind"] == "action"] == []
+    status, _ = s.request("POST", "/play/events", click)  # the same click alone is played
+    assert status == 200 and session.env.unwrapped.suite.screen == "difficulty"
+
+
+# ------------------------------------------------------------------------------- item 8
+def test_cross_origin_and_foreign_host_requests_are_refused(srv):
+    assert srv.request("POST", "/reset", RESET)[0] == 200
+    before = srv.request("GET", "/status")[1]
+    wait = json.dumps(WAIT).encode()
+    for headers, status, fragment in [
+        ({"Content-Type": "text/plain"}, 415, "Content-Type"),
+        ({"Content-Type": "application/x-www-form-urlencoded"}, 415, "Content-Type"),
+        ({"Origin": "http://evil.example"}, 403, "Origin"),
+        ({"Origin": "null"}, 403, "Origin"),
+        ({"Host": "evil.example"}, 403, "Host"),
+        ({"Host": f"rebound.example:{srv.port}"}, 403, "Host"),
+    ]:
+        got, doc = srv.request("POST", "/action", raw=wait, headers=headers)
+        assert got == status and fragment in doc["error"], (headers, doc)
+    assert srv.request("GET", "/status")[1] == before
+    same_origin = {"Origin": f"http://127.0.0.1:{srv.port}"}
+    assert srv.request("POST", "/action", raw=wait, headers=same_origin)[0] == 200
+    assert srv.request("GET", "/status", headers={"Host": f"localhost:{srv.port}"})[0] == 200
+
+
+def test_serve_needs_a_token_beyond_loopback(tmp_path):
+    service = Service(record_dir=tmp_path / "r")
+    with pytest.raises(ConfigError, match="--token"):
+        make_serve_server("0.0.0.0", 0, service)
+    s = serve(tmp_path / "records", token="s3cret-token-0123456789")
+    try:
+        assert s.request("POST", "/reset", RESET)[0] == 401
+        assert s.request("POST", "/reset", RESET, headers={"Authorization": "Bearer wrong"})[0] == 401
+        good = {"Authorization": "Bearer s3cret-token-0123456789"}
+        assert s.request("POST", "/reset", RESET, headers=good)[0] == 200
+        assert s.request("GET", "/status", headers=good)[0] == 200
+    finally:
+        s.close()
