@@ -86,6 +86,10 @@ class GameView(Protocol):
     def ui_to_json(self, ui: Any) -> Any: ...
     def ui_from_json(self, data: Any) -> Any: ...
 
+    # Optional: ``check_ui(level, state, ui)`` raises ValueError when a ui state parsed by
+    # ``ui_from_json`` (which does not see the level) does not fit the level and board; the
+    # suite calls it when it restores a checkpoint, before anything changes.
+
 
 class SelectionUI:
     """The interaction state of views that select one thing before moving it (a screw, a

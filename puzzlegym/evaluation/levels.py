@@ -76,7 +76,7 @@ def level_stats(game, level, max_states: int = STATS_MAX_STATES) -> dict[str, An
             if nk not in rep:
                 if len(rep) >= max_states:
                     complete = False
-                    continue
+                    break  # legal_moves may be a long (lazy) generator: stop drawing from it
                 rep[nk] = nxt
                 queue.append(nk)
         graph[k] = edges
