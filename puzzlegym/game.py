@@ -125,7 +125,9 @@ class Game:
     instruction line, ``dead_end(level, state)`` the dead-end certificate recorded with every
     snapshot (False for games that never become unsolvable), ``has_undo`` whether the level
     screen shows Undo, ``describe(level, state)`` (optional) extra facts recorded with every
-    snapshot (e.g. free anchors).
+    snapshot (e.g. free anchors), ``stats_max_states`` (optional) a lower cap on the states
+    ``puzzlegym levels stats`` enumerates per level, for games whose state space is far too
+    large to count (the counts are then lower bounds either way).
     """
 
     name: str
@@ -144,6 +146,7 @@ class Game:
     dead_end: Any  # (level, state) -> bool | None: the evaluator's dead-end certificate
     has_undo: bool = False
     describe: Any = None  # optional (level, state) -> dict of game facts added to snapshots
+    stats_max_states: int | None = None  # optional lower cap for `levels stats` (huge state spaces)
 
     def env_id(self, tier: str) -> str:
         return f"LongPuzzle/{self.name}-{tier}"

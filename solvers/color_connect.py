@@ -41,7 +41,7 @@ from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
 
 ENGINES = ("auto", "search", "sat")
 SLACK_SCHEDULE: tuple[int | None, ...] = (0, 2, 4, 8, 16, None)
-AUTO_NODES = 20_000
+AUTO_NODES = 4_000
 MAX_TIDY_ROUNDS = 8
 
 

@@ -180,6 +180,10 @@ def _component(level, start: int, open_cells: list[bool]) -> set[int]:
     return seen
 
 
+def _conflicts(solver) -> int:
+    return int((solver.accum_stats() or {}).get("conflicts", 0))
+
+
 def route(
     level,
     pairs: Sequence[int] | None = None,
@@ -190,9 +194,8 @@ def route(
 ) -> SatResult:
     """Route ``pairs`` (default: all) around the ``blocked`` cells and other endpoints with
     the SAT solver. When there is no solution, the core is shrunk by dropping pairs one at a
-    time; each such check may use ``conflict_budget`` conflicts (a pair whose check runs out
-    is kept, and the core is then not known to be minimal). Raises RuntimeError when
-    python-sat is not installed."""
+    time within ``conflict_budget`` conflicts in all. Raises RuntimeError when python-sat is
+    not installed."""
     if not AVAILABLE:
         raise RuntimeError("the SAT engine needs python-sat: pip install 'puzzlegym[sat]'")
     if pairs is None:
@@ -212,18 +215,24 @@ def route(
         minimal = False
         if minimise:
             # deletion: a pair whose removal makes the rest connectable is necessary (and
-            # stays necessary in every smaller core); any other pair is dropped
+            # stays necessary in every smaller core); any other pair is dropped. All the
+            # checks together may use conflict_budget conflicts; a pair whose check runs out
+            # of budget is kept (the core is then not known to be minimal).
             necessary: list[int] = []
             rest = core
             minimal = True
+            spent_before = _conflicts(solver)
             while rest:
                 k, others = rest[0], rest[1:]
                 trial = necessary + others
                 answer = True
-                if trial:
+                left = conflict_budget - (_conflicts(solver) - spent_before)
+                if trial and left > 0:
                     calls += 1
-                    solver.conf_budget(conflict_budget)
+                    solver.conf_budget(left)
                     answer = solver.solve_limited(assumptions=[enc.assume[j] for j in trial])
+                elif trial:
+                    answer = None
                 if answer is False:
                     found = {by_lit[lit] for lit in (solver.get_core() or [enc.assume[j] for j in trial])}
                     rest = [j for j in others if j in found]

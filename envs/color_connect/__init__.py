@@ -21,4 +21,7 @@ GAME = Game.from_package(
     load_catalogue=load_catalogue,
     dead_end=solvers.is_dead_end,
     instruction="Click a dot, then each cell where the path turns, then the matching dot.",
+    # every set of non-crossing paths is a board: far too many to count, so `levels stats`
+    # reports a lower bound from the first 10,000
+    stats_max_states=10_000,
 )

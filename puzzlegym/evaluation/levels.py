@@ -103,7 +103,8 @@ def stats(game: str | None = None, max_states: int = STATS_MAX_STATES) -> list[d
     for g in _games(game):
         for tier in g.tiers:
             for i, level in enumerate(g.load_catalogue(tier)):
-                rows.append({"game": g.name, "tier": tier, "index": i + 1, "id": level.id, **level_stats(g, level, max_states)})
+                cap = min(max_states, g.stats_max_states or max_states)
+                rows.append({"game": g.name, "tier": tier, "index": i + 1, "id": level.id, **level_stats(g, level, cap)})
     return rows
 
 
