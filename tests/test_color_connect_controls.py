@@ -233,3 +233,21 @@ def test_the_screen_shows_dots_paths_and_the_path_being_drawn(tmp_path):
 
     finished = next(x for p in state.paths if p for x in p[1:-1])
     assert line_width(half[1]) < line_width(finished)
+
+
+def test_stable_baselines3_accepts_the_wrapped_env():
+    import warnings
+
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    from puzzlegym.wrappers import make_sb3_env
+
+    env = make_sb3_env("LongPuzzle/ColorConnect-Easy", size=(84, 84), grid=(4, 4), budget_s=50,
+                       start="board", level=1)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sb3_check_env(env, warn=True)
+        assert [str(w.message) for w in caught if "stable_baselines3" in w.filename] == []
+    finally:
+        env.close()
