@@ -86,6 +86,10 @@ class GameView(Protocol):
     def ui_to_json(self, ui: Any) -> Any: ...
     def ui_from_json(self, data: Any) -> Any: ...
 
+    # Optional: ``check_ui(level, state, ui)`` raises ValueError when a ui state parsed by
+    # ``ui_from_json`` (which does not see the level) does not fit the level and board; the
+    # suite calls it when it restores a checkpoint, before anything changes.
+
 
 class SelectionUI:
     """The interaction state of views that select one thing before moving it (a screw, a
@@ -121,7 +125,9 @@ class Game:
     instruction line, ``dead_end(level, state)`` the dead-end certificate recorded with every
     snapshot (False for games that never become unsolvable), ``has_undo`` whether the level
     screen shows Undo, ``describe(level, state)`` (optional) extra facts recorded with every
-    snapshot (e.g. free anchors).
+    snapshot (e.g. free anchors), ``stats_max_states`` (optional) a lower cap on the states
+    ``puzzlegym levels stats`` enumerates per level, for games whose state space is far too
+    large to count (the counts are then lower bounds either way).
     """
 
     name: str
@@ -140,6 +146,7 @@ class Game:
     dead_end: Any  # (level, state) -> bool | None: the evaluator's dead-end certificate
     has_undo: bool = False
     describe: Any = None  # optional (level, state) -> dict of game facts added to snapshots
+    stats_max_states: int | None = None  # optional lower cap for `levels stats` (huge state spaces)
 
     def env_id(self, tier: str) -> str:
         return f"LongPuzzle/{self.name}-{tier}"

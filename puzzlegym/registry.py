@@ -20,6 +20,7 @@ GAME_MODULES: dict[str, str] = {
     "NutAndBolt": "puzzlegym.envs.nut_and_bolt",
     "TruckEscape": "puzzlegym.envs.truck_escape",
     "MazePaint": "puzzlegym.envs.maze_paint",
+    "ColorConnect": "puzzlegym.envs.color_connect",
 }
 
 ID_PREFIX = "LongPuzzle/"

@@ -2,7 +2,7 @@
 # Create .venv (if needed) and install puzzlegym into it.
 #   scripts/setup.sh          the library (in-process backend)
 #   scripts/setup.sh dev      + test tools, Stable-Baselines3 (CPU torch), the openai client
-#                             (model agents) and OS Chromium
+#                             (model agents), the SAT solver (python-sat) and OS Chromium
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -21,7 +21,7 @@ if [ "${1:-}" = "dev" ]; then
   fi
   # The CPU build of torch for Stable-Baselines3 (a plain 'torch' would pull a CUDA build).
   $PIP install -q 'torch==2.13.0' 2>/dev/null || $PIP install -q 'torch>=2.3,<2.14'
-  $PIP install -q -e '.[dev,rl,openai]'
+  $PIP install -q -e '.[dev,rl,openai,sat]'
 else
   $PIP install -q -e .
 fi

@@ -16,6 +16,7 @@ from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
 # game name -> solver module (one line per game)
 _MODULES = {
     "BoltUnscrew": "puzzlegym.solvers.bolt_unscrew",
+    "ColorConnect": "puzzlegym.solvers.color_connect",
     "MazePaint": "puzzlegym.solvers.maze_paint",
     "NutAndBolt": "puzzlegym.solvers.nut_and_bolt",
     "TruckEscape": "puzzlegym.solvers.truck_escape",

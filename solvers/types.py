@@ -24,4 +24,10 @@ class Solution:
 
 
 class Unsolvable(Exception):
-    """Raised by ``solve`` when the state is proved to be a dead end."""
+    """Raised by ``solve`` when the state is proved to be a dead end. ``proof`` (optional) is
+    a plain document saying how it was proved (e.g. an UNSAT core, or the exhausted search
+    and its counts)."""
+
+    def __init__(self, message: str = "", proof: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.proof = proof

@@ -20,29 +20,15 @@ from PIL import ImageDraw
 
 from puzzlegym.actions import Click
 from puzzlegym.game import SelectionUI, ViewOutcome
+from puzzlegym.screen import theme
 from puzzlegym.screen.input import Gesture
 from puzzlegym.screen.render import Rect, Widget, font
 
 from .rules import Level, State, top_run
 
-# (name, fill RGB, letter): at least 15 colours, each with its own letter.
-PALETTE: tuple[tuple[str, tuple[int, int, int], str], ...] = (
-    ("orange", (230, 159, 0), "O"),
-    ("sky blue", (86, 180, 233), "S"),
-    ("green", (0, 158, 115), "G"),
-    ("yellow", (240, 228, 66), "Y"),
-    ("blue", (0, 90, 178), "B"),
-    ("vermilion", (213, 94, 0), "V"),
-    ("purple", (204, 121, 167), "P"),
-    ("black", (34, 34, 34), "K"),
-    ("white", (250, 250, 250), "W"),
-    ("brown", (130, 80, 35), "N"),
-    ("grey", (150, 150, 150), "E"),
-    ("navy", (25, 35, 105), "A"),
-    ("pink", (255, 190, 205), "I"),
-    ("olive", (125, 125, 20), "L"),
-    ("teal", (0, 110, 115), "T"),
-    ("maroon", (125, 10, 40), "M"),
+# (name, fill RGB, letter): the shared piece colours, each with its own letter.
+PALETTE: tuple[tuple[str, tuple[int, int, int], str], ...] = tuple(
+    (name, rgb, letter) for (name, rgb), letter in zip(theme.PIECE_COLOURS, "OSGYBVPKWNEAILTM", strict=True)
 )
 
 BOARD_BG = (236, 232, 222)
@@ -50,17 +36,12 @@ ROD = (150, 155, 165)
 ROD_EDGE = (95, 100, 110)
 BASE = (88, 94, 108)
 SELECT = (46, 111, 188)
-NUT_EDGE = (40, 40, 48)
+NUT_EDGE = theme.PIECE_EDGE
 MAX_NUT_H = 48
 MAX_NUT_W = 92
 MAX_COL_W = 150
 
 EMPTY_BOLT_FEEDBACK = "That bolt has no nuts"
-
-
-def _text_colour(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
-    r, g, b = rgb
-    return (20, 20, 20) if 0.299 * r + 0.587 * g + 0.114 * b > 140 else (250, 250, 250)
 
 
 @lru_cache(maxsize=256)
@@ -125,7 +106,7 @@ def _paint_bolt(draw: ImageDraw.ImageDraw, img, key) -> None:
             outline=NUT_EDGE,
             width=2,
         )
-        draw.text((cx, mid), letter, font=f, fill=_text_colour(rgb), anchor="mm")
+        draw.text((cx, mid), letter, font=f, fill=theme.text_colour(rgb), anchor="mm")
 
 
 class NutAndBoltView(SelectionUI):

@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from itertools import islice
 
 import gymnasium as gym
 import numpy as np
@@ -82,11 +84,16 @@ def env_step_rate(env_id: str, steps: int = 3000, seed: int = 0, **env_kwargs) -
     return {"steps": n, "seconds": elapsed, "steps_per_s": _rate(n, elapsed), "resets": resets}
 
 
-def transition_rate(env_id: str, n: int = 200_000, seed: int = 0) -> float:
+LAZY_OPTIONS = 16  # moves drawn from a lazy legal_moves generator per transition
+
+
+def transition_rate(env_id: str, n: int = 200_000, seed: int = 0, max_seconds: float = 10.0) -> float:
     """Rules-model transitions/s on the objective's last (hardest) level: each transition
     enumerates the legal moves and applies a random one, as a search expansion does; a walk
     that reaches a board with no legal move (solved, or a dead end of the games that have
-    them) starts again from the initial board (the restart is not counted)."""
+    them) starts again from the initial board (the restart is not counted). A game whose
+    ``legal_moves`` is a lazy generator (too many moves to list) offers its first
+    ``LAZY_OPTIONS`` moves. Stops after ``n`` transitions or ``max_seconds``."""
     game, tier = parse_env_id(env_id)
     level = game.load_catalogue(tier)[-1]
     rules = game.rules
@@ -95,15 +102,24 @@ def transition_rate(env_id: str, n: int = 200_000, seed: int = 0) -> float:
     state = start
     picks = rng.integers(0, 1 << 30, size=n)
     apply, legal = rules.apply, rules.legal_moves
-    t0 = time.perf_counter()
+    clock = time.perf_counter
+    t0 = clock()
+    done = 0
     for i in range(n):
         options = legal(level, state)
+        if not isinstance(options, Sequence):
+            options = tuple(islice(options, LAZY_OPTIONS))
         if not options:
             state = start
             options = legal(level, state)
+            if not isinstance(options, Sequence):
+                options = tuple(islice(options, LAZY_OPTIONS))
         state = apply(level, state, options[picks[i] % len(options)])
-    elapsed = time.perf_counter() - t0
-    return _rate(n, elapsed)  # one transition = enumerate the legal moves, apply one
+        done = i + 1
+        if not done & 255 and clock() - t0 > max_seconds:
+            break
+    elapsed = clock() - t0
+    return _rate(done, elapsed)  # one transition = enumerate the legal moves, apply one
 
 
 def step_latencies(env_id: str, actions: list, backend: str, seed: int = 0) -> list[float]:

@@ -76,7 +76,7 @@ def level_stats(game, level, max_states: int = STATS_MAX_STATES) -> dict[str, An
             if nk not in rep:
                 if len(rep) >= max_states:
                     complete = False
-                    continue
+                    break  # legal_moves may be a long (lazy) generator: stop drawing from it
                 rep[nk] = nxt
                 queue.append(nk)
         graph[k] = edges
@@ -103,7 +103,8 @@ def stats(game: str | None = None, max_states: int = STATS_MAX_STATES) -> list[d
     for g in _games(game):
         for tier in g.tiers:
             for i, level in enumerate(g.load_catalogue(tier)):
-                rows.append({"game": g.name, "tier": tier, "index": i + 1, "id": level.id, **level_stats(g, level, max_states)})
+                cap = min(max_states, g.stats_max_states or max_states)
+                rows.append({"game": g.name, "tier": tier, "index": i + 1, "id": level.id, **level_stats(g, level, cap)})
     return rows
 
 

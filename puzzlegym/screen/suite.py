@@ -406,6 +406,9 @@ class Suite:
                 [g.state_from_json(level, s) for s in bd["history"]],
                 bd["feedback"],
             )
+            check_ui = getattr(g.view, "check_ui", None)  # optional: ui checks that need the level
+            if check_ui is not None:
+                check_ui(level, board.state, board.ui)
             try:  # the view must be able to draw this state and selection
                 g.view.widgets(board.level, board.state, board.ui, BOARD_AREA)
             except Exception as exc:

@@ -1,0 +1,354 @@
+"""Color Connect's view: the grid as widgets, paths drawn by clicks.
+
+Interaction state (``ui``): ``None`` or a :class:`Drawing`, the path being drawn (its pair and
+its cells so far, from the endpoint where it started). The controls:
+
+* with no path being drawn, a click on a dot starts a path there (the dot gets a ring); a
+  click on a dot of a connected pair removes that pair's path instead;
+* while drawing, a click on a cell in the same row or column as the path's last cell extends
+  the path straight to it, filling the cells between; the segment is refused when it would
+  cross a blocked cell, another dot, another path or the path itself;
+* a click on an earlier cell of the path cuts the path back to that cell, a click on the
+  starting dot cancels the path, and a click on the matching dot (reached by a valid
+  segment) completes the pair: the rules then add the path to the board.
+
+A refused click leaves the board and the path being drawn as they were and shows a neutral
+feedback line. Drags do nothing but say that the game is played with clicks.
+
+Each pair has a colour (:data:`puzzlegym.screen.theme.PIECE_COLOURS`) and its letter on both
+dots, so no pair depends on hue alone. Finished paths are wide lines; the path being drawn is
+a narrower line with a ring on its last cell, so it reads as unfinished at a glance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from PIL import ImageDraw
+
+from puzzlegym.actions import Click
+from puzzlegym.game import ViewOutcome
+from puzzlegym.screen import theme
+from puzzlegym.screen.input import Gesture
+from puzzlegym.screen.render import Rect, Widget, font
+
+from . import rules
+from .rules import PAIR_LETTERS, Connect, Level, Remove, State
+
+MAX_CELL = 88
+BOARD_BG = (236, 232, 222)
+CELL = (250, 248, 243)
+GRID_LINE = (206, 200, 188)
+BLOCKED = (74, 80, 98)
+BLOCKED_HATCH = (98, 105, 124)
+EDGE = theme.PIECE_EDGE
+RING = (33, 37, 41)
+MAX_DRAWING = rules.MAX_SIZE * rules.MAX_SIZE
+
+START_HINT = "Click a coloured dot to start a path"
+LINE_HINT = "Click a cell in the same row or column as the path's end"
+PARTNER_HINT = "The path ends where it reaches its matching dot"
+DRAG_HINT = "Draw paths with clicks, not drags"
+
+# the sides a path leaves a cell by (bit flags of a cell's line)
+UP, DOWN, LEFT, RIGHT = 1, 2, 4, 8
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """The path being drawn: pair index and its cells as ``(row, col)``, start first."""
+
+    pair: int
+    cells: tuple[tuple[int, int], ...]
+
+
+@lru_cache(maxsize=256)
+def _geometry(height: int, width: int, area: Rect) -> tuple[int, int, int]:
+    """Cell size and the grid's top-left pixel inside ``area``."""
+    cell = min(MAX_CELL, area.w // width, area.h // height)
+    x0 = area.x + (area.w - cell * width) // 2
+    y0 = area.y + (area.h - cell * height) // 2
+    return cell, x0, y0
+
+
+def cell_rect(level: Level, index: int, area: Rect) -> Rect:
+    cell, x0, y0 = _geometry(level.height, level.width, area)
+    r, c = divmod(index, level.width)
+    return Rect(x0 + c * cell, y0 + r * cell, cell, cell)
+
+
+def cell_at(level: Level, area: Rect, x: int, y: int) -> int | None:
+    """The cell under pixel ``(x, y)``, or None outside the grid."""
+    cell, x0, y0 = _geometry(level.height, level.width, area)
+    if x < x0 or y < y0:
+        return None
+    c, r = (x - x0) // cell, (y - y0) // cell
+    if r >= level.height or c >= level.width:
+        return None
+    return r * level.width + c
+
+
+def turning_cells(cells: tuple[int, ...]) -> list[int]:
+    """The cells where a path changes direction, in order."""
+    return [y for x, y, z in zip(cells, cells[1:], cells[2:], strict=False) if y - x != z - y]
+
+
+def path_clicks(cells: tuple[int, ...]) -> list[int]:
+    """The cells to click to draw a path: its start, every turn, its end."""
+    return [cells[0], *turning_cells(cells), cells[-1]]
+
+
+def _side(level: Level, x: int, y: int) -> int:
+    d = y - x
+    if d == -level.width:
+        return UP
+    if d == level.width:
+        return DOWN
+    return LEFT if d == -1 else RIGHT
+
+
+# ----------------------------------------------------------------------------- painters
+
+
+def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
+    cell, ox, oy, height, width, blocked = key
+    draw.rectangle((0, 0, img.width, img.height), fill=BOARD_BG)
+    draw.rectangle((ox - 3, oy - 3, ox + width * cell + 2, oy + height * cell + 2), fill=GRID_LINE)
+    for r, c in blocked:
+        x, y = ox + c * cell, oy + r * cell
+        draw.rectangle((x, y, x + cell - 1, y + cell - 1), fill=BLOCKED)
+        step = max(6, cell // 5)
+        for k in range(-cell, cell, step):  # diagonal hatching
+            draw.line((x + max(0, k), y + max(0, -k), x + min(cell - 1, cell - 1 + k), y + min(cell - 1, cell - 1 - k)),
+                      fill=BLOCKED_HATCH, width=2)
+
+
+def _paint_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """One cell: background, the path's line through it, the dot, rings. ``key`` is
+    ``(colour or -1, sides, active, letter, ring)``; ``ring`` is "start", "head" or ""."""
+    colour, sides, active, letter, ring = key
+    s = img.width
+    draw.rectangle((0, 0, s, s), fill=GRID_LINE)
+    draw.rectangle((1, 1, s - 2, s - 2), fill=CELL)
+    c = (s - 1) / 2
+    if colour >= 0 and sides:
+        rgb = theme.PIECE_COLOURS[colour][1]
+        half = max(3, round(s * (0.12 if active else 0.2)))
+        edge = 2
+        for grow, fill in ((edge, EDGE), (0, rgb)):
+            h = half + grow
+            if sides & UP:
+                draw.rectangle((c - h, 0, c + h, c), fill=fill)
+            if sides & DOWN:
+                draw.rectangle((c - h, c, c + h, s), fill=fill)
+            if sides & LEFT:
+                draw.rectangle((0, c - h, c, c + h), fill=fill)
+            if sides & RIGHT:
+                draw.rectangle((c, c - h, s, c + h), fill=fill)
+            draw.ellipse((c - h, c - h, c + h, c + h), fill=fill)
+    if ring:
+        rad = s * 0.46
+        draw.ellipse((c - rad, c - rad, c + rad, c + rad), outline=RING, width=max(3, s // 16))
+    if letter:
+        rgb = theme.PIECE_COLOURS[colour][1]
+        rad = s * 0.36
+        draw.ellipse((c - rad, c - rad, c + rad, c + rad), fill=rgb, outline=EDGE, width=2)
+        f = font(max(11, round(s * 0.36)), True)
+        draw.text((c, c + 1), letter, font=f, fill=theme.text_colour(rgb), anchor="mm")
+
+
+# ----------------------------------------------------------------------------- the view
+
+
+class ColorConnectView:
+    """Layout, drawing and the click controls (see the module docstring)."""
+
+    # -- interaction state --------------------------------------------------------------------
+
+    def initial_ui(self, level: Level, state: State) -> Any:
+        return None
+
+    def after_move(self, level: Level, state: State, ui: Any) -> Any:
+        return None
+
+    def ui_to_json(self, ui: Drawing | None) -> Any:
+        if ui is None:
+            return None
+        return {"pair": PAIR_LETTERS[ui.pair], "cells": [list(rc) for rc in ui.cells]}
+
+    def ui_from_json(self, data: Any) -> Drawing | None:
+        """Parse :meth:`ui_to_json` output (the level-dependent checks are :meth:`check_ui`)."""
+        if data is None:
+            return None
+        if not isinstance(data, dict) or set(data) != {"pair", "cells"}:
+            raise ValueError("ui: expected null or an object with exactly the keys pair, cells")
+        pair = data["pair"]
+        if not isinstance(pair, str) or len(pair) != 1 or pair not in PAIR_LETTERS:
+            raise ValueError(f"ui.pair: expected a pair letter {PAIR_LETTERS[0]}..{PAIR_LETTERS[-1]}, got {pair!r}")
+        raw = data["cells"]
+        if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_DRAWING:
+            raise ValueError(f"ui.cells: expected a list of 1..{MAX_DRAWING} [row, col] pairs")
+        cells = []
+        for j, item in enumerate(raw):
+            if (
+                not isinstance(item, list)
+                or len(item) != 2
+                or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in item)
+            ):
+                raise ValueError(f"ui.cells[{j}]: expected [row, col] as two non-negative integers, got {item!r}")
+            cells.append((item[0], item[1]))
+        return Drawing(PAIR_LETTERS.index(pair), tuple(cells))
+
+    def check_ui(self, level: Level, state: State, ui: Drawing | None) -> None:
+        """Raise ValueError unless ``ui`` is a path this view could be drawing on ``state``."""
+        if ui is None:
+            return
+        k = ui.pair
+        if k >= level.n_pairs:
+            raise ValueError(f"ui.pair: {PAIR_LETTERS[k]} is not a pair of this level")
+        if state.paths[k] is not None:
+            raise ValueError(f"ui.pair: {PAIR_LETTERS[k]} is already connected")
+        cells = rules.parse_cells(level, [list(rc) for rc in ui.cells], "ui.cells")
+        a, b = level.endpoints[k]
+        if cells[0] not in (a, b):
+            raise ValueError(f"ui.cells[0]: a path being drawn starts on a dot of {PAIR_LETTERS[k]}")
+        partner = b if cells[0] == a else a
+        if len(set(cells)) != len(cells):
+            raise ValueError("ui.cells: the path visits a cell twice")
+        for j, (x, y) in enumerate(zip(cells, cells[1:], strict=False)):
+            if y not in level.neighbours[x]:
+                raise ValueError(f"ui.cells[{j + 1}]: not next to the cell before it")
+        for j, x in enumerate(cells[1:], start=1):
+            if x == partner or level.owner[x] != -1 or state.occupied >> x & 1:
+                raise ValueError(f"ui.cells[{j}]: a path being drawn crosses only free cells")
+
+    # -- input ----------------------------------------------------------------------------------
+
+    def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
+        if gesture.kind == "drag":
+            return ViewOutcome(ui=ui, feedback=DRAG_HINT)
+        if gesture.kind != "click":
+            return ViewOutcome(ui=ui)
+        index = cell_at(level, area, gesture.x, gesture.y)
+        if index is None:
+            return ViewOutcome(ui=ui)
+        return click(level, state, ui, index)
+
+    def actions_for_move(self, level: Level, state: State, ui: Any, move: Any, area: Rect) -> list:
+        """Clicks that perform ``move``: (cancel the path being drawn,) then the dot of a
+        pair to remove, or the start, every turn and the end of a path to connect."""
+        cells: list[int] = []
+        if ui is not None:
+            cells.append(level.index(*ui.cells[0]))
+        if isinstance(move, Remove):
+            cells.append(level.endpoints[move.pair][0])
+        elif isinstance(move, Connect):
+            cells.extend(path_clicks(move.cells))
+        else:
+            raise ValueError(f"move: expected Connect or Remove, got {move!r}")
+        return [Click(*cell_rect(level, x, area).center) for x in cells]
+
+    def board_targets(self, level: Level, state: State, ui: Any, area: Rect) -> list:
+        """A click on the centre of every cell, row-major."""
+        return [Click(*cell_rect(level, x, area).center) for x in range(level.n_cells)]
+
+    # -- drawing --------------------------------------------------------------------------------
+
+    def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
+        board, cells = _widget_table(level, area)
+        keys: dict[int, tuple] = {}
+        w = level.width
+
+        def trace(path: tuple[int, ...], colour: int, active: bool) -> None:
+            for j, x in enumerate(path):
+                sides = 0
+                if j > 0:
+                    sides |= _side(level, x, path[j - 1])
+                if j + 1 < len(path):
+                    sides |= _side(level, x, path[j + 1])
+                keys[x] = (colour, sides, active)
+
+        for k, path in enumerate(state.paths):
+            if path is not None:
+                trace(path, k, False)
+        drawing = None
+        if ui is not None:
+            drawing = tuple(r * w + c for r, c in ui.cells)
+            trace(drawing, ui.pair, True)
+        owner = level.owner
+        out = [board]
+        for index, rect in cells:
+            o = owner[index]
+            colour, sides, active = keys.get(index, (o, 0, False))
+            ring = ""
+            if drawing is not None:
+                if index == drawing[0]:
+                    ring = "start"
+                elif index == drawing[-1]:
+                    ring = "head"
+            letter = PAIR_LETTERS[o] if o >= 0 else ""
+            out.append(Widget(f"cell{index}", rect, _paint_cell, (colour, sides, active, letter, ring)))
+        return out
+
+
+def click(level: Level, state: State, ui: Drawing | None, index: int) -> ViewOutcome:
+    """What a click on cell ``index`` does (see the module docstring)."""
+    owner = level.owner
+    w = level.width
+    o = owner[index]
+    if ui is None:
+        if o >= 0:
+            if state.paths[o] is not None:
+                return ViewOutcome(move=Remove(o), ui=None, feedback="")
+            return ViewOutcome(ui=Drawing(o, (divmod(index, w),)), feedback="")
+        return ViewOutcome(ui=None, feedback=START_HINT)
+    cells = [r * w + c for r, c in ui.cells]
+    k = ui.pair
+    if index == cells[0]:
+        return ViewOutcome(ui=None, feedback="")  # cancel
+    if index in cells:
+        return ViewOutcome(ui=Drawing(k, ui.cells[: cells.index(index) + 1]), feedback="")
+    head = cells[-1]
+    hr, hc = divmod(head, w)
+    r, c = divmod(index, w)
+    if r != hr and c != hc:
+        return ViewOutcome(ui=ui, feedback=LINE_HINT)
+    step = (w if r > hr else -w) if c == hc else (1 if c > hc else -1)
+    segment = list(range(head + step, index + step, step))
+    a, b = level.endpoints[k]
+    partner = b if cells[0] == a else a
+    taken = set(cells)
+    for x in segment:
+        if x == partner and x != index:
+            return ViewOutcome(ui=ui, feedback=PARTNER_HINT)
+        if x in taken:
+            return ViewOutcome(ui=ui, feedback=rules.SELF_REASON)
+        if owner[x] == -2:
+            return ViewOutcome(ui=ui, feedback=rules.BLOCKED_REASON)
+        if owner[x] >= 0 and x != partner:
+            return ViewOutcome(ui=ui, feedback=rules.DOT_REASON)
+        if state.occupied >> x & 1:
+            return ViewOutcome(ui=ui, feedback=rules.CROSS_REASON)
+    path = cells + segment
+    if index == partner:
+        return ViewOutcome(move=Connect(k, tuple(path)), ui=ui, feedback="")
+    return ViewOutcome(ui=Drawing(k, tuple(divmod(x, w) for x in path)), feedback="")
+
+
+@lru_cache(maxsize=256)
+def _widget_table(level: Level, area: Rect) -> tuple[Widget, tuple[tuple[int, Rect], ...]]:
+    """The board widget and the rectangle of every cell that is not blocked, built once per
+    level and area."""
+    cell, x0, y0 = _geometry(level.height, level.width, area)
+    blocked = tuple(level.cell(i) for i, o in enumerate(level.owner) if o == -2)
+    key = (cell, x0 - area.x, y0 - area.y, level.height, level.width, blocked)
+    board = Widget("board", area, _paint_board, key)
+    cells = tuple(
+        (i, cell_rect(level, i, area)) for i, o in enumerate(level.owner) if o != -2
+    )
+    return board, cells
+
+
+__all__ = ["ColorConnectView", "Drawing", "cell_at", "cell_rect", "click", "path_clicks", "turning_cells"]

@@ -1,0 +1,247 @@
+"""Color Connect as a SAT problem (needs the optional ``python-sat`` package: the ``sat``
+extra, ``pip install 'puzzlegym[sat]'``).
+
+Variables: ``x[c, k]`` (cell ``c`` lies on pair ``k``'s path) for every usable cell and
+routed pair, and ``e[u, v]`` (the path steps between the neighbouring cells ``u`` and ``v``)
+for every edge between usable cells. Clauses:
+
+* a cell holds at most one pair; an endpoint holds its own pair;
+* a used edge joins two cells of the same pair;
+* an endpoint of a routed pair has exactly one used edge, any other cell on a path exactly
+  two, and an empty cell none;
+* paths are *induced*: two side-by-side cells of the same pair are joined by a used edge.
+  (Any solution can be turned into one whose paths have no such shortcut by shortening
+  them, which frees cells and hurts no other pair, so this keeps every solvable board
+  solvable and prunes the search.)
+
+These clauses allow, besides the real paths, closed loops of a pair's colour away from its
+endpoints (a classic flaw of degree encodings). They do no harm here because the board need
+not be filled: a pair's path is read by walking from its endpoint ``a`` along used edges.
+Every cell on that walk has degree two except the two endpoints, so the walk is a simple path
+that ends at ``b``; loops elsewhere are never read and their cells stay empty.
+
+Each pair's endpoint clauses are guarded by an *assumption* literal, so when the board has no
+solution the solver names a set of pairs that cannot all be connected (an UNSAT core), which
+:func:`route` shrinks until every proper subset is connectable (a minimal core).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+try:  # the optional dependency
+    from pysat.solvers import Solver
+
+    AVAILABLE = True
+except ImportError:  # pragma: no cover - exercised on installs without the sat extra
+    Solver = None
+    AVAILABLE = False
+
+SOLVER_NAME = "glucose4"
+MINIMISE_CONFLICTS = 20_000
+
+
+@dataclass(frozen=True)
+class SatResult:
+    """``paths`` per routed pair (from endpoint ``a``), or None with ``core``: a set of pairs
+    that cannot all be connected, ``minimal`` when dropping any one of them was shown to make
+    the rest connectable. ``variables``/``clauses`` size the encoding; ``calls`` counts
+    solver calls (core minimisation included)."""
+
+    paths: dict[int, tuple[int, ...]] | None
+    core: tuple[int, ...] | None
+    variables: int
+    clauses: int
+    calls: int
+    minimal: bool = False
+
+
+class _Encoding:
+    def __init__(self, level, pairs: Sequence[int], blocked: int) -> None:
+        self.level = level
+        self.pairs = list(pairs)
+        owner = level.owner
+        routed = set(self.pairs)
+        n = level.n_cells
+        self.usable = [
+            (owner[c] == -1 and not blocked >> c & 1) or owner[c] in routed for c in range(n)
+        ]
+        self.n_vars = 0
+        self.clauses: list[list[int]] = []
+        # per usable cell: pair -> variable, only for the pairs that can reach the cell (an
+        # endpoint only has its own pair); a pair that cannot reach its partner is unroutable
+        self.x: list[dict[int, int]] = [{} for _ in range(n)]
+        self.unroutable: list[int] = []
+        open_cells = [self.usable[c] and owner[c] == -1 for c in range(n)]
+        for k in self.pairs:
+            a, b = level.endpoints[k]
+            region = _component(level, a, open_cells)
+            if b not in region:
+                self.unroutable.append(k)
+            for c in sorted(region):
+                if open_cells[c] or c == a or c == b:
+                    self.x[c][k] = self._new()
+        self.edge: dict[tuple[int, int], int] = {}
+        self.incident: list[list[int]] = [[] for _ in range(n)]
+        for u in range(n):
+            if not self.usable[u]:
+                continue
+            for v in level.neighbours[u]:
+                if v > u and self.usable[v]:
+                    var = self._new()
+                    self.edge[(u, v)] = var
+                    self.incident[u].append(var)
+                    self.incident[v].append(var)
+        self.assume = {k: self._new() for k in self.pairs}
+        self._encode()
+
+    def _new(self) -> int:
+        self.n_vars += 1
+        return self.n_vars
+
+    def _encode(self) -> None:
+        level, add = self.level, self.clauses.append
+        owner = level.owner
+        ends = {c: k for k in self.pairs for c in level.endpoints[k]}
+        for c, xs in enumerate(self.x):
+            if not xs:
+                continue
+            lits = list(xs.values())
+            if c in ends:
+                add([xs[ends[c]]])
+            for p, q in combinations(lits, 2):
+                add([-p, -q])
+        for (u, v), e in self.edge.items():
+            xu, xv = self.x[u], self.x[v]
+            add([-e, *xu.values()])  # a used edge starts on a path cell
+            for k, p in xu.items():
+                q = xv.get(k)
+                if q is None:
+                    add([-e, -p])
+                else:
+                    add([-e, -p, q])
+                    add([-p, -q, e])  # induced: same-pair neighbours are consecutive
+            for k, q in xv.items():
+                p = xu.get(k)
+                if p is None:
+                    add([-e, -q])
+                else:
+                    add([-e, -q, p])
+        for c, edges in enumerate(self.incident):
+            if not self.usable[c]:
+                continue
+            for trio in combinations(edges, 3):
+                add([-t for t in trio])
+            if owner[c] >= 0:  # a routed pair's endpoint: exactly one edge, if assumed
+                s = self.assume[owner[c]]
+                for p, q in combinations(edges, 2):
+                    add([-p, -q])
+                add([-s, *edges])
+                for e in edges:
+                    add([s, -e])
+            else:  # on a path: two edges; empty: none (a used edge needs a path cell)
+                for p in self.x[c].values():
+                    for e in edges:
+                        add([-p, *[f for f in edges if f != e]])
+
+    def path(self, model: set[int], k: int) -> tuple[int, ...]:
+        a, b = self.level.endpoints[k]
+        out, prev, cur = [a], -1, a
+        while cur != b:
+            for v in self.level.neighbours[cur]:
+                if v == prev:
+                    continue
+                e = self.edge.get((min(cur, v), max(cur, v)))
+                if e is not None and e in model:
+                    prev, cur = cur, v
+                    out.append(cur)
+                    break
+            else:  # pragma: no cover - the clauses make this impossible
+                raise AssertionError(f"pair {k}: the path from its endpoint breaks off at cell {cur}")
+            if len(out) > self.level.n_cells:  # pragma: no cover
+                raise AssertionError(f"pair {k}: the walk does not end")
+        return tuple(out)
+
+
+def _component(level, start: int, open_cells: list[bool]) -> set[int]:
+    """The cells reachable from ``start`` through open cells (plus the first closed cells met,
+    so a partner endpoint next to the region is in it)."""
+    seen = {start}
+    stack = [start]
+    while stack:
+        x = stack.pop()
+        for y in level.neighbours[x]:
+            if y not in seen:
+                seen.add(y)
+                if open_cells[y]:
+                    stack.append(y)
+    return seen
+
+
+def _conflicts(solver) -> int:
+    return int((solver.accum_stats() or {}).get("conflicts", 0))
+
+
+def route(
+    level,
+    pairs: Sequence[int] | None = None,
+    blocked: int = 0,
+    *,
+    minimise: bool = True,
+    conflict_budget: int = MINIMISE_CONFLICTS,
+) -> SatResult:
+    """Route ``pairs`` (default: all) around the ``blocked`` cells and other endpoints with
+    the SAT solver. When there is no solution, the core is shrunk by dropping pairs one at a
+    time within ``conflict_budget`` conflicts in all. Raises RuntimeError when python-sat is
+    not installed."""
+    if not AVAILABLE:
+        raise RuntimeError("the SAT engine needs python-sat: pip install 'puzzlegym[sat]'")
+    if pairs is None:
+        pairs = range(level.n_pairs)
+    enc = _Encoding(level, pairs, blocked)
+    if enc.unroutable:  # a pair that cannot reach its partner at all is a core by itself
+        return SatResult(None, (enc.unroutable[0],), enc.n_vars, len(enc.clauses), 0, minimal=True)
+    calls = 1
+    with Solver(name=SOLVER_NAME, bootstrap_with=enc.clauses) as solver:
+        assumptions = [enc.assume[k] for k in enc.pairs]
+        if solver.solve(assumptions=assumptions):
+            model = {lit for lit in solver.get_model() if lit > 0}
+            paths = {k: enc.path(model, k) for k in enc.pairs}
+            return SatResult(paths, None, enc.n_vars, len(enc.clauses), calls)
+        by_lit = {v: k for k, v in enc.assume.items()}
+        core = sorted(by_lit[lit] for lit in (solver.get_core() or assumptions))
+        minimal = False
+        if minimise:
+            # deletion: a pair whose removal makes the rest connectable is necessary (and
+            # stays necessary in every smaller core); any other pair is dropped. All the
+            # checks together may use conflict_budget conflicts; a pair whose check runs out
+            # of budget is kept (the core is then not known to be minimal).
+            necessary: list[int] = []
+            rest = core
+            minimal = True
+            spent_before = _conflicts(solver)
+            while rest:
+                k, others = rest[0], rest[1:]
+                trial = necessary + others
+                answer = True
+                left = conflict_budget - (_conflicts(solver) - spent_before)
+                if trial and left > 0:
+                    calls += 1
+                    solver.conf_budget(left)
+                    answer = solver.solve_limited(assumptions=[enc.assume[j] for j in trial])
+                elif trial:
+                    answer = None
+                if answer is False:
+                    found = {by_lit[lit] for lit in (solver.get_core() or [enc.assume[j] for j in trial])}
+                    rest = [j for j in others if j in found]
+                else:
+                    minimal = minimal and answer is True
+                    necessary.append(k)
+                    rest = others
+            core = sorted(necessary)
+        return SatResult(None, tuple(core), enc.n_vars, len(enc.clauses), calls, minimal)
+
+
+__all__ = ["AVAILABLE", "SatResult", "route"]

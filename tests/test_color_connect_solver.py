@@ -1,0 +1,194 @@
+"""The Color Connect solver is complete: both engines against brute force on small boards
+(solvable and unsolvable), the two engines against each other, UNSAT cores checked by the
+search, solutions that are simple paths, solving from boards with paths on them, and the
+auto engine staying complete without python-sat."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from puzzlegym import solvers
+from puzzlegym.envs.color_connect import GAME
+from puzzlegym.envs.color_connect import rules as R
+from puzzlegym.envs.color_connect.rules import Connect, Remove
+from puzzlegym.solvers import color_connect as S
+from puzzlegym.solvers import color_connect_sat
+from puzzlegym.solvers.color_connect_search import search
+
+from .test_color_connect_rules import A_PATH, LEVEL
+
+SAT = pytest.mark.skipif(not color_connect_sat.AVAILABLE, reason="python-sat is not installed")
+
+
+def brute_force(level: R.Level) -> bool:
+    """Try every combination of every pair's paths (the rules' own path enumeration)."""
+
+    def rec(state, k):
+        if k == level.n_pairs:
+            return True
+        return any(rec(R.apply(level, state, Connect(k, p)), k + 1) for p in R.pair_paths(level, state, k))
+
+    return rec(R.initial_state(level), 0)
+
+
+def random_level(rng: random.Random, h: int, w: int, pairs: int, blocked: int) -> R.Level:
+    cells = rng.sample(range(h * w), 2 * pairs + blocked)
+    grid = [["."] * w for _ in range(h)]
+    for i, c in enumerate(cells):
+        grid[c // w][c % w] = R.PAIR_LETTERS[i // 2] if i < 2 * pairs else "#"
+    return R.Level("rand", "Easy", tuple("".join(row) for row in grid))
+
+
+@st.composite
+def small_levels(draw):
+    h, w = draw(st.integers(2, 4)), draw(st.integers(2, 4))
+    pairs = draw(st.integers(1, min(4, h * w // 2)))
+    blocked = draw(st.integers(0, h * w - 2 * pairs))
+    return random_level(random.Random(draw(st.integers(0, 2**32))), h, w, pairs, blocked)
+
+
+def check_solution(level, sol, state=None):
+    state = state or R.initial_state(level)
+    for move in sol.moves:
+        state = R.apply(level, state, move)
+        assert isinstance(state, R.State), move
+    assert R.is_solved(level, state)
+    for k, path in enumerate(state.paths):  # simple paths from dot to dot
+        assert (path[0], path[-1]) == level.endpoints[k] and len(set(path)) == len(path)
+    return state
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_levels())
+def test_search_engine_agrees_with_brute_force(level):
+    truth = brute_force(level)
+    if truth:
+        check_solution(level, S.solve(level, engine="search"))
+    else:
+        with pytest.raises(solvers.Unsolvable) as info:
+            S.solve(level, engine="search")
+        assert info.value.proof["engine"] == "search" and info.value.proof["nodes"] >= 0
+
+
+@SAT
+@settings(max_examples=150, deadline=None)
+@given(small_levels())
+def test_sat_engine_agrees_with_brute_force(level):
+    if brute_force(level):
+        check_solution(level, S.solve(level, engine="sat"))
+    else:
+        with pytest.raises(solvers.Unsolvable) as info:
+            S.solve(level, engine="sat")
+        assert info.value.proof["engine"] == "sat" and info.value.proof["core"]
+
+
+def test_brute_force_sees_both_answers():
+    """The random small boards above really include solvable and unsolvable ones."""
+    rng = random.Random(0)
+    answers = {brute_force(random_level(rng, 4, 4, 3, 2)) for _ in range(40)}
+    assert answers == {True, False}
+
+
+@SAT
+def test_engines_agree_and_cores_are_minimal_on_larger_boards():
+    rng = random.Random(11)
+    seen = {True: 0, False: 0}
+    for _ in range(40):
+        level = random_level(rng, 7, 7, rng.randint(4, 8), rng.randint(0, 6))
+        by_search = search(level)
+        by_sat = color_connect_sat.route(level)
+        assert (by_search.paths is None) == (by_sat.paths is None), level.grid
+        seen[by_sat.paths is not None] += 1
+        if by_sat.paths is None:
+            core = list(by_sat.core)
+            assert search(level, core).paths is None  # the core alone cannot be connected
+            if by_sat.minimal:  # and it needs every one of its pairs
+                for k in core:
+                    assert search(level, [j for j in core if j != k]).paths is not None
+        else:
+            state = R.initial_state(level)
+            for k, path in by_sat.paths.items():
+                state = R.apply(level, state, Connect(k, path))
+            assert R.is_solved(level, state)
+    assert seen[True] and seen[False]
+
+
+def test_bounded_search_is_exact_for_its_bound():
+    # Easy 1 (forced detour 4): A must go round D, so with every path held to its shortest
+    # route there is no solution, and with 4 cells of slack there is one within the bound
+    level = GAME.load_catalogue("Easy")[0]
+    assert search(level, slack=0).paths is None and search(level, slack=0).complete
+    found = search(level, slack=4)
+    assert found.paths is not None
+    for k, path in found.paths.items():
+        shortest = search(level, [k], slack=0).paths[k]
+        assert len(path) <= len(shortest) + 4
+    limited = search(level, max_nodes=1)
+    assert not limited.complete and limited.paths is None
+
+
+def test_solve_keeps_paths_that_fit_and_replaces_those_that_do_not():
+    #   A . . B .
+    #   . # . . B
+    #   . C . . A
+    #   . . . C .
+    level = R.Level("s", "Easy", ("A..B.", ".#..B", ".C..A", "...C."))
+    state = R.apply(level, R.initial_state(level), Connect(1, (3, 4, 9)))
+    kept = S.solve(level, state)
+    assert kept.optimal and kept.moves == (Connect(0, (0, 1, 2, 7, 12, 13, 14)), Connect(2, (11, 16, 17, 18)))
+    check_solution(level, kept, state)
+    # A down the left and along the bottom walls C's dot (11) in: A's path must change
+    state = R.apply(level, R.initial_state(level), Connect(0, (0, 5, 10, 15, 16, 17, 12, 13, 14)))
+    redo = S.solve(level, state)
+    assert not redo.optimal and redo.moves[0] == Remove(0) and len(redo.moves) == 4
+    assert redo.meta["kept_paths_refuted"]["pairs"] == ["B", "C"]
+    check_solution(level, redo, state)
+    # the rules' test board itself has no solution: B's dots lie on both sides of any A path
+    with pytest.raises(solvers.Unsolvable):
+        S.solve(LEVEL, R.apply(LEVEL, R.initial_state(LEVEL), Connect(0, A_PATH)))
+
+
+def test_unsolvable_level_carries_its_proof_and_is_a_dead_end_everywhere():
+    crossed = R.Level("x", "Easy", ("A.B", "...", "B.A"))
+    with pytest.raises(solvers.Unsolvable, match="A, B") as info:
+        S.solve(crossed, engine="search")
+    assert info.value.proof["pairs"] == ["A", "B"]
+    assert solvers.certify(crossed, R.initial_state(crossed)) == "dead_end"
+    level = GAME.load_catalogue("Easy")[0]
+    assert solvers.certify(level, R.initial_state(level)) == "solvable"
+    assert not solvers.is_dead_end(level, R.initial_state(level))
+
+
+def test_auto_engine_stays_complete_without_python_sat(monkeypatch):
+    monkeypatch.setattr(color_connect_sat, "AVAILABLE", False)
+    rng = random.Random(5)
+    for _ in range(15):
+        level = random_level(rng, 5, 5, 4, 2)
+        truth = search(level).paths is not None
+        try:
+            S.solve(level, engine="auto")
+            assert truth
+        except solvers.Unsolvable as exc:
+            assert not truth and exc.proof["engine"] == "search"
+    with pytest.raises(RuntimeError, match="python-sat"):
+        S.solve(LEVEL, engine="sat")
+    with pytest.raises(ValueError, match="engine"):
+        S.solve(LEVEL, engine="magic")
+
+
+def test_tidy_paths_have_no_more_turns_than_the_search_found():
+    level = GAME.load_catalogue("Hard")[-1]
+    raw, _ = S.route_search(level, range(level.n_pairs), 0)
+    tidy = S.tidy(level, raw, 0)
+    assert sum(S.turns(level, p) for p in tidy.values()) <= sum(S.turns(level, p) for p in raw.values())
+    state = R.initial_state(level)
+    for k, path in tidy.items():
+        state = R.apply(level, state, Connect(k, path))
+    assert R.is_solved(level, state)
+    # on an open board the fewest-turns route bends once at most
+    open_board = R.Level("o", "Easy", ("A....", ".....", "....A"))
+    assert S.turns(open_board, S.fewest_turns_path(open_board, 0, open_board.free_mask)) == 1
