@@ -32,7 +32,8 @@ class TextChannel(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     Interventions stacked above (rule card, state hint: :mod:`puzzlegym.wrappers.rulecard`,
     :mod:`puzzlegym.wrappers.hints`) each own a named section, set with :meth:`set_section`
-    and shown after the note as ``<name>: <text>`` lines, in the order they were first set.
+    and shown after the note as ``<name>: <text>`` (a text of several lines starts on the line
+    after ``<name>:``), in the order they were first set.
 
     The screen is the inner observation object itself: no text is drawn onto the pixels.
     The text is limited to printable ASCII and newlines (other characters become ``?``) and
@@ -85,7 +86,8 @@ class TextChannel(gym.Wrapper, gym.utils.RecordConstructorArgs):
         ]
         if self._note:
             lines.append(f"Note: {self._note}")
-        lines.extend(f"{name}: {text}" for name, text in self._sections.items())
+        # a one-line section follows its name; a longer one (a rule card) starts on the next line
+        lines.extend(f"{name}:\n{text}" if "\n" in text else f"{name}: {text}" for name, text in self._sections.items())
         text = "\n".join(lines)
         text = "".join(ch if ch in TEXT_CHARSET else _REPLACEMENT for ch in text)
         return text[:TEXT_MAX_LENGTH]
