@@ -11,6 +11,8 @@ that hands a board over to an agent, and the diagnostic studies of the paper's S
 * :mod:`~puzzlegym.lab.rq1`: move-level measures from episode records (capacity, coverage);
 * :mod:`~puzzlegym.lab.rq4`: RQ4 sessions (rule card K0/K1 x workflow P0/P1, optional
   dead-end restart);
+* :mod:`~puzzlegym.lab.study`: the studies from a plain configuration (the Hydra
+  experiments ``configs/experiment/rq2.yaml`` and ``rq4.yaml``);
 * :mod:`~puzzlegym.lab.tables`: their tables for ``puzzlegym report``;
 * :mod:`~puzzlegym.lab.cli`: ``puzzlegym checkpoints find|list|show|restore``.
 """

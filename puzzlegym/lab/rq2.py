@@ -128,10 +128,11 @@ def compute_outcomes(timeline: Iterable[dict], cls: str, where: tuple[str, str, 
 
 # ---------------------------------------------------------------------- the runner
 def _agent_factory(agent: str | Callable) -> tuple[Callable, str]:
+    """(factory env -> policy, the agent's name) for a name or a factory."""
     if isinstance(agent, str):
-        return (lambda env, seed=None: make_agent(agent, env.unwrapped, seed=seed)), agent
+        return (lambda env: make_agent(agent, env.unwrapped)), agent
     if callable(agent):
-        return (lambda env, seed=None: agent(env)), getattr(agent, "__name__", type(agent).__name__)
+        return agent, getattr(agent, "__name__", type(agent).__name__)
     raise ConfigError(f"agent: expected a name (scripted, solver, random, module:callable) or a factory env -> policy, got {agent!r}")
 
 
