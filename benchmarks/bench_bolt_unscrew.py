@@ -12,7 +12,10 @@ For every catalogue level:
   memo shared across the level's states (as the evaluator uses it);
 * ``first_dead_move``: median move number of the first unsolvable board in dead-end playouts
   (the exhaustive certifier) and of the paper's certificate (no legal move), showing how much
-  earlier exhaustive search proves a board lost.
+  earlier exhaustive search proves a board lost;
+* ``hidden_share``: among the dead-end playouts, the share whose first unsolvable board still
+  had a free anchor (the dead end hid behind free holes), and the median number of free
+  anchors on that board.
 
 Usage: ``python benchmarks/bench_bolt_unscrew.py [--playouts 100] [--states 60]``; prints JSON.
 """
@@ -33,7 +36,7 @@ from puzzlegym.solvers import bolt_unscrew as S
 def bench_level(level, reference, playouts: int, n_states: int) -> dict:
     rng = random.Random(f"bench/{level.id}")
     dead = 0
-    first_dead, paper_dead = [], []
+    first_dead, paper_dead, free_at_dead = [], [], []
     pool = []
     for _ in range(playouts):
         solved, states = S.random_playout(level, rng)
@@ -45,6 +48,7 @@ def bench_level(level, reference, playouts: int, n_states: int) -> dict:
             k = next(i for i, st in enumerate(states) if S.certify(level, st) == "dead_end")
             first_dead.append(k)
             paper_dead.append(len(states) - 1)
+            free_at_dead.append(R.free_anchors(level, states[k]))
     sample = random.Random(f"sample/{level.id}").sample(pool, min(n_states, len(pool)))
     cold = []
     for st in sample:
@@ -74,6 +78,8 @@ def bench_level(level, reference, playouts: int, n_states: int) -> dict:
         "dead_end_rate": dead / playouts,
         "first_dead_move_median": statistics.median(first_dead) if first_dead else None,
         "paper_certificate_move_median": statistics.median(paper_dead) if paper_dead else None,
+        "hidden_share": sum(f > 0 for f in free_at_dead) / len(free_at_dead) if free_at_dead else None,
+        "free_anchors_at_first_dead_median": statistics.median(free_at_dead) if free_at_dead else None,
         "certify_cold_median_s": statistics.median(cold),
         "certify_cold_max_s": max(cold),
         "certify_warm_median_s": statistics.median(warm),
@@ -99,8 +105,15 @@ def main(argv=None) -> int:
         "certify_warm_max_s": max(r["certify_warm_max_s"] for r in rows),
         "hard_min_dead_end_rate": min(r["dead_end_rate"] for r in rows if r["tier"] == "Hard"),
         "easy_max_dead_end_rate": max(r["dead_end_rate"] for r in rows if r["tier"] == "Easy"),
+        "hard_min_hidden_share": min(r["hidden_share"] or 0.0 for r in rows if r["tier"] == "Hard"),
+        "easy_max_hidden_share": max(r["hidden_share"] or 0.0 for r in rows if r["tier"] == "Easy"),
         "all_optimal": all(r["optimal"] for r in rows),
     }
+    for tier in R.TIERS:
+        sub = [r for r in rows if r["tier"] == tier]
+        out["summary"][f"{tier.lower()}_mean_dead_end_rate"] = round(statistics.mean(r["dead_end_rate"] for r in sub), 4)
+        out["summary"][f"{tier.lower()}_mean_solution_length"] = round(statistics.mean(r["solution_length"] for r in sub), 2)
+        out["summary"][f"{tier.lower()}_mean_hidden_share"] = round(statistics.mean(r["hidden_share"] or 0.0 for r in sub), 4)
     print(json.dumps(out, indent=1))
     return 0
 

@@ -10,12 +10,16 @@ The configs live in ``configs/`` (primary config ``configs/run.yaml``):
 * ``+experiment=<name>`` appends ``configs/experiment/<name>.yaml`` (a ``@package _global_``
   override bundle; experiments are not in the defaults list, hence the ``+``).
 * ``seed``, ``out_dir`` (``null`` keeps nothing on disk), ``gif``, ``max_steps``.
+* ``+experiment=rq2`` / ``+experiment=rq4`` set a ``study`` section: instead of one episode,
+  the dead-end lab's RQ2 takeovers or RQ4 sessions run into ``out_dir``
+  (:func:`puzzlegym.lab.study.run_study`); the last line is the study's JSON summary.
 
 Examples::
 
     python examples/run_hydra.py
     python examples/run_hydra.py env=maze_paint_hard agent=random max_steps=50
     python examples/run_hydra.py +experiment=generated_levels env=maze_paint_medium seed=7
+    python examples/run_hydra.py +experiment=rq2 out_dir=runs/rq2
     python examples/run_hydra.py --multirun seed=0,1,2 agent=random max_steps=100
     python examples/run_hydra.py --cfg job      # show the composed config and exit
 
@@ -39,6 +43,9 @@ from puzzlegym.registry import parse_env_id
 
 @hydra.main(config_path="../configs", config_name="run", version_base=None)
 def main(cfg: DictConfig) -> None:
+    if cfg.get("study") is not None:
+        _run_study(cfg)
+        return
     env_kwargs = OmegaConf.to_container(cfg.env.kwargs, resolve=True)
     options = OmegaConf.to_container(cfg.agent.options, resolve=True) if "options" in cfg.agent else None
     if options is not None:
@@ -59,6 +66,20 @@ def main(cfg: DictConfig) -> None:
         print(f"run_hydra: error: {exc}", file=sys.stderr)
         sys.exit(2)
     print(json.dumps(result), flush=True)
+
+
+def _run_study(cfg: DictConfig) -> None:
+    from puzzlegym.lab.study import run_study
+
+    if cfg.out_dir is None:
+        print("run_hydra: error: a study needs out_dir", file=sys.stderr)
+        sys.exit(2)
+    try:
+        summary = run_study(OmegaConf.to_container(cfg.study, resolve=True), cfg.out_dir)
+    except PuzzleGymError as exc:
+        print(f"run_hydra: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    print(json.dumps(summary), flush=True)
 
 
 if __name__ == "__main__":

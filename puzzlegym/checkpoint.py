@@ -9,6 +9,10 @@ payload this one cannot read), the catalogue hash, the digest, and hostile JSON 
 numbers, NaN/Infinity). :func:`validate_payload` checks the payload's every field for type and
 range (a schema, :data:`Payload`) before an env changes anything; the env then checks what
 needs the game (board index, board states, ui, objective).
+
+A checkpoint may carry a ``certificate`` (a JSON object with its own SHA-256): what the dead-end
+lab (:mod:`puzzlegym.lab`) proved about the board and how the checkpoint was made. It is
+private: restoring ignores it, and nothing puts it into an agent's observation or info.
 """
 
 from __future__ import annotations
@@ -194,9 +198,10 @@ class Checkpoint:
     payload: dict
     catalogue: str
     version: str
+    certificate: dict | None = None  # private (puzzlegym.lab); restoring ignores it
 
     def to_json(self) -> dict:
-        return {
+        doc = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "puzzlegym_version": self.version,
@@ -205,6 +210,10 @@ class Checkpoint:
             "payload": self.payload,
             "payload_sha256": hashlib.sha256(_canonical([self.config, self.payload])).hexdigest(),
         }
+        if self.certificate is not None:
+            doc["certificate"] = self.certificate
+            doc["certificate_sha256"] = hashlib.sha256(_canonical(self.certificate)).hexdigest()
+        return doc
 
     def save(self, path: str | os.PathLike) -> Path:
         return jsonio.write_atomic(path, _canonical(self.to_json()))
@@ -239,11 +248,18 @@ class Checkpoint:
         digest = hashlib.sha256(_canonical([doc["config"], doc["payload"]])).hexdigest()
         if digest != doc["payload_sha256"]:
             raise CheckpointError("checkpoint is corrupt: its payload does not match payload_sha256")
+        certificate = doc.get("certificate")
+        if certificate is not None or "certificate_sha256" in doc:
+            if not isinstance(certificate, dict):
+                raise CheckpointError("checkpoint field 'certificate': expected a JSON object")
+            if hashlib.sha256(_canonical(certificate)).hexdigest() != doc.get("certificate_sha256"):
+                raise CheckpointError("checkpoint is corrupt: its certificate does not match certificate_sha256")
         return cls(
             config=doc["config"],
             payload=doc["payload"],
             catalogue=doc["catalogue_sha256"],
             version=doc["puzzlegym_version"],
+            certificate=certificate,
         )
 
     @classmethod

@@ -42,6 +42,7 @@ from puzzlegym.version import __version__
 
 STARTS = ("home", "board")
 REWARDS = ("potential", "sparse")
+ANNOTATION_KINDS = ("intervention",)  # record lines wrappers may add (PuzzleEnv.annotate)
 
 
 def _positive_finite(value: Any) -> bool:
@@ -252,6 +253,17 @@ class PuzzleEnv(gym.Env):
     def _record(self, rec: dict) -> None:
         if self.recorder is not None:
             self.recorder.write(rec)
+
+    def annotate(self, record: dict) -> None:
+        """Add one line to the episode record (when one is written), stamped with the current
+        action count and time: wrappers note what they did there (``{"kind":
+        "intervention", "wrapper": ..., ...}``). Records are the evaluator's; nothing written
+        here reaches the agent's observation or info."""
+        if not isinstance(record, dict) or record.get("kind") not in ANNOTATION_KINDS:
+            raise ConfigError(f"annotate: expected a dict whose 'kind' is one of {ANNOTATION_KINDS}")
+        if self.suite is None:
+            raise PuzzleGymError("annotate() before reset()")
+        self._record({**record, "step": self.actions, "t": round(self.clock.elapsed_s, 3)})
 
     def _record_frame(self) -> None:
         if self.record_frames == "hash" and self.recorder is not None:

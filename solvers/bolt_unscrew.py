@@ -29,6 +29,7 @@ from puzzlegym.envs.bolt_unscrew.rules import (
     State,
     apply,
     bits,
+    free_anchors,
     initial_state,
     is_solved,
     legal_moves,
@@ -224,12 +225,18 @@ def random_playout(level: Level, rng: random.Random, state: State | None = None,
 
 def playout_stats(level: Level, n: int = 100, seed: int = 0, max_states: int | None = None) -> dict[str, float]:
     """Random playouts from the start (seeded by the level id): the share ending in a dead
-    end, the share whose board became unsolvable *before* the paper's certificate (no legal
-    move) held, and the mean number of moves played on an unsolvable board.
+    end (``dead_rate``); the share whose board became unsolvable *before* the paper's
+    certificate (no legal move) held (``early_rate``, of all playouts); among the playouts
+    ending in a dead end, the share whose first unsolvable board still had a free anchor
+    (``hidden_share``: the dead end hid behind free holes; None without dead ends); and the
+    mean number of moves played on an unsolvable board (``mean_delay``).
 
-    With ``max_states``, a certification needing more raises :class:`SearchLimitReached`."""
+    A settled unsolved board always has a selectable screw (the top remaining board's), so a
+    legal move exists exactly when a free anchor does: ``hidden_share`` is ``early_rate /
+    dead_rate``. With ``max_states``, a certification needing more raises
+    :class:`SearchLimitReached`."""
     rng = random.Random(f"puzzlegym/BoltUnscrew/playout/{level.id}/{seed}")
-    dead = early = delay = 0
+    dead = early = hidden = delay = 0
     for _ in range(n):
         solved, states = random_playout(level, rng)
         if solved:
@@ -245,8 +252,14 @@ def playout_stats(level: Level, n: int = 100, seed: int = 0, max_states: int | N
                 break
         assert first is not None
         early += first < len(states) - 1
+        hidden += free_anchors(level, states[first]) > 0
         delay += len(states) - 1 - first
-    return {"dead_rate": dead / n, "early_rate": early / n, "mean_delay": delay / dead if dead else 0.0}
+    return {
+        "dead_rate": dead / n,
+        "early_rate": early / n,
+        "hidden_share": hidden / dead if dead else None,
+        "mean_delay": delay / dead if dead else 0.0,
+    }
 
 
 def dead_end_rate(level: Level, n: int = 100, seed: int = 0) -> float:

@@ -126,9 +126,13 @@ def test_catalogue_calibration(tier):
             assert len(level.boards) <= 24 and 2 <= free <= 4
             assert 10 <= sol.length <= 30
             assert stats["dead_rate"] >= 0.6, level.id
+            # dead ends that hide: in random play at least a quarter of them arrive while free
+            # anchors remain (the generator keeps levels at >= 30% on its own playouts)
+            assert stats["hidden_share"] >= 0.25, level.id
         else:
             assert len(level.boards) <= 8 and free >= 3
             assert stats["dead_rate"] <= 0.3, level.id
+            assert stats["hidden_share"] in (None, 0.0), level.id  # Easy dead ends are all visible
 
 
 def test_catalogue_files_are_what_the_generator_writes():
@@ -136,6 +140,20 @@ def test_catalogue_files_are_what_the_generator_writes():
         doc = gen.catalogue_document(tier, gen.build_catalogue(tier))
         assert catalogue_path(tier).read_text(encoding="utf-8") == gen.dumps(doc)
         assert json.loads(gen.dumps(doc)) == doc
+
+
+def test_a_settled_unsolved_board_has_a_legal_move_exactly_when_it_has_a_free_anchor():
+    """So "hidden" (a dead end with free anchors left) is the same as "before the paper's
+    certificate" (a dead end with moves left): ``hidden_share == early_rate / dead_rate``."""
+    rng = random.Random(7)
+    for level in load_catalogue("Hard"):
+        for _ in range(5):
+            _solved, states = S.random_playout(level, rng)
+            for st in states:
+                if st.remaining:
+                    assert bool(R.legal_moves(level, st)) == (R.free_anchors(level, st) > 0)
+        stats = S.playout_stats(level, 50)
+        assert stats["hidden_share"] == pytest.approx(stats["early_rate"] / stats["dead_rate"])
 
 
 def test_generate_is_deterministic_and_verified():

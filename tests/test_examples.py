@@ -126,3 +126,51 @@ def test_checkpoint_diagnostics(tmp_path):
     assert "frames byte-identical" in proc.stdout
     assert proc.stdout.rstrip().endswith("OK: the checkpoint restores the episode exactly")
     assert (tmp_path / "ckpt" / "level3-half.ckpt.json").exists()
+
+
+# ---------------------------------------------------------------------- the dead-end lab
+def test_diagnose_dead_ends_prints_the_abc_table(tmp_path):
+    proc = run("diagnose_dead_ends.py", "--out", str(tmp_path / "lab"), "--window-s", "60", cwd=tmp_path)
+    assert "Timely restart" in proc.stdout and "Verified recovery" in proc.stdout
+    summary = last_json(proc.stdout)
+    rows = {(r["game"], r["class"], r["condition"]): r for r in summary["outcomes"]}
+    assert {g for g, _c, _k in rows} == {"BoltUnscrew", "NutAndBolt"}
+    for game in ("BoltUnscrew", "NutAndBolt"):
+        a, b, c = (rows[(game, "D", k)] for k in "ABC")
+        # the scripted agent never restarts unaided, and always when the hint says the board is lost
+        assert a["n"] >= 1 and a["timely_restart"] == 0 and a["verified_recovery"] == 0 and a["same_level_win"] == 0
+        assert b["timely_restart"] == b["verified_recovery"] == b["n"] and c["timely_restart"] == c["n"]
+        for k in "AB":  # no solvable control triggers a restart
+            assert rows[(game, "N", k)]["timely_restart"] == 0 and rows[(game, "N", k)]["verified_recovery"] is None
+    assert (tmp_path / "lab" / "rq2").is_dir() and list((tmp_path / "lab" / "checkpoints").glob("*-D-*.ckpt.json"))
+
+
+def test_run_hydra_rq4_experiment(tmp_path):
+    overrides = ("+experiment=rq4", "study.objectives=[LongPuzzle/BoltUnscrew-Easy]", "study.cells=[K0P0,K1P1]",
+                 "study.max_steps=40")
+    proc = run("run_hydra.py", f"hydra.run.dir={tmp_path / 'hydra'}", f"out_dir={tmp_path / 'rq4'}", *overrides, cwd=tmp_path)
+    summary = last_json(proc.stdout)
+    assert summary["study"] == "rq4" and summary["sessions"] == 2
+    cells = {c["cell"]: c for c in summary["cells"]}
+    assert cells["K0P0"]["controller_actions"] == 0 and cells["K1P1"]["controller_actions"] >= 2
+    session = json.loads(next((tmp_path / "rq4").rglob("session.json")).read_text())
+    assert session["study"] == "rq4" and session["agent"] == "scripted"
+
+
+def test_run_hydra_rq2_experiment(tmp_path):
+    overrides = ("+experiment=rq2", "study.find=[{env_id:LongPuzzle/BoltUnscrew-Hard,level:1,source:solution,count:1}]",
+                 "study.conditions=[A,B]", "study.limits.window_s=20")
+    proc = run("run_hydra.py", f"hydra.run.dir={tmp_path / 'hydra'}", f"out_dir={tmp_path / 'rq2'}", *overrides, cwd=tmp_path)
+    summary = last_json(proc.stdout)
+    assert summary["study"] == "rq2" and summary["checkpoints"] == 2 and summary["continuations"] == 4
+    rows = {(r["class"], r["condition"]): r for r in summary["outcomes"]}
+    assert rows[("D", "B")]["timely_restart"] == 1 and rows[("D", "A")]["timely_restart"] == 0
+    bad = run("run_hydra.py", f"hydra.run.dir={tmp_path / 'h2'}", f"out_dir={tmp_path / 'x'}", "+experiment=rq2",
+              "+study.colour=red", cwd=tmp_path, expect_rc=2)
+    assert "study.colour: unknown key" in bad.stderr
+
+
+@pytest.mark.parametrize("name", ["rq2", "rq4"])
+def test_lab_experiment_configs_name_their_study(name):
+    cfg = OmegaConf.load(CONFIGS / "experiment" / f"{name}.yaml")
+    assert cfg.study.name == name and cfg.study.agent == "scripted"

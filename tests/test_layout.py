@@ -28,7 +28,8 @@ LAYERS: list[tuple[str, list[str]]] = [
                 "puzzlegym.env"]),
     ("consumers", ["puzzlegym.wrappers", "puzzlegym.wrappers.*", "puzzlegym.agents",
                    "puzzlegym.agents.*"]),
-    ("tools", ["puzzlegym.evaluation.*", "puzzlegym.service", "puzzlegym.service.*"]),
+    ("tools", ["puzzlegym.evaluation.*", "puzzlegym.service", "puzzlegym.service.*",
+               "puzzlegym.lab", "puzzlegym.lab.*"]),
     ("entry", ["puzzlegym", "puzzlegym.cli", "puzzlegym.__main__"]),
 ]
 

@@ -34,3 +34,21 @@ def test_canonical_counts_match_the_raw_state_space(name, tier):
     assert row["states_complete"] and row["states"] == len(keys)
     assert row["dead_end_share"] == round(len(dead_keys) / len(keys), 4)
     assert row["n_step"] == solvers.solve(level).length
+
+
+def test_levels_doc_states_the_hidden_dead_end_share_of_every_bolt_unscrew_hard_level():
+    """docs/levels.md (puzzlegym levels stats --write) gives, per Bolt Unscrew Hard level, the
+    random-play dead-end share and the share of those dead ends that arrived while free anchors
+    remained; the figures are what the code computes, and every Hard level's dead ends hide."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "levels.md").read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| BoltUnscrew | Hard |") and line.count("|") == 11]
+    game = get_game("BoltUnscrew")
+    hard = game.load_catalogue("Hard")
+    assert len(rows) == len(hard) == 8
+    for line, level in zip(rows, hard, strict=True):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        got = levels.playout_dead_ends(game, level)
+        assert cells[-2:] == [f"{got['playout_dead_rate']:.2%}", f"{got['hidden_dead_end_share']:.2%}"], level.id
+        assert got["hidden_dead_end_share"] >= 0.25, level.id

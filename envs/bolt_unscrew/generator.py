@@ -1,21 +1,33 @@
 """Seeded Bolt Unscrew level generator and the catalogue builder.
 
 ``generate(tier, seed)`` is deterministic for ``(tier, seed)`` (one ``random.Random`` seeded
-from both). It builds candidate levels layer by layer, bottom to top:
+from both). Candidates come in one of two styles (``TierSpec.style``):
 
-1. each board is a round pad or a bar (straight with 2-4 holes, diagonal, or a knight-move
-   bar with 2 holes) at random lattice points, never overlapping a board of its own layer
-   (exact shapes), and never with a hole over a point that a lower board covers without a hole
-   (a screw there would pierce that board); holes over a lower board's hole share its screw;
-2. every hole gets a screw (a few holes stay empty, blocked while covered); covered lattice
-   points without a hole become hidden anchors with a tier probability (they open up when
-   the boards over them fall), and the tier's number of free anchors is placed on uncovered
-   points;
-3. the candidate is kept when it validates, is solvable (exhaustive search), its shortest
-   solution is in the tier's band, the share of 100 random playouts from the start that end
-   in a dead end is in the tier's band (and at least ``early_min`` of them were unsolvable
-   before the paper's certificate held; 0 for both catalogue tiers -- see the report in
-   ``benchmarks/bench_bolt_unscrew.py``).
+* ``"layers"`` (Easy): boards layer by layer, bottom to top. Each board is a round pad or a
+  bar (straight with 2-4 holes, diagonal, or a knight-move bar with 2 holes) at random
+  lattice points, never overlapping a board of its own layer (exact shapes), and never with a
+  hole over a point that a lower board covers without a hole (a screw there would pierce that
+  board); holes over a lower board's hole share its screw. Every hole gets a screw (a few
+  stay empty, blocked while covered); covered points without a hole become hidden anchors
+  with a tier probability (they open when the boards over them fall).
+* ``"traps"`` (Hard): boards built around capacity traps. A *sink* is a bar with 3-4 holes,
+  every one screwed: it falls only after all its screws have moved, each holding a free
+  anchor until then. A *source* is a bar over three lattice points with holes at its ends
+  only: the covered middle point is a hidden anchor, so its fall gives back one more anchor
+  than it took. The rest are pads (alone, or stacked on one point sharing one screw) on
+  points no bar covers, which give back what they take. With 2-3 free anchors at the start,
+  a sink touched before the sources have paid in strands its screws: once the free anchors
+  left are fewer than every remaining board needs, the level is lost while holes are still
+  free, and only the exhaustive certifier sees it (random play then fills the last holes
+  and reaches the paper's visible certificate a few moves later).
+
+The tier's number of free anchors is placed on uncovered points. A candidate is kept when it
+validates, is solvable (exhaustive search), its shortest solution is in the tier's band, the
+share of 100 random playouts from the start that end in a dead end is in the tier's band,
+and among those dead-ending playouts the share whose first unsolvable board still had a free
+anchor (the *hidden* share, ``playout_stats(...)["hidden_share"]``) is at least the tier's
+``hidden_min`` (0 for Easy, 0.3 for Hard). ``benchmarks/bench_bolt_unscrew.py`` reports
+these figures for the catalogue.
 
 ``python -m puzzlegym.envs.bolt_unscrew.generator --write`` rebuilds ``levels/{easy,hard}.json``
 (``--check`` compares instead of writing).
@@ -48,17 +60,23 @@ class TierSpec:
     pad_prob: float
     hidden_prob: float  # covered non-hole lattice point becomes a (hidden) anchor
     empty_hole_prob: float
-    early_min: float  # least share of playouts made unsolvable before the paper's certificate
+    hidden_min: float  # least share of dead-ending playouts lost while free anchors remained
+    style: str = "layers"  # "layers" or "traps" (module docstring)
+    sinks: tuple[int, int] = (0, 0)  # traps: bars with 3-4 screwed holes
+    sources: tuple[int, int] = (0, 0)  # traps: bars over a hidden middle anchor
+    pads: tuple[int, int] = (0, 0)  # traps: pads placed (stacks share one screw)
+    stack_prob: float = 0.0  # traps: a pad goes onto another pad's point
 
 
 TIER_SPECS: dict[str, TierSpec] = {
     "Easy": TierSpec(
         cols=(5, 6), rows=(4, 5), layers=(2, 3), boards=(4, 8), free=(3, 4),
-        solution=(5, 12), dead_rate=(0.05, 0.25), pad_prob=0.3, hidden_prob=0.6, empty_hole_prob=0.0, early_min=0.0,
+        solution=(5, 12), dead_rate=(0.05, 0.25), pad_prob=0.3, hidden_prob=0.6, empty_hole_prob=0.0, hidden_min=0.0,
     ),
     "Hard": TierSpec(
-        cols=(7, 9), rows=(5, 6), layers=(3, 5), boards=(14, 24), free=(2, 4),
-        solution=(14, 30), dead_rate=(0.70, 0.95), pad_prob=0.3, hidden_prob=0.25, empty_hole_prob=0.05, early_min=0.0,
+        cols=(7, 9), rows=(5, 6), layers=(3, 3), boards=(14, 24), free=(2, 3),
+        solution=(16, 30), dead_rate=(0.70, 0.95), pad_prob=0.0, hidden_prob=0.0, empty_hole_prob=0.0, hidden_min=0.3,
+        style="traps", sinks=(1, 1), sources=(1, 2), pads=(17, 23), stack_prob=0.1,
     ),
 }
 
@@ -98,6 +116,9 @@ def _random_shape(rng: random.Random, spec: TierSpec, cols: int, rows: int):
 
 
 def _candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | None:
+    """A candidate of the tier's style (module docstring), or None."""
+    if spec.style == "traps":
+        return _trap_candidate(rng, spec, tier)
     cols = rng.randint(*spec.cols)
     rows = rng.randint(*spec.rows)
     n_layers = rng.randint(*spec.layers)
@@ -105,10 +126,6 @@ def _candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | None:
     per_layer = [target // n_layers + (i < target % n_layers) for i in range(n_layers)]
     rng.shuffle(per_layer)
     placed: list[tuple[str, int, list[tuple[int, int]]]] = []  # kind, layer, hole points
-
-    def seg(kind, holes):
-        return (holes[0], holes[-1]), (G.PAD_R if kind == "pad" else G.BAR_HALF)
-
     for layer, count in enumerate(per_layer):
         done = 0
         for _try in range(count * 40):
@@ -118,21 +135,7 @@ def _candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | None:
             if shape is None:
                 continue
             kind, holes = shape
-            s, r = seg(kind, holes)
-            ok = True
-            for k2, l2, h2 in placed:
-                s2, r2 = seg(k2, h2)
-                if l2 == layer and G.shapes_intersect(s, r, s2, r2):
-                    ok = False
-                    break
-                # a hole over a point a lower board covers without a hole there is impossible
-                for p in holes:
-                    if p not in h2 and G.covers(s2, r2, p):
-                        ok = False
-                        break
-                if not ok:
-                    break
-            if not ok:
+            if not _fits(placed, kind, layer, holes):
                 continue
             placed.append((kind, layer, holes))
             done += 1
@@ -140,8 +143,106 @@ def _candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | None:
         return None
     points = [(x, y) for y in range(rows) for x in range(cols)]
     hole_pts = {p for _k, _l, h in placed for p in h}
-    covered = {p for p in points for k, _l, h in placed if G.covers(*seg(k, h), p)}
+    covered = {p for p in points for k, _l, h in placed if G.covers(*_seg(k, h), p)}
     hidden = {p for p in covered - hole_pts if rng.random() < spec.hidden_prob}
+
+    def screws(rng: random.Random) -> set:
+        """Every hole, except a few left empty (never a board's last one)."""
+        screwed = set(hole_pts)
+        for p in sorted(hole_pts, key=lambda p: (p[1], p[0])):
+            if rng.random() < spec.empty_hole_prob:
+                owners = [h for _k, _l, h in placed if p in h]
+                if all(sum(q in screwed for q in h) > 1 for h in owners):
+                    # an empty hole must not sit on top of a screw of a lower board
+                    screwed.discard(p)
+        return screwed
+
+    return _assemble(rng, spec, tier, cols, rows, placed, hole_pts, hidden, covered, screws)
+
+
+def _seg(kind: str, holes):
+    return (holes[0], holes[-1]), (G.PAD_R if kind == "pad" else G.BAR_HALF)
+
+
+def _fits(placed, kind: str, layer: int, holes) -> bool:
+    """Whether a board fits: no overlap within its layer, and no hole over a point that a
+    board below covers without a hole there."""
+    s, r = _seg(kind, holes)
+    for k2, l2, h2 in placed:
+        s2, r2 = _seg(k2, h2)
+        if l2 == layer and G.shapes_intersect(s, r, s2, r2):
+            return False
+        if l2 < layer and any(p not in h2 and G.covers(s2, r2, p) for p in holes):
+            return False
+        if l2 > layer and any(p not in holes and G.covers(s, r, p) for p in h2):
+            return False
+    return True
+
+
+def _line(rng: random.Random, cols: int, rows: int, steps: int, directions):
+    d = rng.choice(directions)
+    x0, y0 = rng.randrange(cols), rng.randrange(rows)
+    pts = [(x0 + d[0] * k, y0 + d[1] * k) for k in range(steps + 1)]
+    return pts if all(0 <= x < cols and 0 <= y < rows for x, y in pts) else None
+
+
+def _trap_candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | None:
+    """A ``"traps"`` candidate (module docstring): sinks, sources, pads, free anchors."""
+    cols = rng.randint(*spec.cols)
+    rows = rng.randint(*spec.rows)
+    n_layers = rng.randint(*spec.layers)
+    kinds = ["sink"] * rng.randint(*spec.sinks) + ["source"] * rng.randint(*spec.sources)
+    rng.shuffle(kinds)
+    placed: list[tuple[str, int, list[tuple[int, int]]]] = []
+    middles = set()
+    for kind in kinds:
+        for _try in range(100):
+            layer = rng.randrange(n_layers)
+            if kind == "sink":
+                holes = _line(rng, cols, rows, rng.choice((2, 3)), _STRAIGHT + _DIAG)
+                middle = None
+            else:
+                pts = _line(rng, cols, rows, 2, _STRAIGHT + _DIAG)
+                holes, middle = (None, None) if pts is None else ([pts[0], pts[-1]], pts[1])
+            if holes is None or not _fits(placed, "bar", layer, holes):
+                continue
+            placed.append(("bar", layer, holes))
+            if middle is not None:
+                middles.add(middle)
+            break
+    bar_cover = {p for k, _l, h in placed for p in _covered_points(k, h, cols, rows)}
+    lattice = [(x, y) for y in range(rows) for x in range(cols)]
+    pad_pts: list[tuple[int, int]] = []
+    for _pad in range(rng.randint(*spec.pads)):
+        for _try in range(100):
+            fresh = [q for q in lattice if q not in bar_cover and q not in pad_pts]
+            if not fresh or (pad_pts and rng.random() < spec.stack_prob):
+                p = rng.choice(pad_pts)  # on another pad: the stack shares its screw
+            else:
+                p = rng.choice(fresh)
+            layer = rng.randrange(n_layers + 1)
+            if _fits(placed, "pad", layer, [p]):
+                placed.append(("pad", layer, [p]))
+                pad_pts.append(p)
+                break
+    placed.sort(key=lambda t: t[1])
+    hole_pts = {p for _k, _l, h in placed for p in h}
+    covered = {p for k, _l, h in placed for p in _covered_points(k, h, cols, rows)}
+    return _assemble(rng, spec, tier, cols, rows, placed, hole_pts, (covered - hole_pts) & middles, covered, lambda _rng: hole_pts)
+
+
+def _covered_points(kind: str, holes, cols: int, rows: int) -> set[tuple[int, int]]:
+    seg, r = _seg(kind, holes)
+    xs = range(max(0, min(p[0] for p in holes) - 1), min(cols, max(p[0] for p in holes) + 2))
+    ys = range(max(0, min(p[1] for p in holes) - 1), min(rows, max(p[1] for p in holes) + 2))
+    return {(x, y) for x in xs for y in ys if G.covers(seg, r, (x, y))}
+
+
+def _assemble(rng, spec, tier, cols, rows, placed, hole_pts, hidden, covered, screws) -> Level | None:
+    """The level from placed boards: the hidden anchors, ``spec.free`` free anchors on
+    uncovered points, then screws in the anchors ``screws(rng)`` returns; None when it does
+    not validate."""
+    points = [(x, y) for y in range(rows) for x in range(cols)]
     open_pts = [p for p in points if p not in covered]
     n_free = rng.randint(*spec.free)
     if len(open_pts) < n_free:
@@ -150,14 +251,7 @@ def _candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | None:
     anchors = sorted(hole_pts | hidden | free, key=lambda p: (p[1], p[0]))
     index = {p: i for i, p in enumerate(anchors)}
     boards = tuple(Board(k, layer, tuple(index[p] for p in h)) for k, layer, h in placed)
-    # screws: every hole, except a few left empty (never a board's last one)
-    screwed = set(hole_pts)
-    for p in sorted(hole_pts, key=lambda p: (p[1], p[0])):
-        if rng.random() < spec.empty_hole_prob:
-            owners = [h for _k, _l, h in placed if p in h]
-            if all(sum(q in screwed for q in h) > 1 for h in owners):
-                # an empty hole must not sit on top of a screw of a lower board
-                screwed.discard(p)
+    screwed = screws(rng)
     level = Level("candidate", tier, (cols, rows), tuple(anchors), boards, tuple(sorted(index[p] for p in screwed)))
     try:
         level.validate()
@@ -171,7 +265,8 @@ def _rng(tier: str, seed: int) -> random.Random:
 
 
 def level_stats(level: Level, playouts: int = 100) -> dict:
-    """Solution length, free anchors at the start and the random-playout dead-end share."""
+    """Solution length, free anchors at the start, the random-playout dead-end share and the
+    hidden share of those dead ends (``solvers.bolt_unscrew.playout_stats``)."""
     from puzzlegym.envs.bolt_unscrew.rules import free_anchors, initial_state
     from puzzlegym.solvers.bolt_unscrew import playout_stats, solve
 
@@ -186,6 +281,7 @@ def level_stats(level: Level, playouts: int = 100) -> dict:
         "optimal": sol.optimal,
         "dead_rate": play["dead_rate"],
         "early_rate": play["early_rate"],
+        "hidden_share": play["hidden_share"],
     }
 
 
@@ -220,7 +316,7 @@ def generate(tier: str, seed: int, *, with_stats: bool = False):
             continue
         if not spec.dead_rate[0] <= stats["dead_rate"] <= spec.dead_rate[1]:
             continue
-        if stats["early_rate"] < spec.early_min:
+        if (stats["hidden_share"] or 0.0) < spec.hidden_min:
             continue
         if with_stats:
             return level, level_stats(level)
@@ -234,9 +330,11 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, tuple]]:
     from puzzlegym.solvers.bolt_unscrew import solve
 
     found = []
+    hidden = {}
     for seed in range(CATALOGUE_SIZE):
         level, stats = generate(tier, seed, with_stats=True)
         found.append((stats["solution_length"], stats["dead_rate"], seed, level))
+        hidden[seed] = stats["hidden_share"] or 0.0
     found.sort(key=lambda t: (t[0], t[1], t[2]))
     out = []
     for i, (n, rate, seed, level) in enumerate(found):
@@ -246,7 +344,7 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, tuple]]:
         out.append((level, sol.moves))
         if log:
             log(f"  {level.id}: seed {seed}, {len(level.boards)} boards, {len(level.anchors)} anchors, "
-                f"{n} moves, dead-end rate {rate:.2f}")
+                f"{n} moves, dead-end rate {rate:.2f}, hidden share {hidden[seed]:.2f}")
     return out
 
 

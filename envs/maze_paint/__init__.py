@@ -9,6 +9,16 @@ from . import rules
 from .catalogue import load_catalogue
 from .view import MazePaintView
 
+
+def _describe(level, state) -> dict:
+    """Facts recorded with every evaluator snapshot: the board coverage (painted and paintable
+    floor cells), from which records class moves as productive or zero-progress."""
+    return {
+        "cells_painted": (state.painted & level.full_mask).bit_count(),
+        "cells_paintable": level.n_paintable,
+    }
+
+
 # the dead-end certificate is the exact certifier (instant on strongly connected levels,
 # which every catalogue and generated level is)
 GAME = Game.from_package(
@@ -20,4 +30,5 @@ GAME = Game.from_package(
     load_catalogue=load_catalogue,
     dead_end=solvers.is_dead_end,
     instruction="Swipe to roll the ball. Paint every floor tile.",
+    describe=_describe,
 )

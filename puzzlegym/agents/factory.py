@@ -8,6 +8,7 @@ from typing import Any
 
 from puzzlegym.agents.model import build_model_agent, is_model_spec, model_label
 from puzzlegym.agents.random import RandomAgent
+from puzzlegym.agents.scripted import ScriptedAgent
 from puzzlegym.agents.solver import SolverAgent
 from puzzlegym.errors import ConfigError
 
@@ -15,7 +16,7 @@ __all__ = ["agent_label", "make_agent"]
 
 
 def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] | None = None):
-    """``"solver"``, ``"random"``, ``"openai:MODEL"`` (a model agent; ``options`` is its one
+    """``"solver"``, ``"random"``, ``"scripted"``, ``"openai:MODEL"`` (a model agent; ``options`` is its one
     options dict, see :mod:`puzzlegym.agents.model`) or ``"package.module:factory"`` (called
     with the env).
 
@@ -30,9 +31,11 @@ def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] 
         return SolverAgent(env)
     if spec == "random":
         return RandomAgent(env, seed)
+    if spec == "scripted":
+        return ScriptedAgent(env, seed)
     module, sep, attr = spec.partition(":")
     if not sep or not module or not attr:
-        raise ValueError(f"agent: {spec!r} is not 'solver', 'random', 'openai:MODEL' or 'module:callable'")
+        raise ValueError(f"agent: {spec!r} is not 'solver', 'random', 'scripted', 'openai:MODEL' or 'module:callable'")
     try:
         factory = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:

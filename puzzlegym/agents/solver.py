@@ -8,22 +8,11 @@ from collections import deque
 from typing import Any
 
 from puzzlegym import solvers
-from puzzlegym.actions import Answer, Click, to_dict
-from puzzlegym.screen.suite import (
-    BOARD_AREA,
-    DIFFICULTY,
-    HOME,
-    LEVEL,
-    LEVEL_COMPLETE,
-    OBJECTIVE_COMPLETE,
-)
+from puzzlegym.actions import Answer, to_dict
+from puzzlegym.agents.navigation import navigation_click
+from puzzlegym.screen.suite import BOARD_AREA, OBJECTIVE_COMPLETE
 
 __all__ = ["SolverAgent"]
-
-
-def _click(rect) -> dict:
-    x, y = rect.center
-    return to_dict(Click(x, y))
 
 
 class SolverAgent:
@@ -50,25 +39,12 @@ class SolverAgent:
 
     def __call__(self, obs: Any = None, info: Any = None) -> dict:
         env = self.env
-        suite, objective = env.suite, env.evaluator.objective
-        targets = suite.targets()
-        screen = suite.screen
-        if screen == HOME:
-            return _click(targets[f"game:{objective.game}"])
-        if screen == DIFFICULTY:
-            if suite.game.name != objective.game:
-                return _click(targets["back"])
-            return _click(targets[f"tier:{objective.tier}"])
-        if screen == LEVEL_COMPLETE:
+        nav = navigation_click(env)
+        if nav is not None:
             self._pending.clear()
-            return _click(targets["next"])
-        if screen == OBJECTIVE_COMPLETE:
+            return nav
+        if env.suite.screen == OBJECTIVE_COMPLETE:
             return to_dict(Answer("All levels complete"))
-        if screen == LEVEL:
-            board = suite.board
-            if not env.evaluator.is_target(board):
-                return _click(targets["menu"])
-            if not self._pending:
-                self._pending.extend(self._next_move_actions())
-            return to_dict(self._pending.popleft())
-        raise RuntimeError(f"solver agent: unknown screen {screen!r}")  # pragma: no cover
+        if not self._pending:
+            self._pending.extend(self._next_move_actions())
+        return to_dict(self._pending.popleft())

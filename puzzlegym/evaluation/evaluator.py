@@ -1,7 +1,7 @@
 """The evaluator: the private record of an objective episode.
 
-It listens to the suite and records level reached / won events, restarts, undos, and a
-snapshot of every settled board (level, potential, win, dead-end certificate, board state).
+It listens to the suite and records level reached / won events, restarts, undos, rejected
+(invalid) moves, and a snapshot of every settled board (level, potential, win, dead-end certificate, board state).
 From these it computes the episode's level completion (LC) and fine-grained progress (FGP)
 for its objective. Nothing here reaches the agent's pixels; training code reads it through
 ``info["evaluator"]`` and ``env.unwrapped.evaluator``.
@@ -215,6 +215,10 @@ class Evaluator:
     def board_settled(self, board: Board, move: Any) -> None:
         self._snapshot(board, "move")
         self._track("move", move, self.snapshots[-1]["dead_end"])
+
+    def move_rejected(self, board: Board, move: Any, reason: str) -> None:
+        """An invalid move: the view read a move the rules refused (the board is unchanged)."""
+        self._emit("rejected", board, move=move, reason=reason)
 
     def level_won(self, board: Board) -> None:
         self._emit("level_won", board)

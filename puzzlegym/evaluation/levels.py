@@ -3,6 +3,7 @@ only each game's rules model and the solver dispatch."""
 
 from __future__ import annotations
 
+import random
 from collections import deque
 from typing import Any
 
@@ -11,6 +12,8 @@ from puzzlegym.registry import games, get_game
 from puzzlegym.solvers.search import nodes_reaching
 
 STATS_MAX_STATES = 200_000
+PLAYOUTS = 100  # random playouts per level for the dead-end and hidden-dead-end shares
+PLAYOUT_MOVES_PER_STEP = 20  # a playout stops after this many moves per solver-optimal move
 
 
 def _games(name: str | None):
@@ -98,24 +101,65 @@ def level_stats(game, level, max_states: int = STATS_MAX_STATES) -> dict[str, An
     return row
 
 
-def stats(game: str | None = None, max_states: int = STATS_MAX_STATES) -> list[dict]:
+def playout_dead_ends(game, level, playouts: int = PLAYOUTS, max_moves: int | None = None) -> dict[str, Any]:
+    """Random play from the start: each playout draws uniformly from the rules' legal moves
+    (seeded by the game and level id) until the board is solved, the certifier proves it
+    unsolvable, no move is left, or ``max_moves`` (default ``PLAYOUT_MOVES_PER_STEP`` x
+    N_step) is reached. Returns ``playout_dead_rate`` (share of playouts that reached a
+    certified dead end) and ``hidden_dead_end_share``: among those, the share whose first
+    unsolvable board still had a legal move, so the game's visible sign of a lost board (no
+    move left) was not there yet (None without dead ends). For Bolt Unscrew a legal move
+    exists exactly when a free anchor does: the dead end arrived while free anchors
+    remained."""
+    rules = game.rules
+    if max_moves is None:
+        max_moves = PLAYOUT_MOVES_PER_STEP * max(1, solvers.solve(level).length)
+    rng = random.Random(f"puzzlegym/levels/playout/{game.name}/{level.id}")
+    dead = hidden = 0
+    for _ in range(playouts):
+        state = rules.initial_state(level)
+        for _move in range(max_moves + 1):
+            if rules.is_solved(level, state):
+                break
+            moves = list(rules.legal_moves(level, state))
+            if solvers.certify(level, state) == "dead_end":
+                dead += 1
+                hidden += bool(moves)
+                break
+            if not moves:
+                break
+            state = rules.apply(level, state, moves[rng.randrange(len(moves))])
+    return {
+        "playout_dead_rate": round(dead / playouts, 4),
+        "hidden_dead_end_share": round(hidden / dead, 4) if dead else None,
+    }
+
+
+def stats(game: str | None = None, max_states: int = STATS_MAX_STATES, playouts: int = PLAYOUTS) -> list[dict]:
     rows = []
     for g in _games(game):
         for tier in g.tiers:
             for i, level in enumerate(g.load_catalogue(tier)):
                 cap = min(max_states, g.stats_max_states or max_states)
-                rows.append({"game": g.name, "tier": tier, "index": i + 1, "id": level.id, **level_stats(g, level, cap)})
+                row = {"game": g.name, "tier": tier, "index": i + 1, "id": level.id, **level_stats(g, level, cap)}
+                row.update(playout_dead_ends(g, level, playouts))
+                rows.append(row)
     return rows
 
 
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2%}"
+
+
 def stats_table(rows: list[dict]) -> str:
-    head = "| game | tier | level | N_step | optimal | reachable states | B̄ | dead-end share |"
-    lines = [head, "|---|---|---|---|---|---|---|---|"]
+    head = ("| game | tier | level | N_step | optimal | reachable states | B̄ | dead-end share "
+            "| random-play dead ends | hidden dead ends |")
+    lines = [head, "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         states = f"{r['states']}" if r["states_complete"] else f"≥{r['states']}"
-        share = "n/a" if r["dead_end_share"] is None else f"{r['dead_end_share']:.2%}"
         lines.append(
             f"| {r['game']} | {r['tier']} | {r['index']} | {r['n_step']} | {'yes' if r['optimal'] else 'no'} "
-            f"| {states} | {r['branching']:.2f} | {share} |"
+            f"| {states} | {r['branching']:.2f} | {_pct(r['dead_end_share'])} "
+            f"| {_pct(r.get('playout_dead_rate'))} | {_pct(r.get('hidden_dead_end_share'))} |"
         )
     return "\n".join(lines)

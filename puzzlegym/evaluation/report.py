@@ -10,7 +10,13 @@ Writes (default ``RUN_DIR/report/``):
 * ``per_game.md/.csv`` — OSR / LC / FGP / LC_hard per agent and game;
 * ``dead_ends.md/.csv`` — per-attempt dead-end statistics per agent and game;
 * ``lc_heatmap.png`` (LC per objective and agent), ``cumulative_lc.png`` (game-macro LC over
-  elapsed time), ``dead_end_delays.png`` (delays of recovered dead-end runs).
+  elapsed time), ``dead_end_delays.png`` (delays of recovered dead-end runs)
+* the dead-end lab's tables when the run has their data (:mod:`puzzlegym.lab.tables`):
+  ``rq2.md/.csv`` (takeover outcomes, the paper's Table 13 layout), ``rq1_capacity`` and
+  ``rq1_coverage`` (move measures from the episode records), ``rq4_cells`` and
+  ``rq4_contrasts`` (rule card x workflow sessions). RQ2 continuation records (beside an
+  ``outcome.json``) start from a checkpoint: they feed the RQ2 table only, not the episode
+  tables.
 
 Every figure comes from the records alone (:mod:`puzzlegym.metrics`), so a run directory can
 be copied elsewhere and reported again.
@@ -29,6 +35,7 @@ from typing import Any
 from puzzlegym.errors import RecordError
 from puzzlegym.evaluation import metrics
 from puzzlegym.evaluation.records import read_json
+from puzzlegym.lab.tables import is_takeover_record, lab_tables
 
 TABLE2_COLUMNS = ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "NGAR", "SMR")
 
@@ -51,6 +58,8 @@ def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
     episodes: dict[str, list[dict]] = defaultdict(list)
     found = False
     for rec in metrics.find_records(run):
+        if is_takeover_record(rec):
+            continue
         found = True
         ep = metrics.episode_from_record(rec)
         # an episode stopped by a harness, provider or environment failure is not scored
@@ -61,9 +70,10 @@ def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
             errors.append({"dir": str(rec), "agent": ep["agent"], "env_id": ep["env_id"], "seed": ep["seed"], "error": ep["agent_error"]})
             continue
         episodes[str(ep["agent"] or "unknown")].append(ep)
-    if not found:
-        raise FileNotFoundError(f"no episode records (manifest.json + log.jsonl) under {run}")
-    if not episodes:
+    lab = lab_tables(run, episodes)
+    if not found and not lab:
+        raise FileNotFoundError(f"no episode records (manifest.json + log.jsonl) or lab outcomes under {run}")
+    if found and not episodes:
         raise FileNotFoundError(f"no scored episode records under {run}: every episode failed ("
                                 + "; ".join(f"{e['agent']} {e['env_id']}: {e['error']}" for e in errors[:3]) + ")")
     torn = [f"{ep['dir']}: log line {ep['torn_line']} is torn (the writer was killed mid-line)"
@@ -91,7 +101,7 @@ def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
         fig["cells"] = len({(e["game"], e["tier"]) for e in eps})
         figures[agent] = fig
     return {"run_dir": str(run), "meta": meta, "agents": agents, "episodes": dict(episodes), "rows": rows,
-            "figures": figures, "errors": errors, "damaged": damaged, "torn": torn}
+            "figures": figures, "errors": errors, "damaged": damaged, "torn": torn, "lab": lab}
 
 
 # --------------------------------------------------------------------------- formatting
@@ -273,24 +283,29 @@ def write_report(
         print(f"puzzlegym report: warning: {problem}", file=sys.stderr)
     out = Path(out_dir) if out_dir is not None else Path(run_dir) / "report"
     out.mkdir(parents=True, exist_ok=True)
-    tables = {
-        "table2": ("Table 2 layout: main results (%, H50 in levels)", table2(data)),
-        "per_game": ("Per game (mean over the game's objectives)", per_game_table(data)),
-        "table17": ("Table 17 layout: denominators", table17(data)),
-        "dead_ends": ("Per-attempt dead-end statistics", dead_end_table(data)),
-        "table18": ("Table 18 layout: every episode", table18(data)),
-    }
-    usage = usage_table(data)
-    if usage[1]:
-        tables["usage"] = ("Model requests and tokens", usage)
+    tables = {}
+    if data["agents"]:
+        tables = {
+            "table2": ("Table 2 layout: main results (%, H50 in levels)", table2(data)),
+            "per_game": ("Per game (mean over the game's objectives)", per_game_table(data)),
+            "table17": ("Table 17 layout: denominators", table17(data)),
+            "dead_ends": ("Per-attempt dead-end statistics", dead_end_table(data)),
+            "table18": ("Table 18 layout: every episode", table18(data)),
+        }
+        usage = usage_table(data)
+        if usage[1]:
+            tables["usage"] = ("Model requests and tokens", usage)
+    for name, caption, header, body in data["lab"]:
+        tables[name] = (caption, (header, body))
     md = {}
     for name, (caption, (header, body)) in tables.items():
         md[name] = markdown_table(header, body)
         (out / f"{name}.md").write_text(f"# {caption}\n\n{md[name]}", encoding="utf-8")
         write_csv(out / f"{name}.csv", header, body)
-    plot_lc_heatmap(data, out / "lc_heatmap.png")
-    plot_cumulative_lc(data, out / "cumulative_lc.png")
-    plot_dead_end_delays(data, out / "dead_end_delays.png")
+    if data["agents"]:
+        plot_lc_heatmap(data, out / "lc_heatmap.png")
+        plot_cumulative_lc(data, out / "cumulative_lc.png")
+        plot_dead_end_delays(data, out / "dead_end_delays.png")
     (out / "summary.json").write_text(json.dumps({a: {k: v for k, v in f.items() if k != "dead_ends"} for a, f in data["figures"].items()}, indent=2, sort_keys=True) + "\n")
 
     meta = data["meta"]
@@ -307,48 +322,53 @@ def write_report(
             f"backend {kw.get('backend')}" + (f", harness step cap {meta['max_steps']}" if meta.get("max_steps") else ", no action limit"),
             "",
         ]
-    lines += [
-        "Metrics follow product spec §6 (paper B.3): per objective, averaged over a game's objectives, then",
-        "equally over the games present. PER and SMR pool episodes. `–`: undefined or not applicable",
-        "(LPR when nothing was reached, LC_hard without tiers above a game's easiest, NGAR outside the",
-        "code-execution setting).",
-        "",
-        "## Main results (Table 2 layout)",
-        "",
-        md["table2"],
-        "## Per game",
-        "",
-        md["per_game"],
-        "## Plots",
-        "",
-        "- [Level completion per objective](lc_heatmap.png)",
-        "- [Cumulative LC over elapsed time](cumulative_lc.png)",
-        "- [Dead-end delays](dead_end_delays.png)",
-        "",
-        "![LC heatmap](lc_heatmap.png)",
-        "",
-        "![Cumulative LC](cumulative_lc.png)",
-        "",
-        "![Dead-end delays](dead_end_delays.png)",
-        "",
-        "## Denominators (Table 17 layout)",
-        "",
-        md["table17"],
-        "## Dead ends",
-        "",
-        md["dead_ends"],
-        *(["## Model requests and tokens", "", md["usage"]] if "usage" in md else []),
-        "## Tables",
-        "",
-        "- [Table 2 layout](table2.md) ([csv](table2.csv))",
-        "- [Per game](per_game.md) ([csv](per_game.csv))",
-        "- [Table 17 layout](table17.md) ([csv](table17.csv))",
-        "- [Table 18 layout: every episode](table18.md) ([csv](table18.csv))",
-        "- [Dead ends](dead_ends.md) ([csv](dead_ends.csv))",
-        *(["- [Model requests and tokens](usage.md) ([csv](usage.csv))"] if "usage" in md else []),
-        "- [summary.json](summary.json)",
-        "",
-    ]
+    if data["agents"]:
+        lines += [
+            "Metrics follow product spec §6 (paper B.3): per objective, averaged over a game's objectives, then",
+            "equally over the games present. PER and SMR pool episodes. `–`: undefined or not applicable",
+            "(LPR when nothing was reached, LC_hard without tiers above a game's easiest, NGAR outside the",
+            "code-execution setting).",
+            "",
+            "## Main results (Table 2 layout)",
+            "",
+            md["table2"],
+            "## Per game",
+            "",
+            md["per_game"],
+            "## Plots",
+            "",
+            "- [Level completion per objective](lc_heatmap.png)",
+            "- [Cumulative LC over elapsed time](cumulative_lc.png)",
+            "- [Dead-end delays](dead_end_delays.png)",
+            "",
+            "![LC heatmap](lc_heatmap.png)",
+            "",
+            "![Cumulative LC](cumulative_lc.png)",
+            "",
+            "![Dead-end delays](dead_end_delays.png)",
+            "",
+            "## Denominators (Table 17 layout)",
+            "",
+            md["table17"],
+            "## Dead ends",
+            "",
+            md["dead_ends"],
+            *(["## Model requests and tokens", "", md["usage"]] if "usage" in md else []),
+        ]
+    for name, caption, _header, _body in data["lab"]:
+        lines += [f"## {caption}", "", md[name]]
+    lines += ["## Tables", ""]
+    if data["agents"]:
+        lines += [
+            "- [Table 2 layout](table2.md) ([csv](table2.csv))",
+            "- [Per game](per_game.md) ([csv](per_game.csv))",
+            "- [Table 17 layout](table17.md) ([csv](table17.csv))",
+            "- [Table 18 layout: every episode](table18.md) ([csv](table18.csv))",
+            "- [Dead ends](dead_ends.md) ([csv](dead_ends.csv))",
+            *(["- [Model requests and tokens](usage.md) ([csv](usage.csv))"] if "usage" in md else []),
+        ]
+    lines += [f"- [{name}]({name}.md) ([csv]({name}.csv))" for name, *_ in data["lab"]]
+    lines += ["- [summary.json](summary.json)", ""]
     if data["errors"]:
         lines += ["## Episodes that failed", ""]
         lines += [f"- {e['agent']} {e['env_id']} seed {e['seed']}: {e['error']}" for e in data["errors"]]
@@ -380,14 +400,28 @@ def levels_markdown(rows: list[dict]) -> str:
         "Bolt bolts as a multiset, Bolt Unscrew's loose screws interchangeable; Maze Paint states as",
         "they are); B̄ counts every legal move of a representative state.",
         "",
+        "Random play: 100 playouts per level from the start, each move drawn uniformly from the",
+        "legal moves (seeded by the level id), until the board is solved, certified unsolvable, or",
+        "20 × N_step moves are played. *Random-play dead ends* is the share of playouts that reached",
+        "a certified dead end; *hidden dead ends* is, among those, the share whose first unsolvable",
+        "board still had a legal move, so the visible sign of a lost board (no move left) was not",
+        "there yet. In Bolt Unscrew a legal move exists exactly when a free anchor does: these dead",
+        "ends arrived while free holes remained (`puzzlegym.evaluation.levels.playout_dead_ends`).",
+        "",
         "## Per tier",
         "",
-        "| game | tier | levels | mean N_step | min–max N_step | mean B̄ | mean dead-end share |",
-        "|---|---|---|---|---|---|---|",
+        "| game | tier | levels | mean N_step | min–max N_step | mean B̄ | mean dead-end share "
+        "| mean random-play dead ends | mean hidden dead ends |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for (game, tier), t in check["tiers"].items():
         share = "n/a" if t["dead_end_share"] is None else f"{t['dead_end_share']:.2%}"
-        lines.append(f"| {game} | {tier} | {t['levels']} | {t['mean_n_step']:.1f} | {t['min_n_step']}–{t['max_n_step']} | {t['mean_branching']:.2f} | {share} |")
+        dead = "n/a" if t["playout_dead_rate"] is None else f"{t['playout_dead_rate']:.2%}"
+        hidden = "n/a" if t["hidden_dead_end_share"] is None else f"{t['hidden_dead_end_share']:.2%}"
+        lines.append(
+            f"| {game} | {tier} | {t['levels']} | {t['mean_n_step']:.1f} | {t['min_n_step']}–{t['max_n_step']} "
+            f"| {t['mean_branching']:.2f} | {share} | {dead} | {hidden} |"
+        )
     lines += ["", "## Check: within each game, mean N_step does not fall from one tier to the next", ""]
     for game, ok in check["games"].items():
         ladder = [(t, v["mean_n_step"]) for (g, t), v in check["tiers"].items() if g == game]
@@ -395,6 +429,11 @@ def levels_markdown(rows: list[dict]) -> str:
         lines.append(f"- {game}: " + ("OK" if ok else "FAILS (" + "; ".join(falls) + ")"))
     lines += ["", "## Every level", "", stats_table(rows), ""]
     return "\n".join(lines)
+
+
+def _mean_known(values) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known else None
 
 
 def nstep_by_tier(rows: list[dict]) -> dict[str, Any]:
@@ -414,6 +453,8 @@ def nstep_by_tier(rows: list[dict]) -> dict[str, Any]:
             "max_n_step": max(ns),
             "mean_branching": sum(r.get("branching", 0.0) for r in rs) / len(rs),
             "dead_end_share": None if any(s is None for s in shares) else sum(shares) / len(shares),
+            "playout_dead_rate": _mean_known(r.get("playout_dead_rate") for r in rs),
+            "hidden_dead_end_share": _mean_known(r.get("hidden_dead_end_share") for r in rs),
         }
     games: dict[str, bool] = {}
     for game in dict.fromkeys(k[0] for k in tiers):

@@ -11,6 +11,15 @@
 * :func:`make_sb3_env` stacks BlackBox → DownscaleObservation → DiscreteGUIActions into an env
   that Stable-Baselines3's ``CnnPolicy`` accepts.
 
+Interventions of the diagnostic studies (paper Section 5), over a :class:`TextChannel`; none
+of them touches the game's pixels:
+
+* :class:`StateHint` (RQ2 A/B/C): a truthful sentence about the board at takeover;
+* :class:`RuleCard` (RQ4 K0/K1): the game's rule card in the text channel;
+* :class:`WorkflowController` (RQ4 P0/P1): game entry and level advancement by a
+  deterministic controller, so the agent makes only puzzle moves;
+* :class:`DeadEndRestart`: restarts the level right after a certified dead end.
+
 Typical use::
 
     env = make_sb3_env("LongPuzzle/MazePaint-Easy", start="board", level=1, budget_s=200)
@@ -19,20 +28,33 @@ Typical use::
 
 from puzzlegym.wrappers.action import ARROW_KEYS, SWIPE_PX, SWIPES, DiscreteGUIActions
 from puzzlegym.wrappers.blackbox import PRIVATE_INFO_KEYS, BlackBox
+from puzzlegym.wrappers.hints import HINT_CONDITIONS, HINT_MESSAGES, StateHint
 from puzzlegym.wrappers.observation import DownscaleObservation
+from puzzlegym.wrappers.restart import DeadEndRestart
+from puzzlegym.wrappers.rulecard import RULE_CARD_CONDITIONS, RuleCard
 from puzzlegym.wrappers.sb3 import make_sb3_env
-from puzzlegym.wrappers.text import TEXT_CHARSET, TEXT_MAX_LENGTH, TextChannel
+from puzzlegym.wrappers.text import TEXT_CHARSET, TEXT_MAX_LENGTH, TextChannel, find_text_channel
+from puzzlegym.wrappers.workflow import WORKFLOW_CONDITIONS, WorkflowController
 
 __all__ = [
     "ARROW_KEYS",
+    "HINT_CONDITIONS",
+    "HINT_MESSAGES",
     "PRIVATE_INFO_KEYS",
+    "RULE_CARD_CONDITIONS",
     "SWIPES",
     "SWIPE_PX",
     "TEXT_CHARSET",
     "TEXT_MAX_LENGTH",
+    "WORKFLOW_CONDITIONS",
     "BlackBox",
+    "DeadEndRestart",
     "DiscreteGUIActions",
     "DownscaleObservation",
+    "RuleCard",
+    "StateHint",
     "TextChannel",
+    "WorkflowController",
+    "find_text_channel",
     "make_sb3_env",
 ]

@@ -1,0 +1,50 @@
+"""Navigation through the suite: the one click that brings the player closer to the first
+unsolved target level of an objective (home card, difficulty, Next, Menu when off target).
+
+The solver agent, the scripted diagnostic agent and the workflow controller
+(:class:`puzzlegym.wrappers.WorkflowController`) all navigate with it, so "game entry and
+level advancement" means the same GUI actions everywhere.
+"""
+
+from __future__ import annotations
+
+from puzzlegym.actions import Click, to_dict
+from puzzlegym.screen.suite import DIFFICULTY, HOME, LEVEL, LEVEL_COMPLETE, OBJECTIVE_COMPLETE
+
+__all__ = ["navigation_click", "on_target_board"]
+
+
+def _click(rect) -> dict:
+    x, y = rect.center
+    return to_dict(Click(x, y))
+
+
+def on_target_board(env) -> bool:
+    """Whether the level screen shows a target level of the env's objective (the player's
+    next actions are puzzle moves)."""
+    suite = env.suite
+    return suite.screen == LEVEL and suite.board is not None and env.evaluator.is_target(suite.board)
+
+
+def navigation_click(env) -> dict | None:
+    """The GUI click that moves the suite of ``env`` (a ``PuzzleEnv``) towards the objective's
+    next level: the game's card on the home screen, the difficulty (or Back from another
+    game's difficulty screen), Next on a level-complete banner, Menu on a level that is not a
+    target. None when there is nothing to navigate: on a target board, or on the
+    objective-complete screen."""
+    suite, objective = env.suite, env.evaluator.objective
+    targets = suite.targets()
+    screen = suite.screen
+    if screen == HOME:
+        return _click(targets[f"game:{objective.game}"])
+    if screen == DIFFICULTY:
+        if suite.game.name != objective.game:
+            return _click(targets["back"])
+        return _click(targets[f"tier:{objective.tier}"])
+    if screen == LEVEL_COMPLETE:
+        return _click(targets["next"])
+    if screen == LEVEL and not on_target_board(env):
+        return _click(targets["menu"])
+    if screen in (LEVEL, OBJECTIVE_COMPLETE):
+        return None
+    raise RuntimeError(f"navigation: unknown screen {screen!r}")  # pragma: no cover

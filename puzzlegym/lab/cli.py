@@ -1,0 +1,122 @@
+"""``puzzlegym checkpoints find|list|show|restore``: the dead-end lab on the command line
+(the argument parsing lives in :mod:`puzzlegym.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from puzzlegym.errors import ConfigError
+from puzzlegym.lab import checkpoints as files
+from puzzlegym.lab.controller import Controller
+from puzzlegym.lab.find import MAX_FOUND, find_in_random_play, find_in_record, find_on_solution
+
+__all__ = ["cmd"]
+
+_LIST_COLUMNS = ("file", "class", "game", "tier", "level", "depth", "step", "visible", "free_anchors", "source", "match")
+
+
+MAX_COUNT = 100
+
+
+def _find(args: argparse.Namespace) -> int:
+    if not 1 <= args.count <= MAX_COUNT:
+        raise ConfigError(f"--count: expected 1..{MAX_COUNT}, got {args.count}")
+    if args.limit is not None and not 1 <= args.limit <= MAX_FOUND:
+        raise ConfigError(f"--limit: expected 1..{MAX_FOUND}, got {args.limit}")
+    if args.record is not None:
+        if args.env_id is not None:
+            raise ConfigError("find: give either --record or --env-id, not both")
+        found = find_in_record(args.record, limit=args.limit, controls=not args.no_controls)
+    elif args.env_id is not None:
+        if args.level is None:
+            raise ConfigError("find: --env-id needs --level K (the level to search, 1-based)")
+        finder = find_on_solution if args.source == "solution" else find_in_random_play
+        found = finder(args.env_id, args.level, count=args.count, seed=args.seed)
+    else:
+        raise ConfigError("find: give --record DIR (an episode record) or --env-id ID --level K")
+    written = []
+    for ckpt in found:
+        path = files.save(ckpt, args.out)
+        written.append(path)
+        if not args.json:
+            row = files.summary(ckpt, path)
+            print(f"{row['class']}  {path}  (level {row['level']}, depth {row['depth']}, step {row['step']})")
+    classes = [files.certificate_of(c)["class"] for c in found]
+    print(json.dumps({"out": str(args.out), "written": len(written), "D": classes.count("D"), "N": classes.count("N"),
+                      "files": [p.name for p in written]}))
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    rows = files.list_checkpoints(args.dir)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    print("\t".join(_LIST_COLUMNS))
+    for row in rows:
+        if "error" in row:
+            print(f"{row['file']}\terror: {row['error']}")
+        else:
+            print("\t".join(str(row.get(k, "")) for k in _LIST_COLUMNS))
+    print(f"{len(rows)} checkpoint file(s)")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    ckpt = files.load(args.file)
+    cert = dict(files.certificate_of(ckpt))
+    prefix = cert.pop("prefix")
+    doc = {
+        "file": str(args.file),
+        "env": ckpt.config,
+        "puzzlegym_version": ckpt.version,
+        "catalogue_sha256": ckpt.catalogue,
+        "summary": files.summary(ckpt, args.file),
+        "certificate (private)": cert,
+        "prefix_actions": len(prefix),
+    }
+    if args.prefix:
+        doc["prefix"] = prefix
+    print(json.dumps(doc, indent=None if args.json else 1))
+    return 0
+
+
+def _restore(args: argparse.Namespace) -> int:
+    ckpt = files.load(args.file)
+    controller = Controller(ckpt)
+    env = controller.make_env(args.backend)
+    try:
+        obs, info = controller.restore(env)
+        result = {
+            "file": str(args.file),
+            "backend": args.backend,
+            "screen": info["screen"],
+            "frame_sha256": files.frame_digest(obs),
+            "matches_certificate": True,
+        }
+        if args.png:
+            from PIL import Image
+
+            Image.fromarray(obs).save(args.png)
+            result["png"] = str(args.png)
+        if args.replay:
+            other = controller.make_env(args.backend)
+            try:
+                frame, _ = Controller(ckpt).replay(other)
+            finally:
+                other.close()
+            result["replay_identical"] = frame.tobytes() == obs.tobytes()
+            result["prefix_actions"] = len(controller.certificate["prefix"])
+    finally:
+        env.close()
+    print(json.dumps(result))
+    return 0 if result.get("replay_identical", True) else 1
+
+
+def cmd(args: argparse.Namespace) -> int:
+    """Dispatch ``puzzlegym checkpoints <action>``."""
+    if getattr(args, "out", None) is not None:
+        args.out = Path(args.out)
+    return {"find": _find, "list": _list, "show": _show, "restore": _restore}[args.action](args)

@@ -1,0 +1,63 @@
+"""The paper's optional RQ4 controller: restart the level right after a certified dead end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from puzzlegym.actions import Click, to_dict
+from puzzlegym.screen.suite import LEVEL
+
+__all__ = ["DeadEndRestart"]
+
+
+class DeadEndRestart(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """After ``reset`` and after every agent action: when the board in play is a certified
+    dead end (the evaluator's snapshot of it carries the exhaustive certificate), the
+    controller clicks the level's Restart control, an ordinary GUI action of the env. The
+    agent gets the observation of the restarted board and the reward of both actions.
+
+    It records that it intervened: :attr:`interventions` lists ``{"step", "game", "tier",
+    "level"}`` of each restart (``step``: the env action that restarted), and the episode
+    record gets an ``intervention`` line after the restart. Nothing reaches the agent's
+    observation but the restarted screen itself.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self)
+        super().__init__(env)
+        self.interventions: list[dict] = []
+
+    def _dead_board(self) -> bool:
+        env = self.env.unwrapped
+        board, snaps = env.suite.board, env.evaluator.snapshots
+        if env.suite.screen != LEVEL or board is None or not snaps:
+            return False
+        last = snaps[-1]
+        same = (last["game"], last["tier"], last["level"]) == (board.game.name, board.tier, board.index + 1)
+        return same and bool(last["dead_end"])
+
+    def _restart(self, obs, info, terminated: bool = False, truncated: bool = False):
+        reward = 0.0
+        if terminated or truncated or not self._dead_board():
+            return obs, reward, terminated, truncated, info
+        env = self.env.unwrapped
+        board = env.suite.board
+        x, y = env.suite.targets()["restart"].center
+        obs, reward, terminated, truncated, info = self.env.step(to_dict(Click(x, y)))
+        record = {"step": env.actions, "game": board.game.name, "tier": board.tier, "level": board.index + 1}
+        self.interventions.append(record)
+        env.annotate({"kind": "intervention", "wrapper": "DeadEndRestart", **{k: v for k, v in record.items() if k != "step"}})
+        return obs, reward, terminated, truncated, info
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self.interventions = []
+        obs, info = self.env.reset(seed=seed, options=options)
+        obs, _reward, _terminated, _truncated, info = self._restart(obs, info)
+        return obs, info
+
+    def step(self, action: Any):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        obs, extra, terminated, truncated, info = self._restart(obs, info, terminated, truncated)
+        return obs, reward + extra, terminated, truncated, info
