@@ -12,7 +12,7 @@ from puzzlegym.errors import ConfigError
 from puzzlegym.wrappers.action import DiscreteGUIActions
 from puzzlegym.wrappers.blackbox import BlackBox
 from puzzlegym.wrappers.board_actions import BoardActions
-from puzzlegym.wrappers.lowres import FITS, LowResObservation
+from puzzlegym.wrappers.lowres import FITS, LowResObservation, resolution_for
 from puzzlegym.wrappers.observation import DownscaleObservation
 
 __all__ = ["ACTIONS", "MAX_CNN_PARAMETERS", "check_sb3_env", "make_sb3_env", "nature_cnn_parameters"]
@@ -90,6 +90,8 @@ def make_sb3_env(
     actions: str = "grid",
     buttons: tuple[str, ...] | None = None,
     fit: str = "stretch",
+    scale=None,
+    max_targets: int | None = None,
     force: bool = False,
     **env_kwargs: Any,
 ) -> gym.Env:
@@ -101,7 +103,8 @@ def make_sb3_env(
     ``actions="grid"`` clicks and swipes on a ``grid`` over the screen plus arrow keys
     (:class:`DiscreteGUIActions`), ``actions="board"`` the level's board targets plus the
     suite's ``buttons`` (:class:`BoardActions`, with ``action_masks()`` for
-    ``MaskablePPO``).
+    ``MaskablePPO``; ``max_targets`` as there). A uniform ``scale`` (e.g. ``"1/16"``:
+    56×80) replaces ``size``.
 
     Sizes whose NatureCNN would exceed :data:`MAX_CNN_PARAMETERS` are refused unless
     ``force=True`` (NatureCNN needs at least 36×36). ``env_kwargs`` go to ``gym.make``
@@ -110,20 +113,26 @@ def make_sb3_env(
         raise ConfigError(f"actions: {actions!r} is not allowed; allowed: {', '.join(ACTIONS)}")
     if fit not in FITS:
         raise ConfigError(f"fit: {fit!r} is not allowed; allowed: {', '.join(FITS)}")
-    try:
-        height, width = (int(v) for v in size)
-    except (TypeError, ValueError):
-        raise ConfigError(f"size: expected (height, width), got {size!r}") from None
+    if scale is not None:
+        res = resolution_for(None, scale, grayscale)
+        height, width = res.height, res.width
+        size = None
+    else:
+        try:
+            height, width = (int(v) for v in size)
+        except (TypeError, ValueError):
+            raise ConfigError(f"size: expected (height, width), got {size!r}") from None
+        size = (height, width)
     _cnn_check((height, width, 1 if grayscale else 3), force, f"size=({height}, {width})")
     env = gym.make(env_id, **env_kwargs)
     try:
         if env.unwrapped.config["backend"] == "native":
-            env = LowResObservation(env, size=(height, width), grayscale=grayscale, fit=fit)
+            env = LowResObservation(env, size=size, grayscale=grayscale, scale=scale, fit=fit)
         else:
             env = DownscaleObservation(env, size=(height, width), grayscale=grayscale)
         env = BlackBox(env)
         if actions == "board":
-            return BoardActions(env, buttons=buttons)
+            return BoardActions(env, buttons=buttons, max_targets=max_targets)
         return DiscreteGUIActions(env, grid=grid, swipes=swipes, keys=keys)
     except Exception:
         env.close()
