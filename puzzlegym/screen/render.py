@@ -237,16 +237,16 @@ class Canvas:
         dirty = self._diff(widgets)
         dirty = _merge(dirty)
         frame = self.frame
-        fw, fh = self.width, self.height
+        cx0, cy0, cx1, cy1 = self._box(SCREEN)  # the screen's part of the frame (letterbox bars aside)
         boxes = [self._box(w.rect) for w in widgets]
         for region in dirty:
             rx0, ry0, rx1, ry1 = self._box(region)
-            rx0, ry0 = max(rx0, 0), max(ry0, 0)
-            rx1, ry1 = min(rx1, fw), min(ry1, fh)
+            rx0, ry0 = max(rx0, cx0), max(ry0, cy0)
+            rx1, ry1 = min(rx1, cx1), min(ry1, cy1)
             if rx1 <= rx0 or ry1 <= ry0:
                 continue
             for w, (wx0, wy0, wx1, wy1) in zip(widgets, boxes, strict=True):
-                if wx0 >= rx1 or wx1 <= rx0 or wy0 >= ry1 or wy1 <= ry0:
+                if wx0 >= rx1 or wx1 <= rx0 or wy0 >= ry1 or wy1 <= ry0 or wx1 <= wx0 or wy1 <= wy0:
                     continue
                 x0 = wx0 if wx0 > rx0 else rx0
                 y0 = wy0 if wy0 > ry0 else ry0
