@@ -16,7 +16,6 @@ sampled (as trained) and greedy.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import time
@@ -261,8 +260,3 @@ def train_and_compare(
 def _rate(stats: dict) -> str:
     return f"{stats['success_rate']:.2f} ({stats['successes']}/{stats['episodes']})"
 
-
-def read_curve(path: str | Path) -> list[dict]:
-    """The rows of a ``curve.csv``."""
-    with open(path, newline="", encoding="utf-8") as fh:
-        return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(fh)]
