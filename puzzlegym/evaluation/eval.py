@@ -168,11 +168,12 @@ def run_eval(
         lock.flush()
         return _run_locked(run, agents, labels, objectives, seeds, workers=workers, backend=backend, clock=clock,
                            budget_s=budget_s, max_steps=max_steps, record_frames=record_frames, gif=gif,
-                           resume=resume, progress=progress, agent_options=agent_options)
+                           resume=resume, progress=progress, agent_options=agent_options,
+                           executor=executor, address=address)
 
 
 def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backend, clock, budget_s, max_steps,
-                record_frames, gif, resume, progress, agent_options) -> list[dict[str, Any]]:
+                record_frames, gif, resume, progress, agent_options, executor, address) -> list[dict[str, Any]]:
     from puzzlegym.agents.model import is_model_spec, public_options
 
     clocks = {a: clock or ("wall" if is_model_spec(a) else "sim") for a in agents}

@@ -16,8 +16,6 @@ sampled (as trained) and greedy.
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from puzzlegym.errors import ConfigError
+from puzzlegym.jsonio import write_atomic, write_json
 from puzzlegym.rl.vector import make_vector_env, set_torch_threads
 from puzzlegym.wrappers.sb3 import check_sb3_env, make_sb3_env
 
@@ -92,12 +91,6 @@ def policy_chooser(model, deterministic: bool, masked: bool) -> Callable:
     return choose
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def _callbacks(total: int, progress: bool, curve: dict | None):
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -146,7 +139,7 @@ def _callbacks(total: int, progress: bool, curve: dict | None):
             path = curve["path"]
             lines = ["timesteps,success_rate,mean_return,mean_length"]
             lines += [f"{r['timesteps']},{r['success_rate']},{r['mean_return']},{r['mean_length']}" for r in self.rows]
-            _write_atomic(path, "\n".join(lines) + "\n")
+            write_atomic(path, "\n".join(lines) + "\n")
 
     cbs = [Progress()]
     if curve is not None:
@@ -245,15 +238,13 @@ def train_and_compare(
         result["trained"] = play_episodes(eval_env, policy_chooser(model, False, masked), eval_episodes, seed + 10_000)
         result["trained_greedy"] = play_episodes(eval_env, policy_chooser(model, True, masked), eval_episodes, seed + 10_000)
         result["total_s"] = round(time.perf_counter() - t0, 1)
-        tmp = out / ".model.tmp.zip"
-        model.save(str(tmp))
-        os.replace(tmp, out / "model.zip")
+        write_atomic(out / "model.zip", lambda tmp: model.save(str(tmp)))
     finally:
         eval_env.close()
     log(f"trained policy: success {_rate(result['trained'])} (sampled), "
         f"{_rate(result['trained_greedy'])} (greedy) after {model.num_timesteps} steps "
         f"({result['train_s']} s, {result['train_fps']} steps/s)")
-    _write_atomic(out / "result.json", json.dumps(result, indent=2) + "\n")
+    write_json(out / "result.json", result)
     return result
 
 
