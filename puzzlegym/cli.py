@@ -259,6 +259,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--gif", action="store_true", help="also write an episode GIF")
     ev.add_argument("--resume", action="store_true", help="skip episodes that already have a result")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.add_argument("--executor", default="local", choices=["local", "ray"],
+                    help="local worker processes, or Ray tasks (the distributed extra)")
+    ev.add_argument("--address", default=None,
+                    help="--executor ray: the cluster to join (default: a local instance)")
     add_model_options(ev)
     ev.set_defaults(func=_cmd_eval)
 

@@ -37,6 +37,7 @@ from puzzlegym.registry import catalogue_sha256, games, get_game
 from puzzlegym.screen.clock import make_clock
 from puzzlegym.screen.input import GestureRecognizer
 from puzzlegym.screen.labels import label
+from puzzlegym.screen.resolution import Resolution
 from puzzlegym.screen.suite import LEVEL, Suite
 from puzzlegym.version import __version__
 
@@ -106,8 +107,14 @@ class PuzzleEnv(gym.Env):
     ``levels`` ("catalogue" or "generated": procedural variants of the tier, seeded by
     ``reset(seed=...)``), ``record_dir`` (write the episode record there; each further reset writes ``<record_dir>-2``, ``-3``, ...), ``agent`` (the
     agent's name, for records), ``record_frames`` (None, or ``"hash"``: the record also gets
-    a ``frame`` line with the SHA-256 of every observation, for ``puzzlegym replay``; off by
-    default since hashing costs ~2 ms per step).
+    a ``frame`` line with the SHA-256 of every full-resolution frame, for ``puzzlegym
+    replay``; off by default since hashing costs ~2 ms per step), ``render_cache_bytes``
+    (the bound of the renderer's widget image cache, default
+    ``puzzlegym.screen.render.DEFAULT_CACHE_BYTES`` = 64 MiB).
+
+    Observations are the 1280×900 screen unless :meth:`set_resolution` picked a reduced
+    resolution (``puzzlegym.wrappers.LowResObservation`` does): then the renderer composites
+    the observation directly at that size and ``render()`` still returns the full screen.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -128,6 +135,7 @@ class PuzzleEnv(gym.Env):
         record_dir: str | None = None,
         agent: str | None = None,
         record_frames: str | None = None,
+        render_cache_bytes: int | None = None,
     ) -> None:
         self.game = get_game(game)
         if tier not in self.game.tiers:
@@ -152,8 +160,12 @@ class PuzzleEnv(gym.Env):
             raise ConfigError(f"levels: {levels!r} is not allowed; allowed: catalogue, generated")
         if record_dir is not None:
             record_dir = _check_record_dir(record_dir)
+        if render_cache_bytes is not None and (
+            isinstance(render_cache_bytes, bool) or not isinstance(render_cache_bytes, int) or render_cache_bytes < 0
+        ):
+            raise ConfigError(f"render_cache_bytes: expected None or a non-negative integer, got {render_cache_bytes!r}")
         try:
-            self.backend = make_backend(backend)
+            self.backend = make_backend(backend, cache_bytes=render_cache_bytes)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
         self.config = {
@@ -267,7 +279,7 @@ class PuzzleEnv(gym.Env):
 
     def _record_frame(self) -> None:
         if self.record_frames == "hash" and self.recorder is not None:
-            digest = hashlib.sha256(np.ascontiguousarray(self._frame).tobytes()).hexdigest()
+            digest = hashlib.sha256(np.ascontiguousarray(self.screenshot()).tobytes()).hexdigest()
             self.recorder.write({"kind": "frame", "step": self.actions, "sha256": digest})
 
     # ------------------------------------------------------------------ gym API
@@ -368,7 +380,7 @@ class PuzzleEnv(gym.Env):
         if self.render_mode == "rgb_array":
             if self._frame is None:
                 raise PuzzleGymError("render() before reset()")
-            return self._frame.copy()
+            return self.screenshot().copy()
         return None
 
     def end_episode(self, reason: str) -> None:
@@ -383,6 +395,40 @@ class PuzzleEnv(gym.Env):
             self.recorder.finish(
                 {**self.evaluator.summary(), "terminated": False, "truncated": False, "ended": str(reason)}
             )
+
+    # ------------------------------------------------------------------ resolution
+    @property
+    def resolution(self) -> Resolution:
+        """The resolution observations are rendered at (the full screen by default)."""
+        return getattr(self.backend, "resolution", None) or Resolution.full()
+
+    def set_resolution(self, resolution: Resolution) -> None:
+        """Render observations at ``resolution`` from now on (the in-process backend only);
+        ``observation_space`` follows. The next observation is composited directly at that
+        size; ``render()`` and frame hashes keep using the full screen."""
+        if not isinstance(resolution, Resolution):
+            raise ConfigError(f"resolution: expected a puzzlegym Resolution, got {type(resolution).__name__}")
+        if not hasattr(self.backend, "set_resolution"):
+            if resolution.is_full:
+                return
+            raise ConfigError(
+                f"resolution: reduced-scale rendering needs backend='native' (this env uses "
+                f"{self.config['backend']!r}); resize its screenshots with "
+                "puzzlegym.wrappers.DownscaleObservation instead"
+            )
+        self.backend.set_resolution(resolution)
+        self.observation_space = spaces.Box(0, 255, resolution.shape, np.uint8)
+        if self.suite is not None:
+            self._frame = self.backend.observe(self.suite)
+
+    def screenshot(self) -> np.ndarray:
+        """The full 1280×900 screen now (not a copy: do not modify), whatever resolution
+        observations use."""
+        if self._frame is None:
+            raise PuzzleGymError("screenshot() before reset()")
+        if self.resolution.is_full:
+            return self._frame
+        return self.backend.screenshot(self.suite)
 
     def close(self) -> None:
         if self.recorder is not None:

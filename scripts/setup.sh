@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Create .venv (if needed) and install puzzlegym into it.
 #   scripts/setup.sh          the library (in-process backend)
-#   scripts/setup.sh dev      + test tools, Stable-Baselines3 (CPU torch), the openai client
-#                             (model agents), the SAT solver (python-sat) and OS Chromium
+#   scripts/setup.sh dev      + test tools, Stable-Baselines3 and sb3-contrib (CPU torch), the
+#                             openai client (model agents), a SAT solver, Ray, and OS Chromium
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -19,9 +19,10 @@ if [ "${1:-}" = "dev" ]; then
       echo "note: chromium is not installed; run: sudo apt-get install -y chromium" >&2
     fi
   fi
-  # The CPU build of torch for Stable-Baselines3 (a plain 'torch' would pull a CUDA build).
+  # The CPU build of torch for Stable-Baselines3, first (a plain 'torch' would pull a CUDA
+  # build); then the extras the tests need: rl (SB3, sb3-contrib) and distributed (Ray).
   $PIP install -q 'torch==2.13.0' 2>/dev/null || $PIP install -q 'torch>=2.3,<2.14'
-  $PIP install -q -e '.[dev,rl,openai,sat]'
+  $PIP install -q -e '.[dev,rl,openai,sat,distributed]'
 else
   $PIP install -q -e .
 fi

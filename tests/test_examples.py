@@ -19,13 +19,13 @@ EXAMPLES = ROOT / "examples"
 CONFIGS = ROOT / "configs"
 
 
-def run(script: str, *args: str, cwd: Path, expect_rc: int = 0) -> subprocess.CompletedProcess:
+def run(script: str, *args: str, cwd: Path, expect_rc: int = 0, timeout: int = 120) -> subprocess.CompletedProcess:
     proc = subprocess.run(
         [sys.executable, str(EXAMPLES / script), *args],
         cwd=cwd,  # a stray relative path lands in tmp_path, not in the source tree
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
     )
     assert proc.returncode == expect_rc, (
         f"rc={proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
@@ -174,3 +174,76 @@ def test_run_hydra_rq2_experiment(tmp_path):
 def test_lab_experiment_configs_name_their_study(name):
     cfg = OmegaConf.load(CONFIGS / "experiment" / f"{name}.yaml")
     assert cfg.study.name == name and cfg.study.agent == "scripted"
+
+
+# ---------------------------------------------------------------------- python -m puzzlegym.run
+
+
+def test_every_registered_objective_has_an_env_config():
+    import re
+
+    from omegaconf import OmegaConf as OC
+
+    from puzzlegym.registry import env_ids
+
+    for env_id in env_ids():
+        game, tier = env_id.split("/")[1].split("-")
+        path = CONFIGS / "env" / f"{re.sub(r'(?<!^)(?=[A-Z])', '_', game).lower()}_{tier.lower()}.yaml"
+        assert path.exists(), f"{env_id}: no {path.relative_to(ROOT)}"
+        assert OC.load(path).id == env_id
+
+
+def run_module(*args: str, cwd: Path, expect_rc: int = 0) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "puzzlegym.run", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == expect_rc, f"rc={proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+def test_puzzlegym_run_composes_packaged_configs(tmp_path):
+    proc = run_module(*hydra_args(tmp_path, "env=nut_and_bolt_easy", "agent=random", "max_steps=5",
+                                  "gif=false", "env.kwargs.start=board"), cwd=tmp_path)
+    result = last_json(proc.stdout)
+    assert result["env_id"] == "LongPuzzle/NutAndBolt-Easy" and result["agent"] == "random"
+    assert result["steps"] == 5
+    proc = run_module(*hydra_args(tmp_path, "wrappers=rl"), cwd=tmp_path, expect_rc=2)
+    assert "wrappers=rl: GUI agents" in proc.stderr
+
+
+def test_train_ppo_example_prints_trained_and_random_success(tmp_path):
+    """The README's PPO command, shortened: trains, logs, and reports both success rates."""
+    out = tmp_path / "ppo"
+    proc = run(
+        "train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra'}", f"out_dir={out}",
+        "agent.timesteps=128", "agent.n_envs=2", "agent.eval_episodes=3", "agent.curve_every=64",
+        "agent.curve_episodes=1", "agent.progress=false", "agent.hyperparameters.n_steps=32",
+        "agent.hyperparameters.batch_size=64", "agent.hyperparameters.n_epochs=1",
+        cwd=tmp_path, timeout=600,
+    )
+    assert "random policy: success" in proc.stdout and "trained policy: success" in proc.stdout
+    result = last_json(proc.stdout)
+    assert result["algo"] == "maskable_ppo" and result["observation_shape"] == [56, 80, 1]
+    assert result["actions"] == 4  # the four swipes, no buttons
+    for key in ("random_uniform", "random_masked", "trained", "trained_greedy"):
+        assert 0.0 <= result[key]["success_rate"] <= 1.0 and result[key]["episodes"] == 3
+    assert [row["timesteps"] for row in result["curve"]][-1] == 128
+    for name in ("result.json", "progress.csv", "curve.csv", "model.zip"):
+        assert (out / name).exists(), name
+    assert json.loads((out / "result.json").read_text()) == result
+    # a second run never overwrites the record
+    again = run("train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra2'}", f"out_dir={out}", cwd=tmp_path, expect_rc=2)
+    assert "already holds a result.json" in again.stderr
+
+
+def test_plain_ppo_on_grid_actions_smoke(tmp_path):
+    from puzzlegym.rl.ppo import train_and_compare
+
+    result = train_and_compare(
+        "LongPuzzle/MazePaint-Easy", out_dir=tmp_path / "ppo", algo="ppo", timesteps=128, n_envs=1,
+        eval_episodes=2, progress=False, log=lambda line: None,
+        make_kwargs=dict(actions="grid", grid=(2, 2), scale="1/16", grayscale=True, start="board",
+                         level=1, budget_s=10),
+        hyperparameters=dict(n_steps=64, batch_size=64, n_epochs=1),
+    )
+    assert result["actions"] == 4 + 16 + 4 and "random_masked" not in result
+    assert result["trained"]["episodes"] == 2

@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS: list[tuple[str, list[str]]] = [
     ("base", ["puzzlegym.errors", "puzzlegym.version", "puzzlegym.jsonio", "puzzlegym.actions"]),
     ("screen", ["puzzlegym.screen", "puzzlegym.screen.input", "puzzlegym.screen.render",
-                "puzzlegym.screen.theme", "puzzlegym.screen.labels", "puzzlegym.screen.clock"]),
+                "puzzlegym.screen.resolution", "puzzlegym.screen.theme", "puzzlegym.screen.labels",
+                "puzzlegym.screen.clock"]),
     ("protocol", ["puzzlegym.game", "puzzlegym.catalogue", "puzzlegym.screen.suite"]),
     ("games", ["puzzlegym.envs", "puzzlegym.envs.*", "puzzlegym.solvers", "puzzlegym.solvers.*"]),
     ("registry", ["puzzlegym.registry"]),
@@ -29,8 +30,8 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("consumers", ["puzzlegym.wrappers", "puzzlegym.wrappers.*", "puzzlegym.agents",
                    "puzzlegym.agents.*"]),
     ("tools", ["puzzlegym.evaluation.*", "puzzlegym.service", "puzzlegym.service.*",
-               "puzzlegym.lab", "puzzlegym.lab.*"]),
-    ("entry", ["puzzlegym", "puzzlegym.cli", "puzzlegym.__main__"]),
+               "puzzlegym.lab", "puzzlegym.lab.*", "puzzlegym.rl", "puzzlegym.rl.*"]),
+    ("entry", ["puzzlegym", "puzzlegym.cli", "puzzlegym.__main__", "puzzlegym.run"]),
 ]
 
 
@@ -158,8 +159,8 @@ def test_public_names_import_in_a_fresh_interpreter():
 
 
 def test_a_built_wheel_carries_every_data_file(tmp_path):
-    """A normal (non-editable) install has the fonts, the browser page, every catalogue and
-    rule card: the wheel holds every data file of the source tree."""
+    """A normal (non-editable) install has the fonts, the browser page, every catalogue, rule
+    card and Hydra config: the wheel holds every data file of the source tree."""
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
          "-w", str(tmp_path), str(ROOT)],
@@ -171,10 +172,10 @@ def test_a_built_wheel_carries_every_data_file(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = set()
     for top, prefix in (("puzzlegym", "puzzlegym"), ("envs", "puzzlegym/envs"),
-                        ("solvers", "puzzlegym/solvers")):
+                        ("solvers", "puzzlegym/solvers"), ("configs", "puzzlegym/configs")):
         for path in (ROOT / top).rglob("*"):
             if path.is_file() and path.suffix in (".py", ".json", ".md", ".ttf", ".txt",
-                                                  ".html", ".js"):
+                                                  ".html", ".js", ".yaml"):
                 expected.add(f"{prefix}/{path.relative_to(ROOT / top).as_posix()}")
     expected = {n for n in expected if "__pycache__" not in n}
     assert expected - names == set()

@@ -272,6 +272,10 @@ class BoltUnscrewView(SelectionUI):
             return ViewOutcome(ui=None, feedback=NEED_SCREW)
         return ViewOutcome(move=(ui, a), ui=ui)
 
+    def board_targets(self, level: Level, state: State, ui: Any, area: Rect) -> list:
+        """A click on every anchor, in anchor order (a screw sits in it, or it may take one)."""
+        return [Click(*anchor_xy(level, a, area)) for a in range(len(level.anchors))]
+
     def actions_for_move(self, level: Level, state: State, ui: Any, move: Any, area: Rect) -> list:
         """Click the screw (unless it is already selected), then click the target anchor."""
         src, dst = move

@@ -106,6 +106,10 @@ class MazePaintView:
         y1 = min(max(y + dy, 0), SCREEN_HEIGHT - 1)
         return [Drag(x, y, x1, y1)]
 
+    def board_targets(self, level: Level, state: State, ui: Any, area: Rect) -> list:
+        """The four swipes from the ball (up, down, left, right: ``rules.DIRECTIONS``)."""
+        return [self.actions_for_move(level, state, ui, move, area)[0] for move in rules.DIRECTIONS]
+
 
 @lru_cache(maxsize=256)
 def _widget_table(level: Level, area: Rect) -> tuple[Widget, tuple[tuple[int, tuple[Widget, ...]], ...]]:

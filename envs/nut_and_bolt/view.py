@@ -139,6 +139,10 @@ class NutAndBoltView(SelectionUI):
         # a transfer; if the rules reject it the selection stays as it was
         return ViewOutcome(move=(ui, i), ui=ui)
 
+    def board_targets(self, level: Level, state: State, ui: Any, area: Rect) -> list:
+        """A click on the centre of every bolt, in bolt order."""
+        return [Click(*rect.center) for rect in bolt_rects(level, area)]
+
     def actions_for_move(self, level: Level, state: State, ui: Any, move: Any, area: Rect) -> list:
         """Clicks that perform ``move``: (deselect,) source, destination."""
         rects = bolt_rects(level, area)

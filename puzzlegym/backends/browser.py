@@ -142,8 +142,8 @@ class BrowserBackend(FrameBuffer):
 
     name = "browser"
 
-    def __init__(self, headless: bool = True, timeout_s: float | None = None) -> None:
-        super().__init__()
+    def __init__(self, headless: bool = True, timeout_s: float | None = None, cache_bytes: int | None = None) -> None:
+        super().__init__(cache_bytes)
         self.headless = headless
         if timeout_s is None:
             try:

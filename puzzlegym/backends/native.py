@@ -7,14 +7,19 @@ import numpy as np
 from puzzlegym.actions import Action
 from puzzlegym.screen.input import Event, action_events
 from puzzlegym.screen.render import Canvas
+from puzzlegym.screen.resolution import Resolution
 
 
 class FrameBuffer:
     """The rendered frame of a suite, redrawn only when the suite changed (shared by every
-    backend: they all show the same pixels)."""
+    backend: they all show the same pixels).
 
-    def __init__(self) -> None:
-        self.canvas = Canvas()
+    ``cache_bytes`` bounds each canvas's widget image cache (None: the renderer's
+    documented default)."""
+
+    def __init__(self, cache_bytes: int | None = None) -> None:
+        self.cache_bytes = cache_bytes
+        self.canvas = Canvas(cache_bytes=cache_bytes)
         self._version = -1
 
     def render(self, suite) -> np.ndarray:
@@ -31,15 +36,48 @@ class FrameBuffer:
 
 
 class NativeBackend(FrameBuffer):
+    """Observations at ``resolution`` (the full screen unless :meth:`set_resolution` chose a
+    reduced one); :meth:`screenshot` is always the full 1280×900 screen."""
+
     name = "native"
+
+    def __init__(self, cache_bytes: int | None = None) -> None:
+        super().__init__(cache_bytes)
+        self._screen: FrameBuffer | None = None  # full-resolution frames, when observations are not
+
+    @property
+    def resolution(self) -> Resolution:
+        return self.canvas.resolution
+
+    def set_resolution(self, resolution: Resolution) -> None:
+        """Composite observations at ``resolution`` from now on (a new canvas: its cache
+        holds images at that size); the full screen stays available via :meth:`screenshot`."""
+        self.canvas = Canvas(resolution, cache_bytes=self.cache_bytes)
+        self._version = -1
+        self._screen = None
 
     def perform(self, action: Action, t_ms: int) -> list[Event]:
         """The input events of one primitive action starting at ``t_ms``."""
         return action_events(action, t_ms)
 
     def observe(self, suite) -> np.ndarray:
-        """A fresh uint8 (900, 1280, 3) array of the suite's current screen."""
+        """A fresh uint8 array of the suite's current screen at the observation resolution
+        ((900, 1280, 3) by default)."""
         return self.render(suite).copy()
+
+    def screenshot(self, suite) -> np.ndarray:
+        """The full-resolution frame (the buffer itself: copy before handing out); drawn by a
+        second canvas, only when asked, if observations are at a reduced resolution."""
+        if self.canvas.resolution.is_full:
+            return self.render(suite)
+        if self._screen is None:
+            self._screen = FrameBuffer(self.cache_bytes)
+        return self._screen.render(suite)
+
+    def invalidate(self) -> None:
+        super().invalidate()
+        if self._screen is not None:
+            self._screen.invalidate()
 
     def close(self) -> None:
         pass

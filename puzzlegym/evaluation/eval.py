@@ -37,6 +37,8 @@ from puzzlegym.jsonio import write_json
 from puzzlegym.registry import ID_PREFIX, catalogue_sha256, env_ids, parse_env_id
 from puzzlegym.version import __version__
 
+EXECUTORS = ("local", "ray")
+
 
 def parse_objectives(spec: str | list[str]) -> list[str]:
     """``"all"`` (every registered objective) or a comma list of ids, with or without the
@@ -129,6 +131,8 @@ def run_eval(
     resume: bool = False,
     progress: bool = True,
     agent_options: dict[str, Any] | None = None,
+    executor: str = "local",
+    address: str | None = None,
 ) -> list[dict[str, Any]]:
     """Run every (agent, objective, seed) episode; returns their results (in job order).
 
@@ -140,7 +144,13 @@ def run_eval(
     for model agents (``openai:MODEL``), unless given. ``agent_options`` is the model agents'
     one options dict (:mod:`puzzlegym.agents.model`); model agents are named
     ``openai:MODEL/<setting>/<memory>`` in the run (directories, records, reports).
+    ``executor="ray"`` runs the episodes as Ray tasks (``address``: a cluster to join;
+    default a local instance of ``workers`` CPUs; see :mod:`puzzlegym.evaluation.distributed`).
     """
+    if executor not in EXECUTORS:
+        raise ConfigError(f"executor: {executor!r} is not allowed; allowed: {', '.join(EXECUTORS)}")
+    if address is not None and executor != "ray":
+        raise ConfigError("address: only with executor='ray'")
     from puzzlegym.agents.factory import agent_label
     from puzzlegym.agents.model import is_model_spec
 
@@ -158,11 +168,12 @@ def run_eval(
         lock.flush()
         return _run_locked(run, agents, labels, objectives, seeds, workers=workers, backend=backend, clock=clock,
                            budget_s=budget_s, max_steps=max_steps, record_frames=record_frames, gif=gif,
-                           resume=resume, progress=progress, agent_options=agent_options)
+                           resume=resume, progress=progress, agent_options=agent_options,
+                           executor=executor, address=address)
 
 
 def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backend, clock, budget_s, max_steps,
-                record_frames, gif, resume, progress, agent_options) -> list[dict[str, Any]]:
+                record_frames, gif, resume, progress, agent_options, executor, address) -> list[dict[str, Any]]:
     from puzzlegym.agents.model import is_model_spec, public_options
 
     clocks = {a: clock or ("wall" if is_model_spec(a) else "sim") for a in agents}
@@ -178,6 +189,7 @@ def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backen
         "seeds": seeds,
         "workers": workers,
         "max_steps": max_steps,
+        "executor": executor,
         "env_kwargs": {**env_kwargs, "clock": "/".join(dict.fromkeys(clocks[a] for a in agents))},
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
@@ -213,7 +225,14 @@ def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backen
         todo.append(i)
     bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="episode", disable=not progress)
     try:
-        if workers == 1:
+        if executor == "ray":
+            from puzzlegym.evaluation.distributed import ray_results
+
+            for k, result in ray_results([jobs[i] for i in todo], workers=workers, address=address):
+                results[todo[k]] = result
+                bar.set_postfix_str(_short(result))
+                bar.update(1)
+        elif workers == 1:
             for i in todo:
                 results[i] = _run_job(jobs[i])
                 bar.set_postfix_str(_short(results[i]))
@@ -274,6 +293,8 @@ def cmd(args) -> int:
         resume=args.resume,
         progress=not args.quiet,
         agent_options=getattr(args, "agent_options", None),
+        executor=getattr(args, "executor", "local"),
+        address=getattr(args, "address", None),
     )
     errors = [r for r in results if "error" in r]
     for r in errors:

@@ -12,6 +12,11 @@ the widget's size; ``key`` is the complete, hashable description of what it show
 
 Compositing is exact integer arithmetic, so an incremental frame equals a frame rendered
 from scratch, byte for byte.
+
+A canvas composites at a :class:`~puzzlegym.screen.resolution.Resolution`: the screen itself
+(the default), or a reduced (optionally grayscale) one for training, where widget images
+enter the cache already reduced and frames are composited at the reduced size with the same
+dirty-region logic. The cache is bounded in bytes (:data:`DEFAULT_CACHE_BYTES`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.errors import ConfigError
+from puzzlegym.screen.resolution import Resolution
 
 Painter = Callable[[ImageDraw.ImageDraw, Image.Image, Any], None]
 
@@ -146,18 +153,37 @@ def draw_lines_centered(
 
 # ----------------------------------------------------------------------------- canvas
 
+DEFAULT_CACHE_BYTES = 64 * 2**20  # the widget image cache of one canvas holds at most this
+
 
 class Canvas:
-    """The frame buffer plus the retained scene (see module docstring)."""
+    """The frame buffer plus the retained scene (see module docstring).
 
-    CACHE_SIZE = 4096
+    ``resolution`` (default :meth:`Resolution.full`) is the size frames are composited at:
+    a reduced resolution reduces every widget image once (Pillow's box filter, alpha
+    premultiplied) as it enters the cache and composites the reduced images, so no full
+    frame is ever built; ``grayscale`` converts them to luma once as well. ``cache_bytes``
+    bounds the widget image cache (least recently used images go first; default
+    :data:`DEFAULT_CACHE_BYTES`).
+    """
 
-    def __init__(self, width: int = SCREEN_WIDTH, height: int = SCREEN_HEIGHT) -> None:
-        self.width = width
-        self.height = height
-        self.frame = np.zeros((height, width, 3), dtype=np.uint8)
+    def __init__(
+        self, resolution: Resolution | None = None, cache_bytes: int | None = None
+    ) -> None:
+        self.resolution = Resolution.full() if resolution is None else resolution
+        if cache_bytes is None:
+            cache_bytes = DEFAULT_CACHE_BYTES
+        if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
+            raise ConfigError(f"cache_bytes: expected a non-negative integer, got {cache_bytes!r}")
+        self.cache_bytes = cache_bytes
+        res = self.resolution
+        self.width, self.height = res.width, res.height
+        self._identity = res.is_full
+        self.frame = np.zeros(res.shape, dtype=np.uint8)
         self._order: list[Widget] = []  # the previous scene, back to front
         self._cache: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self.cached_bytes = 0  # bytes of the images in the cache
+        self._boxes: dict[Rect, tuple[int, int, int, int]] = {}  # screen rect -> output box
         self.last_dirty: list[Rect] = [SCREEN]
         self.paints = 0  # widget images painted (cache misses), for benchmarks
 
@@ -165,9 +191,21 @@ class Canvas:
         """Forget the previous scene: the next render composites the whole frame."""
         self._order = []
 
-    def _image(self, widget: Widget) -> np.ndarray:
+    def _box(self, rect: Rect) -> tuple[int, int, int, int]:
+        """The output box (x0, y0, x1, y1) of a screen rectangle."""
+        if self._identity:
+            return rect.x, rect.y, rect.x + rect.w, rect.y + rect.h
+        box = self._boxes.get(rect)
+        if box is None:
+            if len(self._boxes) > 65536:
+                self._boxes.clear()
+            box = self._boxes[rect] = self.resolution.map_box(rect.x, rect.y, rect.x1, rect.y1)
+        return box
+
+    def _image(self, widget: Widget, size: tuple[int, int]) -> np.ndarray:
+        """The widget's image at output ``size`` (w, h), from the cache or painted."""
         rect = widget.rect
-        cache_key = (widget.painter, rect.w, rect.h, widget.opaque, widget.key)
+        cache_key = (widget.painter, rect.w, rect.h, size, widget.opaque, widget.key)
         arr = self._cache.get(cache_key)
         if arr is not None:
             self._cache.move_to_end(cache_key)
@@ -175,42 +213,53 @@ class Canvas:
         mode = "RGB" if widget.opaque else "RGBA"
         img = Image.new(mode, (rect.w, rect.h), (0, 0, 0) if widget.opaque else (0, 0, 0, 0))
         widget.painter(ImageDraw.Draw(img), img, widget.key)
+        if not self._identity:
+            if img.size != size:
+                img = img.resize(size, Image.Resampling.BOX)
+            if self.resolution.grayscale:
+                img = img.convert("L" if widget.opaque else "LA")
         arr = np.asarray(img)
+        if arr.ndim == 2:
+            arr = arr[:, :, None]
         arr.setflags(write=False)
         self._cache[cache_key] = arr
+        self.cached_bytes += arr.nbytes
         self.paints += 1
-        if len(self._cache) > self.CACHE_SIZE:
-            self._cache.popitem(last=False)
+        cache = self._cache
+        while self.cached_bytes > self.cache_bytes and len(cache) > 1:
+            _, old = cache.popitem(last=False)
+            self.cached_bytes -= old.nbytes
         return arr
 
     def render(self, widgets: list[Widget]) -> list[Rect]:
-        """Composite ``widgets`` (back to front); returns the screen regions that changed."""
+        """Composite ``widgets`` (back to front); returns the screen regions that changed
+        (in screen coordinates, whatever the resolution)."""
         dirty = self._diff(widgets)
         dirty = _merge(dirty)
         frame = self.frame
+        cx0, cy0, cx1, cy1 = self._box(SCREEN)  # the screen's part of the frame (letterbox bars aside)
+        boxes = [self._box(w.rect) for w in widgets]
         for region in dirty:
-            rx0, ry0 = max(region.x, 0), max(region.y, 0)
-            rx1, ry1 = min(region.x + region.w, self.width), min(region.y + region.h, self.height)
+            rx0, ry0, rx1, ry1 = self._box(region)
+            rx0, ry0 = max(rx0, cx0), max(ry0, cy0)
+            rx1, ry1 = min(rx1, cx1), min(ry1, cy1)
             if rx1 <= rx0 or ry1 <= ry0:
                 continue
-            for w in widgets:
-                r = w.rect
-                wx0, wy0 = r.x, r.y
-                wx1, wy1 = wx0 + r.w, wy0 + r.h
-                if wx0 >= rx1 or wx1 <= rx0 or wy0 >= ry1 or wy1 <= ry0:
+            for w, (wx0, wy0, wx1, wy1) in zip(widgets, boxes, strict=True):
+                if wx0 >= rx1 or wx1 <= rx0 or wy0 >= ry1 or wy1 <= ry0 or wx1 <= wx0 or wy1 <= wy0:
                     continue
                 x0 = wx0 if wx0 > rx0 else rx0
                 y0 = wy0 if wy0 > ry0 else ry0
                 x1 = wx1 if wx1 < rx1 else rx1
                 y1 = wy1 if wy1 < ry1 else ry1
-                src = self._image(w)
-                patch = src[y0 - r.y : y1 - r.y, x0 - r.x : x1 - r.x]
+                src = self._image(w, (wx1 - wx0, wy1 - wy0))
+                patch = src[y0 - wy0 : y1 - wy0, x0 - wx0 : x1 - wx0]
                 dst = frame[y0:y1, x0:x1]
                 if w.opaque:
                     dst[...] = patch
                 else:
-                    alpha = patch[..., 3:4].astype(np.uint16)
-                    blended = patch[..., :3].astype(np.uint16) * alpha + dst.astype(np.uint16) * (
+                    alpha = patch[..., -1:].astype(np.uint16)
+                    blended = patch[..., :-1].astype(np.uint16) * alpha + dst.astype(np.uint16) * (
                         255 - alpha
                     )
                     dst[...] = ((blended + 127) // 255).astype(np.uint8)
@@ -280,9 +329,9 @@ def _merge(rects: list[Rect]) -> list[Rect]:
     return kept
 
 
-def render_full(widgets: list[Widget]) -> np.ndarray:
+def render_full(widgets: list[Widget], resolution: Resolution | None = None) -> np.ndarray:
     """A frame rendered from scratch (no previous scene): the reference for incremental
     rendering."""
-    canvas = Canvas()
+    canvas = Canvas(resolution)
     canvas.render(widgets)
     return canvas.frame.copy()

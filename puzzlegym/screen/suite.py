@@ -211,6 +211,46 @@ class Suite:
                 return self._board_gesture(gesture)
         return False
 
+    def would_change(self, gesture: Gesture) -> bool:
+        """Whether :meth:`handle` would change the screen, the board or its selection: a pure
+        query (nothing changes), routed like :meth:`handle`. A control counts when pressing
+        it shows something else (Restart on an untouched board and Undo without history do
+        not); a board gesture when the view selects or deselects something, or the rules
+        accept the move the view makes of it (a rejected move only sets the feedback line)."""
+        if gesture.kind == "click":
+            for name, rect in self.targets().items():
+                if rect.contains(gesture.x, gesture.y):
+                    return self._press_changes(name)
+            if self.screen == LEVEL and BOARD_AREA.contains(gesture.x, gesture.y):
+                return self._board_changes(gesture)
+        elif gesture.kind == "drag":
+            if self.screen == LEVEL and BOARD_AREA.contains(gesture.x0, gesture.y0):
+                return self._board_changes(gesture)
+        elif gesture.kind == "key":
+            if self.screen == LEVEL:
+                return self._board_changes(gesture)
+        return False
+
+    def _press_changes(self, name: str) -> bool:
+        b = self.board
+        if name == "restart":
+            assert b is not None
+            initial = b.game.rules.initial_state(b.level)
+            return b.state != initial or b.ui != b.game.view.initial_ui(b.level, initial)
+        if name == "undo":
+            return b is not None and bool(b.history)
+        return True
+
+    def _board_changes(self, gesture: Gesture) -> bool:
+        b = self.board
+        assert b is not None
+        outcome = b.game.view.on_gesture(b.level, b.state, b.ui, gesture, BOARD_AREA)
+        if outcome.ui != b.ui:
+            return True
+        if outcome.move is None:
+            return False
+        return not isinstance(b.game.rules.apply(b.level, b.state, outcome.move), Rejected)
+
     def _press(self, name: str) -> None:
         kind, _, arg = name.partition(":")
         if kind == "game":

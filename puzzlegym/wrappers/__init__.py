@@ -4,12 +4,18 @@
   and the public info keys only.
 * :class:`TextChannel` adds a text observation (instruction, feedback line, intervention
   text) next to the untouched screen.
-* :class:`DownscaleObservation` shrinks the screen (Pillow, deterministic), optionally to
-  grayscale.
+* :class:`LowResObservation` has the renderer composite observations directly at a training
+  resolution (84×84, 1/4, 1/8 ..., optionally grayscale): no full frame, no resize.
+* :class:`DownscaleObservation` shrinks each full screen with Pillow (any env, the browser
+  backend included), optionally to grayscale.
 * :class:`DiscreteGUIActions` replaces the GUI action dicts by a ``Discrete(n)`` space of
   clicks and swipes on a grid over the screen plus the arrow keys.
-* :func:`make_sb3_env` stacks BlackBox → DownscaleObservation → DiscreteGUIActions into an env
-  that Stable-Baselines3's ``CnnPolicy`` accepts.
+* :class:`BoardActions` replaces them by the level's board-aligned targets (cells, bolts,
+  anchors, vehicles, ...) plus the suite's buttons, with ``action_masks()`` for
+  sb3-contrib's ``MaskablePPO`` (privileged layout knowledge, for training).
+* :func:`make_sb3_env` stacks LowResObservation → BlackBox → DiscreteGUIActions or
+  BoardActions into an env that Stable-Baselines3's ``CnnPolicy`` accepts;
+  :func:`check_sb3_env` explains what a raw env lacks.
 
 Interventions of the diagnostic studies (paper Section 5), over a :class:`TextChannel`; none
 of them touches the game's pixels:
@@ -22,24 +28,33 @@ of them touches the game's pixels:
 
 Typical use::
 
-    env = make_sb3_env("LongPuzzle/MazePaint-Easy", start="board", level=1, budget_s=200)
+    env = make_sb3_env("LongPuzzle/MazePaint-Easy", actions="board", start="board", level=1, budget_s=200)
     model = stable_baselines3.PPO("CnnPolicy", env)
 """
 
 from puzzlegym.wrappers.action import ARROW_KEYS, SWIPE_PX, SWIPES, DiscreteGUIActions
 from puzzlegym.wrappers.blackbox import PRIVATE_INFO_KEYS, BlackBox
+from puzzlegym.wrappers.board_actions import BUTTONS, BoardActions
 from puzzlegym.wrappers.hints import HINT_CONDITIONS, HINT_MESSAGES, StateHint
+from puzzlegym.wrappers.lowres import LowResObservation, resolution_for
 from puzzlegym.wrappers.observation import DownscaleObservation
 from puzzlegym.wrappers.restart import DeadEndRestart
 from puzzlegym.wrappers.rulecard import RULE_CARD_CONDITIONS, RuleCard
-from puzzlegym.wrappers.sb3 import make_sb3_env
+from puzzlegym.wrappers.sb3 import (
+    MAX_CNN_PARAMETERS,
+    check_sb3_env,
+    make_sb3_env,
+    nature_cnn_parameters,
+)
 from puzzlegym.wrappers.text import TEXT_CHARSET, TEXT_MAX_LENGTH, TextChannel, find_text_channel
 from puzzlegym.wrappers.workflow import WORKFLOW_CONDITIONS, WorkflowController
 
 __all__ = [
     "ARROW_KEYS",
+    "BUTTONS",
     "HINT_CONDITIONS",
     "HINT_MESSAGES",
+    "MAX_CNN_PARAMETERS",
     "PRIVATE_INFO_KEYS",
     "RULE_CARD_CONDITIONS",
     "SWIPES",
@@ -48,13 +63,18 @@ __all__ = [
     "TEXT_MAX_LENGTH",
     "WORKFLOW_CONDITIONS",
     "BlackBox",
+    "BoardActions",
     "DeadEndRestart",
     "DiscreteGUIActions",
     "DownscaleObservation",
+    "LowResObservation",
     "RuleCard",
     "StateHint",
     "TextChannel",
     "WorkflowController",
+    "check_sb3_env",
     "find_text_channel",
     "make_sb3_env",
+    "nature_cnn_parameters",
+    "resolution_for",
 ]

@@ -1,16 +1,84 @@
-"""Stable-Baselines3 ready envs: the wrappers stacked for ``CnnPolicy``."""
+"""Stable-Baselines3 ready envs: the wrappers stacked for ``CnnPolicy``, and the checks that
+turn SB3's generic errors (or a 20 GiB CNN) into a message naming the wrappers."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import gymnasium as gym
+from gymnasium import spaces
 
+from puzzlegym.errors import ConfigError
 from puzzlegym.wrappers.action import DiscreteGUIActions
 from puzzlegym.wrappers.blackbox import BlackBox
+from puzzlegym.wrappers.board_actions import BoardActions
+from puzzlegym.wrappers.lowres import FITS, LowResObservation, resolution_for
 from puzzlegym.wrappers.observation import DownscaleObservation
 
-__all__ = ["make_sb3_env"]
+__all__ = ["ACTIONS", "MAX_CNN_PARAMETERS", "check_sb3_env", "make_sb3_env", "nature_cnn_parameters"]
+
+ACTIONS = ("grid", "board")
+# NatureCNN (SB3's CnnPolicy) feature extractors above this many parameters are refused
+# unless forced: a 1280x900 screen gives 557M (2.1 GiB of float32 weights, ~8 GiB with
+# gradients and Adam's moments); 84x84 gives 1.7M, a quarter-scale 225x320 frame 28.4M.
+MAX_CNN_PARAMETERS = 32_000_000
+
+
+def _conv(n: int, kernel: int, stride: int) -> int:
+    return (n - kernel) // stride + 1
+
+
+def nature_cnn_parameters(shape: tuple[int, ...], features_dim: int = 512) -> int:
+    """Parameters of SB3's NatureCNN on an image observation of ``shape`` (H, W, C):
+    conv 8/4 (32), conv 4/2 (64), conv 3/1 (64), then a linear layer to ``features_dim``."""
+    h, w, c = shape
+    h3 = _conv(_conv(_conv(h, 8, 4), 4, 2), 3, 1)
+    w3 = _conv(_conv(_conv(w, 8, 4), 4, 2), 3, 1)
+    if h3 < 1 or w3 < 1:
+        raise ConfigError(f"observation {h}x{w}: NatureCNN (CnnPolicy) needs at least 36x36")
+    convs = (8 * 8 * c * 32 + 32) + (4 * 4 * 32 * 64 + 64) + (3 * 3 * 64 * 64 + 64)
+    return convs + 64 * h3 * w3 * features_dim + features_dim
+
+
+def _cnn_check(shape: tuple[int, ...], force: bool, where: str) -> None:
+    params = nature_cnn_parameters(shape)
+    if params > MAX_CNN_PARAMETERS and not force:
+        gib = params * 4 / 2**30
+        raise ConfigError(
+            f"{where}: a {shape[0]}x{shape[1]} observation builds an SB3 NatureCNN (CnnPolicy) of "
+            f"{params / 1e6:.0f}M parameters ({gib:.1f} GiB of weights, ~{4 * gib:.0f} GiB with "
+            f"gradients and Adam; the limit is {MAX_CNN_PARAMETERS / 1e6:.0f}M). Render smaller "
+            "observations: make_sb3_env(size=(84, 84)) or puzzlegym.wrappers.LowResObservation; "
+            "pass force=True to build it anyway"
+        )
+
+
+_RAW_HINT = (
+    "wrap it for RL: puzzlegym.wrappers.make_sb3_env(env_id, actions='board') builds the "
+    "whole stack; or BoardActions (board-aligned targets with action_masks() for MaskablePPO) "
+    "or DiscreteGUIActions (a grid over the screen) for the actions, and LowResObservation "
+    "(rendered directly at e.g. 84x84) for the observations"
+)
+
+
+def check_sb3_env(env: gym.Env, force: bool = False) -> None:
+    """Raise :class:`~puzzlegym.errors.ConfigError` naming the puzzlegym wrappers when
+    ``env`` cannot train with SB3's image policies: GUI action dicts (or any space SB3 does not
+    take), non-image observations, or an observation that builds a CNN above
+    :data:`MAX_CNN_PARAMETERS` (unless ``force``)."""
+    act, obs = env.action_space, env.observation_space
+    if not isinstance(act, (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary, spaces.Box)):
+        raise ConfigError(
+            f"action space {type(act).__name__}: Stable-Baselines3 takes Discrete, MultiDiscrete, "
+            f"MultiBinary or Box actions, not puzzlegym's GUI action dicts; {_RAW_HINT}"
+        )
+    if not (isinstance(obs, spaces.Box) and len(obs.shape) == 3):
+        raise ConfigError(
+            f"observation space {obs}: SB3's CnnPolicy takes an image Box (H, W, C); "
+            f"a TextChannel or other Dict observation needs its own policy; {_RAW_HINT}"
+        )
+    _cnn_check(obs.shape, force, "observation")
+
 
 def make_sb3_env(
     env_id: str = "LongPuzzle/MazePaint-Easy",
@@ -19,15 +87,53 @@ def make_sb3_env(
     grayscale: bool = False,
     swipes: bool = True,
     keys: bool = True,
+    actions: str = "grid",
+    buttons: tuple[str, ...] | None = None,
+    fit: str = "stretch",
+    scale=None,
+    max_targets: int | None = None,
+    force: bool = False,
     **env_kwargs: Any,
 ) -> gym.Env:
-    """``gym.make(env_id, **env_kwargs)`` wrapped as BlackBox → DownscaleObservation →
-    DiscreteGUIActions: observations ``(size[0], size[1], 3)`` uint8 (``1`` channel with
-    ``grayscale``), a ``Discrete`` action space and public infos, ready for SB3's
-    ``CnnPolicy`` (NatureCNN needs ``size`` of at least 36×36). ``env_kwargs`` go to
-    ``gym.make`` (e.g. ``start="board"``, ``level=1``, ``budget_s=200``,
-    ``max_episode_steps=...``)."""
+    """``gym.make(env_id, **env_kwargs)`` ready for SB3's ``CnnPolicy``: observations
+    ``(size[0], size[1], 3)`` uint8 (``1`` channel with ``grayscale``) rendered directly at
+    that size (:class:`LowResObservation`, ``fit="stretch"`` fills the frame,
+    ``"letterbox"`` keeps the aspect ratio; the browser backend's screenshots are resized
+    instead), public infos only (:class:`BlackBox`) and a ``Discrete`` action space:
+    ``actions="grid"`` clicks and swipes on a ``grid`` over the screen plus arrow keys
+    (:class:`DiscreteGUIActions`), ``actions="board"`` the level's board targets plus the
+    suite's ``buttons`` (:class:`BoardActions`, with ``action_masks()`` for
+    ``MaskablePPO``; ``max_targets`` as there). A uniform ``scale`` (e.g. ``"1/16"``:
+    56×80) replaces ``size``.
+
+    Sizes whose NatureCNN would exceed :data:`MAX_CNN_PARAMETERS` are refused unless
+    ``force=True`` (NatureCNN needs at least 36×36). ``env_kwargs`` go to ``gym.make``
+    (e.g. ``start="board"``, ``level=1``, ``budget_s=200``, ``max_episode_steps=...``)."""
+    if actions not in ACTIONS:
+        raise ConfigError(f"actions: {actions!r} is not allowed; allowed: {', '.join(ACTIONS)}")
+    if fit not in FITS:
+        raise ConfigError(f"fit: {fit!r} is not allowed; allowed: {', '.join(FITS)}")
+    if scale is not None:
+        res = resolution_for(None, scale, grayscale)
+        height, width = res.height, res.width
+        size = None
+    else:
+        try:
+            height, width = (int(v) for v in size)
+        except (TypeError, ValueError):
+            raise ConfigError(f"size: expected (height, width), got {size!r}") from None
+        size = (height, width)
+    _cnn_check((height, width, 1 if grayscale else 3), force, f"size=({height}, {width})")
     env = gym.make(env_id, **env_kwargs)
-    env = BlackBox(env)
-    env = DownscaleObservation(env, size=size, grayscale=grayscale)
-    return DiscreteGUIActions(env, grid=grid, swipes=swipes, keys=keys)
+    try:
+        if env.unwrapped.config["backend"] == "native":
+            env = LowResObservation(env, size=size, grayscale=grayscale, scale=scale, fit=fit)
+        else:
+            env = DownscaleObservation(env, size=(height, width), grayscale=grayscale)
+        env = BlackBox(env)
+        if actions == "board":
+            return BoardActions(env, buttons=buttons, max_targets=max_targets)
+        return DiscreteGUIActions(env, grid=grid, swipes=swipes, keys=keys)
+    except Exception:
+        env.close()
+        raise

@@ -1,0 +1,177 @@
+"""RL throughput, memory and vector-env scaling, each measured in one run (ratios comparable).
+
+    .venv/bin/python benchmarks/bench_rl.py throughput [ENV_ID ...]   # default: every registered id
+    .venv/bin/python benchmarks/bench_rl.py rss [ENV_ID ...] [--steps N]
+    .venv/bin/python benchmarks/bench_rl.py vector [ENV_ID] [--steps N]
+
+* ``throughput``: env steps/s of one pre-planned GUI action sequence (solver moves and random
+  clicks, from the home screen) replayed through (a) the raw env (1280x900 observations),
+  (b) the reduced-scale step: ``LowResObservation`` at 84x84 (rendered directly), and (c)
+  the step of the former ``make_sb3_env`` stack: ``BlackBox`` -> ``DownscaleObservation``
+  84x84 (the full frame rendered, then shrunk with Pillow). Rounds alternate the three so
+  load drifts hit them alike; the best round of each counts. Prints the ratios b/a and b/c.
+* ``rss``: the resident memory of one process running one env (raw 1280x900 observations,
+  board actions chosen uniformly from the mask, episodes of 300 actions) after 0, 10,000,
+  50,000 and 100,000 steps; each id in its own process.
+* ``vector``: env steps/s of ``AsyncVectorEnv`` (shared memory) and SB3 ``SubprocVecEnv`` with
+  1 and 2 worker processes at the training resolution (84x84 RGB, board actions chosen
+  uniformly at random), and of AsyncVectorEnv with 2 workers at 1280x900 (``make_sb3_env(size=(900, 1280),
+  force=True)``) with and without shared memory.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import gymnasium as gym
+import numpy as np
+
+import puzzlegym  # noqa: F401
+from puzzlegym.evaluation.bench import mixed_actions
+from puzzlegym.registry import env_ids
+from puzzlegym.wrappers import BlackBox, BoardActions, DownscaleObservation, LowResObservation
+
+
+def _replay(env, actions, seed: int = 0) -> float:
+    env.reset(seed=seed)
+    n, elapsed, clock = 0, 0.0, time.perf_counter
+    for action in actions:
+        if action is None:
+            env.reset(seed=seed)
+            continue
+        t0 = clock()
+        env.step(action)
+        elapsed += clock() - t0
+        n += 1
+    return n / elapsed
+
+
+def throughput(env_id: str, steps: int = 1500, rounds: int = 3) -> dict:
+    actions = mixed_actions(env_id, steps)
+    stacks = {
+        "raw_full": lambda: gym.make(env_id),
+        "reduced_84": lambda: LowResObservation(gym.make(env_id), size=(84, 84), fit="stretch"),
+        "former_sb3_84": lambda: DownscaleObservation(BlackBox(gym.make(env_id)), size=(84, 84)),
+    }
+    envs = {name: make() for name, make in stacks.items()}
+    best = dict.fromkeys(stacks, 0.0)
+    try:
+        for _ in range(rounds):
+            for name, env in envs.items():
+                best[name] = max(best[name], _replay(env, actions))
+    finally:
+        for env in envs.values():
+            env.close()
+    return {
+        "env_id": env_id,
+        "steps": sum(a is not None for a in actions),
+        **{f"{k}_steps_per_s": round(v, 1) for k, v in best.items()},
+        "reduced_vs_raw": round(best["reduced_84"] / best["raw_full"], 2),
+        "reduced_vs_former_sb3": round(best["reduced_84"] / best["former_sb3_84"], 2),
+    }
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def rss_child(env_id: str, steps: int) -> dict:
+    env = BoardActions(gym.make(env_id, budget_s=300))
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    marks = {0: _rss_mib()}
+    checkpoints = {10_000, 50_000, steps}
+    t0 = time.perf_counter()
+    for i in range(1, steps + 1):
+        action = rng.choice(np.flatnonzero(env.action_masks()))
+        *_, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            env.reset()
+        if i in checkpoints:
+            marks[i] = _rss_mib()
+    canvas = env.unwrapped.backend.canvas
+    return {"env_id": env_id, "steps": steps, "seconds": round(time.perf_counter() - t0, 1),
+            "rss_mib": {str(k): round(v, 1) for k, v in sorted(marks.items())},
+            "widget_cache_mib": round(canvas.cached_bytes / 2**20, 1),
+            "widget_cache_limit_mib": round(canvas.cache_bytes / 2**20, 1)}
+
+
+def rss(env_id: str, steps: int) -> dict:
+    code = f"import json, sys; sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r}); import bench_rl; print(json.dumps(bench_rl.rss_child({env_id!r}, {steps})))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _vector_rate(make, n_envs: int, steps: int, sb3: bool) -> float:
+    envs = make(n_envs)
+    rng = np.random.default_rng(0)
+    try:
+        if sb3:
+            envs.seed(0)
+            envs.reset()
+        else:
+            envs.reset(seed=0)
+        n = envs.action_space.n if sb3 else envs.single_action_space.n
+        plan = rng.integers(n, size=(steps, n_envs))  # uniform random indices (no mask round trip)
+        t0 = time.perf_counter()
+        for actions in plan:
+            envs.step(actions)
+        return steps * n_envs / (time.perf_counter() - t0)
+    finally:
+        envs.close()
+
+
+def vector(env_id: str, steps: int = 1500) -> dict:
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    from puzzlegym.wrappers import make_sb3_env
+
+    kw = dict(actions="board", buttons=("restart",), size=(84, 84), start="board", budget_s=300)
+
+    def gym_async(n, shared=True, **extra):
+        return gym.vector.AsyncVectorEnv([lambda: make_sb3_env(env_id, **{**kw, **extra})] * n,
+                                         shared_memory=shared, context="fork")
+
+    def sb3_subproc(n):
+        return SubprocVecEnv([lambda: make_sb3_env(env_id, **kw)] * n, start_method="fork")
+
+    out = {"env_id": env_id, "steps_per_worker": steps}
+    for name, make, sb3 in (("async", gym_async, False), ("subproc", sb3_subproc, True)):
+        one = _vector_rate(make, 1, steps, sb3)
+        two = _vector_rate(make, 2, steps, sb3)
+        out[f"{name}_1_worker_steps_per_s"] = round(one, 1)
+        out[f"{name}_2_workers_steps_per_s"] = round(two, 1)
+        out[f"{name}_2_vs_1"] = round(two / one, 2)
+    # full-resolution observations: what shared memory saves (3.5 MB per observation)
+    full = dict(size=(900, 1280), force=True)
+    shared = _vector_rate(lambda n: gym_async(n, True, **full), 2, steps // 3, False)
+    piped = _vector_rate(lambda n: gym_async(n, False, **full), 2, steps // 3, False)
+    out["async_2_workers_full_res_shared_steps_per_s"] = round(shared, 1)
+    out["async_2_workers_full_res_pipes_steps_per_s"] = round(piped, 1)
+    return out
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    what = args.pop(0) if args and args[0] in ("throughput", "rss", "vector") else "throughput"
+    n = None
+    if "--steps" in args:
+        i = args.index("--steps")
+        n = int(args[i + 1])
+        del args[i : i + 2]
+    if what == "throughput":
+        for env_id in args or env_ids():
+            print(json.dumps(throughput(env_id, n or 1500)), flush=True)
+    elif what == "rss":
+        ids = args or ["LongPuzzle/MazePaint-Hard", "LongPuzzle/NutAndBolt-Nightmare", "LongPuzzle/BoltUnscrew-Hard"]
+        for env_id in ids:
+            print(json.dumps(rss(env_id, n or 100_000)), flush=True)
+    else:
+        print(json.dumps(vector(args[0] if args else "LongPuzzle/MazePaint-Easy", n or 1500)), flush=True)

@@ -1,0 +1,6 @@
+"""Reinforcement learning at speed and scale: vector envs of the RL stack
+(:mod:`puzzlegym.rl.vector`) and a PPO run that reports the trained policy's success rate
+next to the random policy's, measured in the same run (:mod:`puzzlegym.rl.ppo`).
+
+Needs the ``rl`` extra (Stable-Baselines3, sb3-contrib for ``MaskablePPO``).
+"""

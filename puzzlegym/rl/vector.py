@@ -1,0 +1,78 @@
+"""Vector envs of the RL stack (``make_sb3_env``) and torch threads per process.
+
+* ``"async"``: Gymnasium ``AsyncVectorEnv`` (one process per env; observations through
+  shared memory by default), ``"sync"``: ``SyncVectorEnv`` (in-process);
+* ``"subproc"``: Stable-Baselines3 ``SubprocVecEnv`` (one process per env, pipes),
+  ``"dummy"``: ``DummyVecEnv`` (in-process).
+
+Every env of one vector env has the same spaces (the same id and wrapper settings), a
+different seed (``seed + i``) on its first reset.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any
+
+from puzzlegym.errors import ConfigError
+from puzzlegym.wrappers.sb3 import make_sb3_env
+
+__all__ = ["KINDS", "MAX_ENVS", "env_fns", "make_vector_env", "set_torch_threads"]
+
+KINDS = ("async", "sync", "subproc", "dummy")
+MAX_ENVS = 256  # processes or envs in one vector env
+
+
+def env_fns(env_id: str, n_envs: int, **make_kwargs: Any) -> list:
+    """``n_envs`` picklable factories of ``make_sb3_env(env_id, **make_kwargs)``."""
+    if isinstance(n_envs, bool) or not isinstance(n_envs, int) or not 1 <= n_envs <= MAX_ENVS:
+        raise ConfigError(f"n_envs: expected 1..{MAX_ENVS}, got {n_envs!r}")
+    return [functools.partial(make_sb3_env, env_id, **make_kwargs) for _ in range(n_envs)]
+
+
+def make_vector_env(
+    env_id: str,
+    n_envs: int = 2,
+    kind: str = "async",
+    seed: int | None = 0,
+    shared_memory: bool = True,
+    context: str | None = None,
+    **make_kwargs: Any,
+):
+    """A vector env of ``n_envs`` copies of ``make_sb3_env(env_id, **make_kwargs)`` (see the
+    module docstring for ``kind``). ``shared_memory`` and ``context`` (the multiprocessing
+    start method) apply to ``"async"``; ``context`` also to ``"subproc"``. SB3 vector envs
+    are seeded with ``seed`` here; Gymnasium ones take it on ``reset(seed=...)``."""
+    if kind not in KINDS:
+        raise ConfigError(f"kind: {kind!r} is not allowed; allowed: {', '.join(KINDS)}")
+    fns = env_fns(env_id, n_envs, **make_kwargs)
+    if kind == "async":
+        import gymnasium as gym
+
+        return gym.vector.AsyncVectorEnv(fns, shared_memory=shared_memory, context=context)
+    if kind == "sync":
+        import gymnasium as gym
+
+        return gym.vector.SyncVectorEnv(fns)
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    venv = SubprocVecEnv(fns, start_method=context) if kind == "subproc" else DummyVecEnv(fns)
+    if seed is not None:
+        venv.seed(seed)
+    return venv
+
+
+def set_torch_threads(threads: int | None = None, env_processes: int = 0) -> int:
+    """Set torch's intra-op threads for this process and return the number: ``threads``
+    when given, else the cores left over by ``env_processes`` busy env worker processes (at
+    least 1). Torch's default (every core in every process) oversubscribes the machine as
+    soon as envs run in other processes."""
+    import torch
+
+    if threads is None:
+        threads = max(1, (os.cpu_count() or 1) - int(env_processes))
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ConfigError(f"torch_threads: expected a positive integer, got {threads!r}")
+    torch.set_num_threads(threads)
+    return threads

@@ -1,0 +1,138 @@
+"""The resolution a frame is rendered at: how the 1280×900 screen maps onto an output image.
+
+A :class:`Resolution` is an output size plus an exact rational scale per axis and an offset
+(the letterbox margin), optionally grayscale. The renderer (:mod:`puzzlegym.screen.render`)
+uses it to composite frames directly at that size: every widget image is reduced once into
+the widget cache, and each frame composites those reduced images into the reduced frame.
+
+Screen pixel edges map to output pixel edges by exact integer rounding (half up), so two
+widgets that share an edge on the screen share it in the output as well, and the mapping is
+the same on every machine.
+
+* :meth:`Resolution.full`: the screen itself (the identity; the default everywhere).
+* :meth:`Resolution.scaled`: a uniform factor such as ``1/4`` (320×225) or ``1/8`` (160×113).
+* :meth:`Resolution.fit`: the largest uniform scale that fits ``(height, width)``, centred,
+  with black bars (a letterbox), e.g. ``fit(84, 84)``: the screen is 84×59 inside 84×84.
+* :meth:`Resolution.stretch`: exactly ``(height, width)``, each axis scaled on its own.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from fractions import Fraction
+
+from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.errors import ConfigError
+
+__all__ = ["MIN_SIDE", "Resolution"]
+
+MIN_SIDE = 8  # the smallest output side accepted (smaller frames show nothing usable)
+
+
+def _fraction(value, name: str) -> Fraction:
+    if isinstance(value, bool):
+        raise ConfigError(f"{name}: expected a number in (0, 1], got {value!r}")
+    try:
+        f = Fraction(value) if not isinstance(value, float) else Fraction(value).limit_denominator(10_000)
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise ConfigError(f"{name}: expected a number in (0, 1] such as 0.25 or '1/4', got {value!r}") from None
+    if not 0 < f <= 1:
+        raise ConfigError(f"{name}: must be in (0, 1] (frames are never upscaled), got {value!r}")
+    return f
+
+
+def _side(value, name: str, limit: int) -> int:
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        v = operator.index(value)
+    except TypeError:
+        raise ConfigError(f"{name}: expected an integer number of pixels, got {value!r}") from None
+    if not MIN_SIDE <= v <= limit:
+        raise ConfigError(f"{name}: must be {MIN_SIDE}..{limit} pixels, got {v}")
+    return v
+
+
+def _round(x: int, f: Fraction) -> int:
+    """``x * f`` rounded half up, in exact integer arithmetic."""
+    return (2 * x * f.numerator + f.denominator) // (2 * f.denominator)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """An output ``height`` × ``width``; screen ``x`` maps to ``ox + round(x * sx)`` and
+    ``y`` to ``oy + round(y * sy)``; ``grayscale`` frames have one channel (ITU-R 601 luma,
+    as Pillow's ``"L"`` mode)."""
+
+    height: int
+    width: int
+    sx: Fraction
+    sy: Fraction
+    ox: int = 0
+    oy: int = 0
+    grayscale: bool = False
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def full(cls, grayscale: bool = False) -> Resolution:
+        return cls(SCREEN_HEIGHT, SCREEN_WIDTH, Fraction(1), Fraction(1), 0, 0, bool(grayscale))
+
+    @classmethod
+    def scaled(cls, factor, grayscale: bool = False) -> Resolution:
+        """The screen scaled by ``factor`` (a number in (0, 1] or a string such as
+        ``"1/4"``); the output is ``round(900 f)`` × ``round(1280 f)``."""
+        f = _fraction(factor, "scale")
+        h, w = _round(SCREEN_HEIGHT, f), _round(SCREEN_WIDTH, f)
+        if min(h, w) < MIN_SIDE:
+            raise ConfigError(f"scale: {factor!r} gives a {h}x{w} frame; the smallest side allowed is {MIN_SIDE}")
+        return cls(h, w, f, f, 0, 0, bool(grayscale))
+
+    @classmethod
+    def fit(cls, height: int, width: int, grayscale: bool = False) -> Resolution:
+        """A ``height`` × ``width`` frame holding the whole screen at the largest uniform
+        scale, centred between black bars."""
+        h = _side(height, "size[0] (height)", SCREEN_HEIGHT)
+        w = _side(width, "size[1] (width)", SCREEN_WIDTH)
+        f = min(Fraction(w, SCREEN_WIDTH), Fraction(h, SCREEN_HEIGHT))
+        ch, cw = _round(SCREEN_HEIGHT, f), _round(SCREEN_WIDTH, f)
+        return cls(h, w, f, f, (w - cw) // 2, (h - ch) // 2, bool(grayscale))
+
+    @classmethod
+    def stretch(cls, height: int, width: int, grayscale: bool = False) -> Resolution:
+        """Exactly ``height`` × ``width``, each axis scaled on its own (the aspect ratio
+        changes unless the size has the screen's 32:45 ratio)."""
+        h = _side(height, "size[0] (height)", SCREEN_HEIGHT)
+        w = _side(width, "size[1] (width)", SCREEN_WIDTH)
+        return cls(h, w, Fraction(w, SCREEN_WIDTH), Fraction(h, SCREEN_HEIGHT), 0, 0, bool(grayscale))
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def channels(self) -> int:
+        return 1 if self.grayscale else 3
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """The frame's numpy shape ``(height, width, channels)``."""
+        return (self.height, self.width, self.channels)
+
+    @property
+    def is_full(self) -> bool:
+        """The identity: the screen itself, in colour."""
+        return (
+            self.sx == 1 and self.sy == 1 and self.ox == 0 and self.oy == 0 and not self.grayscale
+            and (self.height, self.width) == (SCREEN_HEIGHT, SCREEN_WIDTH)
+        )
+
+    def map_box(self, x0: int, y0: int, x1: int, y1: int) -> tuple[int, int, int, int]:
+        """The output box (x0, y0, x1, y1) of a screen box (exclusive ends)."""
+        sx, sy, ox, oy = self.sx, self.sy, self.ox, self.oy
+        return (ox + _round(x0, sx), oy + _round(y0, sy), ox + _round(x1, sx), oy + _round(y1, sy))
+
+    def map_point(self, x: int, y: int) -> tuple[int, int]:
+        """The output pixel that shows screen pixel ``(x, y)``."""
+        return self.ox + int(x * self.sx), self.oy + int(y * self.sy)
+
+    def describe(self) -> str:
+        kind = "gray" if self.grayscale else "RGB"
+        return f"{self.height}x{self.width} {kind} (scale {self.sx}x{self.sy}, offset {self.ox},{self.oy})"

@@ -1,0 +1,194 @@
+"""A board-aligned discrete action space: the game's own targets plus the suite's buttons.
+
+This uses privileged layout knowledge (where the view draws each cell, bolt, anchor or
+vehicle, through ``GameView.board_targets``), so it is meant for training; agents evaluated
+by the protocol act with raw GUI actions or the generic screen grid
+(:class:`~puzzlegym.wrappers.DiscreteGUIActions`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from puzzlegym.actions import Action, Click, Wait, to_dict
+from puzzlegym.errors import ActionError, ConfigError, PuzzleGymError
+from puzzlegym.screen.input import GestureRecognizer, action_events
+from puzzlegym.screen.suite import BOARD_AREA, LEVEL
+
+__all__ = ["BUTTONS", "BoardActions"]
+
+# the suite's controls an agent may press: Restart, Undo (games with undo), Next (level
+# advance), Menu, and the way back in from the home screen (the objective's game card, then
+# its difficulty)
+BUTTONS = ("restart", "undo", "next", "menu", "game", "tier")
+
+
+class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
+    """``Discrete(K + B)``: index ``i < K`` performs the level's ``i``-th board target
+    (``GameView.board_targets``: a swipe of the ball in Maze Paint, a click on bolt ``i`` in
+    Nut and Bolt, on anchor ``i`` in Bolt Unscrew, ...), index ``K + j`` presses
+    ``buttons[j]``.
+
+    ``K`` is the largest number of board targets over the objective's levels (levels with
+    fewer are padded with targets that do not exist); ``max_targets`` sets it by hand (needed
+    only when ``levels="generated"`` produces levels with more targets than the catalogue).
+    ``buttons`` (default: every entry of :data:`BUTTONS` the game has) are clicks on the
+    suite's controls: ``"game"`` and ``"tier"`` are the objective's card on the home screen
+    and its difficulty button.
+
+    An index whose target does not exist right now (a board target off the level screen, a
+    button not on this screen) performs a ``wait``: time passes and nothing else happens.
+    :meth:`action_masks` marks the indices that would change the screen, the board or its
+    selection (computed by asking the suite, without changing anything: ``Suite.would_change``),
+    in the form sb3-contrib's ``MaskablePPO`` reads; when nothing would change anything, every
+    index is marked valid, so a masked policy can still act.
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        buttons: tuple[str, ...] | list[str] | None = None,
+        max_targets: int | None = None,
+    ) -> None:
+        gym.utils.RecordConstructorArgs.__init__(
+            self, buttons=None if buttons is None else tuple(buttons), max_targets=max_targets
+        )
+        super().__init__(env)
+        base = env.unwrapped
+        game = getattr(base, "game", None)
+        if game is None or not hasattr(base, "suite"):
+            raise ConfigError(f"BoardActions: wraps puzzlegym envs only, got {type(base).__name__}")
+        self._base = base
+        if buttons is None:
+            buttons = tuple(b for b in BUTTONS if b != "undo" or game.has_undo)
+        if isinstance(buttons, str):
+            raise ConfigError(f"buttons: expected a list of names, got the string {buttons!r}")
+        buttons = tuple(buttons)
+        for b in buttons:
+            if b not in BUTTONS:
+                raise ConfigError(f"buttons: {b!r} is not a button; allowed: {', '.join(BUTTONS)}")
+        if len(set(buttons)) != len(buttons):
+            raise ConfigError(f"buttons: {buttons!r} names a button twice")
+        self.buttons = buttons
+        self._button_names = tuple(self._suite_name(b) for b in buttons)
+        n = self._objective_targets()
+        if max_targets is not None:
+            if isinstance(max_targets, bool) or not isinstance(max_targets, int) or max_targets < n:
+                raise ConfigError(
+                    f"max_targets: expected an integer of at least {n} (the most board targets "
+                    f"of a level of this objective), got {max_targets!r}"
+                )
+            n = max_targets
+        self.n_targets = n
+        self.action_space = spaces.Discrete(n + len(buttons))
+        self._gestures: dict[Action, list] = {}
+        self._memo: tuple[Any, int, list] | None = None  # (suite, version, targets)
+
+    # -------------------------------------------------------------- layout
+    def _suite_name(self, button: str) -> str:
+        if button == "game":
+            return f"game:{self._base.game.name}"
+        if button == "tier":
+            return f"tier:{self._base.tier}"
+        return button
+
+    def _objective_targets(self) -> int:
+        """The most board targets of a level of the env's objective (catalogue levels)."""
+        base = self._base
+        game = base.game
+        levels = game.load_catalogue(base.tier)
+        k = base.config["level"]
+        if k is not None:
+            levels = [levels[k - 1]]
+        most = 0
+        for level in levels:
+            state = game.rules.initial_state(level)
+            ui = game.view.initial_ui(level, state)
+            most = max(most, len(game.view.board_targets(level, state, ui, BOARD_AREA)))
+        if most == 0:
+            raise ConfigError(f"BoardActions: {game.name} has no board targets (GameView.board_targets)")
+        return most
+
+    def targets(self) -> list[Action | None]:
+        """The GUI action of every index now (``None`` where the target does not exist)."""
+        suite = self._base.suite
+        if suite is None:
+            raise PuzzleGymError("BoardActions: call reset() first")
+        memo = self._memo
+        if memo is not None and memo[0] is suite and memo[1] == suite.version:
+            return list(memo[2])
+        out: list[Action | None] = [None] * self.n_targets
+        board = suite.board
+        if suite.screen == LEVEL and board is not None:
+            found = board.game.view.board_targets(board.level, board.state, board.ui, BOARD_AREA)
+            if len(found) > self.n_targets:
+                raise PuzzleGymError(
+                    f"BoardActions: level {board.index + 1} has {len(found)} board targets, more "
+                    f"than the {self.n_targets} of this action space; pass max_targets={len(found)} "
+                    "or more"
+                )
+            out[: len(found)] = found
+        named = suite.targets()
+        for name in self._button_names:
+            rect = named.get(name)
+            out.append(None if rect is None else Click(*rect.center))
+        self._memo = (suite, suite.version, out)
+        return list(out)
+
+    def names(self) -> list[str]:
+        """A name for every index: ``target0`` ... and the buttons."""
+        return [f"target{i}" for i in range(self.n_targets)] + list(self.buttons)
+
+    # -------------------------------------------------------------- actions
+    def _index(self, index: Any) -> int:
+        if isinstance(index, np.ndarray) and index.shape == ():
+            index = index.item()
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            raise ActionError(f"action: expected an integer index, got {index!r}")
+        i = int(index)
+        if not 0 <= i < self.action_space.n:
+            raise ActionError(f"action: {i} is out of range; allowed 0..{self.action_space.n - 1}")
+        return i
+
+    def action_meaning(self, index: int) -> dict:
+        """The GUI action dict index ``index`` performs now (``{"type": "wait"}`` when its
+        target does not exist)."""
+        action = self.targets()[self._index(index)]
+        return to_dict(Wait() if action is None else action)
+
+    def action(self, action: Any) -> Action:
+        i = self._index(action)
+        target = self.targets()[i]
+        return Wait() if target is None else target
+
+    def action_masks(self) -> np.ndarray:
+        """A bool array over the indices: True where the action would change the screen, the
+        board or its selection (all True when none would)."""
+        suite = self._base.suite
+        mask = np.zeros(self.action_space.n, dtype=bool)
+        for i, action in enumerate(self.targets()):
+            if action is not None:
+                mask[i] = any(suite.would_change(g) for g in self._gestures_of(action))
+        if not mask.any():
+            mask[:] = True
+        return mask
+
+    def _gestures_of(self, action: Action) -> list:
+        """The gestures ``action`` makes on its own (a fresh recogniser: a click is a click)."""
+        found = self._gestures.get(action)
+        if found is None:
+            if len(self._gestures) > 4096:
+                self._gestures.clear()
+            recognizer = GestureRecognizer()
+            found = [g for e in action_events(action, 0) for g in recognizer.feed(e)]
+            self._gestures[action] = found
+        return found
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self.action_space.seed(seed)
+        return self.env.reset(seed=seed, options=options)

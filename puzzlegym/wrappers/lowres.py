@@ -1,0 +1,89 @@
+"""Low-resolution observations rendered directly at the training resolution (no resize)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.errors import ConfigError
+from puzzlegym.screen.resolution import Resolution
+
+__all__ = ["DEFAULT_SIZE", "FITS", "LowResObservation", "resolution_for"]
+
+FITS = ("letterbox", "stretch")
+DEFAULT_SIZE = (84, 84)
+
+
+def resolution_for(
+    size: tuple[int, int] | None = None,
+    scale=None,
+    grayscale: bool = False,
+    fit: str = "letterbox",
+) -> Resolution:
+    """The :class:`~puzzlegym.screen.resolution.Resolution` of ``size=(height, width)``
+    (``fit`` = "letterbox": the whole screen at one scale between black bars; "stretch":
+    each axis scaled on its own) or of a uniform ``scale`` (e.g. ``0.25``, ``"1/8"``)."""
+    if (size is None) == (scale is None):
+        raise ConfigError("LowResObservation: give exactly one of size=(height, width) or scale")
+    if scale is not None:
+        return Resolution.scaled(scale, grayscale)
+    if fit not in FITS:
+        raise ConfigError(f"fit: {fit!r} is not allowed; allowed: {', '.join(FITS)}")
+    try:
+        height, width = size
+    except (TypeError, ValueError):
+        raise ConfigError(f"size: expected (height, width), got {size!r}") from None
+    make = Resolution.fit if fit == "letterbox" else Resolution.stretch
+    return make(height, width, grayscale)
+
+
+class LowResObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Observations rendered at a reduced resolution by the renderer itself.
+
+    Unlike :class:`~puzzlegym.wrappers.DownscaleObservation`, which shrinks every
+    1280×900 frame with Pillow, this asks the env's in-process renderer to composite frames
+    directly at ``size=(height, width)`` (default ``(84, 84)``, the whole screen letterboxed;
+    ``fit="stretch"`` fills it) or at a uniform ``scale`` (``0.25``: 225×320, ``"1/8"``:
+    113×160), optionally ``grayscale`` (``(h, w, 1)``). Widget images are reduced once into
+    the renderer's cache, so a step costs about as much as a full-resolution step without
+    the 3.5 MB frame: see ``benchmarks/bench_rl.py``. ``render()`` still returns the full
+    screen.
+
+    It must wrap a puzzlegym env on the native backend whose observations are still the full
+    screen (it changes what the env renders); for the browser backend use
+    ``DownscaleObservation``.
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        size: tuple[int, int] | None = None,
+        grayscale: bool = False,
+        scale=None,
+        fit: str = "letterbox",
+    ) -> None:
+        gym.utils.RecordConstructorArgs.__init__(
+            self, size=None if size is None else tuple(size), grayscale=grayscale, scale=scale, fit=fit
+        )
+        super().__init__(env)
+        if size is None and scale is None:
+            size = DEFAULT_SIZE
+        resolution = resolution_for(size, scale, grayscale, fit)
+        base = env.unwrapped
+        if not hasattr(base, "set_resolution"):
+            raise ConfigError(
+                f"LowResObservation: wraps puzzlegym envs only, got {type(base).__name__}; "
+                "use DownscaleObservation to resize another env's frames"
+            )
+        space = env.observation_space
+        full = spaces.Box(0, 255, (SCREEN_HEIGHT, SCREEN_WIDTH, 3), np.uint8)
+        if space != full or not base.resolution.is_full:
+            raise ConfigError(
+                "LowResObservation: the wrapped env's observations must be the full 1280x900 "
+                f"screen, got {space}; apply LowResObservation first (directly on gym.make(...))"
+            )
+        base.set_resolution(resolution)  # ConfigError for the browser backend
+        self.resolution = resolution
+        self.observation_space = spaces.Box(0, 255, resolution.shape, np.uint8)
