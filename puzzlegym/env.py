@@ -32,7 +32,7 @@ from puzzlegym.backends import make_backend
 from puzzlegym.checkpoint import Checkpoint, validate_payload
 from puzzlegym.errors import CheckpointError, ConfigError, LevelError, PuzzleGymError, shown
 from puzzlegym.evaluation.evaluator import Evaluator, Objective
-from puzzlegym.evaluation.records import EpisodeRecorder
+from puzzlegym.evaluation.records import EpisodeRecorder, unused_path
 from puzzlegym.registry import catalogue_sha256, games, get_game
 from puzzlegym.screen.clock import make_clock
 from puzzlegym.screen.input import GestureRecognizer
@@ -56,8 +56,8 @@ def _positive_finite(value: Any) -> bool:
 
 
 def _check_record_dir(record_dir: Any) -> str:
-    """``record_dir`` is a path whose parent can be created and written (the first record
-    goes to ``record_dir``, later resets to ``record_dir-2``, ... beside it); checked by
+    """``record_dir`` is a path whose parent can be created and written (a record goes to
+    ``record_dir`` or, if that holds one, to ``record_dir-2``, ... beside it); checked by
     creating the parent and writing a probe file there, so a bad path fails here, not at the
     first reset."""
     if not isinstance(record_dir, (str, os.PathLike)) or not str(record_dir).strip():
@@ -105,7 +105,7 @@ class PuzzleEnv(gym.Env):
     ``clock`` ("sim" or "wall"), ``budget_s`` (3600), ``reward`` ("potential" or "sparse"),
     ``render_mode`` (None or "rgb_array"), ``action_cost_s`` (simulated seconds per action),
     ``levels`` ("catalogue" or "generated": procedural variants of the tier, seeded by
-    ``reset(seed=...)``), ``record_dir`` (write the episode record there; each further reset writes ``<record_dir>-2``, ``-3``, ...), ``agent`` (the
+    ``reset(seed=...)``), ``record_dir`` (write the episode record there, or, if it already holds one, in the first free ``<record_dir>-2``, ``-3``, ...; each reset starts a new record; ``record_path`` says where the current one is), ``agent`` (the
     agent's name, for records), ``record_frames`` (None, or ``"hash"``: the record also gets
     a ``frame`` line with the SHA-256 of every full-resolution frame, for ``puzzlegym
     replay``; off by default since hashing costs ~2 ms per step), ``render_cache_bytes``
@@ -181,7 +181,7 @@ class PuzzleEnv(gym.Env):
         }
         self.render_mode = render_mode
         self.record_dir = record_dir
-        self._records_opened = 0
+        self.record_path: str | None = None  # the current episode's record directory
         if record_frames not in (None, "hash"):
             raise ConfigError(f"record_frames: {record_frames!r} is not allowed; allowed: None, 'hash'")
         self.record_frames = record_frames
@@ -245,11 +245,11 @@ class PuzzleEnv(gym.Env):
             self.recorder = None
         if self.record_dir is None:
             return
-        # one record per episode: the first in record_dir, later resets in record_dir-2, -3, ...
-        self._records_opened += 1
-        n = self._records_opened
+        # one new record per episode: record_dir, or the first of record_dir-2, -3, ... that
+        # holds none (an earlier record, of this env or another run, is never overwritten)
+        self.record_path = str(unused_path(self.record_dir))
         self.recorder = EpisodeRecorder(
-            self.record_dir if n == 1 else f"{self.record_dir}-{n}",
+            self.record_path,
             {
                 "puzzlegym_version": __version__,
                 "catalogue_sha256": catalogue_sha256(),

@@ -13,9 +13,9 @@ import pytest
 
 from puzzlegym.agents import make_agent
 from puzzlegym.cli import main
-from puzzlegym.errors import RecordError
-from puzzlegym.evaluation.eval import run_eval
-from puzzlegym.evaluation.records import read_log
+from puzzlegym.errors import ConfigError, RecordError
+from puzzlegym.evaluation.eval import episode_dir, run_eval
+from puzzlegym.evaluation.records import EpisodeRecorder, read_log
 from puzzlegym.evaluation.replay import format_report, replay
 from puzzlegym.evaluation.report import load_run
 from puzzlegym.evaluation.runner import run_episode
@@ -75,18 +75,63 @@ def test_a_torn_last_line_is_reported_as_such(tmp_path, capsys):
 
 
 def test_a_record_has_one_writer(tmp_path):
+    """A second env on the same record_dir never writes into the first one's record: it
+    starts its own beside it; a recorder opened on an existing record is refused."""
     first = gym.make("LongPuzzle/MazePaint-Easy", record_dir=str(tmp_path / "rec"))
     second = gym.make("LongPuzzle/MazePaint-Easy", record_dir=str(tmp_path / "rec"))
     try:
         first.reset(seed=0)
         first.step({"type": "wait"})
-        with pytest.raises(RecordError, match="being written by another process"):
-            second.reset(seed=0)
+        second.reset(seed=0)
+        assert second.unwrapped.record_path == str(tmp_path / "rec-2")
+        second.step({"type": "wait"})
         first.step({"type": "wait"})
         assert [r["step"] for r in read_log(tmp_path / "rec") if r["kind"] == "action"] == [1, 2]
+        assert [r["step"] for r in read_log(tmp_path / "rec-2") if r["kind"] == "action"] == [1]
+        with pytest.raises(RecordError, match="already holds an episode record"):
+            EpisodeRecorder(tmp_path / "rec", {})
     finally:
         first.close()
         second.close()
+
+
+def test_records_and_run_outputs_are_never_overwritten(tmp_path):
+    """Every later episode gets a new directory: env resets, a second env, a second
+    `run_episode` into the same --out, a second eval into the same run (refused without
+    --resume); an unfinished episode a resumed run plays again is kept, not counted."""
+    env = gym.make("LongPuzzle/MazePaint-Easy", record_dir=str(tmp_path / "rec"))
+    try:
+        for _ in range(3):
+            env.reset(seed=0)
+            env.step({"type": "wait"})
+    finally:
+        env.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rec", "rec-2", "rec-3"]
+    logs = {p.name: (p / "log.jsonl").read_bytes() for p in tmp_path.iterdir()}
+
+    out = tmp_path / "out"
+    first = run_episode("LongPuzzle/MazePaint-Easy", "random", out_dir=out, max_steps=5, level=1)
+    kept = {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    second = run_episode("LongPuzzle/MazePaint-Easy", "random", out_dir=out, max_steps=7, level=1)
+    assert first["out"] == str(out) and second["out"] == str(tmp_path / "out-2")
+    assert {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()} == kept
+    assert json.loads((tmp_path / "out-2" / "result.json").read_text())["steps"] == 7
+    assert {p.name: (p / "log.jsonl").read_bytes() for p in tmp_path.glob("rec*")} == logs
+
+    run = tmp_path / "run"
+    run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=5, progress=False)
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file() and p.name != ".lock"}
+    with pytest.raises(ConfigError, match="already holds an episode; continue the run with --resume"):
+        run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=5, progress=False)
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file() and p.name != ".lock"} == before
+    unfinished = episode_dir(run, "random", "LongPuzzle/MazePaint-Easy", 1)
+    (unfinished / "result.json").unlink()  # as if the run had been killed mid-episode
+    log = (unfinished / "record" / "log.jsonl").read_bytes()
+    run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=5, progress=False, resume=True)
+    kept_aside = run / "superseded" / unfinished.relative_to(run)
+    assert (kept_aside / "record" / "log.jsonl").read_bytes() == log
+    assert (unfinished / "result.json").exists()
+    assert len(load_run(run)["episodes"]["random"]) == 2  # the superseded attempt is not counted
 
 
 def test_a_run_directory_is_locked_by_the_run_writing_it(tmp_path):

@@ -32,7 +32,7 @@ from typing import Any
 from tqdm import tqdm
 
 from puzzlegym.errors import ConfigError, RecordError
-from puzzlegym.evaluation.records import lock_file, read_json
+from puzzlegym.evaluation.records import SUPERSEDED, lock_file, read_json, unused_path
 from puzzlegym.jsonio import write_json
 from puzzlegym.registry import ID_PREFIX, catalogue_sha256, env_ids, parse_env_id
 from puzzlegym.version import __version__
@@ -136,8 +136,10 @@ def run_eval(
 ) -> list[dict[str, Any]]:
     """Run every (agent, objective, seed) episode; returns their results (in job order).
 
-    ``resume`` skips episodes whose ``result.json`` already exists (a damaged one is reported
-    and its episode run again). The run directory is locked while the run writes it: a second
+    ``resume`` skips episodes whose ``result.json`` already exists; an unfinished or damaged
+    one is moved to ``<run_dir>/superseded/...`` (kept, not counted by reports) and run again.
+    Without ``resume``, a run directory that already holds an episode of this run is refused:
+    episodes are never overwritten. The run directory is locked while the run writes it: a second
     run on the same directory is refused (:class:`RecordError`). Episodes always start at
     the home screen with the whole objective as target (the protocol); ``budget_s`` is the
     protocol's 3,600 s unless overridden, and ``clock`` the simulated clock, or the wall clock
@@ -193,7 +195,6 @@ def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backen
         "env_kwargs": {**env_kwargs, "clock": "/".join(dict.fromkeys(clocks[a] for a in agents))},
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
-    write_json(run / "run.json", meta)
     jobs = []
     for agent in agents:
         for env_id in objectives:
@@ -214,15 +215,30 @@ def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backen
                 )
     results: dict[int, dict] = {}
     todo = []
+    aside: list[tuple[Path, Path]] = []
     for i, job in enumerate(jobs):
-        done_file = Path(job["out_dir"]) / "result.json"
-        if resume and done_file.exists():
+        out = Path(job["out_dir"])
+        if resume and (out / "result.json").exists():
             try:
-                results[i] = read_json(done_file, "episode result")
+                results[i] = read_json(out / "result.json", "episode result")
                 continue
             except RecordError as exc:
                 print(f"puzzlegym eval: {exc}; running that episode again", file=sys.stderr)
+        if out.exists() and any(out.iterdir()):
+            if not resume:
+                raise ConfigError(
+                    f"run_dir: {out} already holds an episode; continue the run with --resume "
+                    "or choose a new run directory (episodes are never overwritten)"
+                )
+            # an unfinished or damaged episode is kept (never deleted) and run again
+            aside.append((out, unused_path(run / SUPERSEDED / out.relative_to(run), taken=Path.exists)))
         todo.append(i)
+    # after every check: a refused run changes nothing
+    write_json(run / "run.json", meta)
+    for out, kept in aside:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        out.rename(kept)
+        print(f"puzzlegym eval: the earlier attempt at {out} is kept in {kept}", file=sys.stderr)
     bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="episode", disable=not progress)
     try:
         if executor == "ray":

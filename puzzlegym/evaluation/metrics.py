@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from puzzlegym.errors import RecordError
-from puzzlegym.evaluation.records import AGENT_LOG, read_json, read_log
+from puzzlegym.evaluation.records import AGENT_LOG, is_superseded, read_json, read_log
 
 # The tier ladder used when a game is not registered here (e.g. the paper's rows): a tier
 # counts for LC_hard when it is above the easiest one; single-tier games ("Default") never do.
@@ -434,9 +434,11 @@ def episode_row(ep: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def find_records(root: str | os.PathLike) -> list[Path]:
-    """Every episode record directory (holding ``manifest.json`` and ``log.jsonl``) under root."""
+    """Every episode record directory (holding ``manifest.json`` and ``log.jsonl``) under root,
+    except the superseded episodes a resumed run kept aside."""
     root = Path(root)
-    return sorted(p.parent for p in root.rglob("manifest.json") if (p.parent / "log.jsonl").exists())
+    return sorted(p.parent for p in root.rglob("manifest.json")
+                  if (p.parent / "log.jsonl").exists() and not is_superseded(p, root))
 
 
 def aggregate_records(directories: Iterable[str | os.PathLike]) -> dict[str, Any]:

@@ -30,7 +30,46 @@ try:  # POSIX
 except ImportError:  # pragma: no cover - no advisory locks on this platform
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["AGENT_LOG", "AgentLog", "EpisodeRecorder", "Log", "lock_file", "read_json", "read_log"]
+__all__ = [
+    "AGENT_LOG",
+    "RECORD_FILES",
+    "SUPERSEDED",
+    "AgentLog",
+    "EpisodeRecorder",
+    "Log",
+    "holds_record",
+    "is_superseded",
+    "lock_file",
+    "read_json",
+    "read_log",
+    "unused_path",
+]
+
+# the files that make a directory an episode record (an agent log alone does not)
+RECORD_FILES = ("manifest.json", "log.jsonl")
+# where a run keeps episodes it ran again (`eval --resume`): kept, never counted
+SUPERSEDED = "superseded"
+
+
+def is_superseded(path: str | os.PathLike, root: str | os.PathLike) -> bool:
+    """Whether ``path`` (under ``root``) lies in a run's folder of superseded episodes."""
+    return SUPERSEDED in Path(path).relative_to(root).parts
+
+
+def holds_record(directory: str | os.PathLike) -> bool:
+    """Whether ``directory`` already holds an episode record (which is never overwritten)."""
+    return any((Path(directory) / name).exists() for name in RECORD_FILES)
+
+
+def unused_path(base: str | os.PathLike, taken=holds_record, limit: int = 100_000) -> Path:
+    """``base`` if ``taken(base)`` is false, else the first of ``base-2``, ``base-3``, ...
+    that is not taken: where a new record (or run output) goes without touching an old one."""
+    base = Path(base)
+    for n in range(1, limit + 1):
+        path = base if n == 1 else base.with_name(f"{base.name}-{n}")
+        if not taken(path):
+            return path
+    raise RecordError(f"{base}: {limit} earlier records already use this name; choose another")
 
 
 def lock_file(fh: Any, what: str) -> None:
@@ -45,17 +84,24 @@ def lock_file(fh: Any, what: str) -> None:
 
 
 class EpisodeRecorder:
+    """Writes one new episode record into ``directory``; a directory that already holds a
+    record is refused (records are never overwritten: pick a name with :func:`unused_path`)."""
+
     def __init__(self, directory: str | os.PathLike, manifest: dict[str, Any]) -> None:
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.manifest = dict(manifest)
-        log = open(self.dir / "log.jsonl", "a", encoding="utf-8")  # noqa: SIM115 - kept open
+        if (self.dir / "manifest.json").exists():
+            raise RecordError(f"{self.dir} already holds an episode record; records are never overwritten")
+        try:  # "x": created here, or refused; an earlier record is never reopened
+            log = open(self.dir / "log.jsonl", "x", encoding="utf-8")  # noqa: SIM115 - kept open
+        except FileExistsError:
+            raise RecordError(f"{self.dir} already holds an episode record; records are never overwritten") from None
         try:
             lock_file(log, f"the record {self.dir}")
         except RecordError:
             log.close()
             raise
-        log.truncate(0)  # one record per episode: an earlier one here (not being written) is replaced
         self._log = log
         self._write_manifest()
 
@@ -87,7 +133,10 @@ class AgentLog:
     def __init__(self, directory: str | os.PathLike) -> None:
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
-        self._log = open(self.dir / AGENT_LOG, "w", encoding="utf-8")  # noqa: SIM115 - kept open
+        try:  # never overwrites an earlier agent log
+            self._log = open(self.dir / AGENT_LOG, "x", encoding="utf-8")  # noqa: SIM115 - kept open
+        except FileExistsError:
+            raise RecordError(f"{self.dir / AGENT_LOG} already exists; records are never overwritten") from None
 
     def write(self, record: dict, step: int, t: float) -> None:
         line = json.dumps({**record, "step": step, "t": round(t, 3)}, sort_keys=True, separators=(",", ":"), default=str)

@@ -34,7 +34,7 @@ from typing import Any
 
 from puzzlegym.errors import RecordError
 from puzzlegym.evaluation import metrics
-from puzzlegym.evaluation.records import read_json
+from puzzlegym.evaluation.records import is_superseded, read_json
 from puzzlegym.lab.tables import is_takeover_record, lab_tables
 
 TABLE2_COLUMNS = ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "NGAR", "SMR")
@@ -47,6 +47,8 @@ def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
     errors, damaged = [], []
     failed_dirs = set()
     for res in sorted(run.rglob("result.json")):
+        if is_superseded(res, run):
+            continue
         try:
             doc = read_json(res, "episode result")
         except RecordError as exc:  # reported, and the rest of the run still counts

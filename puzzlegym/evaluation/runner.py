@@ -13,7 +13,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from puzzlegym.agents import agent_label, make_agent
-from puzzlegym.evaluation.records import AgentLog
+from puzzlegym.evaluation.records import AgentLog, holds_record, unused_path
 from puzzlegym.jsonio import write_atomic, write_json
 from puzzlegym.registry import parse_env_id
 
@@ -42,6 +42,11 @@ class GifFrames:
         iio.imwrite(path, np.stack(self.frames), duration=int(1000 / fps), loop=0)
 
 
+def holds_output(out: Path) -> bool:
+    """Whether ``out`` holds an earlier episode's output (its result or record)."""
+    return (out / "result.json").exists() or holds_record(out / "record") or (out / "record").exists()
+
+
 def run_episode(
     env_id: str,
     agent: str = "solver",
@@ -56,6 +61,11 @@ def run_episode(
 ) -> dict:
     """Play one episode of ``env_id``; returns the result dict (success, lc, fgp, ...).
 
+    With ``out_dir`` it keeps ``result.json``, ``final.png``, ``episode.gif`` and the record
+    (``record/``) there; if ``out_dir`` already holds an earlier episode, they go to the first
+    free ``out_dir-2``, ``-3``, ... instead (``result["out"]`` says where): nothing earlier
+    is overwritten.
+
     ``agent_options`` is a model agent's options dict (:mod:`puzzlegym.agents.model`); a model
     agent's own record lines go to ``record/agent.jsonl`` and its totals (requests, tokens,
     steps, malformed calls) to the result's ``model`` entry. Model agents play on the wall
@@ -63,7 +73,8 @@ def run_episode(
     """
     parse_env_id(env_id)  # a clear ConfigError for an unknown id
     label = agent_label(agent, agent_options)  # validates the options before anything starts
-    out = Path(out_dir) if out_dir is not None else None
+    # a new output directory: out_dir, or out_dir-2, ... if it holds an earlier episode
+    out = unused_path(out_dir, taken=holds_output) if out_dir is not None else None
     record_dir = str(out / "record") if out is not None else None
     if label != agent:
         env_kwargs.setdefault("clock", "wall")
@@ -128,7 +139,8 @@ def run_episode(
                     frames.add(obs, force=True)
                 write_atomic(out / "episode.gif", frames.write)
                 result["gif"] = str(out / "episode.gif")
-            result["record"] = record_dir
+            result["out"] = str(out)
+            result["record"] = env.unwrapped.record_path
             write_json(out / "result.json", result)
         return result
     except Exception as exc:
