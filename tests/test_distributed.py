@@ -27,7 +27,7 @@ def local_ray():
 
 
 def _strip(result: dict) -> dict:
-    return {k: v for k, v in result.items() if k not in ("wall_s", "final_frame", "record", "gif")}
+    return {k: v for k, v in result.items() if k not in ("wall_s", "final_frame", "record", "gif", "out")}
 
 
 def test_eval_on_ray_writes_the_records_a_local_run_writes(local_ray, tmp_path):
@@ -37,6 +37,8 @@ def test_eval_on_ray_writes_the_records_a_local_run_writes(local_ray, tmp_path):
     local = run_eval(run_dir=tmp_path / "local", **args)
     assert [_strip(r) for r in on_ray] == [_strip(r) for r in local]
     assert not any("error" in r for r in on_ray)
+    assert [Path(r["out"]).relative_to(tmp_path / "ray") for r in on_ray] == \
+        [Path(r["out"]).relative_to(tmp_path / "local") for r in local]
     for agent in ("random", "solver"):
         ep = tmp_path / "ray" / "episodes" / agent / "MazePaint-Easy" / "seed0"
         assert (ep / "result.json").exists() and (ep / "record" / "manifest.json").exists()
