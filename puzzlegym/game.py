@@ -127,7 +127,9 @@ class Game:
     screen shows Undo, ``describe(level, state)`` (optional) extra facts recorded with every
     snapshot (e.g. free anchors), ``stats_max_states`` (optional) a lower cap on the states
     ``puzzlegym levels stats`` enumerates per level, for games whose state space is far too
-    large to count (the counts are then lower bounds either way).
+    large to count (the counts are then lower bounds either way), ``level_format`` (optional)
+    the Markdown text documenting the game's level file format, from the package's
+    ``format.md`` (``docs/levels.md`` ends with every game's).
     """
 
     name: str
@@ -147,6 +149,7 @@ class Game:
     has_undo: bool = False
     describe: Any = None  # optional (level, state) -> dict of game facts added to snapshots
     stats_max_states: int | None = None  # optional lower cap for `levels stats` (huge state spaces)
+    level_format: str = ""  # optional Markdown: the level file format (format.md)
 
     def env_id(self, tier: str) -> str:
         return f"LongPuzzle/{self.name}-{tier}"
@@ -164,7 +167,8 @@ class Game:
     ) -> Game:
         """A game from its package's conventional parts: ``rules`` (``TIERS``, ``Level`` with
         ``from_json``/``to_json``, ``state_to_json``/``state_from_json``), ``generator.generate``
-        (imported on first use), ``card.md`` as the rule card, and ``dead_end`` (usually
+        (imported on first use), ``card.md`` as the rule card, ``format.md`` (when the package
+        has one) as the level format, and ``dead_end`` (usually
         ``puzzlegym.solvers.is_dead_end``, the exact certifier) as the dead-end certificate.
         ``fields`` gives the rest (name, title, instruction, ...) and may override any of
         these."""
@@ -173,6 +177,7 @@ class Game:
         def generate(tier: str, seed: int):
             return import_module(f"{package}.generator").generate(tier, seed)
 
+        fmt = resources.files(package) / "format.md"
         defaults = dict(
             tiers=rules.TIERS,
             rules=rules,
@@ -185,5 +190,6 @@ class Game:
             generate=generate,
             rule_card=(resources.files(package) / "card.md").read_text(encoding="utf-8"),
             dead_end=dead_end,
+            level_format=fmt.read_text(encoding="utf-8") if fmt.is_file() else "",
         )
         return cls(**{**defaults, **fields})

@@ -384,8 +384,10 @@ def write_report(
 
 
 # --------------------------------------------------------------------------- level science
-def levels_markdown(rows: list[dict]) -> str:
-    """``docs/levels.md``: the per-level table and the per-tier means with the N_step check."""
+def levels_markdown(rows: list[dict], formats: dict[str, str] | None = None) -> str:
+    """``docs/levels.md``: the per-level table and the per-tier means with the N_step check,
+    then, when ``formats`` is given (game name -> its ``format.md`` text, see
+    :func:`level_formats`), a "Level file formats" section with each game's text."""
     from puzzlegym.evaluation.levels import stats_table
 
     check = nstep_by_tier(rows)
@@ -430,12 +432,42 @@ def levels_markdown(rows: list[dict]) -> str:
         falls = [f"{a} {x:.1f} → {b} {y:.1f}" for (a, x), (b, y) in zip(ladder, ladder[1:], strict=False) if y < x]
         lines.append(f"- {game}: " + ("OK" if ok else "FAILS (" + "; ".join(falls) + ")"))
     lines += ["", "## Every level", "", stats_table(rows), ""]
+    if formats:
+        lines += ["## Level file formats", ""]
+        for text in formats.values():
+            lines += [demote_headings(text.strip(), 2), ""]
     return "\n".join(lines)
 
 
 def _mean_known(values) -> float | None:
     known = [v for v in values if v is not None]
     return sum(known) / len(known) if known else None
+
+
+def level_formats(games: list[str] | None = None) -> dict[str, str]:
+    """Game name -> the Markdown of its level file format (``Game.level_format``, from the
+    game package's ``format.md``), for the registered games (or those named), in home-screen
+    order; games without one are left out."""
+    from puzzlegym.registry import games as registered
+
+    return {
+        name: g.level_format
+        for name, g in registered().items()
+        if g.level_format and (games is None or name in games)
+    }
+
+
+def demote_headings(markdown: str, levels: int) -> str:
+    """``markdown`` with every heading ``levels`` deeper (``#`` -> ``###`` for 2), leaving
+    fenced code blocks alone, so a standalone document nests under a section."""
+    out, fenced = [], False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("#"):
+            line = "#" * levels + line
+        out.append(line)
+    return "\n".join(out)
 
 
 def nstep_by_tier(rows: list[dict]) -> dict[str, Any]:
@@ -473,7 +505,12 @@ def cmd(args) -> int:
 
 
 def write_levels_doc(rows: list[dict], path: str | os.PathLike) -> bool:
-    """Write ``levels_markdown(rows)`` to ``path``; True when every game passes the check."""
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(levels_markdown(rows), encoding="utf-8")
+    """Write ``levels_markdown`` of ``rows`` (with the level formats of the games in them) to
+    ``path``; True when every game passes the check."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = levels_markdown(rows, level_formats(sorted({r["game"] for r in rows})))
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
     return all(nstep_by_tier(rows)["games"].values())
