@@ -17,6 +17,7 @@ from puzzlegym.game import Game
 # home-screen order; one line per game
 GAME_MODULES: dict[str, str] = {
     "BoltUnscrew": "puzzlegym.envs.bolt_unscrew",
+    "RushHour": "puzzlegym.envs.rush_hour",
     "NutAndBolt": "puzzlegym.envs.nut_and_bolt",
     "TruckEscape": "puzzlegym.envs.truck_escape",
     "MazePaint": "puzzlegym.envs.maze_paint",

@@ -19,6 +19,7 @@ _MODULES = {
     "ColorConnect": "puzzlegym.solvers.color_connect",
     "MazePaint": "puzzlegym.solvers.maze_paint",
     "NutAndBolt": "puzzlegym.solvers.nut_and_bolt",
+    "RushHour": "puzzlegym.solvers.rush_hour",
     "TruckEscape": "puzzlegym.solvers.truck_escape",
 }
 

@@ -8,7 +8,14 @@ import pytest
 from puzzlegym import solvers
 from puzzlegym.cli import main
 from puzzlegym.evaluation.eval import run_eval
-from puzzlegym.evaluation.report import load_run, nstep_by_tier, write_report
+from puzzlegym.evaluation.report import (
+    level_formats,
+    levels_markdown,
+    load_run,
+    nstep_by_tier,
+    write_levels_doc,
+    write_report,
+)
 from puzzlegym.registry import games
 
 
@@ -83,3 +90,24 @@ def test_levels_stats_write(tmp_path, capsys):
     text = path.read_text()
     assert "| MazePaint | Easy | 10 |" in text and "- MazePaint: OK" in text
     assert text.count("| MazePaint |") == 3 + 30  # per-tier rows + every level
+
+
+def _row(game, tier, n):
+    return {"game": game, "tier": tier, "index": 1, "id": f"{game}-{tier}", "n_step": n, "optimal": True,
+            "states": 10, "states_complete": True, "branching": 2.0, "dead_end_share": 0.0}
+
+
+def test_levels_doc_ends_with_each_games_level_format(tmp_path):
+    """A game package's format.md (Game.level_format) closes docs/levels.md, its headings
+    nested under "Level file formats", code blocks untouched; games without one add nothing."""
+    formats = level_formats()
+    assert "RushHour" in formats and "MazePaint" not in formats  # Maze Paint ships no format.md
+    assert formats["RushHour"] == games()["RushHour"].level_format
+    path = tmp_path / "levels.md"
+    assert write_levels_doc([_row("RushHour", "Easy", 3), _row("RushHour", "Hard", 30)], path)
+    head, sep, tail = path.read_text(encoding="utf-8").partition("## Level file formats\n")
+    assert sep and "| RushHour | Easy | 1 | 3 |" in head and "- RushHour: OK" in head
+    assert tail.startswith("\n### Rush Hour\n") and "#### The 36-character notation" in tail
+    assert '"vehicles": [' in tail and "\n# IBBxoo\n" in tail  # fenced blocks are not demoted
+    assert "Level file formats" not in levels_markdown([_row("MazePaint", "Easy", 8)], level_formats(["MazePaint"]))
+

@@ -1,0 +1,299 @@
+"""Rush Hour's view: the parking grid, walls, the exit and the vehicles as widgets; drags as
+slides.
+
+Drag a vehicle along its axis: it follows the drag and settles on the cell nearest to where
+the drag ends (the drag's length along the axis in whole cells, rounded), stopping before the
+first wall or vehicle in the way. A drag that starts on no vehicle does nothing; a drag across
+the vehicle's axis (not a clear swipe along it, the input layer's rule) moves nothing and
+shows a hint. Clicks do nothing.
+
+Cars (2 cells) have a windscreen and a rear window; trucks (3 cells) a cab and a ribbed cargo
+box. The target car is red with a white arrow pointing to the exit, which is an opening in the
+right side of the frame in its row, marked with an arrow and the word EXIT.
+
+The view has no interaction state (``ui`` is None).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from puzzlegym.actions import Drag
+from puzzlegym.game import ViewOutcome
+from puzzlegym.screen.input import SWIPE_MIN_PX, Gesture
+from puzzlegym.screen.render import Rect, Widget, font
+
+from .rules import BLOCKED_REASON, TARGET, Level, State, slide_range
+
+MAX_CELL = 96
+FRAME = 18  # the frame around the grid
+EXIT_W = 120  # room right of the frame for the exit marker
+SS = 3  # supersampling of vehicle images (smooth rounded corners)
+
+BOARD_BG = (244, 241, 234)
+FRAME_FILL = (74, 80, 96)
+FRAME_EDGE = (52, 56, 68)
+FLOOR = (206, 210, 216)
+FLOOR_LINE = (186, 190, 198)
+WALL = (92, 88, 84)
+WALL_HATCH = (130, 124, 118)
+EXIT = (46, 140, 87)
+EXIT_TEXT = (255, 255, 255)
+TARGET_RED = (214, 39, 40)
+TARGET_MARK = (255, 255, 255)
+GLASS = (52, 62, 78)
+OUTLINE = (40, 40, 48)
+# the other vehicles' colours (no red: that is the target car's)
+PALETTE: tuple[tuple[int, int, int], ...] = (
+    (240, 196, 40),   # yellow
+    (44, 112, 200),   # blue
+    (40, 160, 96),    # green
+    (142, 92, 192),   # purple
+    (240, 140, 40),   # orange
+    (32, 152, 164),   # teal
+    (150, 100, 60),   # brown
+    (150, 200, 64),   # lime
+    (46, 62, 124),    # navy
+    (112, 182, 232),  # sky blue
+    (226, 132, 176),  # pink
+    (128, 128, 50),   # olive
+    (150, 150, 160),  # grey
+    (186, 64, 150),   # magenta
+)
+
+ACROSS_HINT = "Drag a vehicle along its length"
+
+
+@lru_cache(maxsize=256)
+def _geometry(height: int, width: int, area: Rect) -> tuple[int, int, int]:
+    """Cell size and the grid's top-left pixel inside ``area``."""
+    cell = min(MAX_CELL, (area.w - 2 * FRAME - 2 * EXIT_W) // width, (area.h - 2 * FRAME) // height)
+    x0 = area.x + (area.w - cell * width) // 2
+    y0 = area.y + (area.h - cell * height) // 2
+    return cell, x0, y0
+
+
+def grid_rect(level: Level, area: Rect) -> Rect:
+    cell, x0, y0 = _geometry(level.height, level.width, area)
+    return Rect(x0, y0, cell * level.width, cell * level.height)
+
+
+def cell_at(level: Level, area: Rect, x: int, y: int) -> tuple[int, int] | None:
+    """The ``(row, col)`` under pixel ``(x, y)``, or None outside the grid."""
+    cell, x0, y0 = _geometry(level.height, level.width, area)
+    if not (x0 <= x < x0 + cell * level.width and y0 <= y < y0 + cell * level.height):
+        return None
+    return (y - y0) // cell, (x - x0) // cell
+
+
+def vehicle_rect(level: Level, vehicle: int, position: int, area: Rect) -> Rect:
+    """The pixels of ``vehicle`` at ``position``."""
+    cell, x0, y0 = _geometry(level.height, level.width, area)
+    v = level.vehicles[vehicle]
+    r, c = level.cells(vehicle, position)[0]
+    w, h = (v.length, 1) if v.horizontal else (1, v.length)
+    return Rect(x0 + c * cell, y0 + r * cell, w * cell, h * cell)
+
+
+def vehicle_at(level: Level, state: State, cell: tuple[int, int]) -> int | None:
+    """The vehicle covering ``cell`` in ``state``, or None."""
+    for i, p in enumerate(state.positions):
+        if cell in level.cells(i, p):
+            return i
+    return None
+
+
+# ----------------------------------------------------------------------------- painting
+
+
+def _paint_floor(draw: ImageDraw.ImageDraw, x: int, y: int, cell: int) -> None:
+    """One floor cell with its top-left corner at ``(x, y)`` (the same pixels everywhere)."""
+    draw.rectangle((x, y, x + cell - 1, y + cell - 1), fill=FLOOR)
+    draw.rectangle((x, y, x + cell - 1, y + cell - 1), outline=FLOOR_LINE)
+
+
+def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
+    height, width, walls, exit_row, cell, gx, gy = key  # gx, gy: grid origin inside the widget
+    draw.rectangle((0, 0, img.width, img.height), fill=BOARD_BG)
+    gw, gh = cell * width, cell * height
+    draw.rounded_rectangle(
+        (gx - FRAME, gy - FRAME, gx + gw + FRAME - 1, gy + gh + FRAME - 1), radius=14, fill=FRAME_FILL, outline=FRAME_EDGE, width=2
+    )
+    for r in range(height):
+        for c in range(width):
+            _paint_floor(draw, gx + c * cell, gy + r * cell, cell)
+    for r, c in walls:
+        x, y = gx + c * cell, gy + r * cell
+        draw.rectangle((x + 2, y + 2, x + cell - 3, y + cell - 3), fill=WALL)
+        for k in range(-cell, cell, max(8, cell // 6)):  # diagonal hatching, clipped to the cell
+            x_a, y_a, x_b, y_b = x + 2 + k, y + cell - 3, x + 2 + k + cell - 5, y + 2
+            if x_a < x + 2:
+                y_a -= x + 2 - x_a
+                x_a = x + 2
+            if x_b > x + cell - 3:
+                y_b += x_b - (x + cell - 3)
+                x_b = x + cell - 3
+            if x_a <= x_b:
+                draw.line((x_a, y_a, x_b, y_b), fill=WALL_HATCH, width=3)
+        draw.rectangle((x + 2, y + 2, x + cell - 3, y + cell - 3), outline=OUTLINE, width=2)
+    # the exit: an opening in the frame at the exit row, an arrow and the word EXIT
+    ey = gy + exit_row * cell
+    draw.rectangle((gx + gw, ey + 4, gx + gw + FRAME + 1, ey + cell - 5), fill=EXIT)
+    ax = gx + gw + FRAME + 10
+    mid = ey + cell // 2
+    f = font(max(14, cell // 4), True)
+    label_w = int(draw.textlength("EXIT", font=f)) + 20
+    head = cell // 4
+    draw.rectangle((ax, mid - cell // 3, ax + label_w, mid + cell // 3), fill=EXIT)
+    draw.polygon(
+        [(ax + label_w, mid - cell // 3 - 6), (ax + label_w + head, mid), (ax + label_w, mid + cell // 3 + 6)], fill=EXIT
+    )
+    draw.text((ax + label_w // 2, mid), "EXIT", font=f, fill=EXIT_TEXT, anchor="mm")
+
+
+def _paint_vehicle(draw: ImageDraw.ImageDraw, img, key) -> None:
+    cell, length, horizontal, colour, target = key
+    # the floor under the vehicle, then the vehicle drawn lying horizontally, supersampled
+    for k in range(length):
+        _paint_floor(draw, k * cell if horizontal else 0, 0 if horizontal else k * cell, cell)
+    w, h = length * cell, cell
+    big = Image.new("RGBA", (w * SS, h * SS), (0, 0, 0, 0))
+    _draw_body(ImageDraw.Draw(big), w * SS, h * SS, cell * SS, length, colour, target)
+    body = big.resize((w, h), Image.Resampling.LANCZOS)
+    if not horizontal:
+        body = body.transpose(Image.Transpose.ROTATE_270)  # the front (right) points down
+    img.paste(body, (0, 0), body)
+
+
+def _shade(rgb: tuple[int, int, int], f: float) -> tuple[int, int, int]:
+    return tuple(max(0, min(255, round(v * f))) for v in rgb)  # type: ignore[return-value]
+
+
+def _draw_body(d: ImageDraw.ImageDraw, w: int, h: int, cell: int, length: int, colour, target: bool) -> None:
+    """A vehicle lying horizontally in a ``w × h`` image, its front to the right."""
+    m = cell // 10  # margin to the cell edges
+    edge = max(2, cell // 40)
+    x0, y0, x1, y1 = m, m, w - 1 - m, h - 1 - m
+    fill = TARGET_RED if target else colour
+    dark = _shade(fill, 0.7)
+    if length == 3:  # truck: one chassis carrying a ribbed cargo box and a cab at the front
+        cab_x = x1 - int(cell * 0.9)
+        gap = max(2, cell // 24)
+        d.rounded_rectangle((x0, y0 + cell // 10, x1, y1 - cell // 10), radius=cell // 8, fill=_shade(fill, 0.5), outline=OUTLINE, width=edge)
+        d.rounded_rectangle((x0, y0, cab_x - gap, y1), radius=cell // 12, fill=fill, outline=OUTLINE, width=edge)
+        for k in range(1, 6):  # ribs on the cargo box
+            rx = x0 + (cab_x - gap - x0) * k // 6
+            d.line((rx, y0 + cell // 8, rx, y1 - cell // 8), fill=dark, width=edge * 2)
+        d.rounded_rectangle((cab_x + gap, y0 + cell // 16, x1, y1 - cell // 16), radius=cell // 5, fill=fill, outline=OUTLINE, width=edge)
+        gx0 = x1 - cell // 3
+        d.rounded_rectangle((gx0, y0 + cell // 5, x1 - cell // 12, y1 - cell // 5), radius=cell // 16, fill=GLASS)
+        return
+    # car: a rounded body, a windscreen at the front, a rear window
+    d.rounded_rectangle((x0, y0, x1, y1), radius=cell // 4, fill=fill, outline=OUTLINE, width=edge)
+    d.rounded_rectangle((x0 + cell // 5, y0 + cell // 6, x1 - cell // 5, y1 - cell // 6), radius=cell // 8, fill=_shade(fill, 0.88))
+    wx = x1 - cell * 2 // 5
+    d.rounded_rectangle((wx, y0 + cell // 7, wx + cell // 6, y1 - cell // 7), radius=cell // 20, fill=GLASS)
+    rx = x0 + cell // 4
+    d.rounded_rectangle((rx, y0 + cell // 5, rx + cell // 8, y1 - cell // 5), radius=cell // 24, fill=GLASS)
+    if target:  # a white arrow on the roof, pointing to the exit
+        cy = (y0 + y1) // 2
+        ax0, ax1 = x0 + cell * 9 // 20, wx - cell // 10
+        t = cell // 9
+        d.rectangle((ax0, cy - t // 2, ax1 - cell // 6, cy + t // 2), fill=TARGET_MARK)
+        d.polygon([(ax1 - cell // 6, cy - t * 3 // 2), (ax1, cy), (ax1 - cell // 6, cy + t * 3 // 2)], fill=TARGET_MARK)
+
+
+# ----------------------------------------------------------------------------- the view
+
+
+class RushHourView:
+    """Layout, drawing and drag mapping; Rush Hour has no interaction state (ui is None)."""
+
+    def initial_ui(self, level: Level, state: State) -> Any:
+        return None
+
+    def after_move(self, level: Level, state: State, ui: Any) -> Any:
+        return None
+
+    def ui_to_json(self, ui: Any) -> Any:
+        return None
+
+    def ui_from_json(self, data: Any) -> Any:
+        if data is not None:
+            raise ValueError("rush hour ui state must be null")
+        return None
+
+    def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
+        board, keys = _static(level, area)
+        out = [board]
+        for i, p in enumerate(state.positions):
+            out.append(Widget(f"rush:v{i}", vehicle_rect(level, i, p, area), _paint_vehicle, keys[i]))
+        return out
+
+    def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
+        if gesture.kind != "drag":
+            return ViewOutcome()
+        cell = cell_at(level, area, gesture.x0, gesture.y0)
+        i = None if cell is None else vehicle_at(level, state, cell)
+        if i is None:
+            return ViewOutcome()
+        v = level.vehicles[i]
+        along_axis = ("left", "right") if v.horizontal else ("up", "down")
+        if gesture.swipe not in along_axis:
+            return ViewOutcome(feedback=ACROSS_HINT if gesture.swipe is not None or _long(gesture) else None)
+        size = _geometry(level.height, level.width, area)[0]
+        shift = (gesture.x - gesture.x0) if v.horizontal else (gesture.y - gesture.y0)
+        steps = (2 * shift + size) // (2 * size)  # whole cells, rounded to the nearest
+        if steps == 0:
+            return ViewOutcome()
+        p = state.positions[i]
+        lo, hi = slide_range(level, state, i)
+        to = min(hi, max(lo, p + steps))
+        if to == p:
+            return ViewOutcome(feedback=BLOCKED_REASON)
+        return ViewOutcome(move=(i, to))
+
+    def actions_for_move(self, level: Level, state: State, ui: Any, move: tuple[int, int], area: Rect) -> list:
+        """A drag from the vehicle's centre to its centre at the new position."""
+        i, to = move
+        return [self._drag(level, state, i, to, area)]
+
+    def board_targets(self, level: Level, state: State, ui: Any, area: Rect) -> list:
+        """For each vehicle in order and each position along its axis, the drag that takes it
+        there from where it stands (None for the position it holds)."""
+        out: list = []
+        for i, p in enumerate(state.positions):
+            out.extend(None if q == p else self._drag(level, state, i, q, area) for q in range(level.span(i)))
+        return out
+
+    @staticmethod
+    def _drag(level: Level, state: State, vehicle: int, to: int, area: Rect) -> Drag:
+        x0, y0 = vehicle_rect(level, vehicle, state.positions[vehicle], area).center
+        x1, y1 = vehicle_rect(level, vehicle, to, area).center
+        return Drag(x0, y0, x1, y1)
+
+
+def _long(gesture: Gesture) -> bool:
+    return max(abs(gesture.x - gesture.x0), abs(gesture.y - gesture.y0)) >= SWIPE_MIN_PX
+
+
+@lru_cache(maxsize=256)
+def _static(level: Level, area: Rect) -> tuple[Widget, tuple[tuple, ...]]:
+    """The board widget and each vehicle's paint key, built once per level."""
+    cell, x0, y0 = _geometry(level.height, level.width, area)
+    board = Widget(
+        "rush:board", area, _paint_board,
+        (level.height, level.width, level.walls, level.exit_row, cell, x0 - area.x, y0 - area.y),
+    )
+    keys = []
+    others = 0
+    for i, v in enumerate(level.vehicles):
+        if i == TARGET:
+            keys.append((cell, v.length, v.horizontal, TARGET_RED, True))
+        else:
+            keys.append((cell, v.length, v.horizontal, PALETTE[others % len(PALETTE)], False))
+            others += 1
+    return board, tuple(keys)

@@ -1,0 +1,326 @@
+"""Rush Hour solver: exact breadth-first search in vehicle moves, and exact distances.
+
+Compact states. A state is packed into one ``int``: vehicle ``i``'s position along its axis
+in bits ``4i .. 4i+3`` (a grid is at most 10 cells wide, so a position fits in 4 bits). The
+target car is vehicle 0, so a state is solved when its low 4 bits equal the exit position.
+Successors are generated from one occupancy bitmask per state and, per vehicle and position,
+the precomputed cells a slide enters one step at a time (:class:`Packed`).
+
+Moves are reversible, so the states reachable from a start form a *cluster* in which every
+state reaches every other. :func:`cluster_table` enumerates a whole cluster, then runs one
+multi-source breadth-first search from its solved states: that gives the exact distance to
+the goal of every state of the cluster at once. The tables are memoised per level (a few
+clusters per level, a bounded number of levels), so the potential ``1 − d(s)/d(s₀)`` costs a
+dictionary look-up per settled board. :func:`solve` walks down a memoised table when one
+covers the state, and otherwise runs a plain breadth-first search that stops at the first
+solved state.
+
+Dead ends: none in a cluster that holds a solved state; :func:`certify` says ``dead_end``
+only for states whose whole cluster has no solved state (a level that could never be won).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from puzzlegym.envs.rush_hour.rules import Level, State, initial_state
+from puzzlegym.solvers.search import bfs_shortest
+from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
+
+BITS = 4
+FIELD = (1 << BITS) - 1
+MAX_CLUSTER_STATES = 1_000_000
+"""A cluster larger than this is not tabulated (:class:`SearchLimitReached`); 6×6 clusters
+stay far below it (the largest known has about half a million states)."""
+MEMO_LEVELS = 32
+MEMO_CLUSTERS_PER_LEVEL = 4
+
+
+class SearchLimitReached(RuntimeError):
+    """A search stopped at its state limit before it could answer."""
+
+
+class Packed:
+    """The successor function of one level on packed states.
+
+    ``steps[i][p]`` lists, for vehicle ``i`` at position ``p``, its slides in both directions
+    one cell further at a time: ``(entered cell bit, key delta, occupancy delta, move)``. A
+    direction ends at the first entered cell that is taken. Searches carry each state's
+    occupancy bitmask along (a slide changes it by the occupancy delta), so expanding a state
+    is one pass over the vehicles.
+    """
+
+    def __init__(self, level: Level) -> None:
+        self.level = level
+        self.n = level.n_vehicles
+        self.exit = level.exit_position
+        self.walls = level.wall_mask
+        self.masks = level.cell_masks
+        steps = []
+        for i in range(self.n):
+            masks = self.masks[i]
+            shift = BITS * i
+            per_pos = []
+            for p in range(len(masks)):
+                runs = []
+                for qs in (range(p - 1, -1, -1), range(p + 1, len(masks))):
+                    run, prev = [], masks[p]
+                    for q in qs:
+                        entered = masks[q] & ~prev
+                        run.append((entered, (q - p) << shift, masks[p] ^ masks[q], (i, q)))
+                        prev = masks[q]
+                    runs.append(tuple(run))
+                per_pos.append(tuple(runs))
+            steps.append(tuple(per_pos))
+        self.steps = tuple(steps)
+
+    def encode(self, state: State) -> int:
+        key = 0
+        for i, p in enumerate(state.positions):
+            key |= p << (BITS * i)
+        return key
+
+    def decode(self, key: int) -> State:
+        return State(tuple((key >> (BITS * i)) & FIELD for i in range(self.n)))
+
+    def is_goal(self, key: int) -> bool:
+        return key & FIELD == self.exit
+
+    def occupancy(self, key: int) -> int:
+        """The bitmask of the cells taken by walls and vehicles in state ``key``."""
+        occ = self.walls
+        k = key
+        for masks in self.masks:
+            occ |= masks[k & FIELD]
+            k >>= BITS
+        return occ
+
+    def neighbours(self, key: int, occ: int) -> list[tuple[int, int]]:
+        """Every ``(next key, next occupancy)`` one slide away from ``key`` (occupancy ``occ``)."""
+        out = []
+        k = key
+        for per_pos in self.steps:
+            back, fwd = per_pos[k & FIELD]
+            k >>= BITS
+            for bit, dk, docc, _m in back:
+                if occ & bit:
+                    break
+                out.append((key + dk, occ ^ docc))
+            for bit, dk, docc, _m in fwd:
+                if occ & bit:
+                    break
+                out.append((key + dk, occ ^ docc))
+        return out
+
+    def successors(self, key: int) -> list[tuple[tuple[int, int], int]]:
+        """Every ``((vehicle, position), next key)`` one slide away."""
+        occ = self.occupancy(key)
+        out = []
+        k = key
+        for per_pos in self.steps:
+            back, fwd = per_pos[k & FIELD]
+            k >>= BITS
+            for bit, dk, _docc, move in back:
+                if occ & bit:
+                    break
+                out.append((move, key + dk))
+            for bit, dk, _docc, move in fwd:
+                if occ & bit:
+                    break
+                out.append((move, key + dk))
+        return out
+
+
+@dataclass(frozen=True)
+class ClusterTable:
+    """Every state of one cluster with its exact distance to the nearest solved state
+    (``None`` for every state when the cluster holds no solved state)."""
+
+    distances: dict[int, int | None]
+    n_goals: int
+    expanded: int  # states expanded to build it (both passes)
+
+    @property
+    def n_states(self) -> int:
+        return len(self.distances)
+
+    @property
+    def solvable(self) -> bool:
+        return self.n_goals > 0
+
+    def farthest(self) -> tuple[int, int]:
+        """``(distance, key)`` of the farthest state from the goal (smallest key on ties)."""
+        if not self.solvable:
+            raise Unsolvable("the cluster holds no solved state")
+        best = max(self.distances.values())
+        return best, min(k for k, d in self.distances.items() if d == best)
+
+
+def _tabulate(packed: Packed, start: int, max_states: int) -> ClusterTable:
+    neighbours = packed.neighbours
+    seen = {start: packed.occupancy(start)}  # key -> occupancy
+    frontier = list(seen.items())
+    expanded = 0
+    while frontier:
+        nxt = []
+        for key, occ in frontier:
+            for k2, o2 in neighbours(key, occ):
+                if k2 not in seen:
+                    seen[k2] = o2
+                    nxt.append((k2, o2))
+        expanded += len(frontier)
+        if len(seen) > max_states:
+            raise SearchLimitReached(f"the cluster has more than {max_states} states")
+        frontier = nxt
+    exit_ = packed.exit
+    goals = [(k, o) for k, o in seen.items() if k & FIELD == exit_]
+    if not goals:
+        return ClusterTable(dict.fromkeys(seen), 0, expanded)
+    dist: dict[int, int | None] = {k: 0 for k, _ in goals}
+    frontier, d = goals, 0
+    while frontier:
+        d += 1
+        nxt = []
+        for key, occ in frontier:
+            for k2, o2 in neighbours(key, occ):
+                if k2 not in dist:
+                    dist[k2] = d
+                    nxt.append((k2, o2))
+        expanded += len(frontier)
+        frontier = nxt
+    return ClusterTable(dist, len(goals), expanded)
+
+
+class _Memo:
+    """Per level (least recently used first out): its packer and the cluster tables built."""
+
+    def __init__(self) -> None:
+        self._levels: OrderedDict[Level, tuple[Packed, list[ClusterTable]]] = OrderedDict()
+
+    def entry(self, level: Level) -> tuple[Packed, list[ClusterTable]]:
+        hit = self._levels.get(level)
+        if hit is None:
+            hit = (Packed(level), [])
+            self._levels[level] = hit
+            while len(self._levels) > MEMO_LEVELS:
+                self._levels.popitem(last=False)
+        else:
+            self._levels.move_to_end(level)
+        return hit
+
+    def clear(self) -> None:
+        self._levels.clear()
+
+
+_MEMO = _Memo()
+
+
+def packer(level: Level) -> Packed:
+    """The (memoised) packed successor function of ``level``."""
+    return _MEMO.entry(level)[0]
+
+
+def clear_memo() -> None:
+    """Forget every memoised table (benchmarks time cold solves with this)."""
+    _MEMO.clear()
+
+
+def cached_table(level: Level, state: State) -> ClusterTable | None:
+    """The memoised table of the cluster holding ``state``, or None when none was built."""
+    packed, tables = _MEMO.entry(level)
+    key = packed.encode(state)
+    for table in tables:
+        if key in table.distances:
+            return table
+    return None
+
+
+def cluster_table(level: Level, state: State | None = None, max_states: int = MAX_CLUSTER_STATES) -> ClusterTable:
+    """The distance table of the cluster holding ``state`` (default: the start), memoised."""
+    if state is None:
+        state = initial_state(level)
+    table = cached_table(level, state)
+    if table is not None:
+        return table
+    packed, tables = _MEMO.entry(level)
+    table = _tabulate(packed, packed.encode(state), max_states)
+    tables.append(table)
+    if len(tables) > MEMO_CLUSTERS_PER_LEVEL:
+        tables.pop(0)
+    return table
+
+
+def distance(level: Level, state: State) -> int | None:
+    """The exact number of moves from ``state`` to the nearest solved state (None when no
+    solved state is reachable). Memoised per level and cluster."""
+    table = cluster_table(level, state)
+    return table.distances[packer(level).encode(state)]
+
+
+def solve(level: Level, state: State | None = None, max_states: int | None = MAX_CLUSTER_STATES) -> Solution:
+    """A shortest move sequence from ``state`` (default: the start) to a solved state.
+
+    Uses the memoised distance table when one covers ``state`` (a walk down the distances),
+    else a breadth-first search that stops at the first solved state. Raises
+    :class:`Unsolvable` when no solved state is reachable and :class:`SearchLimitReached`
+    past ``max_states``.
+    """
+    if state is None:
+        state = initial_state(level)
+    packed = packer(level)
+    table = cached_table(level, state)
+    if table is not None:
+        return _descend(packed, table, packed.encode(state))
+    path, expanded, complete = bfs_shortest(
+        packed.encode(state), packed.successors, packed.is_goal, max_states=max_states
+    )
+    if path is None:
+        if not complete:
+            raise SearchLimitReached(f"no solution found within {max_states} states")
+        raise Unsolvable(f"level {level.id}: the target car can never reach the exit from this state")
+    return Solution(moves=tuple(path), optimal=True, expanded=expanded, meta={"solver": "bfs"})
+
+
+def _descend(packed: Packed, table: ClusterTable, key: int) -> Solution:
+    dist = table.distances
+    d = dist[key]
+    if d is None:
+        raise Unsolvable(f"level {packed.level.id}: the target car can never reach the exit from this state")
+    moves = []
+    while d:
+        for move, nxt in packed.successors(key):
+            if dist[nxt] == d - 1:
+                moves.append(move)
+                key, d = nxt, d - 1
+                break
+    return Solution(moves=tuple(moves), optimal=True, expanded=len(moves), meta={"solver": "table"})
+
+
+def certify(level: Level, state: State) -> Verdict:
+    """``"solvable"`` unless no solved state is reachable from ``state`` (``"dead_end"``);
+    ``"unknown"`` past the cluster size limit."""
+    try:
+        return "solvable" if distance(level, state) is not None else "dead_end"
+    except SearchLimitReached:
+        return "unknown"
+
+
+def reachable_count(level: Level, state: State | None = None) -> int:
+    """The number of states in the cluster of ``state`` (default: the start)."""
+    return cluster_table(level, state).n_states
+
+
+__all__ = [
+    "ClusterTable",
+    "MAX_CLUSTER_STATES",
+    "Packed",
+    "SearchLimitReached",
+    "certify",
+    "clear_memo",
+    "cluster_table",
+    "distance",
+    "packer",
+    "reachable_count",
+    "solve",
+]
