@@ -157,38 +157,50 @@ class ClusterTable:
         return best, min(k for k, d in self.distances.items() if d == best)
 
 
+KEEP_EDGES_UP_TO = 200_000
+"""Clusters up to this size keep the first pass's edges for the second (faster, more memory);
+larger ones generate them again."""
+
+
 def _tabulate(packed: Packed, start: int, max_states: int) -> ClusterTable:
+    """Enumerate the cluster of ``start``, then one multi-source BFS from its solved states."""
     neighbours = packed.neighbours
     seen = {start: packed.occupancy(start)}  # key -> occupancy
+    edges: dict[int, list[tuple[int, int]]] | None = {}
     frontier = list(seen.items())
     expanded = 0
     while frontier:
         nxt = []
         for key, occ in frontier:
-            for k2, o2 in neighbours(key, occ):
+            out = neighbours(key, occ)
+            if edges is not None:
+                edges[key] = out
+            for k2, o2 in out:
                 if k2 not in seen:
                     seen[k2] = o2
                     nxt.append((k2, o2))
         expanded += len(frontier)
         if len(seen) > max_states:
             raise SearchLimitReached(f"the cluster has more than {max_states} states")
+        if edges is not None and len(seen) > KEEP_EDGES_UP_TO:
+            edges = None
         frontier = nxt
     exit_ = packed.exit
-    goals = [(k, o) for k, o in seen.items() if k & FIELD == exit_]
+    goals = [k for k in seen if k & FIELD == exit_]
     if not goals:
         return ClusterTable(dict.fromkeys(seen), 0, expanded)
-    dist: dict[int, int | None] = {k: 0 for k, _ in goals}
-    frontier, d = goals, 0
-    while frontier:
+    dist: dict[int, int | None] = dict.fromkeys(goals, 0)
+    layer, d = goals, 0
+    while layer:
         d += 1
         nxt = []
-        for key, occ in frontier:
-            for k2, o2 in neighbours(key, occ):
+        for key in layer:
+            for k2, _o2 in edges[key] if edges is not None else neighbours(key, seen[key]):
                 if k2 not in dist:
                     dist[k2] = d
-                    nxt.append((k2, o2))
-        expanded += len(frontier)
-        frontier = nxt
+                    nxt.append(k2)
+        expanded += len(layer)
+        layer = nxt
     return ClusterTable(dist, len(goals), expanded)
 
 

@@ -12,6 +12,7 @@ from puzzlegym.evaluation.report import (
     level_formats,
     levels_markdown,
     load_run,
+    nest_headings,
     nstep_by_tier,
     write_levels_doc,
     write_report,
@@ -110,4 +111,10 @@ def test_levels_doc_ends_with_each_games_level_format(tmp_path):
     assert tail.startswith("\n### Rush Hour\n") and "#### The 36-character notation" in tail
     assert '"vehicles": [' in tail and "\n# IBBxoo\n" in tail  # fenced blocks are not demoted
     assert "Level file formats" not in levels_markdown([_row("MazePaint", "Easy", 8)], level_formats(["MazePaint"]))
+    # every game's format nests with its title at ### (whatever level it was written at)
+    for text in formats.values():
+        first = next(line for line in nest_headings(text, 3).splitlines() if line.startswith("#"))
+        assert first.startswith("### ")
+    assert nest_headings("### T\n\ntext\n#### Sub\n```\n# code\n```", 3) == "### T\n\ntext\n#### Sub\n```\n# code\n```"
+    assert nest_headings("# T\n## Sub", 3) == "### T\n#### Sub" and nest_headings("plain", 3) == "plain"
 

@@ -387,7 +387,8 @@ def write_report(
 def levels_markdown(rows: list[dict], formats: dict[str, str] | None = None) -> str:
     """``docs/levels.md``: the per-level table and the per-tier means with the N_step check,
     then, when ``formats`` is given (game name -> its ``format.md`` text, see
-    :func:`level_formats`), a "Level file formats" section with each game's text."""
+    :func:`level_formats`), a "Level file formats" section with each game's text (its
+    headings nested under the section: the highest becomes ``###``)."""
     from puzzlegym.evaluation.levels import stats_table
 
     check = nstep_by_tier(rows)
@@ -435,7 +436,7 @@ def levels_markdown(rows: list[dict], formats: dict[str, str] | None = None) -> 
     if formats:
         lines += ["## Level file formats", ""]
         for text in formats.values():
-            lines += [demote_headings(text.strip(), 2), ""]
+            lines += [nest_headings(text.strip(), 3), ""]
     return "\n".join(lines)
 
 
@@ -457,15 +458,24 @@ def level_formats(games: list[str] | None = None) -> dict[str, str]:
     }
 
 
-def demote_headings(markdown: str, levels: int) -> str:
-    """``markdown`` with every heading ``levels`` deeper (``#`` -> ``###`` for 2), leaving
-    fenced code blocks alone, so a standalone document nests under a section."""
-    out, fenced = [], False
-    for line in markdown.splitlines():
+def nest_headings(markdown: str, top: int) -> str:
+    """``markdown`` with its headings shifted so the highest becomes level ``top`` (a
+    standalone ``# Title`` document and one already written with ``### Title`` nest the same
+    way), leaving fenced code blocks alone."""
+    lines = markdown.splitlines()
+    fenced, levels = False, []
+    for line in lines:
         if line.lstrip().startswith("```"):
             fenced = not fenced
         elif not fenced and line.startswith("#"):
-            line = "#" * levels + line
+            levels.append(len(line) - len(line.lstrip("#")))
+    shift = top - min(levels) if levels else 0
+    out, fenced = [], False
+    for line in lines:
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("#"):
+            line = "#" * max(1, len(line) - len(line.lstrip("#")) + shift) + line.lstrip("#")
         out.append(line)
     return "\n".join(out)
 
