@@ -21,6 +21,7 @@ only for states whose whole cluster has no solved state (a level that could neve
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -205,24 +206,28 @@ def _tabulate(packed: Packed, start: int, max_states: int) -> ClusterTable:
 
 
 class _Memo:
-    """Per level (least recently used first out): its packer and the cluster tables built."""
+    """Per level (least recently used first out): its packer and the cluster tables built.
+    A lock keeps it consistent when several threads (HTTP sessions) use it."""
 
     def __init__(self) -> None:
         self._levels: OrderedDict[Level, tuple[Packed, list[ClusterTable]]] = OrderedDict()
+        self.lock = threading.Lock()
 
     def entry(self, level: Level) -> tuple[Packed, list[ClusterTable]]:
-        hit = self._levels.get(level)
-        if hit is None:
-            hit = (Packed(level), [])
-            self._levels[level] = hit
-            while len(self._levels) > MEMO_LEVELS:
-                self._levels.popitem(last=False)
-        else:
-            self._levels.move_to_end(level)
-        return hit
+        with self.lock:
+            hit = self._levels.get(level)
+            if hit is None:
+                hit = (Packed(level), [])
+                self._levels[level] = hit
+                while len(self._levels) > MEMO_LEVELS:
+                    self._levels.popitem(last=False)
+            else:
+                self._levels.move_to_end(level)
+            return hit
 
     def clear(self) -> None:
-        self._levels.clear()
+        with self.lock:
+            self._levels.clear()
 
 
 _MEMO = _Memo()
@@ -242,6 +247,8 @@ def cached_table(level: Level, state: State) -> ClusterTable | None:
     """The memoised table of the cluster holding ``state``, or None when none was built."""
     packed, tables = _MEMO.entry(level)
     key = packed.encode(state)
+    with _MEMO.lock:
+        tables = list(tables)
     for table in tables:
         if key in table.distances:
             return table
@@ -257,9 +264,10 @@ def cluster_table(level: Level, state: State | None = None, max_states: int = MA
         return table
     packed, tables = _MEMO.entry(level)
     table = _tabulate(packed, packed.encode(state), max_states)
-    tables.append(table)
-    if len(tables) > MEMO_CLUSTERS_PER_LEVEL:
-        tables.pop(0)
+    with _MEMO.lock:
+        tables.append(table)
+        if len(tables) > MEMO_CLUSTERS_PER_LEVEL:
+            tables.pop(0)
     return table
 
 

@@ -139,3 +139,21 @@ def test_home_screen_lists_rush_hour_second(make_env):
     env.reset(seed=0)
     names = [k for k in env.unwrapped.suite.targets() if k.startswith("game:")]
     assert names[:2] == ["game:BoltUnscrew", "game:RushHour"]
+
+
+@pytest.mark.parametrize("env_id", [EASY, HARD])
+def test_gymnasium_and_sb3_checkers_pass(env_id):
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    from puzzlegym.wrappers import make_sb3_env
+
+    env = gym.make(env_id, start="board", level=2)
+    check_env(env.unwrapped)
+    env.close()
+    wrapped = make_sb3_env(env_id, size=(84, 84), grid=(4, 4), budget_s=50, start="board", level=2)
+    try:
+        sb3_check_env(wrapped, warn=True)
+    finally:
+        wrapped.close()
