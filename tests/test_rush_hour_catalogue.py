@@ -110,6 +110,8 @@ def test_unknown_tier_and_bad_arguments():
         G.generate("Easy", "1")
     with pytest.raises(ConfigError, match="moves"):
         G.generate("Easy", 1, moves=(7, 12))
+    with pytest.raises(ConfigError, match="moves"):
+        G.generate("Easy", 1, moves="3-5")
 
 
 @pytest.mark.parametrize("tier, seed", [("Easy", 12345), ("Easy", 777), ("Medium", 3)])

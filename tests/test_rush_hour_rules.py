@@ -172,6 +172,8 @@ def test_json_round_trip_and_the_documented_example():
     "patch, match",
     [
         ({"width": 11}, "width: expected an integer 3..10"),
+        ({"width": 10**5000}, "width: expected an integer 3..10, got <int>"),
+        ({"vehicles": [{"row": 10**5000, "col": 0, "length": 2, "axis": "horizontal"}]}, r"vehicles\[0\].row: expected a small integer"),
         ({"height": "6"}, "height: expected an integer"),
         ({"vehicles": []}, "vehicles: expected a list of 1..50"),
         ({"vehicles": [{"row": 2, "col": 0, "length": 2}]}, r"vehicles\[0\]: missing key\(s\) axis"),
@@ -184,7 +186,7 @@ def test_json_round_trip_and_the_documented_example():
         ({"walls": [[1, 1], [1, 1]]}, "listed twice"),
         ({"walls": [[2, 5]]}, "blocks the target car"),
         ({"walls": "none"}, "walls: expected a list"),
-        ({"walls": [[1, True]]}, r"walls\[0\]\[1\]: expected an integer"),
+        ({"walls": [[1, True]]}, r"walls\[0\]\[1\]: expected a small integer"),
         ({"extra": 1}, "unexpected key"),
         ({"optimal_moves": -1}, "optimal_moves"),
     ],
@@ -205,7 +207,8 @@ def test_state_json_round_trip_and_validation():
         ({"vehicles": [[2, 0], [5, 2], [3, 3]]}, "does not fit"),
         ({"vehicles": [[2, 0], [2, 2], [3, 0]]}, "overlaps"),
         ({"vehicles": [[2, 0], [1, 2], [3, 1]], "ui": 1}, "exactly the key vehicles"),
-        ({"vehicles": [[2, 0], [1, 2], ["3", 1]]}, "expected an integer"),
+        ({"vehicles": [[2, 0], [1, 2], ["3", 1]]}, "expected a small integer"),
+        ({"vehicles": [[2, 0], [1, 2], [10**5000, 1]]}, r"vehicles\[2\]\[0\]: expected a small integer, got <int>"),
     ]:
         with pytest.raises(ValueError, match=match):
             R.state_from_json(SMALL, bad)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from puzzlegym.catalogue import Catalogue, generator_main
 from puzzlegym.envs.rush_hour.catalogue import CATALOGUE
 from puzzlegym.envs.rush_hour.rules import TIERS, Level, State, Vehicle
-from puzzlegym.errors import ConfigError
+from puzzlegym.errors import ConfigError, shown
 
 SIZE = 6
 EXIT_ROW = 2
@@ -89,7 +89,7 @@ PLACE_TRIES = 60
 
 def _spec(tier: str) -> TierSpec:
     if tier not in TIER_SPECS:
-        raise ConfigError(f"tier: expected one of {', '.join(TIERS)}, got {tier!r}")
+        raise ConfigError(f"tier: expected one of {', '.join(TIERS)}, got {shown(tier)}")
     return TIER_SPECS[tier]
 
 
@@ -210,11 +210,16 @@ def generate(tier: str, seed: int, *, moves: tuple[int, int] | None = None) -> L
     Its id is ``rush-<tier>-seed<seed>``."""
     spec = _spec(tier)
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"seed: expected an integer, got {seed!r}")
+        raise ConfigError(f"seed: expected an integer, got {shown(seed)}")
     lo, hi = spec.band
     if moves is not None:
-        if not (lo <= moves[0] <= moves[1] <= hi):
-            raise ConfigError(f"moves: expected a range inside {lo}..{hi} for tier {tier}, got {moves!r}")
+        if (
+            not isinstance(moves, tuple | list)
+            or len(moves) != 2
+            or any(isinstance(m, bool) or not isinstance(m, int) for m in moves)
+            or not lo <= moves[0] <= moves[1] <= hi
+        ):
+            raise ConfigError(f"moves: expected a range inside {lo}..{hi} for tier {tier}, got {shown(moves)}")
         lo, hi = moves
     return _search(tier, seed, spec, lo, hi)[0]
 

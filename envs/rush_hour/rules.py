@@ -31,7 +31,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
-from puzzlegym.errors import LevelError
+from puzzlegym.errors import LevelError, shown
 from puzzlegym.game import Rejected
 
 TIERS: tuple[str, ...] = ("Easy", "Medium", "Hard")
@@ -171,7 +171,7 @@ class Level:
         check_tier(self.tier, TIERS)
         for name, value in (("width", self.width), ("height", self.height)):
             if isinstance(value, bool) or not isinstance(value, int) or not MIN_SIZE <= value <= MAX_SIZE:
-                raise LevelError(f"{name}: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {value!r}")
+                raise LevelError(f"{name}: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {shown(value)}")
         if not 1 <= len(self.vehicles) <= MAX_VEHICLES:
             raise LevelError(f"vehicles: expected 1..{MAX_VEHICLES} vehicles, got {len(self.vehicles)}")
         owner: dict[tuple[int, int], str] = {}
@@ -184,7 +184,7 @@ class Level:
         for i, v in enumerate(self.vehicles):
             where = f"vehicles[{i}]"
             if v.length not in LENGTHS:
-                raise LevelError(f"{where}.length: expected 2 (car) or 3 (truck), got {v.length!r}")
+                raise LevelError(f"{where}.length: expected 2 (car) or 3 (truck), got {shown(v.length)}")
             end_r = v.row + (0 if v.horizontal else v.length - 1)
             end_c = v.col + (v.length - 1 if v.horizontal else 0)
             if not (0 <= v.row and 0 <= v.col and end_r < self.height and end_c < self.width):
@@ -237,11 +237,11 @@ class Level:
         check_tier(data["tier"], TIERS)
         raw = data["vehicles"]
         if not isinstance(raw, list | tuple) or not 1 <= len(raw) <= MAX_VEHICLES:
-            raise LevelError(f"vehicles: expected a list of 1..{MAX_VEHICLES} vehicle objects, got {_short(raw)}")
+            raise LevelError(f"vehicles: expected a list of 1..{MAX_VEHICLES} vehicle objects, got {shown(raw)}")
         vehicles = tuple(_vehicle_from_json(item, f"vehicles[{i}]") for i, item in enumerate(raw))
         raw_walls = data.get("walls", [])
         if not isinstance(raw_walls, list | tuple):
-            raise LevelError(f"walls: expected a list of [row, col] pairs, got {_short(raw_walls)}")
+            raise LevelError(f"walls: expected a list of [row, col] pairs, got {shown(raw_walls)}")
         walls = tuple(_pair(item, f"walls[{k}]") for k, item in enumerate(raw_walls))
         level = cls(data["id"], data["tier"], data["width"], data["height"], vehicles, walls)
         level.validate()
@@ -262,7 +262,7 @@ class Level:
         if not isinstance(notation, str):
             raise LevelError(f"notation: expected a string, got {type(notation).__name__}")
         if isinstance(width, bool) or not isinstance(width, int) or not MIN_SIZE <= width <= MAX_SIZE:
-            raise LevelError(f"width: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {width!r}")
+            raise LevelError(f"width: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {shown(width)}")
         n = len(notation)
         if n % width or not MIN_SIZE <= n // width <= MAX_SIZE:
             raise LevelError(
@@ -280,7 +280,7 @@ class Level:
                 letters.setdefault(ch, []).append((r, c))
             else:
                 raise LevelError(
-                    f"notation: character {k} ({ch!r}) is not 'o' or '.' (empty), 'x' (wall) or a capital letter"
+                    f"notation: character {k} ({shown(ch)}) is not 'o' or '.' (empty), 'x' (wall) or a capital letter"
                 )
         if NOTATION_TARGET not in letters:
             raise LevelError("notation: there is no target car 'A'")
@@ -317,26 +317,21 @@ class Level:
         return "".join(grid)
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise LevelError(f"{name}: expected an integer, got {_short(value)}")
+    if isinstance(value, bool) or not isinstance(value, int) or not -1000 <= value <= 1000:
+        raise LevelError(f"{name}: expected a small integer, got {shown(value)}")
     return value
 
 
 def _pair(value: Any, name: str) -> tuple[int, int]:
     if not isinstance(value, list | tuple) or len(value) != 2:
-        raise LevelError(f"{name}: expected [row, col] as two integers, got {_short(value)}")
+        raise LevelError(f"{name}: expected [row, col] as two integers, got {shown(value)}")
     return _int(value[0], f"{name}[0]"), _int(value[1], f"{name}[1]")
 
 
 def _vehicle_from_json(data: Any, name: str) -> Vehicle:
     if not isinstance(data, dict):
-        raise LevelError(f"{name}: expected an object with keys {', '.join(_VEHICLE_KEYS)}, got {_short(data)}")
+        raise LevelError(f"{name}: expected an object with keys {', '.join(_VEHICLE_KEYS)}, got {shown(data)}")
     if set(data) != set(_VEHICLE_KEYS):
         missing = [k for k in _VEHICLE_KEYS if k not in data]
         extra = sorted(str(k) for k in data if k not in _VEHICLE_KEYS)
@@ -351,7 +346,7 @@ def _vehicle_from_json(data: Any, name: str) -> Vehicle:
         raise LevelError(f"{name}: {detail}; expected exactly {', '.join(_VEHICLE_KEYS)}")
     axis = data["axis"]
     if axis not in AXES:
-        raise LevelError(f"{name}.axis: expected 'horizontal' or 'vertical', got {_short(axis)}")
+        raise LevelError(f"{name}.axis: expected 'horizontal' or 'vertical', got {shown(axis)}")
     return Vehicle(
         _int(data["row"], f"{name}.row"),
         _int(data["col"], f"{name}.col"),
@@ -419,7 +414,7 @@ def _check_move(level: Level, move: Any) -> Move:
         or len(move) != 2
         or any(isinstance(v, bool) or not isinstance(v, int) for v in move)
     ):
-        raise ValueError(f"move: expected (vehicle, position) as two integers, got {move!r}")
+        raise ValueError(f"move: expected (vehicle, position) as two integers, got {shown(move)}")
     i, p = move
     if not 0 <= i < level.n_vehicles:
         raise ValueError(f"move: vehicle {i} is not in 0..{level.n_vehicles - 1}")
@@ -484,10 +479,10 @@ def state_to_json(level: Level, state: State) -> dict[str, Any]:
 def state_from_json(level: Level, data: Any) -> State:
     """Parse :func:`state_to_json` output, raising :class:`ValueError` naming the problem."""
     if not isinstance(data, dict) or set(data) != {"vehicles"}:
-        raise ValueError(f"state: expected an object with exactly the key vehicles, got {_short(data)}")
+        raise ValueError(f"state: expected an object with exactly the key vehicles, got {shown(data)}")
     raw = data["vehicles"]
     if not isinstance(raw, list | tuple) or len(raw) != level.n_vehicles:
-        raise ValueError(f"vehicles: expected a list of {level.n_vehicles} [row, col] pairs, got {_short(raw)}")
+        raise ValueError(f"vehicles: expected a list of {level.n_vehicles} [row, col] pairs, got {shown(raw)}")
     positions = []
     for i, item in enumerate(raw):
         try:
