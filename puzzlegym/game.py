@@ -20,6 +20,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from puzzlegym.errors import shown
 from puzzlegym.screen.input import Gesture
 from puzzlegym.screen.render import Rect, Widget
 
@@ -91,18 +92,36 @@ class GameView(Protocol):
     # suite calls it when it restores a checkpoint, before anything changes.
 
 
-class SelectionUI:
-    """The interaction state of views that select one thing before moving it (a screw, a
-    bolt): the selected item's index, or None. Nothing is selected when a level starts or
-    after a move. Subclasses name the item in ``selected_item`` (for error messages)."""
-
-    selected_item = "item index"
+class ResetUI:
+    """Views whose interaction state is None when a level starts and after every move (a
+    selection, a path being drawn): ``initial_ui`` and ``after_move``. The view (or the
+    subclasses below) writes ``ui_to_json``/``ui_from_json``."""
 
     def initial_ui(self, level: Any, state: Any) -> Any:
         return None
 
     def after_move(self, level: Any, state: Any, ui: Any) -> Any:
         return None
+
+
+class StatelessUI(ResetUI):
+    """The interaction state of views that have none: ``ui`` is always None (null in JSON)."""
+
+    def ui_to_json(self, ui: Any) -> Any:
+        return None
+
+    def ui_from_json(self, data: Any) -> Any:
+        if data is not None:
+            raise ValueError(f"ui state: this game has none, expected null, got {shown(data)}")
+        return None
+
+
+class SelectionUI(ResetUI):
+    """The interaction state of views that select one thing before moving it (a screw, a
+    bolt): the selected item's index, or None. Nothing is selected when a level starts or
+    after a move. Subclasses name the item in ``selected_item`` (for error messages)."""
+
+    selected_item = "item index"
 
     def ui_to_json(self, ui: Any) -> Any:
         return ui

@@ -30,7 +30,7 @@ def test_drags_slide_vehicles_and_misses_change_nothing(make_env):
     obs0, info = env.reset(seed=0)
     b = board(env)
     level, s0 = b.level, b.state
-    cell = V._geometry(level.height, level.width, BOARD_AREA)[0]
+    cell = V.layout(level, BOARD_AREA).cell
     before = env.unwrapped.checkpoint().payload["suite"]
     grid = V.grid_rect(level, BOARD_AREA)
     empty = next(

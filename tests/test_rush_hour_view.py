@@ -28,7 +28,7 @@ LEVEL = R.Level.from_notation(
     tier="Easy",
 )
 S0 = R.initial_state(LEVEL)
-CELL = V._geometry(LEVEL.height, LEVEL.width, BOARD_AREA)[0]
+CELL = V.layout(LEVEL, BOARD_AREA).cell
 
 
 def drag(x0, y0, x1, y1) -> Gesture:

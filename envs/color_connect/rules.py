@@ -30,6 +30,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
 from puzzlegym.errors import LevelError
+from puzzlegym.fields import check_text_grid, grid_cell
 from puzzlegym.game import Rejected
 
 TIERS: tuple[str, ...] = ("Easy", "Hard")
@@ -211,24 +212,12 @@ class Level:
 
 
 def _check_grid(grid: tuple[Any, ...]) -> None:
-    if not MIN_SIZE <= len(grid) <= MAX_SIZE:
-        raise LevelError(f"grid: height must be {MIN_SIZE}..{MAX_SIZE} rows, got {len(grid)}")
-    for r, row in enumerate(grid):
-        if not isinstance(row, str):
-            raise LevelError(f"grid: row {r} must be a string, got {type(row).__name__}")
-    width = len(grid[0])
-    if not MIN_SIZE <= width <= MAX_SIZE:
-        raise LevelError(f"grid: width must be {MIN_SIZE}..{MAX_SIZE} columns, got {width}")
+    check_text_grid(
+        grid, MIN_SIZE, MAX_SIZE, FREE + BLOCKED + PAIR_LETTERS,
+        f"allowed are {FREE!r} (free), {BLOCKED!r} (blocked) and the pair letters {PAIR_LETTERS[0]}..{PAIR_LETTERS[-1]}",
+    )
     counts: dict[str, int] = {}
-    for r, row in enumerate(grid):
-        if len(row) != width:
-            raise LevelError(f"grid: not rectangular, row {r} has {len(row)} columns but row 0 has {width}")
-        bad = sorted(set(row) - set(FREE + BLOCKED + PAIR_LETTERS))
-        if bad:
-            raise LevelError(
-                f"grid: row {r} contains {', '.join(map(repr, bad))}; allowed are {FREE!r} (free), "
-                f"{BLOCKED!r} (blocked) and the pair letters {PAIR_LETTERS[0]}..{PAIR_LETTERS[-1]}"
-            )
+    for row in grid:
         for ch in row:
             if ch in PAIR_LETTERS:
                 counts[ch] = counts.get(ch, 0) + 1
@@ -450,15 +439,7 @@ def parse_cells(level: Level, value: Any, name: str) -> tuple[int, ...]:
         raise ValueError(f"{name}: expected a list of at most {level.n_cells} [row, col] pairs")
     out = []
     for j, item in enumerate(value):
-        if (
-            not isinstance(item, list | tuple)
-            or len(item) != 2
-            or any(isinstance(v, bool) or not isinstance(v, int) for v in item)
-        ):
-            raise ValueError(f"{name}[{j}]: expected [row, col] as two integers, got {item!r}")
-        r, c = item
-        if not (0 <= r < level.height and 0 <= c < level.width):
-            raise ValueError(f"{name}[{j}]: [{r}, {c}] is outside the {level.height}x{level.width} grid")
+        r, c = grid_cell(item, f"{name}[{j}]", level.height, level.width)
         out.append(level.index(r, c))
     return tuple(out)
 

@@ -29,8 +29,9 @@ from typing import Any
 from PIL import ImageDraw
 
 from puzzlegym.actions import Click
-from puzzlegym.game import ViewOutcome
+from puzzlegym.game import ResetUI, ViewOutcome
 from puzzlegym.screen import theme
+from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import Gesture
 from puzzlegym.screen.render import Rect, Widget, font
 
@@ -64,30 +65,19 @@ class Drawing:
     cells: tuple[tuple[int, int], ...]
 
 
-@lru_cache(maxsize=256)
-def _geometry(height: int, width: int, area: Rect) -> tuple[int, int, int]:
-    """Cell size and the grid's top-left pixel inside ``area``."""
-    cell = min(MAX_CELL, area.w // width, area.h // height)
-    x0 = area.x + (area.w - cell * width) // 2
-    y0 = area.y + (area.h - cell * height) // 2
-    return cell, x0, y0
+def layout(level: Level, area: Rect) -> GridLayout:
+    """The grid's cells inside ``area``."""
+    return GridLayout.fit(area, level.height, level.width, MAX_CELL)
 
 
 def cell_rect(level: Level, index: int, area: Rect) -> Rect:
-    cell, x0, y0 = _geometry(level.height, level.width, area)
-    r, c = divmod(index, level.width)
-    return Rect(x0 + c * cell, y0 + r * cell, cell, cell)
+    return layout(level, area).cell_rect(*divmod(index, level.width))
 
 
 def cell_at(level: Level, area: Rect, x: int, y: int) -> int | None:
     """The cell under pixel ``(x, y)``, or None outside the grid."""
-    cell, x0, y0 = _geometry(level.height, level.width, area)
-    if x < x0 or y < y0:
-        return None
-    c, r = (x - x0) // cell, (y - y0) // cell
-    if r >= level.height or c >= level.width:
-        return None
-    return r * level.width + c
+    rc = layout(level, area).cell_at(x, y)
+    return None if rc is None else level.index(*rc)
 
 
 def turning_cells(cells: tuple[int, ...]) -> list[int]:
@@ -162,16 +152,11 @@ def _paint_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
 # ----------------------------------------------------------------------------- the view
 
 
-class ColorConnectView:
-    """Layout, drawing and the click controls (see the module docstring)."""
+class ColorConnectView(ResetUI):
+    """Layout, drawing and the click controls (see the module docstring); no path is being
+    drawn when a level starts or after a move (``ResetUI``)."""
 
     # -- interaction state --------------------------------------------------------------------
-
-    def initial_ui(self, level: Level, state: State) -> Any:
-        return None
-
-    def after_move(self, level: Level, state: State, ui: Any) -> Any:
-        return None
 
     def ui_to_json(self, ui: Drawing | None) -> Any:
         if ui is None:
@@ -341,9 +326,9 @@ def click(level: Level, state: State, ui: Drawing | None, index: int) -> ViewOut
 def _widget_table(level: Level, area: Rect) -> tuple[Widget, tuple[tuple[int, Rect], ...]]:
     """The board widget and the rectangle of every cell that is not blocked, built once per
     level and area."""
-    cell, x0, y0 = _geometry(level.height, level.width, area)
+    grid = layout(level, area)
     blocked = tuple(level.cell(i) for i, o in enumerate(level.owner) if o == -2)
-    key = (cell, x0 - area.x, y0 - area.y, level.height, level.width, blocked)
+    key = (grid.cell, grid.x0 - area.x, grid.y0 - area.y, level.height, level.width, blocked)
     board = Widget("board", area, _paint_board, key)
     cells = tuple(
         (i, cell_rect(level, i, area)) for i, o in enumerate(level.owner) if o != -2

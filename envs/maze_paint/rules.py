@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
 from puzzlegym.errors import LevelError, shown
+from puzzlegym.fields import check_exact_keys, check_in_grid, check_text_grid, grid_cell, row_col
 from puzzlegym.game import Rejected
 
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
@@ -199,44 +200,19 @@ class Level:
             raise LevelError(f"grid: expected a list of row strings, got {type(raw_grid).__name__}")
         grid = tuple(raw_grid)
         _check_grid(grid)
-        raw_start = data["start"]
-        if (
-            not isinstance(raw_start, list | tuple)
-            or len(raw_start) != 2
-            or any(isinstance(v, bool) or not isinstance(v, int) for v in raw_start)
-        ):
-            raise LevelError(f"start: expected [row, col] as two integers, got {shown(raw_start)}")
-        level = cls(id=data["id"], tier=data["tier"], grid=grid, start=(raw_start[0], raw_start[1]))
+        start = row_col(data["start"], "start", LevelError)
+        level = cls(id=data["id"], tier=data["tier"], grid=grid, start=start)
         level.validate()
         return level
 
 
 def _check_grid(grid: tuple[Any, ...]) -> None:
-    if not MIN_SIZE <= len(grid) <= MAX_SIZE:
-        raise LevelError(f"grid: height must be {MIN_SIZE}..{MAX_SIZE} rows, got {len(grid)}")
-    for r, row in enumerate(grid):
-        if not isinstance(row, str):
-            raise LevelError(f"grid: row {r} must be a string, got {type(row).__name__}")
-    width = len(grid[0])
-    if not MIN_SIZE <= width <= MAX_SIZE:
-        raise LevelError(f"grid: width must be {MIN_SIZE}..{MAX_SIZE} columns, got {width}")
-    for r, row in enumerate(grid):
-        if len(row) != width:
-            raise LevelError(
-                f"grid: not rectangular, row {r} has {len(row)} columns but row 0 has {width}"
-            )
-        bad = sorted(set(row) - {WALL, FLOOR})
-        if bad:
-            raise LevelError(
-                f"grid: row {r} contains {', '.join(map(repr, bad))}; "
-                f"only {WALL!r} (wall) and {FLOOR!r} (floor) are allowed"
-            )
+    check_text_grid(grid, MIN_SIZE, MAX_SIZE, WALL + FLOOR, f"only {WALL!r} (wall) and {FLOOR!r} (floor) are allowed")
 
 
 def _check_start(start: Any, grid: tuple[str, ...]) -> None:
     r, c = start
-    if not (0 <= r < len(grid) and 0 <= c < len(grid[0])):
-        raise LevelError(f"start: [{r}, {c}] is outside the {len(grid)}x{len(grid[0])} grid")
+    check_in_grid(r, c, len(grid), len(grid[0]), "start", LevelError)
     if grid[r][c] != FLOOR:
         raise LevelError(f"start: [{r}, {c}] is a wall, the ball must start on a floor cell")
 
@@ -301,16 +277,7 @@ def state_from_json(level: Level, data: Any) -> State:
     """Parse :func:`state_to_json` output, raising :class:`ValueError` naming the problem."""
     if not isinstance(data, dict):
         raise ValueError(f"state: expected a JSON object, got {type(data).__name__}")
-    keys = set(data)
-    if keys != {"ball", "painted"}:
-        missing = sorted({"ball", "painted"} - keys)
-        extra = sorted(str(k) for k in keys - {"ball", "painted"})
-        parts = []
-        if missing:
-            parts.append(f"missing key(s) {', '.join(missing)}")
-        if extra:
-            parts.append(f"unexpected key(s) {', '.join(extra)}")
-        raise ValueError(f"state: {'; '.join(parts)}; expected exactly ball, painted")
+    check_exact_keys(data, ("ball", "painted"), "state")
     ball = _parse_cell(level, data["ball"], "ball")
     raw = data["painted"]
     if not isinstance(raw, list | tuple):
@@ -333,15 +300,7 @@ def state_from_json(level: Level, data: Any) -> State:
 
 
 def _parse_cell(level: Level, value: Any, name: str) -> int:
-    if (
-        not isinstance(value, list | tuple)
-        or len(value) != 2
-        or any(isinstance(v, bool) or not isinstance(v, int) for v in value)
-    ):
-        raise ValueError(f"{name}: expected [row, col] as two integers, got {shown(value)}")
-    r, c = value
-    if not (0 <= r < level.height and 0 <= c < level.width):
-        raise ValueError(f"{name}: [{r}, {c}] is outside the {level.height}x{level.width} grid")
+    r, c = grid_cell(value, name, level.height, level.width)
     if level.grid[r][c] != FLOOR:
         raise ValueError(f"{name}: [{r}, {c}] is a wall")
     return level.index(r, c)

@@ -8,7 +8,8 @@ from typing import Any
 from PIL import ImageDraw
 
 from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, Drag
-from puzzlegym.game import ViewOutcome
+from puzzlegym.game import StatelessUI, ViewOutcome
+from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import Gesture
 from puzzlegym.screen.render import Rect, Widget
 
@@ -28,19 +29,13 @@ KEY_MOVES = {"ArrowUp": "up", "ArrowDown": "down", "ArrowLeft": "left", "ArrowRi
 SWIPE_HINT = "Swipe straight up, down, left or right"
 
 
-@lru_cache(maxsize=256)
-def _geometry(height: int, width: int, area: Rect) -> tuple[int, int, int]:
-    """Cell size and the grid's top-left pixel inside ``area``."""
-    cell = min(MAX_CELL, area.w // width, area.h // height)
-    x0 = area.x + (area.w - cell * width) // 2
-    y0 = area.y + (area.h - cell * height) // 2
-    return cell, x0, y0
+def layout(level: Level, area: Rect) -> GridLayout:
+    """The grid's cells inside ``area``."""
+    return GridLayout.fit(area, level.height, level.width, MAX_CELL)
 
 
 def cell_rect(level: Level, index: int, area: Rect) -> Rect:
-    cell, x0, y0 = _geometry(level.height, level.width, area)
-    r, c = divmod(index, level.width)
-    return Rect(x0 + c * cell, y0 + r * cell, cell, cell)
+    return layout(level, area).cell_rect(*divmod(index, level.width))
 
 
 def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
@@ -63,22 +58,8 @@ def _paint_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
         draw.ellipse((m, m, w - 1 - m, h - 1 - m), fill=BALL, outline=BALL_EDGE, width=max(2, w // 16))
 
 
-class MazePaintView:
+class MazePaintView(StatelessUI):
     """Layout and input mapping; Maze Paint has no interaction state (ui is None)."""
-
-    def initial_ui(self, level: Level, state: State) -> Any:
-        return None
-
-    def after_move(self, level: Level, state: State, ui: Any) -> Any:
-        return None
-
-    def ui_to_json(self, ui: Any) -> Any:
-        return None
-
-    def ui_from_json(self, data: Any) -> Any:
-        if data is not None:
-            raise ValueError("maze paint ui state must be null")
-        return None
 
     def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
         board, cells = _widget_table(level, area)
@@ -115,15 +96,15 @@ class MazePaintView:
 def _widget_table(level: Level, area: Rect) -> tuple[Widget, tuple[tuple[int, tuple[Widget, ...]], ...]]:
     """The board widget and, for every floor cell, its four widgets (painted × ball), built
     once per level so a frame's scene is assembled by lookups."""
-    cell, x0, y0 = _geometry(level.height, level.width, area)
-    board = Widget("board", area, _paint_board, (level.grid, cell, x0 - area.x, y0 - area.y))
+    grid = layout(level, area)
+    board = Widget("board", area, _paint_board, (level.grid, grid.cell, grid.x0 - area.x, grid.y0 - area.y))
     cells = []
     for r, row in enumerate(level.grid):
         for c, ch in enumerate(row):
             if ch != rules.FLOOR:
                 continue
             index = r * level.width + c
-            rect = Rect(x0 + c * cell, y0 + r * cell, cell, cell)
+            rect = grid.cell_rect(r, c)
             variants = tuple(
                 Widget(f"cell{index}", rect, _paint_cell, (bool(k >> 1), bool(k & 1))) for k in range(4)
             )

@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 
 from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
 from puzzlegym.errors import LevelError, shown
+from puzzlegym.fields import check_exact_keys, check_in_grid, is_int
 from puzzlegym.game import Rejected
 
 TIERS: tuple[str, ...] = ("Easy", "Medium", "Hard")
@@ -170,14 +171,13 @@ class Level:
         check_id(self.id)
         check_tier(self.tier, TIERS)
         for name, value in (("width", self.width), ("height", self.height)):
-            if isinstance(value, bool) or not isinstance(value, int) or not MIN_SIZE <= value <= MAX_SIZE:
+            if not is_int(value) or not MIN_SIZE <= value <= MAX_SIZE:
                 raise LevelError(f"{name}: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {shown(value)}")
         if not 1 <= len(self.vehicles) <= MAX_VEHICLES:
             raise LevelError(f"vehicles: expected 1..{MAX_VEHICLES} vehicles, got {len(self.vehicles)}")
         owner: dict[tuple[int, int], str] = {}
         for k, (r, c) in enumerate(self.walls):
-            if not (0 <= r < self.height and 0 <= c < self.width):
-                raise LevelError(f"walls[{k}]: [{r}, {c}] is outside the {self.height}x{self.width} grid")
+            check_in_grid(r, c, self.height, self.width, f"walls[{k}]", LevelError)
             if (r, c) in owner:
                 raise LevelError(f"walls[{k}]: [{r}, {c}] is listed twice")
             owner[(r, c)] = f"walls[{k}]"
@@ -261,7 +261,7 @@ class Level:
         """
         if not isinstance(notation, str):
             raise LevelError(f"notation: expected a string, got {type(notation).__name__}")
-        if isinstance(width, bool) or not isinstance(width, int) or not MIN_SIZE <= width <= MAX_SIZE:
+        if not is_int(width) or not MIN_SIZE <= width <= MAX_SIZE:
             raise LevelError(f"width: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {shown(width)}")
         n = len(notation)
         if n % width or not MIN_SIZE <= n // width <= MAX_SIZE:
@@ -318,7 +318,7 @@ class Level:
 
 
 def _int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not -1000 <= value <= 1000:
+    if not is_int(value) or not -1000 <= value <= 1000:
         raise LevelError(f"{name}: expected a small integer, got {shown(value)}")
     return value
 
@@ -332,18 +332,7 @@ def _pair(value: Any, name: str) -> tuple[int, int]:
 def _vehicle_from_json(data: Any, name: str) -> Vehicle:
     if not isinstance(data, dict):
         raise LevelError(f"{name}: expected an object with keys {', '.join(_VEHICLE_KEYS)}, got {shown(data)}")
-    if set(data) != set(_VEHICLE_KEYS):
-        missing = [k for k in _VEHICLE_KEYS if k not in data]
-        extra = sorted(str(k) for k in data if k not in _VEHICLE_KEYS)
-        detail = "; ".join(
-            part
-            for part in (
-                f"missing key(s) {', '.join(missing)}" if missing else "",
-                f"unexpected key(s) {', '.join(extra)}" if extra else "",
-            )
-            if part
-        )
-        raise LevelError(f"{name}: {detail}; expected exactly {', '.join(_VEHICLE_KEYS)}")
+    check_exact_keys(data, _VEHICLE_KEYS, name, LevelError)
     axis = data["axis"]
     if axis not in AXES:
         raise LevelError(f"{name}.axis: expected 'horizontal' or 'vertical', got {shown(axis)}")

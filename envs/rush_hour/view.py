@@ -22,7 +22,8 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from puzzlegym.actions import Drag
-from puzzlegym.game import ViewOutcome
+from puzzlegym.game import StatelessUI, ViewOutcome
+from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import SWIPE_MIN_PX, Gesture
 from puzzlegym.screen.render import Rect, Widget, font
 
@@ -67,35 +68,26 @@ PALETTE: tuple[tuple[int, int, int], ...] = (
 ACROSS_HINT = "Drag a vehicle along its length"
 
 
-@lru_cache(maxsize=256)
-def _geometry(height: int, width: int, area: Rect) -> tuple[int, int, int]:
-    """Cell size and the grid's top-left pixel inside ``area``."""
-    cell = min(MAX_CELL, (area.w - 2 * FRAME - 2 * EXIT_W) // width, (area.h - 2 * FRAME) // height)
-    x0 = area.x + (area.w - cell * width) // 2
-    y0 = area.y + (area.h - cell * height) // 2
-    return cell, x0, y0
+def layout(level: Level, area: Rect) -> GridLayout:
+    """The grid's cells inside ``area`` (room left for the frame and the exit marker)."""
+    return GridLayout.fit(area, level.height, level.width, MAX_CELL, FRAME + EXIT_W, FRAME)
 
 
 def grid_rect(level: Level, area: Rect) -> Rect:
-    cell, x0, y0 = _geometry(level.height, level.width, area)
-    return Rect(x0, y0, cell * level.width, cell * level.height)
+    return layout(level, area).rect
 
 
 def cell_at(level: Level, area: Rect, x: int, y: int) -> tuple[int, int] | None:
     """The ``(row, col)`` under pixel ``(x, y)``, or None outside the grid."""
-    cell, x0, y0 = _geometry(level.height, level.width, area)
-    if not (x0 <= x < x0 + cell * level.width and y0 <= y < y0 + cell * level.height):
-        return None
-    return (y - y0) // cell, (x - x0) // cell
+    return layout(level, area).cell_at(x, y)
 
 
 def vehicle_rect(level: Level, vehicle: int, position: int, area: Rect) -> Rect:
     """The pixels of ``vehicle`` at ``position``."""
-    cell, x0, y0 = _geometry(level.height, level.width, area)
     v = level.vehicles[vehicle]
     r, c = level.cells(vehicle, position)[0]
     w, h = (v.length, 1) if v.horizontal else (1, v.length)
-    return Rect(x0 + c * cell, y0 + r * cell, w * cell, h * cell)
+    return layout(level, area).cell_rect(r, c, rows=h, cols=w)
 
 
 def vehicle_at(level: Level, state: State, cell: tuple[int, int]) -> int | None:
@@ -209,22 +201,8 @@ def _draw_body(d: ImageDraw.ImageDraw, w: int, h: int, cell: int, length: int, c
 # ----------------------------------------------------------------------------- the view
 
 
-class RushHourView:
+class RushHourView(StatelessUI):
     """Layout, drawing and drag mapping; Rush Hour has no interaction state (ui is None)."""
-
-    def initial_ui(self, level: Level, state: State) -> Any:
-        return None
-
-    def after_move(self, level: Level, state: State, ui: Any) -> Any:
-        return None
-
-    def ui_to_json(self, ui: Any) -> Any:
-        return None
-
-    def ui_from_json(self, data: Any) -> Any:
-        if data is not None:
-            raise ValueError("rush hour ui state must be null")
-        return None
 
     def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
         board, keys = _static(level, area)
@@ -244,7 +222,7 @@ class RushHourView:
         along_axis = ("left", "right") if v.horizontal else ("up", "down")
         if gesture.swipe not in along_axis:
             return ViewOutcome(feedback=ACROSS_HINT if gesture.swipe is not None or _long(gesture) else None)
-        size = _geometry(level.height, level.width, area)[0]
+        size = layout(level, area).cell
         shift = (gesture.x - gesture.x0) if v.horizontal else (gesture.y - gesture.y0)
         steps = (2 * shift + size) // (2 * size)  # whole cells, rounded to the nearest
         if steps == 0:
@@ -283,10 +261,11 @@ def _long(gesture: Gesture) -> bool:
 @lru_cache(maxsize=256)
 def _static(level: Level, area: Rect) -> tuple[Widget, tuple[tuple, ...]]:
     """The board widget and each vehicle's paint key, built once per level."""
-    cell, x0, y0 = _geometry(level.height, level.width, area)
+    grid = layout(level, area)
+    cell = grid.cell
     board = Widget(
         "rush:board", area, _paint_board,
-        (level.height, level.width, level.walls, level.exit_row, cell, x0 - area.x, y0 - area.y),
+        (level.height, level.width, level.walls, level.exit_row, cell, grid.x0 - area.x, grid.y0 - area.y),
     )
     keys = []
     others = 0

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
 from puzzlegym.errors import LevelError
+from puzzlegym.fields import check_exact_keys, is_int, row_col
 from puzzlegym.game import Rejected
 
 TIERS: tuple[str, ...] = ("Default",)
@@ -191,12 +192,8 @@ class Level:
         return level
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _check_size(value: Any, name: str) -> None:
-    if not _is_int(value) or not MIN_SIZE <= value <= MAX_SIZE:
+    if not is_int(value) or not MIN_SIZE <= value <= MAX_SIZE:
         raise LevelError(f"{name}: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {value!r}")
 
 
@@ -204,20 +201,12 @@ def _truck_from_json(item: Any, i: int) -> Truck:
     where = f"trucks[{i}]"
     if not isinstance(item, dict):
         raise LevelError(f"{where}: expected an object with keys {', '.join(_TRUCK_KEYS)}, got {type(item).__name__}")
-    if set(item) != set(_TRUCK_KEYS):
-        missing = sorted(set(_TRUCK_KEYS) - set(item))
-        extra = sorted(str(k) for k in set(item) - set(_TRUCK_KEYS))
-        parts = ([f"missing key(s) {', '.join(missing)}"] if missing else []) + (
-            [f"unexpected key(s) {', '.join(extra)}"] if extra else []
-        )
-        raise LevelError(f"{where}: {'; '.join(parts)}; expected exactly {', '.join(_TRUCK_KEYS)}")
-    cab = item["cab"]
-    if not isinstance(cab, list | tuple) or len(cab) != 2 or not all(_is_int(v) for v in cab):
-        raise LevelError(f"{where}.cab: expected [row, col] as two integers, got {cab!r}")
+    check_exact_keys(item, _TRUCK_KEYS, where, LevelError)
+    cab = row_col(item["cab"], f"{where}.cab", LevelError)
     if item["facing"] not in DIRECTIONS:
         raise LevelError(f"{where}.facing: expected one of {', '.join(DIRECTIONS)}, got {item['facing']!r}")
     length = item["length"]
-    if not _is_int(length) or not MIN_LENGTH <= length <= MAX_LENGTH:
+    if not is_int(length) or not MIN_LENGTH <= length <= MAX_LENGTH:
         raise LevelError(f"{where}.length: expected an integer {MIN_LENGTH}..{MAX_LENGTH}, got {length!r}")
     return Truck(cab[0], cab[1], item["facing"], length)
 
@@ -226,11 +215,11 @@ def _check_truck(truck: Any, i: int, rows: int, cols: int) -> None:
     where = f"trucks[{i}]"
     if not isinstance(truck, Truck):
         raise LevelError(f"{where}: expected a Truck, got {type(truck).__name__}")
-    if not (_is_int(truck.row) and _is_int(truck.col)):
+    if not (is_int(truck.row) and is_int(truck.col)):
         raise LevelError(f"{where}.cab: expected two integers, got [{truck.row!r}, {truck.col!r}]")
     if truck.facing not in DIRECTIONS:
         raise LevelError(f"{where}.facing: expected one of {', '.join(DIRECTIONS)}, got {truck.facing!r}")
-    if not _is_int(truck.length) or not MIN_LENGTH <= truck.length <= MAX_LENGTH:
+    if not is_int(truck.length) or not MIN_LENGTH <= truck.length <= MAX_LENGTH:
         raise LevelError(f"{where}.length: expected an integer {MIN_LENGTH}..{MAX_LENGTH}, got {truck.length!r}")
     for k, (r, c) in enumerate(truck.cells):
         if not (0 <= r < rows and 0 <= c < cols):
@@ -299,7 +288,7 @@ def apply(level: Level, state: State, move: int) -> State | Rejected:
     Returns :class:`Rejected` (and nothing changes) when that truck is blocked or already
     gone; raises :class:`ValueError` for a value that is not a truck index of the level.
     """
-    if not _is_int(move) or not 0 <= move < len(level.trucks):
+    if not is_int(move) or not 0 <= move < len(level.trucks):
         raise ValueError(f"move: expected a truck index 0..{len(level.trucks) - 1}, got {move!r}")
     bit = 1 << move
     if not state.remaining & bit:
@@ -341,7 +330,7 @@ def state_from_json(level: Level, data: Any) -> State:
     n = len(level.trucks)
     remaining = 0
     for k, i in enumerate(raw):
-        if not _is_int(i) or not 0 <= i < n:
+        if not is_int(i) or not 0 <= i < n:
             raise ValueError(f"remaining[{k}]: expected a truck index 0..{n - 1}, got {i!r}")
         if remaining >> i & 1:
             raise ValueError(f"remaining[{k}]: truck {i} is listed twice")

@@ -21,7 +21,8 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from puzzlegym.actions import Click
-from puzzlegym.game import ViewOutcome
+from puzzlegym.game import StatelessUI, ViewOutcome
+from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import Gesture
 from puzzlegym.screen.render import Rect, Widget
 
@@ -65,30 +66,19 @@ _TURN = {
 }
 
 
-@lru_cache(maxsize=256)
-def _geometry(rows: int, cols: int, area: Rect) -> tuple[int, int, int]:
-    """Cell size and the grid's top-left pixel inside ``area`` (room left for the curb)."""
-    cell = min(MAX_CELL, (area.w - 2 * CURB) // cols, (area.h - 2 * CURB) // rows)
-    x0 = area.x + (area.w - cell * cols) // 2
-    y0 = area.y + (area.h - cell * rows) // 2
-    return cell, x0, y0
+def layout(level: Level, area: Rect) -> GridLayout:
+    """The lot's cells inside ``area`` (room left for the curb)."""
+    return GridLayout.fit(area, level.rows, level.cols, MAX_CELL, CURB, CURB)
 
 
 def cell_rect(level: Level, row: int, col: int, area: Rect) -> Rect:
     """The pixel rectangle of cell ``(row, col)``."""
-    cell, x0, y0 = _geometry(level.rows, level.cols, area)
-    return Rect(x0 + col * cell, y0 + row * cell, cell, cell)
+    return layout(level, area).cell_rect(row, col)
 
 
 def cell_at(level: Level, area: Rect, x: int, y: int) -> tuple[int, int] | None:
     """The cell under pixel ``(x, y)``, or None off the grid."""
-    cell, x0, y0 = _geometry(level.rows, level.cols, area)
-    if x < x0 or y < y0:
-        return None
-    row, col = (y - y0) // cell, (x - x0) // cell
-    if row >= level.rows or col >= level.cols:
-        return None
-    return row, col
+    return layout(level, area).cell_at(x, y)
 
 
 def truck_rect(level: Level, index: int, area: Rect) -> Rect:
@@ -222,22 +212,8 @@ def _paint_truck(draw: ImageDraw.ImageDraw, img, key) -> None:
     img.paste(small, (0, 0))
 
 
-class TruckEscapeView:
+class TruckEscapeView(StatelessUI):
     """Layout and input mapping (see module docstring); no interaction state."""
-
-    def initial_ui(self, level: Level, state: State) -> Any:
-        return None
-
-    def after_move(self, level: Level, state: State, ui: Any) -> Any:
-        return None
-
-    def ui_to_json(self, ui: Any) -> Any:
-        return None
-
-    def ui_from_json(self, data: Any) -> Any:
-        if data is not None:
-            raise ValueError(f"ui state: Truck Escape has none, expected null, got {data!r}")
-        return None
 
     def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
         board, trucks = _widget_table(level, area)
@@ -268,8 +244,9 @@ class TruckEscapeView:
 @lru_cache(maxsize=256)
 def _widget_table(level: Level, area: Rect) -> tuple[Widget, tuple[Widget, ...]]:
     """The board widget and every truck's widget, built once per level."""
-    cell, x0, y0 = _geometry(level.rows, level.cols, area)
-    board = Widget("board", area, _paint_board, (level.rows, level.cols, cell, x0 - area.x, y0 - area.y))
+    grid = layout(level, area)
+    cell = grid.cell
+    board = Widget("board", area, _paint_board, (level.rows, level.cols, cell, grid.x0 - area.x, grid.y0 - area.y))
     colours = truck_colours(level)
     trucks = tuple(
         Widget(f"truck{i}", truck_rect(level, i, area), _paint_truck, (t.facing, t.length, cell, colours[i]), opaque=False)

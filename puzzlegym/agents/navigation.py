@@ -8,10 +8,12 @@ level advancement" means the same GUI actions everywhere.
 
 from __future__ import annotations
 
-from puzzlegym.actions import Click, to_dict
+from collections.abc import MutableSequence
+
+from puzzlegym.actions import Answer, Click, to_dict
 from puzzlegym.screen.suite import DIFFICULTY, HOME, LEVEL, LEVEL_COMPLETE, OBJECTIVE_COMPLETE
 
-__all__ = ["navigation_click", "on_target_board"]
+__all__ = ["navigation_action", "navigation_click", "on_target_board"]
 
 
 def _click(rect) -> dict:
@@ -48,3 +50,16 @@ def navigation_click(env) -> dict | None:
     if screen in (LEVEL, OBJECTIVE_COMPLETE):
         return None
     raise RuntimeError(f"navigation: unknown screen {screen!r}")  # pragma: no cover
+
+
+def navigation_action(env, pending: MutableSequence) -> dict | None:
+    """What a playing agent does off its board: the :func:`navigation_click` (the board
+    actions still ``pending`` are dropped), or on the objective-complete screen the Answer
+    that ends the episode. None on a target board: the agent plays its own move."""
+    nav = navigation_click(env)
+    if nav is not None:
+        pending.clear()
+        return nav
+    if env.suite.screen == OBJECTIVE_COMPLETE:
+        return to_dict(Answer("All levels complete"))
+    return None

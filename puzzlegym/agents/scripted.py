@@ -25,10 +25,10 @@ from collections import deque
 from typing import Any
 
 from puzzlegym import solvers
-from puzzlegym.actions import Answer, Click, PressKey, to_dict
-from puzzlegym.agents.navigation import navigation_click
+from puzzlegym.actions import Click, PressKey, to_dict
+from puzzlegym.agents.navigation import navigation_action
 from puzzlegym.screen.labels import label
-from puzzlegym.screen.suite import BOARD_AREA, LEVEL, OBJECTIVE_COMPLETE
+from puzzlegym.screen.suite import BOARD_AREA, LEVEL
 
 __all__ = ["ScriptedAgent"]
 
@@ -116,12 +116,9 @@ class ScriptedAgent:
 
     def __call__(self, obs: Any = None, info: Any = None) -> dict:
         env = self.env
-        nav = navigation_click(env)
+        nav = navigation_action(env, self._pending)
         if nav is not None:
-            self._pending.clear()
             return nav
-        if env.suite.screen == OBJECTIVE_COMPLETE:
-            return to_dict(Answer("All levels complete"))
         assert env.suite.screen == LEVEL
         lost, named = self._hint(obs)
         if lost and not self._recovered:

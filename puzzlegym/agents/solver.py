@@ -8,9 +8,9 @@ from collections import deque
 from typing import Any
 
 from puzzlegym import solvers
-from puzzlegym.actions import Answer, to_dict
-from puzzlegym.agents.navigation import navigation_click
-from puzzlegym.screen.suite import BOARD_AREA, OBJECTIVE_COMPLETE
+from puzzlegym.actions import to_dict
+from puzzlegym.agents.navigation import navigation_action
+from puzzlegym.screen.suite import BOARD_AREA
 
 __all__ = ["SolverAgent"]
 
@@ -39,12 +39,9 @@ class SolverAgent:
 
     def __call__(self, obs: Any = None, info: Any = None) -> dict:
         env = self.env
-        nav = navigation_click(env)
+        nav = navigation_action(env, self._pending)
         if nav is not None:
-            self._pending.clear()
             return nav
-        if env.suite.screen == OBJECTIVE_COMPLETE:
-            return to_dict(Answer("All levels complete"))
         if not self._pending:
             self._pending.extend(self._next_move_actions())
         return to_dict(self._pending.popleft())

@@ -273,6 +273,17 @@ def _board_config(env_id: str, level: int, **env_kwargs: Any) -> dict:
         env.close()
 
 
+def _board_of(config: dict, seed: int) -> tuple[Any, Any]:
+    """The level an env of ``config`` starts on after ``reset(seed=seed)``, and its rules."""
+    env = make_env(config, backend="native")
+    try:
+        env.unwrapped.reset(seed=seed)
+        board = env.unwrapped.suite.board
+        return board.level, board.game.rules
+    finally:
+        env.close()
+
+
 def _depths(length: int, count: int) -> list[int]:
     """``count`` depths spread evenly over ``0 .. length - 2``."""
     top = max(0, length - 2)
@@ -287,14 +298,8 @@ def find_on_solution(env_id: str, level: int, *, count: int = 3, seed: int = 0, 
     then a fatal move (a legal move to a certified dead end; chosen with ``seed``), N plays
     ``i + 1`` solution moves. Depths without a fatal move are skipped."""
     config = _board_config(env_id, level, **env_kwargs)
-    env = make_env(config, backend="native")
-    try:
-        env.unwrapped.reset(seed=seed)
-        board = env.unwrapped.suite.board
-        lv, rules = board.level, board.game.rules
-        solution = solvers.solve(lv).moves
-    finally:
-        env.close()
+    lv, rules = _board_of(config, seed)
+    solution = solvers.solve(lv).moves
     rng = random.Random(f"puzzlegym/lab/solution/{env_id}/{level}/{seed}")
     source = {"kind": "solution", "env_id": env_id, "level": level, "seed": seed}
     out: list[Checkpoint] = []
@@ -334,13 +339,7 @@ def find_in_random_play(
     if not 1 <= max_playouts <= MAX_PLAYOUTS or not 1 <= max_moves <= MAX_PLAYOUT_MOVES:
         raise ConfigError(f"max_playouts: 1..{MAX_PLAYOUTS}, max_moves: 1..{MAX_PLAYOUT_MOVES}")
     config = _board_config(env_id, level, **env_kwargs)
-    env = make_env(config, backend="native")
-    try:
-        env.unwrapped.reset(seed=seed)
-        board = env.unwrapped.suite.board
-        lv, rules = board.level, board.game.rules
-    finally:
-        env.close()
+    lv, rules = _board_of(config, seed)
     source = {"kind": "random", "env_id": env_id, "level": level, "seed": seed}
     out: list[Checkpoint] = []
     controls_made: dict[int, Checkpoint] = {}

@@ -39,6 +39,7 @@ from puzzlegym.checkpoint import Checkpoint
 from puzzlegym.errors import ConfigError, PuzzleGymError
 from puzzlegym.lab import checkpoints as files
 from puzzlegym.lab.controller import Controller
+from puzzlegym.lab.documents import find_documents
 from puzzlegym.version import __version__
 from puzzlegym.wrappers import HINT_CONDITIONS, BlackBox, StateHint, TextChannel
 
@@ -283,15 +284,7 @@ def run_rq2(
 # ---------------------------------------------------------------------- aggregation
 def find_outcomes(root: str | os.PathLike) -> list[dict]:
     """Every RQ2 outcome document under ``root``."""
-    out = []
-    for path in sorted(Path(root).rglob(OUTCOME_FILE)):
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue
-        if isinstance(doc, dict) and doc.get("study") == STUDY:
-            out.append(doc)
-    return out
+    return find_documents(root, OUTCOME_FILE, STUDY)
 
 
 def aggregate(outcomes: Iterable[dict]) -> list[dict]:

@@ -24,6 +24,7 @@ import gymnasium as gym
 
 from puzzlegym.agents import make_agent
 from puzzlegym.errors import ConfigError, PuzzleGymError
+from puzzlegym.lab.documents import find_documents
 from puzzlegym.registry import parse_env_id
 from puzzlegym.version import __version__
 from puzzlegym.wrappers import (
@@ -175,15 +176,7 @@ def run_rq4(
 
 def find_sessions(root: str | os.PathLike) -> list[dict]:
     """Every RQ4 session document under ``root``."""
-    out = []
-    for path in sorted(Path(root).rglob(SESSION_FILE)):
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue
-        if isinstance(doc, dict) and doc.get("study") == STUDY:
-            out.append(doc)
-    return out
+    return find_documents(root, SESSION_FILE, STUDY)
 
 
 def _mean(values: Iterable[float]) -> float | None:

@@ -1,0 +1,77 @@
+"""Strict checks of the JSON fields the games' level and state documents share: an object's
+exact keys, integers, ``[row, col]`` pairs, cells inside a grid, grids written as row strings.
+
+Every check raises ``error`` (``LevelError`` for level files, ``ValueError`` for states and
+ui states) with a message that starts with the field's name; client values in messages go
+through :func:`puzzlegym.errors.shown`, so a hostile value (a 5,000-digit number, a deep
+list) is named, not formatted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from puzzlegym.errors import LevelError, shown
+
+
+def is_int(value: Any) -> bool:
+    """An int that is not a bool (JSON's true/false are not numbers here)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_exact_keys(data: dict, keys: Sequence[str], name: str, error: type[Exception] = ValueError) -> None:
+    """``data`` (an object) has exactly ``keys``: else ``{name}: missing key(s) ...;
+    unexpected key(s) ...; expected exactly ...``."""
+    if set(data) == set(keys):
+        return
+    missing = [k for k in keys if k not in data]
+    extra = sorted(str(k) for k in data if k not in keys)
+    parts = ([f"missing key(s) {', '.join(missing)}"] if missing else []) + (
+        [f"unexpected key(s) {', '.join(extra)}"] if extra else []
+    )
+    raise error(f"{name}: {'; '.join(parts)}; expected exactly {', '.join(keys)}")
+
+
+def row_col(value: Any, name: str, error: type[Exception] = ValueError) -> tuple[int, int]:
+    """``[row, col]`` as two integers (a JSON list; a tuple is accepted too)."""
+    if not isinstance(value, list | tuple) or len(value) != 2 or not all(is_int(v) for v in value):
+        raise error(f"{name}: expected [row, col] as two integers, got {shown(value)}")
+    return value[0], value[1]
+
+
+def check_in_grid(row: int, col: int, height: int, width: int, name: str, error: type[Exception] = ValueError) -> None:
+    """Cell ``(row, col)`` lies inside a ``height`` x ``width`` grid."""
+    if not (0 <= row < height and 0 <= col < width):
+        raise error(f"{name}: [{shown(row)}, {shown(col)}] is outside the {height}x{width} grid")
+
+
+def grid_cell(value: Any, name: str, height: int, width: int, error: type[Exception] = ValueError) -> tuple[int, int]:
+    """``[row, col]`` (:func:`row_col`) inside a ``height`` x ``width`` grid."""
+    row, col = row_col(value, name, error)
+    check_in_grid(row, col, height, width, name, error)
+    return row, col
+
+
+def check_text_grid(grid: tuple[Any, ...], min_size: int, max_size: int, allowed: str, allowed_text: str) -> int:
+    """A level's ``grid``: ``min_size..max_size`` row strings of one width in that range, made
+    of the characters in ``allowed`` (``allowed_text`` says which, for the message). Raises
+    LevelError naming ``grid``; returns the width."""
+    if not min_size <= len(grid) <= max_size:
+        raise LevelError(f"grid: height must be {min_size}..{max_size} rows, got {len(grid)}")
+    for r, row in enumerate(grid):
+        if not isinstance(row, str):
+            raise LevelError(f"grid: row {r} must be a string, got {type(row).__name__}")
+    width = len(grid[0])
+    if not min_size <= width <= max_size:
+        raise LevelError(f"grid: width must be {min_size}..{max_size} columns, got {width}")
+    for r, row in enumerate(grid):
+        if len(row) != width:
+            raise LevelError(f"grid: not rectangular, row {r} has {len(row)} columns but row 0 has {width}")
+        bad = sorted(set(row) - set(allowed))
+        if bad:
+            raise LevelError(f"grid: row {r} contains {', '.join(map(repr, bad))}; {allowed_text}")
+    return width
+
+
+__all__ = ["check_exact_keys", "check_in_grid", "check_text_grid", "grid_cell", "is_int", "row_col"]
