@@ -92,19 +92,8 @@ def _cmd_levels(args: argparse.Namespace) -> int:
     return 0
 
 
-def _serve_until_interrupted(server, close) -> int:
-    """Serve until Ctrl-C, then close the server and what it served (envs, browsers)."""
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-        close()
-    return 0
-
-
 def _cmd_serve(args: argparse.Namespace) -> int:
+    from puzzlegym.service.http import serve_until_interrupted
     from puzzlegym.service.serve import Service, make_serve_server
 
     service = Service(
@@ -115,11 +104,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     server = make_serve_server(args.host, args.port, service, token=token)
     host, port = server.server_address[:2]
     print(f"puzzlegym serve: http://{host}:{port}/ (backend {args.backend}, records in {args.record_dir})", flush=True)
-    return _serve_until_interrupted(server, service.close)
+    return serve_until_interrupted(server, service.close)
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
     from puzzlegym.registry import parse_env_id
+    from puzzlegym.service.http import serve_until_interrupted
     from puzzlegym.service.play import PlaySession, make_play_server
 
     parse_env_id(args.env_id)
@@ -128,7 +118,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     server = make_play_server(args.host, args.port, play)
     host, port = server.server_address[:2]
     print(f"puzzlegym play: open http://{host}:{port}/ in a browser (record: {args.record_dir})", flush=True)
-    return _serve_until_interrupted(server, play.close)
+    return serve_until_interrupted(server, play.close)
 
 
 MODEL_OPTION_FLAGS = {

@@ -1,5 +1,5 @@
 """Strict checks of the JSON fields the games' level and state documents share: an object's
-exact keys, integers, ``[row, col]`` pairs, cells inside a grid, grids written as row strings.
+exact keys, integers, ``[row, col]`` pairs, cells inside a grid.
 
 Every check raises ``error`` (``LevelError`` for level files, ``ValueError`` for states and
 ui states) with a message that starts with the field's name; client values in messages go
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from puzzlegym.errors import LevelError, shown
+from puzzlegym.errors import shown
 
 
 def is_int(value: Any) -> bool:
@@ -53,25 +53,4 @@ def grid_cell(value: Any, name: str, height: int, width: int, error: type[Except
     return row, col
 
 
-def check_text_grid(grid: tuple[Any, ...], min_size: int, max_size: int, allowed: str, allowed_text: str) -> int:
-    """A level's ``grid``: ``min_size..max_size`` row strings of one width in that range, made
-    of the characters in ``allowed`` (``allowed_text`` says which, for the message). Raises
-    LevelError naming ``grid``; returns the width."""
-    if not min_size <= len(grid) <= max_size:
-        raise LevelError(f"grid: height must be {min_size}..{max_size} rows, got {len(grid)}")
-    for r, row in enumerate(grid):
-        if not isinstance(row, str):
-            raise LevelError(f"grid: row {r} must be a string, got {type(row).__name__}")
-    width = len(grid[0])
-    if not min_size <= width <= max_size:
-        raise LevelError(f"grid: width must be {min_size}..{max_size} columns, got {width}")
-    for r, row in enumerate(grid):
-        if len(row) != width:
-            raise LevelError(f"grid: not rectangular, row {r} has {len(row)} columns but row 0 has {width}")
-        bad = sorted(set(row) - set(allowed))
-        if bad:
-            raise LevelError(f"grid: row {r} contains {', '.join(map(repr, bad))}; {allowed_text}")
-    return width
-
-
-__all__ = ["check_exact_keys", "check_in_grid", "check_text_grid", "grid_cell", "is_int", "row_col"]
+__all__ = ["check_exact_keys", "check_in_grid", "grid_cell", "is_int", "row_col"]

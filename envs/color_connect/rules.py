@@ -30,8 +30,9 @@ from typing import Any, ClassVar, NamedTuple
 
 from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
 from puzzlegym.errors import LevelError
-from puzzlegym.fields import check_text_grid, grid_cell
+from puzzlegym.fields import grid_cell
 from puzzlegym.game import Rejected
+from puzzlegym.textgrid import TextGrid, check_text_grid
 
 TIERS: tuple[str, ...] = ("Easy", "Hard")
 FREE = "."
@@ -71,7 +72,7 @@ Move = Connect | Remove
 
 
 @dataclass(frozen=True)
-class Level:
+class Level(TextGrid):
     """One Color Connect level: the grid rows, top to bottom (see the module docstring).
 
     Equality and hashing use ``id``, ``tier`` and ``grid``; derived data (endpoints, masks,
@@ -85,25 +86,7 @@ class Level:
 
     game: ClassVar[str] = "ColorConnect"
 
-    # -- geometry --------------------------------------------------------------------------
-
-    @property
-    def height(self) -> int:
-        return len(self.grid)
-
-    @property
-    def width(self) -> int:
-        return len(self.grid[0]) if self.grid else 0
-
-    @property
-    def n_cells(self) -> int:
-        return self.height * self.width
-
-    def index(self, row: int, col: int) -> int:
-        return row * self.width + col
-
-    def cell(self, index: int) -> tuple[int, int]:
-        return divmod(index, self.width)
+    # -- geometry (height, width, n_cells, index, cell: TextGrid) -----------------------------
 
     @cached_property
     def endpoints(self) -> tuple[tuple[int, int], ...]:

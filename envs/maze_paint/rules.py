@@ -22,8 +22,9 @@ from typing import Any, ClassVar
 
 from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
 from puzzlegym.errors import LevelError, shown
-from puzzlegym.fields import check_exact_keys, check_in_grid, check_text_grid, grid_cell, row_col
+from puzzlegym.fields import check_exact_keys, check_in_grid, grid_cell, row_col
 from puzzlegym.game import Rejected
+from puzzlegym.textgrid import TextGrid, check_text_grid
 
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
 """Every move, in the canonical order used by :func:`legal_moves`."""
@@ -44,7 +45,7 @@ _JSON_OPTIONAL = ("optimal_slides",)  # catalogue metadata, accepted and ignored
 
 
 @dataclass(frozen=True)
-class Level:
+class Level(TextGrid):
     """One Maze Paint level.
 
     ``grid`` holds the rows top to bottom, each a string of ``#`` (wall) and ``.`` (floor);
@@ -61,23 +62,7 @@ class Level:
 
     game: ClassVar[str] = "MazePaint"
 
-    # -- geometry --------------------------------------------------------------------------
-
-    @property
-    def height(self) -> int:
-        return len(self.grid)
-
-    @property
-    def width(self) -> int:
-        return len(self.grid[0]) if self.grid else 0
-
-    def index(self, row: int, col: int) -> int:
-        """The cell index of ``(row, col)``."""
-        return row * self.width + col
-
-    def cell(self, index: int) -> tuple[int, int]:
-        """The ``(row, col)`` of a cell index."""
-        return divmod(index, self.width)
+    # -- geometry (height, width, index, cell: TextGrid) --------------------------------------
 
     def is_floor(self, row: int, col: int) -> bool:
         return 0 <= row < self.height and 0 <= col < self.width and self.grid[row][col] == FLOOR

@@ -122,23 +122,29 @@ def transition_rate(env_id: str, n: int = 200_000, seed: int = 0, max_seconds: f
     return _rate(done, elapsed)  # one transition = enumerate the legal moves, apply one
 
 
-def step_latencies(env_id: str, actions: list, backend: str, seed: int = 0) -> list[float]:
-    """Seconds per ``env.step`` (observation included) replaying ``actions``."""
-    env = gym.make(env_id, backend=backend)
+def timed_steps(env: gym.Env, actions: list, seed: int = 0) -> list[float]:
+    """Seconds per ``env.step`` (observation included) replaying ``actions`` on ``env``
+    from ``reset(seed=seed)``; a None action resets it again (not timed)."""
     env.reset(seed=seed)
     out = []
     clock = time.perf_counter
+    for action in actions:
+        if action is None:
+            env.reset(seed=seed)
+            continue
+        t0 = clock()
+        env.step(action)
+        out.append(clock() - t0)
+    return out
+
+
+def step_latencies(env_id: str, actions: list, backend: str, seed: int = 0) -> list[float]:
+    """Seconds per ``env.step`` (observation included) replaying ``actions``."""
+    env = gym.make(env_id, backend=backend)
     try:
-        for action in actions:
-            if action is None:
-                env.reset(seed=seed)
-                continue
-            t0 = clock()
-            env.step(action)
-            out.append(clock() - t0)
+        return timed_steps(env, actions, seed)
     finally:
         env.close()
-    return out
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -234,5 +240,6 @@ __all__ = [
     "run",
     "run_browser",
     "step_latencies",
+    "timed_steps",
     "transition_rate",
 ]

@@ -48,6 +48,7 @@ __all__ = [
     "is_loopback",
     "make_server",
     "png_bytes",
+    "serve_until_interrupted",
 ]
 
 MAX_BODY_BYTES = 64 * 1024
@@ -252,3 +253,17 @@ def make_server(
         names = _LOOPBACK_NAMES if is_loopback(host) else (host if ":" not in host.strip("[]") else f"[{host.strip('[]')}]",)
         server.allowed_hosts = {f"{name}:{bound_port}".lower() for name in names}  # type: ignore[attr-defined]
     return server
+
+
+def serve_until_interrupted(server: ThreadingHTTPServer, close: Callable[[], Any] | None = None) -> int:
+    """Serve until Ctrl-C, then close the server and (``close``) what it served (envs,
+    browsers); the command's exit status (0)."""
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        if close is not None:
+            close()
+    return 0

@@ -37,7 +37,7 @@ import threading
 import time
 from typing import Any
 
-from puzzlegym.service.http import RequestError, make_server
+from puzzlegym.service.http import RequestError, make_server, serve_until_interrupted
 
 __all__ = ["MAX_KEPT", "ScriptedModel", "demo_script", "make_scripted_server"]
 
@@ -265,13 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     scripts = server.scripted.scripts
     print(f"scripted models {', '.join(f'{m!r} ({len(t)} turns)' for m, t in scripts.items())} at "
           f"http://{host}:{port}/v1", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
+    return serve_until_interrupted(server)
 
 
 if __name__ == "__main__":  # pragma: no cover

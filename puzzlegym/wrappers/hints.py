@@ -7,9 +7,9 @@ from typing import Any
 import gymnasium as gym
 
 from puzzlegym import solvers
-from puzzlegym.errors import ConfigError
 from puzzlegym.screen.labels import label
 from puzzlegym.screen.suite import LEVEL
+from puzzlegym.wrappers.condition import ConditionWrapper
 from puzzlegym.wrappers.text import find_text_channel
 
 __all__ = ["HINT_CONDITIONS", "HINT_MESSAGES", "RECOVERY_SECTION", "STATE_SECTION", "StateHint"]
@@ -25,7 +25,7 @@ HINT_MESSAGES = {
 }
 
 
-class StateHint(gym.Wrapper, gym.utils.RecordConstructorArgs):
+class StateHint(ConditionWrapper):
     """The paper's RQ2 conditions, over a :class:`~puzzlegym.wrappers.TextChannel`:
 
     * ``"A"``: no message;
@@ -47,12 +47,11 @@ class StateHint(gym.Wrapper, gym.utils.RecordConstructorArgs):
     info carry only the sentence. The screen passes through untouched.
     """
 
+    conditions = HINT_CONDITIONS
+    condition_kind = "state-hint"
+
     def __init__(self, env: gym.Env, condition: str = "A") -> None:
-        gym.utils.RecordConstructorArgs.__init__(self, condition=condition)
-        super().__init__(env)
-        if condition not in HINT_CONDITIONS:
-            raise ConfigError(f"condition: {condition!r} is not a state-hint condition; allowed: {', '.join(HINT_CONDITIONS)}")
-        self.condition = condition
+        super().__init__(env, condition)
         self.channel = find_text_channel(env)
         self.verdict: str | None = None  # the certifier's verdict at takeover (private)
         self.shown = ""  # the text shown since the takeover

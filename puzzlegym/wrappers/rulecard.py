@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from puzzlegym.errors import ConfigError
+from puzzlegym.wrappers.condition import ConditionWrapper
 from puzzlegym.wrappers.text import find_text_channel
 
 __all__ = ["RULE_CARD_CONDITIONS", "RULES_SECTION", "RuleCard"]
@@ -15,19 +15,18 @@ RULE_CARD_CONDITIONS = ("K0", "K1")
 RULES_SECTION = "Rules"
 
 
-class RuleCard(gym.Wrapper, gym.utils.RecordConstructorArgs):
+class RuleCard(ConditionWrapper):
     """Under ``"K1"`` the text observation carries the game's rule card (``Game.rule_card``,
     the game's ``card.md``: the legal interactions and constraints, no level-specific hint) in
     its ``Rules`` section, from the first observation on; under ``"K0"`` it carries nothing.
     Needs a :class:`~puzzlegym.wrappers.TextChannel` below it; the screen passes through
     untouched. Each ``reset`` notes the condition in the episode record."""
 
+    conditions = RULE_CARD_CONDITIONS
+    condition_kind = "rule-card"
+
     def __init__(self, env: gym.Env, condition: str = "K1") -> None:
-        gym.utils.RecordConstructorArgs.__init__(self, condition=condition)
-        super().__init__(env)
-        if condition not in RULE_CARD_CONDITIONS:
-            raise ConfigError(f"condition: {condition!r} is not a rule-card condition; allowed: {', '.join(RULE_CARD_CONDITIONS)}")
-        self.condition = condition
+        super().__init__(env, condition)
         self.channel = find_text_channel(env)
         self.card = env.unwrapped.game.rule_card.strip() if condition == "K1" else ""
         self.channel.set_section(RULES_SECTION, self.card or None)

@@ -8,8 +8,9 @@ from typing import Any
 import gymnasium as gym
 
 from puzzlegym.agents.navigation import navigation_click
-from puzzlegym.errors import ConfigError, PuzzleGymError
+from puzzlegym.errors import PuzzleGymError
 from puzzlegym.screen.suite import LEVEL_COMPLETE
+from puzzlegym.wrappers.condition import ConditionWrapper
 
 __all__ = ["MAX_NAVIGATION", "WORKFLOW_CONDITIONS", "WorkflowController"]
 
@@ -17,7 +18,7 @@ WORKFLOW_CONDITIONS = ("P0", "P1")
 MAX_NAVIGATION = 16  # controller clicks after one agent action (the longest path is 4)
 
 
-class WorkflowController(gym.Wrapper, gym.utils.RecordConstructorArgs):
+class WorkflowController(ConditionWrapper):
     """Under ``"P1"``, after ``reset`` and after every agent action, the controller clicks
     through the suite (:func:`puzzlegym.agents.navigation.navigation_click`: the game's card,
     the difficulty, Next after a win, Menu when the agent left for another level) until a
@@ -29,12 +30,11 @@ class WorkflowController(gym.Wrapper, gym.utils.RecordConstructorArgs):
     :attr:`controller_actions` counts the controller's actions of the episode.
     """
 
+    conditions = WORKFLOW_CONDITIONS
+    condition_kind = "workflow"
+
     def __init__(self, env: gym.Env, condition: str = "P1") -> None:
-        gym.utils.RecordConstructorArgs.__init__(self, condition=condition)
-        super().__init__(env)
-        if condition not in WORKFLOW_CONDITIONS:
-            raise ConfigError(f"condition: {condition!r} is not a workflow condition; allowed: {', '.join(WORKFLOW_CONDITIONS)}")
-        self.condition = condition
+        super().__init__(env, condition)
         self.controller_actions = 0
 
     def _navigate(self, obs, info, terminated: bool = False, truncated: bool = False):
