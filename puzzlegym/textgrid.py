@@ -35,10 +35,13 @@ class TextGrid:
         return divmod(index, self.width)
 
 
-def check_text_grid(grid: tuple[Any, ...], min_size: int, max_size: int, allowed: str, allowed_text: str) -> int:
-    """A level's ``grid``: ``min_size..max_size`` row strings of one width in that range, made
-    of the characters in ``allowed`` (``allowed_text`` says which, for the message). Raises
-    LevelError naming ``grid``; returns the width."""
+def check_text_grid(value: Any, min_size: int, max_size: int, allowed: str, allowed_text: str) -> tuple[str, ...]:
+    """A level's ``grid``: a list of ``min_size..max_size`` row strings of one width in that
+    range, made of the characters in ``allowed`` (``allowed_text`` says which, for the
+    message). Raises LevelError naming ``grid``; returns the rows as a tuple."""
+    if not isinstance(value, list | tuple):
+        raise LevelError(f"grid: expected a list of row strings, got {type(value).__name__}")
+    grid = tuple(value)
     if not min_size <= len(grid) <= max_size:
         raise LevelError(f"grid: height must be {min_size}..{max_size} rows, got {len(grid)}")
     for r, row in enumerate(grid):
@@ -53,7 +56,7 @@ def check_text_grid(grid: tuple[Any, ...], min_size: int, max_size: int, allowed
         bad = sorted(set(row) - set(allowed))
         if bad:
             raise LevelError(f"grid: row {r} contains {', '.join(map(repr, bad))}; {allowed_text}")
-    return width
+    return grid
 
 
 __all__ = ["TextGrid", "check_text_grid"]

@@ -186,17 +186,13 @@ class Level(TextGrid):
             check_count(data, key)
         check_id(data["id"])
         check_tier(data["tier"], TIERS)
-        raw = data["grid"]
-        if not isinstance(raw, list | tuple):
-            raise LevelError(f"grid: expected a list of row strings, got {type(raw).__name__}")
-        grid = tuple(raw)
-        _check_grid(grid)
+        grid = _check_grid(data["grid"])
         return cls(data["id"], data["tier"], grid)
 
 
-def _check_grid(grid: tuple[Any, ...]) -> None:
-    check_text_grid(
-        grid, MIN_SIZE, MAX_SIZE, FREE + BLOCKED + PAIR_LETTERS,
+def _check_grid(value: Any) -> tuple[str, ...]:
+    grid = check_text_grid(
+        value, MIN_SIZE, MAX_SIZE, FREE + BLOCKED + PAIR_LETTERS,
         f"allowed are {FREE!r} (free), {BLOCKED!r} (blocked) and the pair letters {PAIR_LETTERS[0]}..{PAIR_LETTERS[-1]}",
     )
     counts: dict[str, int] = {}
@@ -215,6 +211,7 @@ def _check_grid(grid: tuple[Any, ...]) -> None:
         raise LevelError(
             f"grid: the pair letters must be A..{PAIR_LETTERS[len(letters) - 1]} without gaps, got {letters}"
         )
+    return grid
 
 
 # ----------------------------------------------------------------------------- state

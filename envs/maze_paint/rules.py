@@ -180,19 +180,15 @@ class Level(TextGrid):
         check_count(data, "optimal_slides")
         check_id(data["id"])
         check_tier(data["tier"], TIERS)
-        raw_grid = data["grid"]
-        if not isinstance(raw_grid, list | tuple):
-            raise LevelError(f"grid: expected a list of row strings, got {type(raw_grid).__name__}")
-        grid = tuple(raw_grid)
-        _check_grid(grid)
+        grid = _check_grid(data["grid"])
         start = row_col(data["start"], "start", LevelError)
         level = cls(id=data["id"], tier=data["tier"], grid=grid, start=start)
         level.validate()
         return level
 
 
-def _check_grid(grid: tuple[Any, ...]) -> None:
-    check_text_grid(grid, MIN_SIZE, MAX_SIZE, WALL + FLOOR, f"only {WALL!r} (wall) and {FLOOR!r} (floor) are allowed")
+def _check_grid(grid: Any) -> tuple[str, ...]:
+    return check_text_grid(grid, MIN_SIZE, MAX_SIZE, WALL + FLOOR, f"only {WALL!r} (wall) and {FLOOR!r} (floor) are allowed")
 
 
 def _check_start(start: Any, grid: tuple[str, ...]) -> None:
