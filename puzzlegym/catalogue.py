@@ -62,6 +62,19 @@ def check_count(data: dict, key: str) -> None:
 # ----------------------------------------------------------------------------- catalogue
 
 
+def check_level_header(
+    data: Any, required: Sequence[str], optional: Sequence[str], tiers: Sequence[str], counts: Sequence[str] = ()
+) -> None:
+    """The part every level document shares: an object with every ``required`` key and
+    nothing unknown (:func:`check_level_keys`), each of ``counts`` (catalogue metadata) a
+    non-negative integer when present, ``id`` and ``tier``."""
+    check_level_keys(data, required, optional)
+    for key in counts:
+        check_count(data, key)
+    check_id(data["id"])
+    check_tier(data["tier"], tiers)
+
+
 class Catalogue:
     """The catalogue files of one game.
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
-from puzzlegym.catalogue import check_id, check_level_keys, check_tier
+from puzzlegym.catalogue import check_id, check_level_header, check_tier
 from puzzlegym.errors import LevelError, shown
 from puzzlegym.game import Rejected
 
@@ -255,13 +255,11 @@ class Level:
         Required keys: ``id``, ``tier``, ``size``, ``anchors``, ``boards``, ``screws``; the
         optional catalogue key ``solution`` (reference moves) is type-checked and ignored.
         """
-        check_level_keys(data, _JSON_REQUIRED, _JSON_OPTIONAL)
+        check_level_header(data, _JSON_REQUIRED, _JSON_OPTIONAL, TIERS)
         if "solution" in data:
             sol = data["solution"]
             if not isinstance(sol, list) or not all(_int_pair(m) for m in sol):
                 raise LevelError("solution: expected a list of [source, target] anchor pairs")
-        check_id(data["id"])
-        check_tier(data["tier"], TIERS)
         if not _int_pair(data["size"]):
             raise LevelError(f"size: expected [columns, rows], got {shown(data['size'])}")
         raw = data["anchors"]

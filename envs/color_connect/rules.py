@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar, NamedTuple
 
-from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
+from puzzlegym.catalogue import check_id, check_level_header, check_tier
 from puzzlegym.errors import LevelError
 from puzzlegym.fields import grid_cell
 from puzzlegym.game import Rejected
@@ -181,11 +181,7 @@ class Level(TextGrid):
         ``path_cells`` and ``detour`` are checked for type and otherwise ignored. Raises :class:`LevelError`
         naming the field and the problem.
         """
-        check_level_keys(data, _JSON_REQUIRED, _JSON_OPTIONAL)
-        for key in _JSON_OPTIONAL:
-            check_count(data, key)
-        check_id(data["id"])
-        check_tier(data["tier"], TIERS)
+        check_level_header(data, _JSON_REQUIRED, _JSON_OPTIONAL, TIERS, counts=_JSON_OPTIONAL)
         grid = _check_grid(data["grid"])
         return cls(data["id"], data["tier"], grid)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
-from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
+from puzzlegym.catalogue import check_id, check_level_header, check_tier
 from puzzlegym.errors import LevelError, shown
 from puzzlegym.fields import check_exact_keys, check_in_grid, grid_cell, row_col
 from puzzlegym.game import Rejected
@@ -176,10 +176,7 @@ class Level(TextGrid):
         ``optimal_slides`` is checked for type and otherwise ignored. Raises
         :class:`LevelError` naming the field and the problem.
         """
-        check_level_keys(data, _JSON_REQUIRED, _JSON_OPTIONAL)
-        check_count(data, "optimal_slides")
-        check_id(data["id"])
-        check_tier(data["tier"], TIERS)
+        check_level_header(data, _JSON_REQUIRED, _JSON_OPTIONAL, TIERS, counts=("optimal_slides",))
         grid = _check_grid(data["grid"])
         start = row_col(data["start"], "start", LevelError)
         level = cls(id=data["id"], tier=data["tier"], grid=grid, start=start)

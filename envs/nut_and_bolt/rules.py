@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
-from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
+from puzzlegym.catalogue import check_id, check_level_header, check_tier
 from puzzlegym.errors import LevelError, shown
 from puzzlegym.game import Rejected
 
@@ -93,12 +93,9 @@ class Level:
         Required keys: ``id``, ``tier``, ``capacity``, ``bolts``; the optional catalogue keys
         ``solution_length`` and ``optimal`` are checked for type and otherwise ignored.
         """
-        check_level_keys(data, _JSON_REQUIRED, _JSON_OPTIONAL)
-        check_count(data, "solution_length")
+        check_level_header(data, _JSON_REQUIRED, _JSON_OPTIONAL, TIERS, counts=("solution_length",))
         if "optimal" in data and not isinstance(data["optimal"], bool):
             raise LevelError(f"optimal: expected true or false, got {shown(data['optimal'])}")
-        check_id(data["id"])
-        check_tier(data["tier"], TIERS)
         _check_capacity(data["capacity"])
         raw = data["bolts"]
         if not isinstance(raw, list | tuple):

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
-from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
+from puzzlegym.catalogue import check_id, check_level_header, check_tier
 from puzzlegym.errors import LevelError, shown
 from puzzlegym.fields import check_exact_keys, check_in_grid, is_int
 from puzzlegym.game import Rejected
@@ -230,11 +230,7 @@ class Level:
         ``cluster_states`` and ``seed`` (checked for type, otherwise ignored). Raises
         :class:`LevelError` naming the field and the problem.
         """
-        check_level_keys(data, _JSON_REQUIRED, _JSON_OPTIONAL)
-        for key in ("optimal_moves", "cluster_states", "seed"):
-            check_count(data, key)
-        check_id(data["id"])
-        check_tier(data["tier"], TIERS)
+        check_level_header(data, _JSON_REQUIRED, _JSON_OPTIONAL, TIERS, counts=("optimal_moves", "cluster_states", "seed"))
         raw = data["vehicles"]
         if not isinstance(raw, list | tuple) or not 1 <= len(raw) <= MAX_VEHICLES:
             raise LevelError(f"vehicles: expected a list of 1..{MAX_VEHICLES} vehicle objects, got {shown(raw)}")

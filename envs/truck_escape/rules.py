@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
-from puzzlegym.catalogue import check_count, check_id, check_level_keys, check_tier
+from puzzlegym.catalogue import check_id, check_level_header, check_tier
 from puzzlegym.errors import LevelError
 from puzzlegym.fields import check_exact_keys, is_int, row_col
 from puzzlegym.game import Rejected
@@ -174,10 +174,7 @@ class Level:
         optional catalogue key ``longest_chain`` is checked for type and otherwise ignored.
         Raises :class:`LevelError` naming the field and the problem.
         """
-        check_level_keys(data, _JSON_REQUIRED, _JSON_OPTIONAL)
-        check_count(data, "longest_chain")
-        check_id(data["id"])
-        check_tier(data["tier"], TIERS)
+        check_level_header(data, _JSON_REQUIRED, _JSON_OPTIONAL, TIERS, counts=("longest_chain",))
         _check_size(data["rows"], "rows")
         _check_size(data["cols"], "cols")
         raw = data["trucks"]
