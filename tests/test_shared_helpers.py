@@ -1,0 +1,98 @@
+"""The shared helpers games and the lab use instead of their own copies: GridLayout (grid
+views), fields / textgrid (level and state documents), the ui mixins, find_documents."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from puzzlegym.errors import LevelError
+from puzzlegym.fields import check_exact_keys, check_in_grid, grid_cell, row_col
+from puzzlegym.game import StatelessUI
+from puzzlegym.lab.documents import find_documents
+from puzzlegym.screen.grid import GridLayout
+from puzzlegym.screen.render import Rect
+from puzzlegym.textgrid import TextGrid, check_text_grid
+
+
+def test_fit_keeps_the_integer_arithmetic_of_the_views():
+    area = Rect(40, 100, 1200, 700)
+    g = GridLayout.fit(area, 6, 6, 96, 18 + 120, 18)  # Rush Hour's frame and exit room
+    assert g.cell == min(96, (1200 - 2 * 138) // 6, (700 - 36) // 6) == 96
+    assert (g.x0, g.y0) == (40 + (1200 - 576) // 2, 100 + (700 - 576) // 2)
+    assert g.rect == Rect(g.x0, g.y0, 576, 576)
+    assert g.cell_rect(2, 3) == Rect(g.x0 + 3 * 96, g.y0 + 2 * 96, 96, 96)
+    assert g.cell_rect(1, 0, rows=3) == Rect(g.x0, g.y0 + 96, 96, 288)  # a vertical truck
+    assert g.center(0, 0) == (g.x0 + 48, g.y0 + 48)
+    assert GridLayout.fit(area, 6, 6, 96, 138, 18) is g  # cached
+
+
+@given(
+    st.integers(0, 300), st.integers(0, 300), st.integers(40, 1280), st.integers(40, 900),
+    st.integers(1, 16), st.integers(1, 16), st.integers(-20, 1600), st.integers(-20, 1200),
+)
+def test_cell_at_inverts_cell_rect(x, y, w, h, rows, cols, px, py):
+    g = GridLayout.fit(Rect(x, y, w, h), rows, cols, 88)
+    hit = g.cell_at(px, py)
+    if g.rect.contains(px, py):
+        assert hit is not None and g.cell_rect(*hit).contains(px, py)
+    else:
+        assert hit is None
+
+
+def test_field_checks_name_the_field_and_never_format_huge_numbers():
+    assert row_col([2, 3], "start") == (2, 3)
+    with pytest.raises(LevelError, match=r"start: expected \[row, col\] as two integers, got \[1, True\]"):
+        row_col([1, True], "start", LevelError)
+    with pytest.raises(ValueError, match=r"ball: \[<int>, 0\] is outside the 5x6 grid"):
+        check_in_grid(10**5000, 0, 5, 6, "ball")
+    assert grid_cell([4, 5], "painted[0]", 5, 6) == (4, 5)
+    with pytest.raises(ValueError, match=r"painted\[1\]: \[5, 0\] is outside the 5x6 grid"):
+        grid_cell([5, 0], "painted[1]", 5, 6)
+    check_exact_keys({"a": 1, "b": 2}, ("a", "b"), "state")
+    with pytest.raises(ValueError, match=r"^state: missing key\(s\) b; unexpected key\(s\) c; expected exactly a, b$"):
+        check_exact_keys({"a": 1, "c": 2}, ("a", "b"), "state")
+
+
+def test_text_grid_geometry_and_check():
+    class Level(TextGrid):
+        def __init__(self, grid):
+            self.grid = grid
+
+    lv = Level(("#..", "..#"))
+    assert (lv.height, lv.width, lv.n_cells) == (2, 3, 6)
+    assert lv.index(1, 2) == 5 and lv.cell(5) == (1, 2)
+    assert check_text_grid(["#.", ".#"], 2, 4, "#.", "only # and .") == ("#.", ".#")
+    for bad, msg in [
+        ("#.", r"grid: expected a list of row strings, got str"),
+        (["#."], r"grid: height must be 2\.\.4 rows, got 1"),
+        (["#.", 7], r"grid: row 1 must be a string"),
+        (["#.", "."], r"grid: not rectangular, row 1"),
+        (["#.", ".x"], r"grid: row 1 contains 'x'; only # and \."),
+    ]:
+        with pytest.raises(LevelError, match=msg):
+            check_text_grid(bad, 2, 4, "#.", "only # and .")
+
+
+def test_stateless_ui_is_none_everywhere():
+    ui = StatelessUI()
+    assert ui.initial_ui(None, None) is None and ui.after_move(None, None, 3) is None
+    assert ui.ui_to_json(None) is None and ui.ui_from_json(None) is None
+    with pytest.raises(ValueError, match="ui state: this game has none, expected null, got 1"):
+        ui.ui_from_json(1)
+
+
+def test_find_documents_keeps_the_study_and_skips_the_rest(tmp_path):
+    for name, text in {
+        "a": json.dumps({"study": "rq2", "n": 1}),
+        "b": json.dumps({"study": "rq4", "n": 2}),
+        "c": "{not json",
+        "d": json.dumps([1, 2]),
+        "e": b"\xff\xfe".decode("latin-1"),
+    }.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "outcome.json").write_text(text, encoding="latin-1" if name == "e" else "utf-8")
+    assert find_documents(tmp_path, "outcome.json", "rq2") == [{"study": "rq2", "n": 1}]
