@@ -220,7 +220,7 @@ def plot_lc_heatmap(data: dict, path: Path) -> None:
         for j, o in enumerate(objectives):
             if acc[o]:
                 grid[i][j] = sum(acc[o]) / len(acc[o])
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.0 + 0.9 * len(objectives)), 1.2 + 0.6 * len(agents)))
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.0 + 1.1 * len(objectives)), 1.2 + 0.6 * len(agents)))
     im = ax.imshow(grid, vmin=0, vmax=100, cmap="viridis", aspect="auto")
     ax.set_xticks(range(len(objectives)), [f"{g}\n{t}" for g, t in objectives], fontsize=8)
     ax.set_yticks(range(len(agents)), agents)
