@@ -34,6 +34,11 @@ class RecordError(PuzzleGymError, ValueError):
     result file) or in use by another run."""
 
 
+class WorkerError(PuzzleGymError, RuntimeError):
+    """A worker process of a vector env died, did not answer in time, or raised (the
+    message names the worker, its envs and the worker's traceback)."""
+
+
 _SHOWN = reprlib.Repr()
 _SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother = 3, 60, 60
 _SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = _SHOWN.maxset = 6

@@ -1,0 +1,393 @@
+"""Worker processes that each host several envs and step them as a batch.
+
+A :class:`WorkerPool` splits ``n`` env factories over ``W`` processes (slices as even as
+possible). Per request the main process sends one message per worker (e.g. the actions of
+its envs) and receives one reply per worker (rewards, terminations, truncations and the infos
+of its envs, already batched); observations go into one shared-memory block for all envs,
+written by the workers in place. Every wait is bounded: a worker that dies, or does not answer
+within ``timeout`` seconds, raises :class:`~puzzlegym.errors.WorkerError` naming it and closes
+the pool. The front ends are :class:`puzzlegym.rl.batched.BatchedVectorEnv` (Gymnasium) and
+:class:`puzzlegym.rl.sb3_batched.BatchedVecEnv` (Stable-Baselines3).
+
+Autoreset styles (``autoreset``): ``"next_step"`` (Gymnasium's default: the step after an
+episode's end resets that env, with reward 0 and no termination), ``"same_step"`` (the
+step that ends an episode resets the env and puts ``final_obs``/``final_info`` in the infos),
+``"disabled"``, and ``"sb3"`` (Stable-Baselines3's: same step, ``terminal_observation`` and
+``TimeLimit.truncated`` in each env's info dict, infos as a list).
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import os
+import pickle
+import time
+import traceback
+from multiprocessing.connection import wait
+from typing import Any
+
+import numpy as np
+from gymnasium.vector.utils import read_from_shared_memory, write_to_shared_memory
+
+from puzzlegym.errors import ConfigError, PuzzleGymError, WorkerError
+
+__all__ = ["AUTORESET", "MAX_TIMEOUT_S", "MAX_WORKERS", "WorkerPool", "add_info", "merge_infos", "split"]
+
+AUTORESET = ("next_step", "same_step", "disabled", "sb3")
+MAX_WORKERS = 64
+MAX_TIMEOUT_S = 3600.0
+CLOSE_TIMEOUT_S = 5.0
+
+
+def split(n: int, workers: int) -> list[tuple[int, int]]:
+    """``workers`` contiguous ``(lo, hi)`` slices of ``range(n)``, sizes differing by at most 1."""
+    base, extra = divmod(n, workers)
+    out, lo = [], 0
+    for w in range(workers):
+        hi = lo + base + (w < extra)
+        out.append((lo, hi))
+        lo = hi
+    return out
+
+
+def add_info(infos: dict, info: dict, i: int, n: int) -> dict:
+    """Gymnasium's ``VectorEnv._add_info`` for a batch of ``n``: ``info`` of env ``i`` into
+    the dict of arrays ``infos`` (each key with its ``_key`` mask)."""
+    for key, value in info.items():
+        if key == "final_obs":
+            array = infos.get(key)
+            if array is None:
+                array = np.full(n, None, dtype=object)
+            array[i] = value
+        elif isinstance(value, dict):
+            array = add_info(infos.get(key, {}), value, i, n)
+        else:
+            array = infos.get(key)
+            if array is None:
+                if type(value) in (int, float, bool) or issubclass(type(value), np.number):
+                    array = np.zeros(n, dtype=type(value))
+                elif isinstance(value, np.ndarray):
+                    array = np.zeros((n, *value.shape), dtype=value.dtype)
+                else:
+                    array = np.full(n, None, dtype=object)
+            array[i] = value
+        mask = infos.get(f"_{key}")
+        if mask is None:
+            mask = np.zeros(n, dtype=np.bool_)
+        mask[i] = True
+        infos[key], infos[f"_{key}"] = array, mask
+    return infos
+
+
+def merge_infos(infos: dict, part: dict, lo: int, n: int) -> dict:
+    """Merge a worker's batched infos ``part`` (its envs ``lo..``) into ``infos`` for ``n``
+    envs: the same arrays as adding every env's info one by one with :func:`add_info`."""
+    for key, array in part.items():
+        if key.startswith("_") and key[1:] in part:
+            continue
+        mask = part[f"_{key}"]
+        if isinstance(array, dict):
+            infos[key] = merge_infos(infos.get(key, {}), array, lo, n)
+        else:
+            whole = infos.get(key)
+            if whole is None:
+                if array.dtype == object:
+                    whole = np.full(n, None, dtype=object)
+                else:
+                    whole = np.zeros((n, *array.shape[1:]), dtype=array.dtype)
+                infos[key] = whole
+            hi = lo + len(array)
+            if mask.all():
+                whole[lo:hi] = array
+            else:
+                whole[lo:hi][mask] = array[mask]
+        whole_mask = infos.get(f"_{key}")
+        if whole_mask is None:
+            whole_mask = np.zeros(n, dtype=np.bool_)
+        whole_mask[lo : lo + len(mask)] = mask
+        infos[f"_{key}"] = whole_mask
+    return infos
+
+
+def _error(i: int | None, exc: BaseException) -> tuple:
+    try:
+        blob = pickle.dumps(exc)
+    except Exception:
+        blob = None
+    return ("error", (i, type(exc).__name__, str(exc), traceback.format_exc(), blob))
+
+
+def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autoreset) -> None:
+    """The loop of one worker process: envs ``lo .. lo + len(env_fns) - 1`` of ``n``."""
+    if parent_conn is not None:
+        parent_conn.close()
+    envs: list = []
+    current: int | None = None
+    try:
+        for i, fn in enumerate(env_fns):
+            current = lo + i
+            env = fn()
+            envs.append(env)
+            if env.observation_space != obs_space:
+                raise ConfigError(f"env {current}: observation_space {env.observation_space} differs from env 0's {obs_space}")
+            if env.action_space != act_space:
+                raise ConfigError(f"env {current}: action_space {env.action_space} differs from env 0's {act_space}")
+        conn.send(("ok", os.getpid()))
+    except BaseException as exc:  # noqa: BLE001 - reported to the main process
+        conn.send(_error(current, exc))
+        for env in envs:
+            env.close()
+        conn.close()
+        return
+    k = len(envs)
+    need_reset = [False] * k
+    sb3 = autoreset == "sb3"
+    try:
+        while True:
+            cmd, payload = conn.recv()
+            current = None
+            try:
+                if cmd == "step":
+                    rewards = np.zeros(k, dtype=np.float64)
+                    terms = np.zeros(k, dtype=np.bool_)
+                    truncs = np.zeros(k, dtype=np.bool_)
+                    infos: Any = [None] * k if sb3 else {}
+                    reset_infos = None
+                    for j, env in enumerate(envs):
+                        current = lo + j
+                        if autoreset == "next_step" and need_reset[j]:
+                            obs, info = env.reset()
+                        else:
+                            obs, rewards[j], terms[j], truncs[j], info = env.step(payload[j])
+                            done = terms[j] or truncs[j]
+                            if sb3:
+                                info = dict(info)
+                                info["TimeLimit.truncated"] = bool(truncs[j] and not terms[j])
+                                if done:
+                                    info["terminal_observation"] = obs
+                                    obs, reset_info = env.reset()
+                                    reset_infos = reset_infos or {}
+                                    reset_infos[j] = reset_info
+                            elif autoreset == "same_step" and done:
+                                add_info(infos, {"final_obs": obs, "final_info": info}, j, k)
+                                obs, info = env.reset()
+                        need_reset[j] = bool(terms[j] or truncs[j])
+                        write_to_shared_memory(obs_space, lo + j, obs, shm)
+                        if sb3:
+                            infos[j] = info
+                        else:
+                            add_info(infos, info, j, k)
+                    reply = (rewards, terms, truncs, infos, reset_infos)
+                elif cmd == "reset":
+                    seeds, options, mask = payload
+                    infos = [None] * k if sb3 else {}
+                    for j, env in enumerate(envs):
+                        if mask is not None and not mask[j]:
+                            continue
+                        current = lo + j
+                        obs, info = env.reset(seed=seeds[j], options=options)
+                        need_reset[j] = False
+                        write_to_shared_memory(obs_space, lo + j, obs, shm)
+                        if sb3:
+                            infos[j] = info
+                        else:
+                            add_info(infos, info, j, k)
+                    reply = infos
+                elif cmd == "call":
+                    name, args, kwargs, which = payload
+                    reply = []
+                    for j in which:
+                        current = lo + j
+                        attr = envs[j].get_wrapper_attr(name)
+                        reply.append(attr(*args, **kwargs) if callable(attr) else attr)
+                elif cmd == "get_attr":
+                    name, which = payload
+                    reply = []
+                    for j in which:
+                        current = lo + j
+                        reply.append(envs[j].get_wrapper_attr(name))
+                elif cmd == "set_attr":
+                    name, values = payload
+                    for j, value in values.items():
+                        current = lo + j
+                        envs[j].set_wrapper_attr(name, value)
+                    reply = None
+                elif cmd == "is_wrapped":
+                    cls, which = payload
+                    from stable_baselines3.common.env_util import is_wrapped
+
+                    reply = [is_wrapped(envs[j], cls) for j in which]
+                elif cmd == "close":
+                    break
+                else:
+                    raise ConfigError(f"worker command: {cmd!r} is unknown")
+                conn.send(("ok", reply))
+            except Exception as exc:  # noqa: BLE001 - reported; the worker serves on
+                conn.send(_error(current, exc))
+    except (EOFError, KeyboardInterrupt, BrokenPipeError):
+        pass
+    finally:
+        for env in envs:
+            try:
+                env.close()
+            except Exception:  # noqa: BLE001 - closing anyway
+                pass
+        try:
+            conn.send(("ok", None))
+        except (OSError, BrokenPipeError):
+            pass
+        conn.close()
+
+
+def _positive_seconds(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT_S \
+            or math.isnan(value):
+        raise ConfigError(f"{name}: expected seconds in (0, {MAX_TIMEOUT_S:g}], got {value!r}")
+    return float(value)
+
+
+class WorkerPool:
+    """``workers`` processes hosting ``env_fns`` (see the module docstring). ``obs_space``
+    and ``act_space`` are every env's spaces (checked in the workers); ``shm`` the shared
+    observation block for ``len(env_fns)`` observations."""
+
+    def __init__(self, env_fns, workers: int, obs_space, act_space, shm, autoreset: str = "next_step",
+                 context: str | None = None, timeout: float = 60.0, start_timeout: float = 300.0) -> None:
+        if autoreset not in AUTORESET:
+            raise ConfigError(f"autoreset: {autoreset!r} is not allowed; allowed: {', '.join(AUTORESET)}")
+        self.timeout = _positive_seconds("timeout", timeout)
+        start_timeout = _positive_seconds("start_timeout", start_timeout)
+        n = len(env_fns)
+        if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= min(n, MAX_WORKERS):
+            raise ConfigError(f"workers: expected 1..{min(n, MAX_WORKERS)} (at most one per env), got {workers!r}")
+        try:
+            ctx = mp.get_context(context)
+        except ValueError:
+            raise ConfigError(f"context: {context!r} is not a start method here; allowed: "
+                              f"{', '.join(mp.get_all_start_methods())}") from None
+        self.n = n
+        self.slices = split(n, workers)
+        self.conns: list = []
+        self.procs: list = []
+        self.closed = False
+        try:
+            for w, (lo, hi) in enumerate(self.slices):
+                parent, child = ctx.Pipe()
+                proc = ctx.Process(target=_worker, name=f"puzzlegym-batched-{w}", daemon=True,
+                                   args=(list(env_fns[lo:hi]), lo, n, child, parent, shm, obs_space, act_space, autoreset))
+                proc.start()
+                child.close()
+                self.conns.append(parent)
+                self.procs.append(proc)
+            self.pids = self._collect("start", start_timeout)
+        except BaseException:
+            self.close()
+            raise
+
+    # ------------------------------------------------------------------ requests
+
+    def request(self, cmd: str, payloads: list) -> list:
+        """Send ``(cmd, payloads[w])`` to every worker ``w`` (``None``: not to that worker)
+        and return the replies (``None`` for workers not asked)."""
+        if self.closed:
+            raise WorkerError(f"{cmd}: the vector env is closed")
+        asked = []
+        for w, (conn, payload) in enumerate(zip(self.conns, payloads, strict=True)):
+            if payload is None:
+                continue
+            try:
+                conn.send((cmd, payload))
+            except (BrokenPipeError, OSError):
+                self._dead(w, cmd)
+            asked.append(w)
+        return self._collect(cmd, self.timeout, asked)
+
+    def _collect(self, cmd: str, timeout: float, asked: list[int] | None = None) -> list:
+        asked = range(len(self.conns)) if asked is None else asked
+        replies: list = [None] * len(self.conns)
+        deadline = time.monotonic() + timeout
+        errors = []
+        for w in asked:
+            conn, proc = self.conns[w], self.procs[w]
+            if not conn.poll(0):
+                while True:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        self.close()
+                        raise WorkerError(f"{cmd}: worker {w} (envs {self._envs(w)}) did not answer within "
+                                          f"{timeout:g} s; the vector env is closed")
+                    ready = wait([conn, proc.sentinel], timeout=left)
+                    if conn in ready:
+                        break
+                    if proc.sentinel in ready:
+                        self._dead(w, cmd)
+            try:
+                status, body = conn.recv()
+            except (EOFError, OSError):
+                self._dead(w, cmd)
+            if status == "error":
+                errors.append((w, body))
+            else:
+                replies[w] = body
+        if errors:
+            self._raise(cmd, *errors[0], started=cmd != "start")
+        return replies
+
+    def _envs(self, w: int) -> str:
+        lo, hi = self.slices[w]
+        return f"{lo}..{hi - 1}"
+
+    def _dead(self, w: int, cmd: str):
+        proc = self.procs[w]
+        proc.join(1.0)
+        code = proc.exitcode
+        self.close()
+        raise WorkerError(f"{cmd}: worker {w} (envs {self._envs(w)}, pid {proc.pid}) died"
+                          f"{'' if code is None else f' with exit code {code}'}; the vector env is closed")
+
+    def _raise(self, cmd: str, w: int, body: tuple, started: bool):
+        i, name, message, tb, blob = body
+        where = f"worker {w}" + ("" if i is None else f", env {i}")
+        if not started:
+            self.close()
+        if blob is not None:
+            try:
+                exc = pickle.loads(blob)
+            except Exception:  # noqa: BLE001 - reported as text below
+                exc = None
+            if isinstance(exc, PuzzleGymError):
+                exc.add_note(f"raised in {where} during {cmd}:\n{tb}")
+                raise exc
+        raise WorkerError(f"{cmd}: {where} raised {name}: {message}\n--- worker traceback ---\n{tb}")
+
+    # ------------------------------------------------------------------ closing
+
+    def close(self) -> None:
+        """Stop the workers (bounded: ``close`` message, join, terminate, kill). Idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        for conn, proc in zip(self.conns, self.procs, strict=False):
+            if proc.is_alive():
+                try:
+                    conn.send(("close", None))
+                except (BrokenPipeError, OSError):
+                    pass
+        deadline = time.monotonic() + CLOSE_TIMEOUT_S
+        for proc in self.procs:
+            proc.join(max(0.0, deadline - time.monotonic()))
+        for proc in self.procs:
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(1.0)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(1.0)
+        for conn in self.conns:
+            conn.close()
+
+
+def read_observations(space, shm, n: int):
+    """The shared block as a batch of ``n`` observations (a view, no copy)."""
+    return read_from_shared_memory(space, shm, n)
