@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space, create_shared_memory, iterate
+from gymnasium.vector.utils import batch_space, iterate
 
 from puzzlegym.errors import ActionError, ConfigError
-from puzzlegym.rl.workers import MAX_WORKERS, WorkerPool, merge_infos, read_observations
+from puzzlegym.rl.workers import MAX_WORKERS, WorkerPool, merge_infos, shared_observations
 
 __all__ = ["MAX_ENVS", "BatchedVectorEnv", "check_env_fns", "default_workers", "probe_spaces"]
 
@@ -102,15 +102,7 @@ class BatchedVectorEnv(VectorEnv):
         self.action_space = batch_space(act_space, self.num_envs)
         self.metadata = metadata
         self.metadata["autoreset_mode"] = self.autoreset_mode
-        import multiprocessing as mp
-
-        try:
-            ctx = mp.get_context(context)
-        except ValueError:
-            raise ConfigError(f"context: {context!r} is not a start method here; allowed: "
-                              f"{', '.join(mp.get_all_start_methods())}") from None
-        shm = create_shared_memory(obs_space, n=self.num_envs, ctx=ctx)
-        self._observations = read_observations(obs_space, shm, self.num_envs)
+        shm, self._observations = shared_observations(obs_space, self.num_envs, context)
         self._pool = WorkerPool(env_fns, workers, obs_space, act_space, shm, autoreset=_MODES[self.autoreset_mode],
                                 context=context, timeout=timeout, start_timeout=start_timeout)
         self.workers = len(self._pool.slices)
@@ -144,7 +136,7 @@ class BatchedVectorEnv(VectorEnv):
         payloads = []
         for lo, hi in self._pool.slices:
             part = None if mask is None else mask[lo:hi]
-            payloads.append(None if part is not None and not part.any() else (seeds[lo:hi], options, part))
+            payloads.append(None if part is not None and not part.any() else (seeds[lo:hi], [options] * (hi - lo), part))
         replies = self._pool.request("reset", payloads)
         infos: dict = {}
         for (lo, _), part in zip(self._pool.slices, replies, strict=True):

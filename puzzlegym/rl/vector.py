@@ -3,7 +3,13 @@
 * ``"async"``: Gymnasium ``AsyncVectorEnv`` (one process per env; observations through
   shared memory by default), ``"sync"``: ``SyncVectorEnv`` (in-process);
 * ``"subproc"``: Stable-Baselines3 ``SubprocVecEnv`` (one process per env, pipes),
-  ``"dummy"``: ``DummyVecEnv`` (in-process).
+  ``"dummy"``: ``DummyVecEnv`` (in-process);
+* ``"batched"``: :class:`~puzzlegym.rl.batched.BatchedVectorEnv` (a Gymnasium
+  ``VectorEnv``), ``"sb3_batched"``: :class:`~puzzlegym.rl.sb3_batched.BatchedVecEnv` (an SB3
+  ``VecEnv``): ``workers`` processes each hosting ``n_envs / workers`` envs, stepped as a
+  batch (one message per worker per step, observations in one shared-memory block). At the
+  training resolution a step costs a fraction of a millisecond, so this is the kind that
+  scales with cores (``benchmarks/bench_rl.py vector``).
 
 Every env of one vector env has the same spaces (the same id and wrapper settings), a
 different seed (``seed + i``) on its first reset.
@@ -18,9 +24,10 @@ from typing import Any
 from puzzlegym.errors import ConfigError
 from puzzlegym.wrappers.sb3 import make_sb3_env
 
-__all__ = ["KINDS", "MAX_ENVS", "env_fns", "make_vector_env", "set_torch_threads"]
+__all__ = ["KINDS", "MAX_ENVS", "SB3_KINDS", "env_fns", "make_vector_env", "set_torch_threads"]
 
-KINDS = ("async", "sync", "subproc", "dummy")
+KINDS = ("async", "sync", "batched", "subproc", "dummy", "sb3_batched")
+SB3_KINDS = ("subproc", "dummy", "sb3_batched")
 MAX_ENVS = 256  # processes or envs in one vector env
 
 
@@ -38,15 +45,24 @@ def make_vector_env(
     seed: int | None = 0,
     shared_memory: bool = True,
     context: str | None = None,
+    workers: int | None = None,
     **make_kwargs: Any,
 ):
     """A vector env of ``n_envs`` copies of ``make_sb3_env(env_id, **make_kwargs)`` (see the
     module docstring for ``kind``). ``shared_memory`` and ``context`` (the multiprocessing
-    start method) apply to ``"async"``; ``context`` also to ``"subproc"``. SB3 vector envs
-    are seeded with ``seed`` here; Gymnasium ones take it on ``reset(seed=...)``."""
+    start method) apply to ``"async"``; ``context`` also to ``"subproc"`` and the batched
+    kinds; ``workers`` (default: one per core, at most ``n_envs``) only to the batched kinds.
+    SB3 vector envs are seeded with ``seed`` here; Gymnasium ones take it on
+    ``reset(seed=...)``."""
     if kind not in KINDS:
         raise ConfigError(f"kind: {kind!r} is not allowed; allowed: {', '.join(KINDS)}")
+    if workers is not None and kind not in ("batched", "sb3_batched"):
+        raise ConfigError(f"workers: applies to kind 'batched' or 'sb3_batched', not {kind!r}")
     fns = env_fns(env_id, n_envs, **make_kwargs)
+    if kind == "batched":
+        from puzzlegym.rl.batched import BatchedVectorEnv
+
+        return BatchedVectorEnv(fns, workers=workers, context=context)
     if kind == "async":
         import gymnasium as gym
 
@@ -57,7 +73,14 @@ def make_vector_env(
         return gym.vector.SyncVectorEnv(fns)
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    venv = SubprocVecEnv(fns, start_method=context) if kind == "subproc" else DummyVecEnv(fns)
+    if kind == "sb3_batched":
+        from puzzlegym.rl.sb3_batched import BatchedVecEnv
+
+        venv = BatchedVecEnv(fns, workers=workers, context=context)
+    elif kind == "subproc":
+        venv = SubprocVecEnv(fns, start_method=context)
+    else:
+        venv = DummyVecEnv(fns)
     if seed is not None:
         venv.seed(seed)
     return venv

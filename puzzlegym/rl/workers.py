@@ -28,11 +28,16 @@ from multiprocessing.connection import wait
 from typing import Any
 
 import numpy as np
-from gymnasium.vector.utils import read_from_shared_memory, write_to_shared_memory
+from gymnasium.vector.utils import (
+    create_shared_memory,
+    read_from_shared_memory,
+    write_to_shared_memory,
+)
 
 from puzzlegym.errors import ConfigError, PuzzleGymError, WorkerError
 
-__all__ = ["AUTORESET", "MAX_TIMEOUT_S", "MAX_WORKERS", "WorkerPool", "add_info", "merge_infos", "split"]
+__all__ = ["AUTORESET", "MAX_TIMEOUT_S", "MAX_WORKERS", "WorkerPool", "add_info", "get_context", "merge_infos",
+           "shared_observations", "split"]
 
 AUTORESET = ("next_step", "same_step", "disabled", "sb3")
 MAX_WORKERS = 64
@@ -143,6 +148,13 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
     k = len(envs)
     need_reset = [False] * k
     sb3 = autoreset == "sb3"
+    view = read_from_shared_memory(obs_space, shm, n)
+
+    def put(j: int, obs) -> None:
+        if isinstance(view, np.ndarray):  # Box, Discrete, ...: one slot of the shared block
+            view[lo + j] = obs
+        else:
+            write_to_shared_memory(obs_space, lo + j, obs, shm)
     try:
         while True:
             cmd, payload = conn.recv()
@@ -173,7 +185,7 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
                                 add_info(infos, {"final_obs": obs, "final_info": info}, j, k)
                                 obs, info = env.reset()
                         need_reset[j] = bool(terms[j] or truncs[j])
-                        write_to_shared_memory(obs_space, lo + j, obs, shm)
+                        put(j, obs)
                         if sb3:
                             infos[j] = info
                         else:
@@ -186,9 +198,9 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
                         if mask is not None and not mask[j]:
                             continue
                         current = lo + j
-                        obs, info = env.reset(seed=seeds[j], options=options)
+                        obs, info = env.reset(seed=seeds[j], options=options[j])
                         need_reset[j] = False
-                        write_to_shared_memory(obs_space, lo + j, obs, shm)
+                        put(j, obs)
                         if sb3:
                             infos[j] = info
                         else:
@@ -207,6 +219,15 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
                     for j in which:
                         current = lo + j
                         reply.append(envs[j].get_wrapper_attr(name))
+                elif cmd == "has_attr":
+                    name, which = payload
+                    reply = []
+                    for j in which:
+                        try:
+                            envs[j].get_wrapper_attr(name)
+                            reply.append(True)
+                        except AttributeError:
+                            reply.append(False)
                 elif cmd == "set_attr":
                     name, values = payload
                     for j, value in values.items():
@@ -222,6 +243,7 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
                     break
                 else:
                     raise ConfigError(f"worker command: {cmd!r} is unknown")
+                current = None
                 conn.send(("ok", reply))
             except Exception as exc:  # noqa: BLE001 - reported; the worker serves on
                 conn.send(_error(current, exc))
@@ -261,11 +283,7 @@ class WorkerPool:
         n = len(env_fns)
         if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= min(n, MAX_WORKERS):
             raise ConfigError(f"workers: expected 1..{min(n, MAX_WORKERS)} (at most one per env), got {workers!r}")
-        try:
-            ctx = mp.get_context(context)
-        except ValueError:
-            raise ConfigError(f"context: {context!r} is not a start method here; allowed: "
-                              f"{', '.join(mp.get_all_start_methods())}") from None
+        ctx = get_context(context)
         self.n = n
         self.slices = split(n, workers)
         self.conns: list = []
@@ -388,6 +406,17 @@ class WorkerPool:
             conn.close()
 
 
-def read_observations(space, shm, n: int):
-    """The shared block as a batch of ``n`` observations (a view, no copy)."""
-    return read_from_shared_memory(space, shm, n)
+def get_context(context: str | None):
+    """The multiprocessing context of start method ``context`` (``None``: the default)."""
+    try:
+        return mp.get_context(context)
+    except ValueError:
+        raise ConfigError(f"context: {context!r} is not a start method here; allowed: "
+                          f"{', '.join(mp.get_all_start_methods())}") from None
+
+
+def shared_observations(space, n: int, context: str | None) -> tuple:
+    """One shared-memory block for ``n`` observations of ``space`` and the batch view of it
+    (no copy) that the workers write into."""
+    shm = create_shared_memory(space, n=n, ctx=get_context(context))
+    return shm, read_from_shared_memory(space, shm, n)
