@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_rl.py throughput [ENV_ID ...]   # default: every registered id
     .venv/bin/python benchmarks/bench_rl.py rss [ENV_ID ...] [--steps N]
-    .venv/bin/python benchmarks/bench_rl.py vector [ENV_ID] [--steps N]
+    .venv/bin/python benchmarks/bench_rl.py vector [ENV_ID ...] [--steps N] [--envs N] [--full-res]
 
 * ``throughput``: env steps/s of one pre-planned GUI action sequence (solver moves and random
   clicks, from the home screen) replayed through (a) the raw env (1280x900 observations),
@@ -13,15 +13,22 @@
 * ``rss``: the resident memory of one process running one env (raw 1280x900 observations,
   board actions chosen uniformly from the mask, episodes of 300 actions) after 0, 10,000,
   50,000 and 100,000 steps; each id in its own process.
-* ``vector``: env steps/s of ``AsyncVectorEnv`` (shared memory) and SB3 ``SubprocVecEnv`` with
-  1 and 2 worker processes at the training resolution (84x84 RGB, board actions chosen
-  uniformly at random), and of AsyncVectorEnv with 2 workers at 1280x900 (``make_sb3_env(size=(900, 1280),
-  force=True)``) with and without shared memory.
+* ``vector``: env steps/s at the training resolution (84x84 RGB, board actions chosen
+  uniformly at random, episodes truncated after 300 actions and autoreset) on every registered
+  id (or the ids given): the batched vector env (``BatchedVectorEnv``: each worker process
+  hosts several envs and steps them as a batch) with ``--envs N`` envs (default 8) in 1
+  worker and in 2 workers (the best of 2 alternating rounds each), beside Gymnasium
+  ``AsyncVectorEnv`` (shared memory) and SB3 ``SubprocVecEnv`` with 1 and 2 worker
+  processes (one env each), all in the same run; prints the 2-vs-1 ratios and the load
+  average. ``--full-res`` adds AsyncVectorEnv with 2 workers at 1280x900
+  (``make_sb3_env(size=(900, 1280), force=True)``) with and without shared memory.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import subprocess
 import sys
 import time
@@ -120,12 +127,27 @@ def _vector_rate(make, n_envs: int, steps: int, sb3: bool) -> float:
         envs.close()
 
 
-def vector(env_id: str, steps: int = 1500) -> dict:
+def _batched_rate(make, n_envs: int, workers: int, steps: int) -> float:
+    envs = make(n_envs, workers)
+    try:
+        envs.reset(seed=0)
+        plan = np.random.default_rng(0).integers(envs.single_action_space.n, size=(steps, n_envs))
+        t0 = time.perf_counter()
+        for actions in plan:
+            envs.step(actions)
+        return steps * n_envs / (time.perf_counter() - t0)
+    finally:
+        envs.close()
+
+
+def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 2, full_res: bool = False) -> dict:
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
+    from puzzlegym.rl.batched import BatchedVectorEnv
     from puzzlegym.wrappers import make_sb3_env
 
     kw = dict(actions="board", buttons=("restart",), size=(84, 84), start="board", budget_s=300)
+    load_before = os.getloadavg()[0]
 
     def gym_async(n, shared=True, **extra):
         return gym.vector.AsyncVectorEnv([lambda: make_sb3_env(env_id, **{**kw, **extra})] * n,
@@ -134,19 +156,30 @@ def vector(env_id: str, steps: int = 1500) -> dict:
     def sb3_subproc(n):
         return SubprocVecEnv([lambda: make_sb3_env(env_id, **kw)] * n, start_method="fork")
 
-    out = {"env_id": env_id, "steps_per_worker": steps}
+    def batched(n, workers):
+        return BatchedVectorEnv([functools.partial(make_sb3_env, env_id, **kw)] * n, workers=workers, context="fork")
+
+    out = {"env_id": env_id, "steps_per_env": steps, "batched_envs": n_envs}
+    best = {1: 0.0, 2: 0.0}
+    for _ in range(rounds):  # alternate, so load drifts hit both alike
+        for workers in (1, 2):
+            best[workers] = max(best[workers], _batched_rate(batched, n_envs, workers, steps))
+    out["batched_1_worker_steps_per_s"] = round(best[1], 1)
+    out["batched_2_workers_steps_per_s"] = round(best[2], 1)
+    out["batched_2_vs_1"] = round(best[2] / best[1], 2)
     for name, make, sb3 in (("async", gym_async, False), ("subproc", sb3_subproc, True)):
         one = _vector_rate(make, 1, steps, sb3)
         two = _vector_rate(make, 2, steps, sb3)
         out[f"{name}_1_worker_steps_per_s"] = round(one, 1)
         out[f"{name}_2_workers_steps_per_s"] = round(two, 1)
         out[f"{name}_2_vs_1"] = round(two / one, 2)
-    # full-resolution observations: what shared memory saves (3.5 MB per observation)
-    full = dict(size=(900, 1280), force=True)
-    shared = _vector_rate(lambda n: gym_async(n, True, **full), 2, steps // 3, False)
-    piped = _vector_rate(lambda n: gym_async(n, False, **full), 2, steps // 3, False)
-    out["async_2_workers_full_res_shared_steps_per_s"] = round(shared, 1)
-    out["async_2_workers_full_res_pipes_steps_per_s"] = round(piped, 1)
+    if full_res:  # full-resolution observations: what shared memory saves (3.5 MB per observation)
+        full = dict(size=(900, 1280), force=True)
+        shared = _vector_rate(lambda n: gym_async(n, True, **full), 2, steps // 3, False)
+        piped = _vector_rate(lambda n: gym_async(n, False, **full), 2, steps // 3, False)
+        out["async_2_workers_full_res_shared_steps_per_s"] = round(shared, 1)
+        out["async_2_workers_full_res_pipes_steps_per_s"] = round(piped, 1)
+    out["load_1min"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
     return out
 
 
@@ -166,4 +199,18 @@ if __name__ == "__main__":
         for env_id in ids:
             print(json.dumps(rss(env_id, n or 100_000)), flush=True)
     else:
-        print(json.dumps(vector(args[0] if args else "LongPuzzle/MazePaint-Easy", n or 1500)), flush=True)
+        full_res = "--full-res" in args
+        if full_res:
+            args.remove("--full-res")
+        envs = 8
+        if "--envs" in args:
+            i = args.index("--envs")
+            envs = int(args[i + 1])
+            del args[i : i + 2]
+        ratios = []
+        for env_id in args or env_ids():
+            row = vector(env_id, n or 300, envs, full_res=full_res)
+            ratios.append(row["batched_2_vs_1"])
+            print(json.dumps(row), flush=True)
+        print(json.dumps({"batched_2_vs_1_min": min(ratios), "batched_2_vs_1_median": float(np.median(ratios)),
+                          "ids": len(ratios), "cpus": os.cpu_count()}), flush=True)

@@ -29,7 +29,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, iterate
 
 from puzzlegym.errors import ActionError, ConfigError
-from puzzlegym.rl.workers import MAX_WORKERS, WorkerPool, merge_infos, shared_observations
+from puzzlegym.rl.workers import MAX_WORKERS, WorkerPool, batch_infos, shared_observations
 
 __all__ = ["MAX_ENVS", "BatchedVectorEnv", "check_env_fns", "default_workers", "probe_spaces"]
 
@@ -138,10 +138,7 @@ class BatchedVectorEnv(VectorEnv):
             part = None if mask is None else mask[lo:hi]
             payloads.append(None if part is not None and not part.any() else (seeds[lo:hi], [options] * (hi - lo), part))
         replies = self._pool.request("reset", payloads)
-        infos: dict = {}
-        for (lo, _), part in zip(self._pool.slices, replies, strict=True):
-            if part:
-                merge_infos(infos, part, lo, n)
+        infos = batch_infos(self._pool.slices, replies, n)
         if mask is None:
             self._terminations[:] = self._truncations[:] = False
         else:
@@ -162,13 +159,11 @@ class BatchedVectorEnv(VectorEnv):
     def step(self, actions):
         """Step every env with its action (one message per worker); see the module docstring."""
         replies = self._pool.request("step", self._split_actions(actions))
-        infos: dict = {}
-        for (lo, hi), (rewards, terms, truncs, part, _) in zip(self._pool.slices, replies, strict=True):
+        for (lo, hi), (rewards, terms, truncs, _, _) in zip(self._pool.slices, replies, strict=True):
             self._rewards[lo:hi] = rewards
             self._terminations[lo:hi] = terms
             self._truncations[lo:hi] = truncs
-            if part:
-                merge_infos(infos, part, lo, self.num_envs)
+        infos = batch_infos(self._pool.slices, [reply[3] for reply in replies], self.num_envs)
         return (self._out(), self._rewards.copy(), self._terminations.copy(), self._truncations.copy(), infos)
 
     # ------------------------------------------------------------------ per env

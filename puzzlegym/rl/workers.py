@@ -22,9 +22,9 @@ import math
 import multiprocessing as mp
 import os
 import pickle
+import select
 import time
 import traceback
-from multiprocessing.connection import wait
 from typing import Any
 
 import numpy as np
@@ -36,8 +36,8 @@ from gymnasium.vector.utils import (
 
 from puzzlegym.errors import ConfigError, PuzzleGymError, WorkerError
 
-__all__ = ["AUTORESET", "MAX_TIMEOUT_S", "MAX_WORKERS", "WorkerPool", "add_info", "get_context", "merge_infos",
-           "shared_observations", "split"]
+__all__ = ["AUTORESET", "MAX_TIMEOUT_S", "MAX_WORKERS", "WorkerPool", "add_info", "batch_infos", "get_context", "merge_infos",
+           "pack_infos", "shared_observations", "split"]
 
 AUTORESET = ("next_step", "same_step", "disabled", "sb3")
 MAX_WORKERS = 64
@@ -115,6 +115,75 @@ def merge_infos(infos: dict, part: dict, lo: int, n: int) -> dict:
     return infos
 
 
+def signature(part: dict):
+    """The keys of a worker's batched infos (nested for dict infos) when every env of the
+    worker had every key, else ``None``: parts with equal signatures concatenate."""
+    out = []
+    for key, value in part.items():
+        if key.startswith("_") and key[1:] in part:
+            if not value.all():
+                return None
+            continue
+        if isinstance(value, dict):
+            sub = signature(value)
+            if sub is None:
+                return None
+            out.append((key, sub))
+        else:
+            out.append(key)
+    return tuple(out)
+
+
+def pack_infos(part: dict) -> tuple:
+    """What a worker sends for its batched infos: ``(values without the masks, signature)``
+    when every env had every key (the masks are all True), else ``(infos, None)``."""
+    sig = signature(part)
+    if sig is None:
+        return part, None
+    return _values(part), sig
+
+
+def _values(part: dict) -> dict:
+    return {k: _values(v) if isinstance(v, dict) else v for k, v in part.items()
+            if not (k.startswith("_") and k[1:] in part)}
+
+
+def concat_infos(parts: list[dict], n: int) -> dict:
+    """Infos of workers whose packed parts (:func:`pack_infos`) have the same signature, in
+    worker order: each array concatenated (cast to the first part's dtype, as adding the
+    infos one by one would), every mask all True."""
+    out = {}
+    ones = np.ones(n, dtype=np.bool_)
+    for key, value in parts[0].items():
+        if isinstance(value, dict):
+            out[key] = concat_infos([p[key] for p in parts], n)
+        else:
+            array = np.concatenate([p[key] for p in parts])
+            out[key] = array if array.dtype == value.dtype else array.astype(value.dtype)
+        out[f"_{key}"] = ones.copy()
+    return out
+
+
+def batch_infos(slices: list[tuple[int, int]], parts: list, n: int) -> dict:
+    """The Gymnasium infos of ``n`` envs from the workers' packed parts (:func:`pack_infos`;
+    ``None`` for a worker not asked): the same as adding each env's info in env order."""
+    given = [(lo, hi, part) for (lo, hi), part in zip(slices, parts, strict=True) if part is not None and part[0]]
+    if len(given) == len(slices) and given[0][2][1] is not None and all(p[1] == given[0][2][1] for *_, p in given):
+        return concat_infos([p[0] for *_, p in given], n)
+    infos: dict = {}
+    for lo, hi, (part, sig) in given:
+        merge_infos(infos, part if sig is None else _with_masks(part, hi - lo), lo, n)
+    return infos
+
+
+def _with_masks(values: dict, k: int) -> dict:
+    out = {}
+    for key, value in values.items():
+        out[key] = _with_masks(value, k) if isinstance(value, dict) else value
+        out[f"_{key}"] = np.ones(k, dtype=np.bool_)
+    return out
+
+
 def _error(i: int | None, exc: BaseException) -> tuple:
     try:
         blob = pickle.dumps(exc)
@@ -190,6 +259,8 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
                             infos[j] = info
                         else:
                             add_info(infos, info, j, k)
+                    if not sb3:
+                        infos = pack_infos(infos)
                     reply = (rewards, terms, truncs, infos, reset_infos)
                 elif cmd == "reset":
                     seeds, options, mask = payload
@@ -205,7 +276,7 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
                             infos[j] = info
                         else:
                             add_info(infos, info, j, k)
-                    reply = infos
+                    reply = infos if sb3 else pack_infos(infos)
                 elif cmd == "call":
                     name, args, kwargs, which = payload
                     reply = []
@@ -298,6 +369,13 @@ class WorkerPool:
                 child.close()
                 self.conns.append(parent)
                 self.procs.append(proc)
+            self._poller = select.poll()  # one poller for every wait: replies and exits
+            self._fds: dict[int, tuple[str, int]] = {}
+            for w, (conn, proc) in enumerate(zip(self.conns, self.procs, strict=True)):
+                self._fds[conn.fileno()] = ("reply", w)
+                self._fds[proc.sentinel] = ("exit", w)
+                self._poller.register(conn.fileno(), select.POLLIN)
+                self._poller.register(proc.sentinel, select.POLLIN)
             self.pids = self._collect("start", start_timeout)
         except BaseException:
             self.close()
@@ -322,32 +400,40 @@ class WorkerPool:
         return self._collect(cmd, self.timeout, asked)
 
     def _collect(self, cmd: str, timeout: float, asked: list[int] | None = None) -> list:
-        asked = range(len(self.conns)) if asked is None else asked
+        """One reply from each worker in ``asked`` (default: all), waiting at most ``timeout``
+        seconds in all; a worker's death or silence closes the pool and raises."""
+        pending = set(range(len(self.conns)) if asked is None else asked)
         replies: list = [None] * len(self.conns)
-        deadline = time.monotonic() + timeout
         errors = []
-        for w in asked:
-            conn, proc = self.conns[w], self.procs[w]
-            if not conn.poll(0):
-                while True:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        self.close()
-                        raise WorkerError(f"{cmd}: worker {w} (envs {self._envs(w)}) did not answer within "
-                                          f"{timeout:g} s; the vector env is closed")
-                    ready = wait([conn, proc.sentinel], timeout=left)
-                    if conn in ready:
-                        break
-                    if proc.sentinel in ready:
-                        self._dead(w, cmd)
-            try:
-                status, body = conn.recv()
-            except (EOFError, OSError):
-                self._dead(w, cmd)
-            if status == "error":
-                errors.append((w, body))
-            else:
-                replies[w] = body
+        deadline = time.monotonic() + timeout
+        while pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                w = min(pending)
+                self.close()
+                raise WorkerError(f"{cmd}: worker {w} (envs {self._envs(w)}) did not answer within "
+                                  f"{timeout:g} s; the vector env is closed")
+            died = []
+            for fd, _ in self._poller.poll(max(1, math.ceil(left * 1000))):
+                kind, w = self._fds[fd]
+                if kind == "exit":
+                    died.append(w)
+                    continue
+                if w not in pending:
+                    self.close()
+                    raise WorkerError(f"{cmd}: worker {w} sent a message nobody asked for; the vector env is closed")
+                try:
+                    status, body = self.conns[w].recv()
+                except (EOFError, OSError):
+                    self._dead(w, cmd)
+                pending.discard(w)
+                if status == "error":
+                    errors.append((w, body))
+                else:
+                    replies[w] = body
+            for w in died:
+                if w not in pending or not self.conns[w].poll(0):  # else its last reply is read first
+                    self._dead(w, cmd)
         if errors:
             self._raise(cmd, *errors[0], started=cmd != "start")
         return replies
