@@ -410,7 +410,7 @@ class WorkerPool:
             left = deadline - time.monotonic()
             if left <= 0:
                 w = min(pending)
-                self.close()
+                self.close(stuck=pending)
                 raise WorkerError(f"{cmd}: worker {w} (envs {self._envs(w)}) did not answer within "
                                   f"{timeout:g} s; the vector env is closed")
             died = []
@@ -467,13 +467,16 @@ class WorkerPool:
 
     # ------------------------------------------------------------------ closing
 
-    def close(self) -> None:
-        """Stop the workers (bounded: ``close`` message, join, terminate, kill). Idempotent."""
+    def close(self, stuck=()) -> None:
+        """Stop the workers (bounded: a ``close`` message, join, terminate, kill; the workers
+        in ``stuck`` are terminated at once). Idempotent."""
         if self.closed:
             return
         self.closed = True
-        for conn, proc in zip(self.conns, self.procs, strict=False):
-            if proc.is_alive():
+        for w, (conn, proc) in enumerate(zip(self.conns, self.procs, strict=False)):
+            if w in stuck:
+                proc.terminate()
+            elif proc.is_alive():
                 try:
                     conn.send(("close", None))
                 except (BrokenPipeError, OSError):
