@@ -25,6 +25,7 @@ import numpy as np
 
 from puzzlegym.errors import ConfigError
 from puzzlegym.jsonio import write_atomic, write_json
+from puzzlegym.rl.batched import default_workers
 from puzzlegym.rl.vector import make_vector_env, set_torch_threads
 from puzzlegym.wrappers.sb3 import check_sb3_env, make_sb3_env
 
@@ -172,12 +173,13 @@ def train_and_compare(
     training log), ``curve.csv`` (when ``curve_every`` is set) and ``model.zip``.
 
     ``make_kwargs`` go to :func:`~puzzlegym.wrappers.make_sb3_env` (wrappers and env
-    keywords); ``vec`` is ``"dummy"`` (envs in this process) or ``"subproc"``;
+    keywords); ``vec`` is ``"dummy"`` (envs in this process), ``"subproc"`` (a process per
+    env) or ``"sb3_batched"`` (one worker process per core, each stepping its envs as a batch);
     ``hyperparameters`` go to the algorithm (``n_steps``, ``learning_rate``, ...)."""
     if algo not in ALGOS:
         raise ConfigError(f"algo: {algo!r} is not allowed; allowed: {', '.join(ALGOS)}")
-    if vec not in ("dummy", "subproc"):
-        raise ConfigError(f"vec: {vec!r} is not allowed; allowed: dummy, subproc")
+    if vec not in ("dummy", "subproc", "sb3_batched"):
+        raise ConfigError(f"vec: {vec!r} is not allowed; allowed: dummy, subproc, sb3_batched")
     for name, value, hi in (("timesteps", timesteps, MAX_TIMESTEPS), ("eval_episodes", eval_episodes, MAX_EPISODES),
                             ("curve_episodes", curve_episodes, MAX_EPISODES)):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= hi:
@@ -192,7 +194,8 @@ def train_and_compare(
     if (out / "result.json").exists():
         raise ConfigError(f"out_dir: {out} already holds a result.json; choose a new directory")
     out.mkdir(parents=True, exist_ok=True)
-    threads = set_torch_threads(torch_threads, n_envs if vec == "subproc" else 0)
+    busy = {"subproc": n_envs, "sb3_batched": default_workers(n_envs)}.get(vec, 0)
+    threads = set_torch_threads(torch_threads, busy)
 
     eval_env = make_sb3_env(env_id, force=force, **make_kwargs)
     check_sb3_env(eval_env, force=force)
