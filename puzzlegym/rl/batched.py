@@ -29,7 +29,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, iterate
 
 from puzzlegym.errors import ActionError, ConfigError
-from puzzlegym.rl.workers import MAX_WORKERS, WorkerPool, batch_infos, shared_observations
+from puzzlegym.rl.workers import (
+    MAX_WORKERS,
+    ArrayPayload,
+    WorkerPool,
+    batch_infos,
+    shared_observations,
+)
 
 __all__ = ["MAX_ENVS", "BatchedVectorEnv", "check_env_fns", "default_workers", "probe_spaces"]
 
@@ -150,7 +156,8 @@ class BatchedVectorEnv(VectorEnv):
             batch = np.asarray(actions)
             if batch.shape != self.action_space.shape:
                 raise ActionError(f"actions: expected shape {self.action_space.shape}, got {batch.shape}")
-            return [batch[lo:hi] for lo, hi in self._pool.slices]
+            # (dtype, nested lists): far cheaper to pickle than array slices; rebuilt in the worker
+            return [ArrayPayload(batch.dtype.str, batch[lo:hi].tolist()) for lo, hi in self._pool.slices]
         each = list(iterate(self.action_space, actions))
         if len(each) != self.num_envs:
             raise ActionError(f"actions: expected {self.num_envs} actions, got {len(each)}")

@@ -19,7 +19,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from puzzlegym.errors import ActionError, ConfigError
 from puzzlegym.rl.batched import check_env_fns, default_workers, probe_spaces
-from puzzlegym.rl.workers import WorkerPool, shared_observations
+from puzzlegym.rl.workers import ArrayPayload, WorkerPool, shared_observations
 
 __all__ = ["BatchedVecEnv"]
 
@@ -74,13 +74,14 @@ class BatchedVecEnv(VecEnv):
         if self._actions is None:
             raise ActionError("actions: step_wait() without step_async(actions)")
         actions, self._actions = self._actions, None
-        replies = self._pool.request("step", [actions[lo:hi] for lo, hi in self._pool.slices])
+        replies = self._pool.request("step", [ArrayPayload(actions.dtype.str, actions[lo:hi].tolist())
+                                              for lo, hi in self._pool.slices])
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=np.bool_)
         infos: list[dict] = []
         for (lo, hi), (rew, terms, truncs, part, reset_infos) in zip(self._pool.slices, replies, strict=True):
             rewards[lo:hi] = rew
-            dones[lo:hi] = terms | truncs
+            dones[lo:hi] = np.logical_or(terms, truncs)
             infos.extend(part)
             for j, info in (reset_infos or {}).items():
                 self.reset_infos[lo + j] = info

@@ -25,7 +25,7 @@ import pickle
 import select
 import time
 import traceback
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium.vector.utils import (
@@ -36,13 +36,21 @@ from gymnasium.vector.utils import (
 
 from puzzlegym.errors import ConfigError, PuzzleGymError, WorkerError
 
-__all__ = ["AUTORESET", "MAX_TIMEOUT_S", "MAX_WORKERS", "WorkerPool", "add_info", "batch_infos", "get_context", "merge_infos",
+__all__ = ["AUTORESET", "ArrayPayload", "MAX_TIMEOUT_S", "MAX_WORKERS", "WorkerPool", "add_info", "batch_infos", "get_context", "merge_infos",
            "pack_infos", "shared_observations", "split"]
 
 AUTORESET = ("next_step", "same_step", "disabled", "sb3")
 MAX_WORKERS = 64
 MAX_TIMEOUT_S = 3600.0
 CLOSE_TIMEOUT_S = 5.0
+
+
+class ArrayPayload(NamedTuple):
+    """A batch of array actions as ``(dtype, nested lists)``: pickled in a fraction of the
+    time of a small array; the worker rebuilds the array (same dtype, same values)."""
+
+    dtype: str
+    values: list
 
 
 def split(n: int, workers: int) -> list[tuple[int, int]]:
@@ -115,73 +123,58 @@ def merge_infos(infos: dict, part: dict, lo: int, n: int) -> dict:
     return infos
 
 
-def signature(part: dict):
-    """The keys of a worker's batched infos (nested for dict infos) when every env of the
-    worker had every key, else ``None``: parts with equal signatures concatenate."""
-    out = []
-    for key, value in part.items():
-        if key.startswith("_") and key[1:] in part:
-            if not value.all():
-                return None
-            continue
-        if isinstance(value, dict):
-            sub = signature(value)
-            if sub is None:
-                return None
-            out.append((key, sub))
-        else:
-            out.append(key)
-    return tuple(out)
+def _scalar(kind: type) -> bool:
+    return kind in (int, float, bool) or issubclass(kind, np.number)
 
 
-def pack_infos(part: dict) -> tuple:
-    """What a worker sends for its batched infos: ``(values without the masks, signature)``
-    when every env had every key (the masks are all True), else ``(infos, None)``."""
-    sig = signature(part)
-    if sig is None:
-        return part, None
-    return _values(part), sig
+def pack_infos(entries: list[tuple[int, dict]], k: int) -> tuple:
+    """What a worker sends for the infos of its ``k`` envs (``entries``: ``(env, info)`` in
+    the order Gymnasium adds them). Columns ``("cols", keys, kinds, values)`` when every env
+    gave one info with the same keys and, per key, values of one type (numbers, strings,
+    lists: no dicts, no arrays): cheap to send, concatenated across workers. Otherwise
+    ``("dict", infos)``: the batched dict of :func:`add_info`."""
+    if len(entries) == k and k:
+        first = entries[0][1]
+        keys = tuple(first)
+        kinds = tuple(type(v) for v in first.values())
+        if not any(kind is dict or issubclass(kind, (dict, np.ndarray)) for kind in kinds) \
+                and all(tuple(info) == keys and tuple(type(v) for v in info.values()) == kinds for _, info in entries):
+            return ("cols", keys, kinds, [[info[key] for _, info in entries] for key in keys])
+    infos: dict = {}
+    for j, info in entries:
+        add_info(infos, info, j, k)
+    return ("dict", infos)
 
 
-def _values(part: dict) -> dict:
-    return {k: _values(v) if isinstance(v, dict) else v for k, v in part.items()
-            if not (k.startswith("_") and k[1:] in part)}
-
-
-def concat_infos(parts: list[dict], n: int) -> dict:
-    """Infos of workers whose packed parts (:func:`pack_infos`) have the same signature, in
-    worker order: each array concatenated (cast to the first part's dtype, as adding the
-    infos one by one would), every mask all True."""
+def _column_infos(keys: tuple, kinds: tuple, values: list, n: int) -> dict:
+    """The batched infos of columns of ``n`` values (every env has every key): the arrays
+    :func:`add_info` would build."""
     out = {}
     ones = np.ones(n, dtype=np.bool_)
-    for key, value in parts[0].items():
-        if isinstance(value, dict):
-            out[key] = concat_infos([p[key] for p in parts], n)
+    for key, kind, column in zip(keys, kinds, values, strict=True):
+        if _scalar(kind):
+            array = np.array(column, dtype=kind)
         else:
-            array = np.concatenate([p[key] for p in parts])
-            out[key] = array if array.dtype == value.dtype else array.astype(value.dtype)
+            array = np.empty(n, dtype=object)
+            for i, value in enumerate(column):
+                array[i] = value
+        out[key] = array
         out[f"_{key}"] = ones.copy()
     return out
 
 
 def batch_infos(slices: list[tuple[int, int]], parts: list, n: int) -> dict:
-    """The Gymnasium infos of ``n`` envs from the workers' packed parts (:func:`pack_infos`;
+    """The Gymnasium infos of ``n`` envs from the workers' parts (:func:`pack_infos`;
     ``None`` for a worker not asked): the same as adding each env's info in env order."""
-    given = [(lo, hi, part) for (lo, hi), part in zip(slices, parts, strict=True) if part is not None and part[0]]
-    if len(given) == len(slices) and given[0][2][1] is not None and all(p[1] == given[0][2][1] for *_, p in given):
-        return concat_infos([p[0] for *_, p in given], n)
+    given = [(lo, hi, part) for (lo, hi), part in zip(slices, parts, strict=True) if part is not None]
+    if len(given) == len(slices) and all(p[0] == "cols" and p[1:3] == given[0][2][1:3] for *_, p in given):
+        _, keys, kinds, _ = given[0][2]
+        columns = [[v for *_, p in given for v in p[3][c]] for c in range(len(keys))]
+        return _column_infos(keys, kinds, columns, n)
     infos: dict = {}
-    for lo, hi, (part, sig) in given:
-        merge_infos(infos, part if sig is None else _with_masks(part, hi - lo), lo, n)
+    for lo, hi, part in given:
+        merge_infos(infos, part[1] if part[0] == "dict" else _column_infos(*part[1:], hi - lo), lo, n)
     return infos
-
-
-def _with_masks(values: dict, k: int) -> dict:
-    out = {}
-    for key, value in values.items():
-        out[key] = _with_masks(value, k) if isinstance(value, dict) else value
-        out[f"_{key}"] = np.ones(k, dtype=np.bool_)
-    return out
 
 
 def _error(i: int | None, exc: BaseException) -> tuple:
@@ -230,10 +223,12 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
             current = None
             try:
                 if cmd == "step":
+                    if isinstance(payload, ArrayPayload):
+                        payload = np.array(payload.values, dtype=payload.dtype)
                     rewards = np.zeros(k, dtype=np.float64)
                     terms = np.zeros(k, dtype=np.bool_)
                     truncs = np.zeros(k, dtype=np.bool_)
-                    infos: Any = [None] * k if sb3 else {}
+                    infos: Any = [None] * k if sb3 else []
                     reset_infos = None
                     for j, env in enumerate(envs):
                         current = lo + j
@@ -251,20 +246,21 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
                                     reset_infos = reset_infos or {}
                                     reset_infos[j] = reset_info
                             elif autoreset == "same_step" and done:
-                                add_info(infos, {"final_obs": obs, "final_info": info}, j, k)
+                                infos.append((j, {"final_obs": obs, "final_info": info}))
                                 obs, info = env.reset()
                         need_reset[j] = bool(terms[j] or truncs[j])
                         put(j, obs)
                         if sb3:
                             infos[j] = info
                         else:
-                            add_info(infos, info, j, k)
+                            infos.append((j, info))
                     if not sb3:
-                        infos = pack_infos(infos)
-                    reply = (rewards, terms, truncs, infos, reset_infos)
+                        infos = pack_infos(infos, k)
+                    # plain lists: far cheaper to pickle and unpickle than small arrays
+                    reply = (rewards.tolist(), terms.tolist(), truncs.tolist(), infos, reset_infos)
                 elif cmd == "reset":
                     seeds, options, mask = payload
-                    infos = [None] * k if sb3 else {}
+                    infos = [None] * k if sb3 else []
                     for j, env in enumerate(envs):
                         if mask is not None and not mask[j]:
                             continue
@@ -275,8 +271,8 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
                         if sb3:
                             infos[j] = info
                         else:
-                            add_info(infos, info, j, k)
-                    reply = infos if sb3 else pack_infos(infos)
+                            infos.append((j, info))
+                    reply = infos if sb3 else pack_infos(infos, k)
                 elif cmd == "call":
                     name, args, kwargs, which = payload
                     reply = []
