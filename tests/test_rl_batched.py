@@ -134,6 +134,7 @@ class Flaky(gym.Env):
 
     observation_space = gym.spaces.Box(0, 255, (2,), np.uint8)
     action_space = gym.spaces.Discrete(4)
+    module = os  # an attribute that cannot be pickled
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
@@ -159,6 +160,12 @@ def test_env_errors_are_reported_with_the_worker_traceback():
             envs.step(np.array([2, 0, 0]))
         obs, rewards, *_ = envs.step(np.array([0, 0, 0]))  # still serving
         assert rewards.tolist() == [1.0, 1.0, 1.0]
+        with pytest.raises(WorkerError, match="cannot pickle 'module'"):
+            envs.get_attr("module")  # a reply that cannot be sent
+        with pytest.raises(Exception, match="pickle"):
+            envs.call("step", lambda: 0)  # a request that cannot be sent: nothing is sent
+        obs, rewards, *_ = envs.step(np.array([0, 0, 0]))  # the replies are still in turn
+        assert rewards.tolist() == [1.0, 1.0, 1.0] and np.array_equal(obs, np.ones((3, 2), np.uint8))
         with pytest.raises(ActionError, match=r"actions: expected shape \(3,\)"):
             envs.step(np.array([0, 0]))
         with pytest.raises(WorkerError, match=r"worker 0 \(envs 0\.\.1\) did not answer within 1 s"):

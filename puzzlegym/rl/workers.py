@@ -25,6 +25,7 @@ import pickle
 import select
 import time
 import traceback
+from multiprocessing.reduction import ForkingPickler
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -381,19 +382,28 @@ class WorkerPool:
 
     def request(self, cmd: str, payloads: list) -> list:
         """Send ``(cmd, payloads[w])`` to every worker ``w`` (``None``: not to that worker)
-        and return the replies (``None`` for workers not asked)."""
+        and return the replies (``None`` for workers not asked). Every message is pickled
+        before the first is sent (a payload that cannot be pickled changes nothing); an
+        interrupt or an unreadable reply closes the pool (later replies would be stale)."""
         if self.closed:
             raise WorkerError(f"{cmd}: the vector env is closed")
+        blobs = [None if payload is None else ForkingPickler.dumps((cmd, payload)) for payload in payloads]
         asked = []
-        for w, (conn, payload) in enumerate(zip(self.conns, payloads, strict=True)):
-            if payload is None:
-                continue
-            try:
-                conn.send((cmd, payload))
-            except (BrokenPipeError, OSError):
-                self._dead(w, cmd)
-            asked.append(w)
-        return self._collect(cmd, self.timeout, asked)
+        try:
+            for w, (conn, blob) in enumerate(zip(self.conns, blobs, strict=True)):
+                if blob is None:
+                    continue
+                try:
+                    conn.send_bytes(blob)
+                except (BrokenPipeError, OSError):
+                    self._dead(w, cmd)
+                asked.append(w)
+            return self._collect(cmd, self.timeout, asked)
+        except PuzzleGymError:
+            raise  # after every reply was read (an env's error), or the pool is closed already
+        except BaseException:
+            self.close()  # an interrupt, an unreadable reply: later replies would come out of turn
+            raise
 
     def _collect(self, cmd: str, timeout: float, asked: list[int] | None = None) -> list:
         """One reply from each worker in ``asked`` (default: all), waiting at most ``timeout``
@@ -428,7 +438,12 @@ class WorkerPool:
                 else:
                     replies[w] = body
             for w in died:
-                if w not in pending or not self.conns[w].poll(0):  # else its last reply is read first
+                if w in pending:
+                    if not self.conns[w].poll(0):  # else its last reply is read first
+                        self._dead(w, cmd)
+                elif any(w == v for v, _ in errors):  # it reported why it stops (a failed start)
+                    self._poller.unregister(self.procs[w].sentinel)
+                else:
                     self._dead(w, cmd)
         if errors:
             self._raise(cmd, *errors[0], started=cmd != "start")
