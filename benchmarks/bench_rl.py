@@ -20,7 +20,9 @@
   worker and in 2 workers (the best of 2 alternating rounds each), beside Gymnasium
   ``AsyncVectorEnv`` (shared memory) and SB3 ``SubprocVecEnv`` with 1 and 2 worker
   processes (one env each), all in the same run; prints the 2-vs-1 ratios and the load
-  average. ``--full-res`` adds AsyncVectorEnv with 2 workers at 1280x900
+  average, and for the batched env the CPU milliseconds per step of the main process and the
+  busiest worker with the ratio those allow on otherwise idle cores (other users' load
+  stretches wall time, not CPU time). ``--full-res`` adds AsyncVectorEnv with 2 workers at 1280x900
   (``make_sb3_env(size=(900, 1280), force=True)``) with and without shared memory.
 """
 
@@ -127,15 +129,29 @@ def _vector_rate(make, n_envs: int, steps: int, sb3: bool) -> float:
         envs.close()
 
 
-def _batched_rate(make, n_envs: int, workers: int, steps: int) -> float:
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _batched_rate(make, n_envs: int, workers: int, steps: int) -> tuple[float, float, float]:
+    """Steps/s, and the CPU milliseconds per batched step of the main process and of the
+    busiest worker (from /proc: what the step costs whatever else runs on the machine)."""
     envs = make(n_envs, workers)
     try:
         envs.reset(seed=0)
         plan = np.random.default_rng(0).integers(envs.single_action_space.n, size=(steps, n_envs))
+        pids = envs._pool.pids
+        cpu0, main0 = [_cpu_s(p) for p in pids], time.process_time()
         t0 = time.perf_counter()
         for actions in plan:
             envs.step(actions)
-        return steps * n_envs / (time.perf_counter() - t0)
+        elapsed = time.perf_counter() - t0
+        main_ms = (time.process_time() - main0) / steps * 1e3
+        worker_ms = max(_cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True)) / steps * 1e3
+        return steps * n_envs / elapsed, main_ms, worker_ms
     finally:
         envs.close()
 
@@ -160,13 +176,19 @@ def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 2, full
         return BatchedVectorEnv([functools.partial(make_sb3_env, env_id, **kw)] * n, workers=workers, context="fork")
 
     out = {"env_id": env_id, "steps_per_env": steps, "batched_envs": n_envs}
-    best = {1: 0.0, 2: 0.0}
+    best = {1: (0.0, 0.0, 0.0), 2: (0.0, 0.0, 0.0)}
     for _ in range(rounds):  # alternate, so load drifts hit both alike
         for workers in (1, 2):
             best[workers] = max(best[workers], _batched_rate(batched, n_envs, workers, steps))
-    out["batched_1_worker_steps_per_s"] = round(best[1], 1)
-    out["batched_2_workers_steps_per_s"] = round(best[2], 1)
-    out["batched_2_vs_1"] = round(best[2] / best[1], 2)
+    out["batched_1_worker_steps_per_s"] = round(best[1][0], 1)
+    out["batched_2_workers_steps_per_s"] = round(best[2][0], 1)
+    out["batched_2_vs_1"] = round(best[2][0] / best[1][0], 2)
+    # CPU ms per batched step (main process, busiest worker) in the best rounds, and the ratio
+    # they allow when nothing else competes for the 2 cores: (main + worker) time per step
+    # with 1 worker over (main + busiest worker) with 2 (main waits while the workers step)
+    for w in (1, 2):
+        out[f"batched_{w}_cpu_ms_per_step_main_worker"] = [round(best[w][1], 3), round(best[w][2], 3)]
+    out["batched_2_vs_1_from_cpu_times"] = round((best[1][1] + best[1][2]) / (best[2][1] + best[2][2]), 2)
     for name, make, sb3 in (("async", gym_async, False), ("subproc", sb3_subproc, True)):
         one = _vector_rate(make, 1, steps, sb3)
         two = _vector_rate(make, 2, steps, sb3)
