@@ -186,8 +186,128 @@ def _error(i: int | None, exc: BaseException) -> tuple:
     return ("error", (i, type(exc).__name__, str(exc), traceback.format_exc(), blob))
 
 
+class _Host:
+    """The envs ``lo .. lo + k - 1`` of a worker process and the requests it serves; each
+    method takes a request's payload and returns the reply. ``current`` is the env being
+    run (named in error reports)."""
+
+    def __init__(self, envs: list, lo: int, n: int, shm, obs_space, autoreset: str) -> None:
+        self.envs, self.lo, self.k = envs, lo, len(envs)
+        self.shm, self.obs_space = shm, obs_space
+        self.view = read_from_shared_memory(obs_space, shm, n)
+        self.autoreset, self.sb3 = autoreset, autoreset == "sb3"
+        self.need_reset = [False] * self.k
+        self.current: int | None = None
+
+    def put(self, j: int, obs) -> None:
+        """Write env ``j``'s observation into its slot of the shared block."""
+        if isinstance(self.view, np.ndarray):  # Box, Discrete, ...: a plain array
+            self.view[self.lo + j] = obs
+        else:
+            write_to_shared_memory(self.obs_space, self.lo + j, obs, self.shm)
+
+    def step(self, payload):
+        actions = np.array(payload.values, dtype=payload.dtype) if isinstance(payload, ArrayPayload) else payload
+        k, sb3 = self.k, self.sb3
+        rewards = np.zeros(k, dtype=np.float64)
+        terms = np.zeros(k, dtype=np.bool_)
+        truncs = np.zeros(k, dtype=np.bool_)
+        infos: Any = [None] * k if sb3 else []
+        reset_infos = None
+        for j, env in enumerate(self.envs):
+            self.current = self.lo + j
+            if self.autoreset == "next_step" and self.need_reset[j]:
+                obs, info = env.reset()  # reward 0, no termination, as SyncVectorEnv
+            else:
+                obs, rewards[j], terms[j], truncs[j], info = env.step(actions[j])
+                done = terms[j] or truncs[j]
+                if sb3:  # as DummyVecEnv
+                    info = dict(info)
+                    info["TimeLimit.truncated"] = bool(truncs[j] and not terms[j])
+                    if done:
+                        info["terminal_observation"] = obs
+                        obs, reset_info = env.reset()
+                        reset_infos = reset_infos or {}
+                        reset_infos[j] = reset_info
+                elif self.autoreset == "same_step" and done:
+                    infos.append((j, {"final_obs": obs, "final_info": info}))
+                    obs, info = env.reset()
+            self.need_reset[j] = bool(terms[j] or truncs[j])
+            self.put(j, obs)
+            if sb3:
+                infos[j] = info
+            else:
+                infos.append((j, info))
+        # plain lists: far cheaper to pickle and unpickle than small arrays
+        return (rewards.tolist(), terms.tolist(), truncs.tolist(), infos if sb3 else pack_infos(infos, k), reset_infos)
+
+    def reset(self, payload):
+        seeds, options, mask = payload
+        infos: Any = [None] * self.k if self.sb3 else []
+        for j, env in enumerate(self.envs):
+            if mask is not None and not mask[j]:
+                continue
+            self.current = self.lo + j
+            obs, info = env.reset(seed=seeds[j], options=options[j])
+            self.need_reset[j] = False
+            self.put(j, obs)
+            if self.sb3:
+                infos[j] = info
+            else:
+                infos.append((j, info))
+        return infos if self.sb3 else pack_infos(infos, self.k)
+
+    def call(self, payload):
+        name, args, kwargs, which = payload
+        out = []
+        for j in which:
+            self.current = self.lo + j
+            attr = self.envs[j].get_wrapper_attr(name)
+            out.append(attr(*args, **kwargs) if callable(attr) else attr)
+        return out
+
+    def get_attr(self, payload):
+        name, which = payload
+        out = []
+        for j in which:
+            self.current = self.lo + j
+            out.append(self.envs[j].get_wrapper_attr(name))
+        return out
+
+    def has_attr(self, payload):
+        name, which = payload
+        out = []
+        for j in which:
+            try:
+                self.envs[j].get_wrapper_attr(name)
+                out.append(True)
+            except AttributeError:
+                out.append(False)
+        return out
+
+    def set_attr(self, payload) -> None:
+        name, values = payload
+        for j, value in values.items():
+            self.current = self.lo + j
+            self.envs[j].set_wrapper_attr(name, value)
+
+    def is_wrapped(self, payload):
+        cls, which = payload
+        out = []
+        for j in which:
+            env = self.envs[j]
+            while not isinstance(env, cls) and hasattr(env, "env"):
+                env = env.env
+            out.append(isinstance(env, cls))
+        return out
+
+
+_REQUESTS = ("step", "reset", "call", "get_attr", "has_attr", "set_attr", "is_wrapped")
+
+
 def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autoreset) -> None:
-    """The loop of one worker process: envs ``lo .. lo + len(env_fns) - 1`` of ``n``."""
+    """The loop of one worker process: builds envs ``lo .. lo + len(env_fns) - 1`` of ``n``
+    (checking their spaces), then answers one request at a time until ``close`` or EOF."""
     if parent_conn is not None:
         parent_conn.close()
     envs: list = []
@@ -201,6 +321,7 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
                 raise ConfigError(f"env {current}: observation_space {env.observation_space} differs from env 0's {obs_space}")
             if env.action_space != act_space:
                 raise ConfigError(f"env {current}: action_space {env.action_space} differs from env 0's {act_space}")
+        host = _Host(envs, lo, n, shm, obs_space, autoreset)
         conn.send(("ok", os.getpid()))
     except BaseException as exc:  # noqa: BLE001 - reported to the main process
         conn.send(_error(current, exc))
@@ -208,113 +329,20 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
             env.close()
         conn.close()
         return
-    k = len(envs)
-    need_reset = [False] * k
-    sb3 = autoreset == "sb3"
-    view = read_from_shared_memory(obs_space, shm, n)
-
-    def put(j: int, obs) -> None:
-        if isinstance(view, np.ndarray):  # Box, Discrete, ...: one slot of the shared block
-            view[lo + j] = obs
-        else:
-            write_to_shared_memory(obs_space, lo + j, obs, shm)
     try:
         while True:
             cmd, payload = conn.recv()
-            current = None
+            if cmd == "close":
+                break
+            host.current = None
             try:
-                if cmd == "step":
-                    if isinstance(payload, ArrayPayload):
-                        payload = np.array(payload.values, dtype=payload.dtype)
-                    rewards = np.zeros(k, dtype=np.float64)
-                    terms = np.zeros(k, dtype=np.bool_)
-                    truncs = np.zeros(k, dtype=np.bool_)
-                    infos: Any = [None] * k if sb3 else []
-                    reset_infos = None
-                    for j, env in enumerate(envs):
-                        current = lo + j
-                        if autoreset == "next_step" and need_reset[j]:
-                            obs, info = env.reset()
-                        else:
-                            obs, rewards[j], terms[j], truncs[j], info = env.step(payload[j])
-                            done = terms[j] or truncs[j]
-                            if sb3:
-                                info = dict(info)
-                                info["TimeLimit.truncated"] = bool(truncs[j] and not terms[j])
-                                if done:
-                                    info["terminal_observation"] = obs
-                                    obs, reset_info = env.reset()
-                                    reset_infos = reset_infos or {}
-                                    reset_infos[j] = reset_info
-                            elif autoreset == "same_step" and done:
-                                infos.append((j, {"final_obs": obs, "final_info": info}))
-                                obs, info = env.reset()
-                        need_reset[j] = bool(terms[j] or truncs[j])
-                        put(j, obs)
-                        if sb3:
-                            infos[j] = info
-                        else:
-                            infos.append((j, info))
-                    if not sb3:
-                        infos = pack_infos(infos, k)
-                    # plain lists: far cheaper to pickle and unpickle than small arrays
-                    reply = (rewards.tolist(), terms.tolist(), truncs.tolist(), infos, reset_infos)
-                elif cmd == "reset":
-                    seeds, options, mask = payload
-                    infos = [None] * k if sb3 else []
-                    for j, env in enumerate(envs):
-                        if mask is not None and not mask[j]:
-                            continue
-                        current = lo + j
-                        obs, info = env.reset(seed=seeds[j], options=options[j])
-                        need_reset[j] = False
-                        put(j, obs)
-                        if sb3:
-                            infos[j] = info
-                        else:
-                            infos.append((j, info))
-                    reply = infos if sb3 else pack_infos(infos, k)
-                elif cmd == "call":
-                    name, args, kwargs, which = payload
-                    reply = []
-                    for j in which:
-                        current = lo + j
-                        attr = envs[j].get_wrapper_attr(name)
-                        reply.append(attr(*args, **kwargs) if callable(attr) else attr)
-                elif cmd == "get_attr":
-                    name, which = payload
-                    reply = []
-                    for j in which:
-                        current = lo + j
-                        reply.append(envs[j].get_wrapper_attr(name))
-                elif cmd == "has_attr":
-                    name, which = payload
-                    reply = []
-                    for j in which:
-                        try:
-                            envs[j].get_wrapper_attr(name)
-                            reply.append(True)
-                        except AttributeError:
-                            reply.append(False)
-                elif cmd == "set_attr":
-                    name, values = payload
-                    for j, value in values.items():
-                        current = lo + j
-                        envs[j].set_wrapper_attr(name, value)
-                    reply = None
-                elif cmd == "is_wrapped":
-                    cls, which = payload
-                    from stable_baselines3.common.env_util import is_wrapped
-
-                    reply = [is_wrapped(envs[j], cls) for j in which]
-                elif cmd == "close":
-                    break
-                else:
-                    raise ConfigError(f"worker command: {cmd!r} is unknown")
-                current = None
+                if cmd not in _REQUESTS:
+                    raise ConfigError(f"worker request: {cmd!r} is unknown")
+                reply = getattr(host, cmd)(payload)
+                host.current = None
                 conn.send(("ok", reply))
             except Exception as exc:  # noqa: BLE001 - reported; the worker serves on
-                conn.send(_error(current, exc))
+                conn.send(_error(host.current, exc))
     except (EOFError, KeyboardInterrupt, BrokenPipeError):
         pass
     finally:
