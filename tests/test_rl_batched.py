@@ -200,6 +200,12 @@ def test_bad_env_fns_and_kinds_name_the_field():
             BatchedVectorEnv(bad)
     with pytest.raises(ConfigError, match="^workers: applies to kind 'batched'"):
         make_vector_env(EASY, 2, kind="async", workers=2)
+    envs = make_vector_env(EASY, 3, kind="batched", workers=1, context="fork", **KW)
+    try:
+        assert isinstance(envs, BatchedVectorEnv) and envs.workers == 1
+        assert envs.reset(seed=0)[0].shape == (3, 56, 80, 1)
+    finally:
+        envs.close()
     envs = BatchedVectorEnv([Flaky] * 2, workers=1, context="fork")
     try:
         envs.reset()
