@@ -119,7 +119,11 @@ class BatchedVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ the batch
 
     def _out(self):
-        return deepcopy(self._observations) if self.copy else self._observations
+        if not self.copy:
+            return self._observations
+        if isinstance(self._observations, np.ndarray):
+            return self._observations.copy()
+        return deepcopy(self._observations)
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
         """Reset the envs (``seed``: ``None``, an int ``s`` giving env ``i`` the seed

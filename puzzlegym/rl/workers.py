@@ -25,7 +25,6 @@ import pickle
 import select
 import time
 import traceback
-from multiprocessing.reduction import ForkingPickler
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -155,6 +154,8 @@ def _column_infos(keys: tuple, kinds: tuple, values: list, n: int) -> dict:
     for key, kind, column in zip(keys, kinds, values, strict=True):
         if _scalar(kind):
             array = np.array(column, dtype=kind)
+        elif kind is str:  # strings are not sequences to numpy: one call
+            array = np.array(column, dtype=object)
         else:
             array = np.empty(n, dtype=object)
             for i, value in enumerate(column):
@@ -340,7 +341,7 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
                     raise ConfigError(f"worker request: {cmd!r} is unknown")
                 reply = getattr(host, cmd)(payload)
                 host.current = None
-                conn.send(("ok", reply))
+                conn.send_bytes(pickle.dumps(("ok", reply), pickle.HIGHEST_PROTOCOL))
             except Exception as exc:  # noqa: BLE001 - reported; the worker serves on
                 conn.send(_error(host.current, exc))
     except (EOFError, KeyboardInterrupt, BrokenPipeError):
@@ -415,7 +416,8 @@ class WorkerPool:
         interrupt or an unreadable reply closes the pool (later replies would be stale)."""
         if self.closed:
             raise WorkerError(f"{cmd}: the vector env is closed")
-        blobs = [None if payload is None else ForkingPickler.dumps((cmd, payload)) for payload in payloads]
+        blobs = [None if payload is None else pickle.dumps((cmd, payload), pickle.HIGHEST_PROTOCOL)
+                 for payload in payloads]
         asked = []
         try:
             for w, (conn, blob) in enumerate(zip(self.conns, blobs, strict=True)):
