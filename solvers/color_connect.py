@@ -35,13 +35,14 @@ from puzzlegym.envs.color_connect.rules import (
     State,
     initial_state,
 )
-from puzzlegym.solvers import color_connect_sat
+from puzzlegym.solvers import color_connect_bounds, color_connect_sat
 from puzzlegym.solvers.color_connect_search import search
 from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
 
 ENGINES = ("auto", "search", "sat")
 SLACK_SCHEDULE: tuple[int | None, ...] = (0, 2, 4, 8, 16, None)
 AUTO_NODES = 4_000
+PROBE_NODES = 300
 MAX_TIDY_ROUNDS = 8
 
 
@@ -73,14 +74,36 @@ def _route(level: Level, pairs: list[int], blocked: int, engine: str) -> tuple[d
     or refuted (``info`` is the proof when None)."""
     if not pairs:
         return {}, {"engine": "none"}
-    if engine in ("auto", "search"):
-        limit = AUTO_NODES if engine == "auto" and color_connect_sat.AVAILABLE else None
-        try:
-            paths, nodes = route_search(level, pairs, blocked, max_nodes=limit)
-        except SearchLimitReached:
-            pass
-        else:
-            return paths, {"engine": "search", "nodes": nodes, "pairs": _letters(pairs)}
+    if engine == "search" or (engine == "auto" and not color_connect_sat.AVAILABLE):
+        paths, nodes = route_search(level, pairs, blocked)
+        return paths, {"engine": "search", "nodes": nodes, "pairs": _letters(pairs)}
+    if engine == "sat":
+        return _route_sat(level, pairs, blocked)
+    # auto with python-sat: cheap necessary conditions, a short search, then SAT decides
+    proof = color_connect_bounds.refute(level, pairs, blocked)
+    if proof is not None:
+        return None, proof
+    try:
+        paths, nodes = route_search(level, pairs, blocked, max_nodes=PROBE_NODES)
+    except SearchLimitReached:
+        pass
+    else:
+        return paths, {"engine": "search", "nodes": nodes, "pairs": _letters(pairs)}
+    sat_paths, info = _route_sat(level, pairs, blocked)
+    if sat_paths is None:
+        return None, info
+    # solvable: the search's solution when it finds one within AUTO_NODES (the same answer
+    # as the search alone, so catalogue solutions do not depend on the install), else SAT's
+    try:
+        paths, nodes = route_search(level, pairs, blocked, max_nodes=AUTO_NODES)
+    except SearchLimitReached:
+        return sat_paths, info
+    if paths is None:  # pragma: no cover - both engines are complete
+        raise AssertionError("the engines disagree")
+    return paths, {"engine": "search", "nodes": nodes, "pairs": _letters(pairs)}
+
+
+def _route_sat(level: Level, pairs: list[int], blocked: int) -> tuple[dict | None, dict]:
     if not color_connect_sat.AVAILABLE:
         raise RuntimeError("engine 'sat' needs python-sat: pip install 'puzzlegym[sat]'")
     result = color_connect_sat.route(level, pairs, blocked)
@@ -222,6 +245,8 @@ def solve(level: Level, state: State | None = None, *, engine: str = "auto") -> 
 
 
 def _proof_text(level: Level, info: dict) -> str:
+    if info.get("engine") == "bounds":
+        return color_connect_bounds.proof_text(level, info)
     if info.get("engine") == "sat":
         which = "minimal " if info.get("minimal") else ""
         return (f"level {level.id}: pairs {', '.join(info['core'])} cannot all be connected "
