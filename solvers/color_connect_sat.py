@@ -13,6 +13,15 @@ for every edge between usable cells. Clauses:
   (Any solution can be turned into one whose paths have no such shortcut by shortening
   them, which frees cells and hurts no other pair, so this keeps every solvable board
   solvable and prunes the search.)
+* no *gap shortcut* either: two cells of one pair two apart in a row or column with a free,
+  empty cell between them. (Stepping through that cell instead shortens the path, so by the
+  same argument, shortening while either kind of shortcut exists, which ends because every
+  step makes the paths shorter, some solution has neither.)
+* *sides*: a path between two dots on the outer border, closed by the border, splits the
+  board in two. For each such pair a variable per other cell says which side it is on:
+  neighbouring cells off the path are on the same side and a border cell off the path is on
+  the side of the border arc it lies on, so another pair cannot join dots on both sides.
+  (Redundant, so exact; these planar facts are hard for the SAT solver to learn alone.)
 
 These clauses allow, besides the real paths, closed loops of a pair's colour away from its
 endpoints (a classic flaw of degree encodings). They do no harm here because the board need
@@ -20,7 +29,7 @@ not be filled: a pair's path is read by walking from its endpoint ``a`` along us
 Every cell on that walk has degree two except the two endpoints, so the walk is a simple path
 that ends at ``b``; loops elsewhere are never read and their cells stay empty.
 
-Each pair's endpoint clauses are guarded by an *assumption* literal, so when the board has no
+Each pair's endpoint, shortcut and side clauses are guarded by an *assumption* literal, so when the board has no
 solution the solver names a set of pairs that cannot all be connected (an UNSAT core), which
 :func:`route` shrinks until every proper subset is connectable (a minimal core).
 """
@@ -31,6 +40,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from puzzlegym.solvers.color_connect_bounds import border_position
+
 try:  # the optional dependency
     from pysat.solvers import Solver
 
@@ -40,7 +51,7 @@ except ImportError:  # pragma: no cover - exercised on installs without the sat 
     AVAILABLE = False
 
 SOLVER_NAME = "glucose4"
-MINIMISE_CONFLICTS = 20_000
+MINIMISE_CONFLICTS = 5_000
 
 
 @dataclass(frozen=True)
@@ -122,7 +133,7 @@ class _Encoding:
                     add([-e, -p])
                 else:
                     add([-e, -p, q])
-                    add([-p, -q, e])  # induced: same-pair neighbours are consecutive
+                    add([-p, -q, e, -self.assume[k]])  # induced: same-pair neighbours are consecutive
             for k, q in xv.items():
                 p = xu.get(k)
                 if p is None:
@@ -145,6 +156,51 @@ class _Encoding:
                 for p in self.x[c].values():
                     for e in edges:
                         add([-p, *[f for f in edges if f != e]])
+        self._encode_gaps()
+        self._encode_sides()
+
+    def _encode_gaps(self) -> None:
+        """No gap shortcut: two cells of one pair two apart in a row or column with a free,
+        empty cell between them (a shorter path would step through it)."""
+        level, add = self.level, self.clauses.append
+        w, h = level.width, level.height
+        for u in range(level.n_cells):
+            r, c = divmod(u, w)
+            gaps = []
+            if c + 2 < w:
+                gaps.append((u + 2, u + 1))
+            if r + 2 < h:
+                gaps.append((u + 2 * w, u + w))
+            for v, m in gaps:
+                if not self.usable[m] or level.owner[m] != -1:
+                    continue
+                used = list(self.x[m].values())
+                for k in self.x[u].keys() & self.x[v].keys():
+                    add([-self.x[u][k], -self.x[v][k], *used, -self.assume[k]])
+
+    def _encode_sides(self) -> None:
+        """Per pair with both dots on the border: which side of its path every other cell
+        lies on (neighbouring cells off the path share a side; border cells' sides are set by
+        the border arc they lie on), so no other pair can join cells on both sides."""
+        level, add = self.level, self.clauses.append
+        for k in self.pairs:
+            a, b = level.endpoints[k]
+            pa, pb = border_position(level, a), border_position(level, b)
+            if pa is None or pb is None or level.height < 2 or level.width < 2:
+                continue
+            lo, hi = min(pa, pb), max(pa, pb)
+            off = -self.assume[k]
+            side = {c: self._new() for c in range(level.n_cells) if c not in (a, b)}
+            for u, su in side.items():
+                on_u = [self.x[u][k]] if k in self.x[u] else []
+                for v in level.neighbours[u]:
+                    if v > u and v in side:
+                        guard = on_u + ([self.x[v][k]] if k in self.x[v] else [])
+                        add([*guard, -su, side[v], off])
+                        add([*guard, su, -side[v], off])
+                pos = border_position(level, u)
+                if pos is not None:
+                    add([*on_u, su if lo < pos < hi else -su, off])
 
     def path(self, model: set[int], k: int) -> tuple[int, ...]:
         a, b = self.level.endpoints[k]
