@@ -8,9 +8,13 @@
 * ``"sat"``: the SAT encoding of :mod:`color_connect_sat` (needs the optional python-sat
   package). Its proof of unsolvability is an UNSAT core: a set of pairs that cannot all be
   connected, shrunk until each of its pairs is needed (within a conflict budget).
-* ``"auto"`` (the default): the search engine up to :data:`AUTO_NODES` nodes (enough for
-  every catalogue and generated level, so their solutions do not depend on the install),
-  then the SAT engine when python-sat is installed, else the search engine without a limit.
+* ``"auto"`` (the default), when python-sat is installed: the cheap necessary conditions of
+  :mod:`color_connect_bounds` (each a complete proof when it fires), then the search up to
+  :data:`PROBE_NODES` nodes, then the SAT engine decides. An unsolvable board is refuted by
+  SAT (unsolvable boards were the slow case when the search went first); on a solvable one
+  the search's solution is still used when the search finds one within :data:`AUTO_NODES`
+  nodes (enough for every catalogue and generated level, so their solutions do not depend on
+  the install), else SAT's. Without python-sat: the search engine without a limit.
 
 ``solve(level, state)`` keeps the paths already on the board when the other pairs can be
 routed around them; otherwise its solution removes the paths that differ from a complete
