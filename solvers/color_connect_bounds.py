@@ -58,9 +58,16 @@ def bottleneck(level, pairs: Sequence[int], open_mask: int) -> tuple[int, list[i
             regions.append((k, a, b, region))
     if len(regions) < 2:
         return None
-    candidates = 0
-    for _, _, _, region in regions:
-        candidates |= region
+    # Only a cut vertex of the free cells, or a dot's one free neighbour in the components
+    # joining it to its partner, can separate dots: removing any other cell leaves each such
+    # component connected and still touching both dots.
+    candidates = _cut_vertices(level, open_mask)
+    for _, a, b, region in regions:
+        joint = region & level.flood(nb[b] & open_mask, open_mask)
+        for dot in (a, b):
+            exits = nb[dot] & joint
+            if exits & (exits - 1) == 0:
+                candidates |= exits
     while candidates:
         low = candidates & -candidates
         candidates ^= low
@@ -72,6 +79,47 @@ def bottleneck(level, pairs: Sequence[int], open_mask: int) -> tuple[int, list[i
         if len(cut) >= 2:
             return low.bit_length() - 1, cut
     return None
+
+
+def _cut_vertices(level, open_mask: int) -> int:
+    """The cut vertices (articulation points) of the graph of ``open_mask`` cells, as a
+    bitmask (iterative Tarjan: low-link over a depth-first search)."""
+    nbrs = level.neighbours
+    depth: dict[int, int] = {}
+    low: dict[int, int] = {}
+    cuts = 0
+    todo = open_mask
+    while todo:
+        root = (todo & -todo).bit_length() - 1
+        depth[root] = low[root] = 0
+        children = 0
+        stack = [(root, -1, iter(nbrs[root]))]
+        while stack:
+            x, parent, it = stack[-1]
+            for y in it:
+                if not open_mask >> y & 1 or y == parent:
+                    continue
+                if y in depth:
+                    low[x] = min(low[x], depth[y])
+                else:
+                    depth[y] = low[y] = depth[x] + 1
+                    stack.append((y, x, iter(nbrs[y])))
+                    break
+            else:
+                stack.pop()
+                if parent >= 0:
+                    low[parent] = min(low[parent], low[x])
+                    if parent == root:
+                        children += 1
+                    elif low[x] >= depth[parent]:
+                        cuts |= 1 << parent
+        if children > 1:
+            cuts |= 1 << root
+        seen = 0
+        for c in depth:
+            seen |= 1 << c
+        todo &= ~seen
+    return cuts
 
 
 def border_position(level, cell: int) -> int | None:

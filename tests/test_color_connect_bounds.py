@@ -92,3 +92,26 @@ def test_a_rule_fires_only_on_unsolvable_boards(h, w, pairs, blocked, seed):
     level = random_level(random.Random(seed), h, w, pairs, blocked)
     if B.refute(level) is not None:
         assert search(level).paths is None, level.grid
+
+
+def naive_bottleneck(level, pairs, open_mask):
+    """Every free cell tried in row-major order (what the cut-vertex filter must agree with)."""
+    for cell in range(level.n_cells):
+        if not open_mask >> cell & 1:
+            continue
+        rest = open_mask & ~(1 << cell)
+        cut = [k for k in pairs if B._joined(level, *level.endpoints[k], open_mask)
+               and not B._joined(level, *level.endpoints[k], rest)]
+        if len(cut) >= 2:
+            return cell, cut
+    return None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 8), st.integers(2, 8), st.integers(1, 8), st.integers(0, 30), st.integers(0, 2**32))
+def test_bottleneck_tries_every_cell_that_could_separate(h, w, pairs, blocked, seed):
+    pairs = min(pairs, h * w // 2)
+    blocked = min(blocked, h * w - 2 * pairs)
+    level = random_level(random.Random(seed), h, w, pairs, blocked)
+    every = range(level.n_pairs)
+    assert B.bottleneck(level, every, level.free_mask) == naive_bottleneck(level, every, level.free_mask)
