@@ -52,3 +52,25 @@ def test_levels_doc_states_the_hidden_dead_end_share_of_every_bolt_unscrew_hard_
         got = levels.playout_dead_ends(game, level)
         assert cells[-2:] == [f"{got['playout_dead_rate']:.2%}", f"{got['hidden_dead_end_share']:.2%}"], level.id
         assert got["hidden_dead_end_share"] >= 0.25, level.id
+
+
+def test_playouts_draw_among_a_bounded_number_of_moves(monkeypatch):
+    """A Color Connect Hard board has tens of thousands of legal moves (every path of every
+    pair): a playout draws among the first ``PLAYOUT_MAX_MOVES`` of them instead of listing
+    them all, so `levels stats` ends on every game."""
+    game = get_game("ColorConnect")
+    level = game.load_catalogue("Hard")[2]
+    real = game.rules.legal_moves
+    drawn: list[int] = []
+
+    def counting(lv, state):
+        drawn.append(0)
+        for move in real(lv, state):
+            drawn[-1] += 1
+            yield move
+
+    assert sum(1 for _ in real(level, game.rules.initial_state(level))) > 10 * levels.PLAYOUT_MAX_MOVES
+    monkeypatch.setattr(game.rules, "legal_moves", counting)
+    got = levels.playout_dead_ends(game, level, playouts=2, max_moves=3)
+    assert drawn and max(drawn) == levels.PLAYOUT_MAX_MOVES
+    assert got == {"playout_dead_rate": 0.0, "hidden_dead_end_share": None}  # paths can always be removed

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from itertools import islice
 from typing import Any
 
 from puzzlegym import solvers
@@ -14,6 +15,9 @@ from puzzlegym.solvers.search import nodes_reaching
 STATS_MAX_STATES = 200_000
 PLAYOUTS = 100  # random playouts per level for the dead-end and hidden-dead-end shares
 PLAYOUT_MOVES_PER_STEP = 20  # a playout stops after this many moves per solver-optimal move
+# a playout draws among at most this many of a state's legal moves (the first ones the rules
+# yield): games whose moves are exponentially many (Color Connect's paths) are never listed
+PLAYOUT_MAX_MOVES = 1_000
 
 
 def _games(name: str | None):
@@ -103,7 +107,8 @@ def level_stats(game, level, max_states: int = STATS_MAX_STATES) -> dict[str, An
 
 def playout_dead_ends(game, level, playouts: int = PLAYOUTS, max_moves: int | None = None) -> dict[str, Any]:
     """Random play from the start: each playout draws uniformly from the rules' legal moves
-    (seeded by the game and level id) until the board is solved, the certifier proves it
+    (the first ``PLAYOUT_MAX_MOVES`` of them when a state has more; seeded by the game and
+    level id) until the board is solved, the certifier proves it
     unsolvable, no move is left, or ``max_moves`` (default ``PLAYOUT_MOVES_PER_STEP`` x
     N_step) is reached. Returns ``playout_dead_rate`` (share of playouts that reached a
     certified dead end) and ``hidden_dead_end_share``: among those, the share whose first
@@ -121,7 +126,7 @@ def playout_dead_ends(game, level, playouts: int = PLAYOUTS, max_moves: int | No
         for _move in range(max_moves + 1):
             if rules.is_solved(level, state):
                 break
-            moves = list(rules.legal_moves(level, state))
+            moves = list(islice(rules.legal_moves(level, state), PLAYOUT_MAX_MOVES))
             if solvers.certify(level, state) == "dead_end":
                 dead += 1
                 hidden += bool(moves)
