@@ -28,6 +28,7 @@
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import os
@@ -205,34 +206,42 @@ def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 2, full
     return out
 
 
-if __name__ == "__main__":
-    args = sys.argv[1:]
-    what = args.pop(0) if args and args[0] in ("throughput", "rss", "vector") else "throughput"
-    n = None
-    if "--steps" in args:
-        i = args.index("--steps")
-        n = int(args[i + 1])
-        del args[i : i + 2]
-    if what == "throughput":
-        for env_id in args or env_ids():
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="RL throughput, memory and vector-env scaling.")
+    parser.add_argument("what", nargs="?", choices=("throughput", "rss", "vector"), default="throughput")
+    parser.add_argument("env_ids", nargs="*", metavar="ENV_ID", help="default: every registered id")
+    parser.add_argument("--steps", type=_positive, help="steps per measurement")
+    parser.add_argument("--envs", type=_positive, default=8, help="vector: envs in the batched env (default 8)")
+    parser.add_argument("--full-res", action="store_true", help="vector: add AsyncVectorEnv at 1280x900")
+    args = parser.parse_args(argv)
+    known = set(env_ids())
+    unknown = [e for e in args.env_ids if e not in known]
+    if unknown:
+        parser.error(f"ENV_ID: {', '.join(unknown)} not registered; choose from {', '.join(sorted(known))}")
+    n = args.steps
+    if args.what == "throughput":
+        for env_id in args.env_ids or env_ids():
             print(json.dumps(throughput(env_id, n or 1500)), flush=True)
-    elif what == "rss":
-        ids = args or ["LongPuzzle/MazePaint-Hard", "LongPuzzle/NutAndBolt-Nightmare", "LongPuzzle/BoltUnscrew-Hard"]
+    elif args.what == "rss":
+        ids = args.env_ids or ["LongPuzzle/MazePaint-Hard", "LongPuzzle/NutAndBolt-Nightmare", "LongPuzzle/BoltUnscrew-Hard"]
         for env_id in ids:
             print(json.dumps(rss(env_id, n or 100_000)), flush=True)
     else:
-        full_res = "--full-res" in args
-        if full_res:
-            args.remove("--full-res")
-        envs = 8
-        if "--envs" in args:
-            i = args.index("--envs")
-            envs = int(args[i + 1])
-            del args[i : i + 2]
         ratios = []
-        for env_id in args or env_ids():
-            row = vector(env_id, n or 300, envs, full_res=full_res)
+        for env_id in args.env_ids or env_ids():
+            row = vector(env_id, n or 300, args.envs, full_res=args.full_res)
             ratios.append(row["batched_2_vs_1"])
             print(json.dumps(row), flush=True)
         print(json.dumps({"batched_2_vs_1_min": min(ratios), "batched_2_vs_1_median": float(np.median(ratios)),
                           "ids": len(ratios), "cpus": os.cpu_count()}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
