@@ -74,3 +74,20 @@ def test_playouts_draw_among_a_bounded_number_of_moves(monkeypatch):
     got = levels.playout_dead_ends(game, level, playouts=2, max_moves=3)
     assert drawn and max(drawn) == levels.PLAYOUT_MAX_MOVES
     assert got == {"playout_dead_rate": 0.0, "hidden_dead_end_share": None}  # paths can always be removed
+
+
+def test_branching_counts_only_states_expanded_in_full():
+    """When the cap stops the enumeration inside a state's moves, that state's partial move
+    count is not averaged in: a board whose first state alone has more successors than the cap
+    has no B̄ (n/a in docs/levels.md) rather than the cap itself."""
+    game = get_game("ColorConnect")
+    level = game.load_catalogue("Hard")[2]
+    row = levels.level_stats(game, level, max_states=50)
+    assert row["states_complete"] is False and row["states"] == 50
+    assert row["branching"] is None
+    assert "| n/a | n/a |" in levels.stats_table([{**row, "game": "ColorConnect", "tier": "Hard", "index": 3,
+                                                   "id": level.id, "playout_dead_rate": 0.0,
+                                                   "hidden_dead_end_share": None}])
+    small = game.load_catalogue("Easy")[0]
+    full = levels.level_stats(game, small)
+    assert full["states_complete"] and full["branching"] > 0

@@ -57,7 +57,8 @@ def validate(game: str | None = None) -> list[str]:
 
 def level_stats(game, level, max_states: int = STATS_MAX_STATES) -> dict[str, Any]:
     """N_step (solver-optimal length), the number of reachable states (a lower bound when the
-    enumeration hits ``max_states``), the mean branching factor over them and the share of
+    enumeration hits ``max_states``), the mean branching factor over the states expanded in
+    full (None when the cap stopped the very first expansion) and the share of
     them that are dead ends. States are counted up to the solver's symmetry
     (``solvers.canonical_key``: e.g. Nut and Bolt bolts as a multiset, Bolt Unscrew's loose
     screws interchangeable); one representative state per key is expanded."""
@@ -86,17 +87,17 @@ def level_stats(game, level, max_states: int = STATS_MAX_STATES) -> dict[str, An
                     break  # legal_moves may be a long (lazy) generator: stop drawing from it
                 rep[nk] = nxt
                 queue.append(nk)
-        graph[k] = edges
         if not complete:
-            break
+            break  # this state's moves were not all drawn: it does not count towards B̄
+        graph[k] = edges
     n = len(graph)
-    branching = sum(len(e) for e in graph.values()) / n if n else 0.0
+    branching = round(sum(len(e) for e in graph.values()) / n, 3) if n else None
     row = {
         "n_step": sol.length,
         "optimal": sol.optimal,
         "states": n if complete else len(rep),
         "states_complete": complete,
-        "branching": round(branching, 3),
+        "branching": branching,
         "dead_end_share": None,
     }
     if complete:
@@ -152,6 +153,10 @@ def stats(game: str | None = None, max_states: int = STATS_MAX_STATES, playouts:
     return rows
 
 
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2%}"
 
@@ -164,7 +169,7 @@ def stats_table(rows: list[dict]) -> str:
         states = f"{r['states']}" if r["states_complete"] else f"≥{r['states']}"
         lines.append(
             f"| {r['game']} | {r['tier']} | {r['index']} | {r['n_step']} | {'yes' if r['optimal'] else 'no'} "
-            f"| {states} | {r['branching']:.2f} | {_pct(r['dead_end_share'])} "
+            f"| {states} | {_num(r['branching'])} | {_pct(r['dead_end_share'])} "
             f"| {_pct(r.get('playout_dead_rate'))} | {_pct(r.get('hidden_dead_end_share'))} |"
         )
     return "\n".join(lines)

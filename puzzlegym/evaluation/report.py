@@ -389,7 +389,12 @@ def levels_markdown(rows: list[dict], formats: dict[str, str] | None = None) -> 
     then, when ``formats`` is given (game name -> its ``format.md`` text, see
     :func:`level_formats`), a "Level file formats" section with each game's text (its
     headings nested under the section: the highest becomes ``###``)."""
-    from puzzlegym.evaluation.levels import stats_table
+    from puzzlegym.evaluation.levels import (
+        PLAYOUT_MAX_MOVES,
+        PLAYOUT_MOVES_PER_STEP,
+        PLAYOUTS,
+        stats_table,
+    )
 
     check = nstep_by_tier(rows)
     lines = [
@@ -399,15 +404,18 @@ def levels_markdown(rows: list[dict], formats: dict[str, str] | None = None) -> 
         "",
         "For every catalogue level: the solver-optimal length N_step (moves), the number of reachable",
         "states (`≥` marks a lower bound where the enumeration stopped at the cap), the mean branching",
-        "factor B̄ over the reachable states, and the share of reachable states that are dead ends",
-        "(states from which no solved state is reachable; n/a when the enumeration was capped).",
-        "States are counted up to each solver's symmetry (`puzzlegym.solvers.canonical_key`: Nut and",
-        "Bolt bolts as a multiset, Bolt Unscrew's loose screws interchangeable; Maze Paint states as",
-        "they are); B̄ counts every legal move of a representative state.",
+        "factor B̄ over the states expanded in full (n/a when the cap stopped the very first",
+        "expansion: an open Color Connect board has more paths than the cap), and the share of",
+        "reachable states that are dead ends (states from which no solved state is reachable; n/a",
+        "when the enumeration was capped). States are counted up to each solver's symmetry",
+        "(`puzzlegym.solvers.canonical_key`: Nut and Bolt bolts as a multiset, Bolt Unscrew's loose",
+        "screws interchangeable; other games' states as they are); B̄ counts every legal move of a",
+        "representative state. Per-tier means are over the levels where the figure is known.",
         "",
-        "Random play: 100 playouts per level from the start, each move drawn uniformly from the",
-        "legal moves (seeded by the level id), until the board is solved, certified unsolvable, or",
-        "20 × N_step moves are played. *Random-play dead ends* is the share of playouts that reached",
+        f"Random play: {PLAYOUTS} playouts per level from the start, each move drawn uniformly from the",
+        f"legal moves (the first {PLAYOUT_MAX_MOVES:,} of them where a board has more: Color Connect's",
+        "paths; seeded by the level id), until the board is solved, certified unsolvable, or",
+        f"{PLAYOUT_MOVES_PER_STEP} × N_step moves are played. *Random-play dead ends* is the share of playouts that reached",
         "a certified dead end; *hidden dead ends* is, among those, the share whose first unsolvable",
         "board still had a legal move, so the visible sign of a lost board (no move left) was not",
         "there yet. In Bolt Unscrew a legal move exists exactly when a free anchor does: these dead",
@@ -425,7 +433,8 @@ def levels_markdown(rows: list[dict], formats: dict[str, str] | None = None) -> 
         hidden = "n/a" if t["hidden_dead_end_share"] is None else f"{t['hidden_dead_end_share']:.2%}"
         lines.append(
             f"| {game} | {tier} | {t['levels']} | {t['mean_n_step']:.1f} | {t['min_n_step']}–{t['max_n_step']} "
-            f"| {t['mean_branching']:.2f} | {share} | {dead} | {hidden} |"
+            f"| {'n/a' if t['mean_branching'] is None else format(t['mean_branching'], '.2f')} "
+            f"| {share} | {dead} | {hidden} |"
         )
     lines += ["", "## Check: within each game, mean N_step does not fall from one tier to the next", ""]
     for game, ok in check["games"].items():
@@ -495,7 +504,7 @@ def nstep_by_tier(rows: list[dict]) -> dict[str, Any]:
             "mean_n_step": sum(ns) / len(ns),
             "min_n_step": min(ns),
             "max_n_step": max(ns),
-            "mean_branching": sum(r.get("branching", 0.0) for r in rs) / len(rs),
+            "mean_branching": _mean_known(r.get("branching") for r in rs),
             "dead_end_share": None if any(s is None for s in shares) else sum(shares) / len(shares),
             "playout_dead_rate": _mean_known(r.get("playout_dead_rate") for r in rs),
             "hidden_dead_end_share": _mean_known(r.get("hidden_dead_end_share") for r in rs),
