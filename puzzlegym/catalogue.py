@@ -79,7 +79,9 @@ class Catalogue:
     """The catalogue files of one game.
 
     ``level_from_json`` builds (and validates) a level; ``meta`` names the metadata keys the
-    generator stores next to each level (returned by :meth:`meta`, None where absent).
+    generator stores next to each level (returned by :meth:`meta`, None where absent);
+    ``multiline`` the level field (a list: grid rows, bolts, boards) the committed files write
+    one item per line (:meth:`text`).
     """
 
     def __init__(
@@ -89,8 +91,9 @@ class Catalogue:
         levels_dir: Path,
         tiers: Sequence[str],
         meta: Sequence[str] = (),
+        multiline: str | None = None,
     ) -> None:
-        self.game, self.level_from_json = game, level_from_json
+        self.game, self.level_from_json, self.multiline = game, level_from_json, multiline
         self.levels_dir, self.tiers, self.meta_keys = Path(levels_dir), tuple(tiers), tuple(meta)
         self._cache: dict[str, tuple[tuple[Any, dict], ...]] = {}
 
@@ -161,8 +164,13 @@ class Catalogue:
             "levels": [{**level.to_json(), **{k: m[k] for k in self.meta_keys}} for level, m in entries],
         }
 
+    def text(self, doc: dict) -> str:
+        """The committed file text of a catalogue document (:meth:`dumps` with this game's
+        ``multiline`` field)."""
+        return self.dumps(doc, self.multiline)
+
     @staticmethod
-    def dumps(doc: dict, multiline: str) -> str:
+    def dumps(doc: dict, multiline: str | None) -> str:
         """The catalogue text: one JSON value per level field, the ``multiline`` field (a list:
         grid rows, bolts, boards) one item per line, so diffs stay readable."""
         lines = ["{", f'  "game": {json.dumps(doc["game"])},', f'  "tier": {json.dumps(doc["tier"])},']
@@ -194,13 +202,14 @@ def generator_main(
     catalogue: Catalogue,
     generate: Callable[[str, int], Any],
     build: Callable[..., list],
-    document: Callable[[str, list], dict],
-    multiline: str,
+    document: Callable[[str, list], dict] | None = None,
     summarize: Callable[[str, list], str] | None = None,
 ) -> int:
     """The command line of a game's generator: ``--write`` rebuilds ``levels/*.json``,
     ``--check`` fails when they differ from what the generator builds, ``--seed N`` prints
-    one procedural level, ``--tier`` restricts to one tier."""
+    one procedural level, ``--tier`` restricts to one tier. ``document`` turns ``build``'s
+    entries into the catalogue document (default: ``catalogue.document``, for entries that
+    already are ``(level, metadata)`` pairs); files are written atomically."""
     parser = argparse.ArgumentParser(
         prog=f"python -m {module}",
         description=f"Generate {game_title} levels or rebuild the canonical catalogue.",
@@ -224,11 +233,11 @@ def generator_main(
         entries = build(tier, log=print)
         extra = f"{summarize(tier, entries)}, " if summarize else ""
         print(f"  {extra}{time.perf_counter() - t0:.1f}s")
-        text = Catalogue.dumps(document(tier, entries), multiline)
+        text = catalogue.text((document or catalogue.document)(tier, entries))
         path = catalogue.path(tier)
         if args.write:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            jsonio.write_atomic(path, text)
             print(f"  wrote {path}")
         elif args.check:
             if not path.exists() or path.read_text(encoding="utf-8") != text:

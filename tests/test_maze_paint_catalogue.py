@@ -8,6 +8,7 @@ import pytest
 
 from puzzlegym.envs.maze_paint import rules as R
 from puzzlegym.envs.maze_paint.catalogue import (
+    CATALOGUE,
     catalogue_path,
     load_catalogue,
     optimal_slides,
@@ -18,7 +19,6 @@ from puzzlegym.envs.maze_paint.generator import (
     TIER_SPECS,
     build_catalogue,
     catalogue_document,
-    dumps,
     generate,
 )
 from puzzlegym.errors import ConfigError, LevelError
@@ -93,7 +93,7 @@ def test_catalogue_file_is_strict(tier):
 @pytest.mark.parametrize("tier", TIERS)
 def test_catalogue_file_is_reproducible(tier):
     """The committed JSON is exactly what the generator's --write produces."""
-    text = dumps(catalogue_document(tier, build_catalogue(tier)))
+    text = CATALOGUE.text(catalogue_document(tier, build_catalogue(tier)))
     assert catalogue_path(tier).read_text(encoding="utf-8") == text
 
 

@@ -11,14 +11,18 @@ import pytest
 
 from puzzlegym.envs.nut_and_bolt import GAME
 from puzzlegym.envs.nut_and_bolt import rules as R
-from puzzlegym.envs.nut_and_bolt.catalogue import catalogue_path, load_catalogue, solution_lengths
+from puzzlegym.envs.nut_and_bolt.catalogue import (
+    CATALOGUE,
+    catalogue_path,
+    load_catalogue,
+    solution_lengths,
+)
 from puzzlegym.envs.nut_and_bolt.generator import (
     TIER_SPECS,
     build_catalogue,
     candidate,
     catalogue_document,
     dead_end_share,
-    dumps,
     generate,
 )
 from puzzlegym.envs.nut_and_bolt.view import bolt_rects
@@ -122,7 +126,7 @@ def test_random_playouts_reach_certified_dead_ends(tier):
 
 def test_committed_catalogue_is_what_the_generator_writes():
     for tier in SIZES:
-        text = dumps(catalogue_document(tier, build_catalogue(tier)))
+        text = CATALOGUE.text(catalogue_document(tier, build_catalogue(tier)))
         assert catalogue_path(tier).read_text(encoding="utf-8") == text
         json.loads(text)
 

@@ -13,7 +13,7 @@ from puzzlegym.catalogue import Catalogue
 from puzzlegym.envs.bolt_unscrew.rules import TIERS, Level
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
-CATALOGUE = Catalogue("BoltUnscrew", Level.from_json, LEVELS_DIR, TIERS, meta=("solution",))
+CATALOGUE = Catalogue("BoltUnscrew", Level.from_json, LEVELS_DIR, TIERS, meta=("solution",), multiline="boards")
 
 catalogue_path = CATALOGUE.path
 load_catalogue = CATALOGUE.load

@@ -38,7 +38,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from puzzlegym.catalogue import Catalogue, generator_main
+from puzzlegym.catalogue import generator_main
 from puzzlegym.envs.bolt_unscrew import geometry as G
 from puzzlegym.envs.bolt_unscrew.catalogue import CATALOGUE
 from puzzlegym.envs.bolt_unscrew.rules import TIERS, Board, Level
@@ -354,11 +354,6 @@ def catalogue_document(tier: str, entries) -> dict:
     )
 
 
-def dumps(doc: dict) -> str:
-    """The catalogue JSON: one line per board, so diffs stay readable."""
-    return Catalogue.dumps(doc, multiline="boards")
-
-
 def main(argv: list[str] | None = None) -> int:
     return generator_main(
         argv,
@@ -368,7 +363,6 @@ def main(argv: list[str] | None = None) -> int:
         generate=generate,
         build=build_catalogue,
         document=catalogue_document,
-        multiline="boards",
     )
 
 
@@ -376,4 +370,4 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["TIER_SPECS", "build_catalogue", "catalogue_document", "dumps", "generate", "level_stats"]
+__all__ = ["TIER_SPECS", "build_catalogue", "catalogue_document", "generate", "level_stats"]

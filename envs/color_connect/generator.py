@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from puzzlegym.catalogue import Catalogue, generator_main
+from puzzlegym.catalogue import generator_main
 from puzzlegym.envs.color_connect.catalogue import CATALOGUE
 from puzzlegym.envs.color_connect.rules import BLOCKED, FREE, PAIR_LETTERS, TIERS, Level
 from puzzlegym.errors import ConfigError
@@ -224,15 +224,6 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, dict]]:
     return out
 
 
-def catalogue_document(tier: str, entries: list[tuple[Level, dict]]) -> dict:
-    return CATALOGUE.document(tier, entries)
-
-
-def dumps(doc: dict) -> str:
-    """The catalogue text: one line per grid row, so diffs stay readable."""
-    return Catalogue.dumps(doc, multiline="grid")
-
-
 def main(argv: list[str] | None = None) -> int:
     return generator_main(
         argv,
@@ -241,8 +232,6 @@ def main(argv: list[str] | None = None) -> int:
         catalogue=CATALOGUE,
         generate=generate,
         build=build_catalogue,
-        document=catalogue_document,
-        multiline="grid",
         summarize=lambda tier, entries: f"total {sum(m['clicks'] for _, m in entries)} clicks",
     )
 

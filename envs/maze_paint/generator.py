@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from puzzlegym.catalogue import Catalogue, generator_main
+from puzzlegym.catalogue import generator_main
 from puzzlegym.envs.maze_paint.catalogue import CATALOGUE
 from puzzlegym.envs.maze_paint.rules import FLOOR, TIERS, WALL, Level
 from puzzlegym.errors import ConfigError
@@ -206,11 +206,6 @@ def catalogue_document(tier: str, entries: list[tuple[Level, int]]) -> dict:
     return CATALOGUE.document(tier, ((level, {"optimal_slides": n}) for level, n in entries))
 
 
-def dumps(doc: dict) -> str:
-    """The catalogue text: one line per grid row, so diffs stay readable."""
-    return Catalogue.dumps(doc, multiline="grid")
-
-
 def main(argv: list[str] | None = None) -> int:
     return generator_main(
         argv,
@@ -220,7 +215,6 @@ def main(argv: list[str] | None = None) -> int:
         generate=generate,
         build=build_catalogue,
         document=catalogue_document,
-        multiline="grid",
         summarize=lambda tier, entries: f"total {sum(n for _, n in entries)} (target {TARGET_TOTALS[tier]})",
     )
 

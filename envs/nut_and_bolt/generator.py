@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from puzzlegym.catalogue import Catalogue, generator_main
+from puzzlegym.catalogue import generator_main
 from puzzlegym.envs.nut_and_bolt import rules as R
 from puzzlegym.envs.nut_and_bolt.catalogue import CATALOGUE
 from puzzlegym.envs.nut_and_bolt.rules import TIERS, Level
@@ -175,11 +175,6 @@ def catalogue_document(tier: str, entries: list[tuple[Level, int, bool]]) -> dic
     )
 
 
-def dumps(doc: dict) -> str:
-    """The catalogue text: one line per bolt, so diffs stay readable."""
-    return Catalogue.dumps(doc, multiline="bolts")
-
-
 def main(argv: list[str] | None = None) -> int:
     return generator_main(
         argv,
@@ -189,7 +184,6 @@ def main(argv: list[str] | None = None) -> int:
         generate=generate,
         build=build_catalogue,
         document=catalogue_document,
-        multiline="bolts",
     )
 
 

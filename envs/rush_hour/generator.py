@@ -32,7 +32,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from puzzlegym.catalogue import Catalogue, generator_main
+from puzzlegym.catalogue import generator_main
 from puzzlegym.envs.rush_hour.catalogue import CATALOGUE
 from puzzlegym.envs.rush_hour.rules import TIERS, Level, State, Vehicle
 from puzzlegym.errors import ConfigError, shown
@@ -277,15 +277,6 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, dict]]:
     return out
 
 
-def catalogue_document(tier: str, entries: list[tuple[Level, dict]]) -> dict:
-    return CATALOGUE.document(tier, entries)
-
-
-def dumps(doc: dict) -> str:
-    """The catalogue text: one line per vehicle, so diffs stay readable."""
-    return Catalogue.dumps(doc, multiline="vehicles")
-
-
 def main(argv: list[str] | None = None) -> int:
     return generator_main(
         argv,
@@ -294,8 +285,6 @@ def main(argv: list[str] | None = None) -> int:
         catalogue=CATALOGUE,
         generate=generate,
         build=build_catalogue,
-        document=catalogue_document,
-        multiline="vehicles",
         summarize=lambda tier, entries: "optimal moves " + ", ".join(str(m["optimal_moves"]) for _, m in entries),
     )
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from puzzlegym.catalogue import Catalogue, generator_main
+from puzzlegym.catalogue import generator_main
 from puzzlegym.envs.truck_escape.catalogue import CATALOGUE
 from puzzlegym.envs.truck_escape.rules import DELTAS, DIRECTIONS, TIERS, Level, Truck
 from puzzlegym.errors import ConfigError
@@ -168,11 +168,6 @@ def catalogue_document(tier: str, entries: list[tuple[Level, int]]) -> dict:
     return CATALOGUE.document(tier, ((level, {"longest_chain": chain}) for level, chain in entries))
 
 
-def dumps(doc: dict) -> str:
-    """The catalogue text: one line per truck, so diffs stay readable."""
-    return Catalogue.dumps(doc, multiline="trucks")
-
-
 def main(argv: list[str] | None = None) -> int:
     return generator_main(
         argv,
@@ -182,7 +177,6 @@ def main(argv: list[str] | None = None) -> int:
         generate=generate,
         build=build_catalogue,
         document=catalogue_document,
-        multiline="trucks",
         summarize=lambda tier, entries: "trucks "
         + ", ".join(str(level.n_trucks) for level, _ in entries)
         + "; longest chains "
