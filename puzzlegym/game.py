@@ -178,16 +178,15 @@ class Game:
         cls,
         package: str,
         *,
-        rules: Any,
         view: GameView,
-        load_catalogue: Any,
         dead_end: Any,
         **fields: Any,
     ) -> Game:
-        """A game from its package's conventional parts: ``rules`` (``TIERS``, ``Level`` with
-        ``from_json``/``to_json``, ``state_to_json``/``state_from_json``), ``generator.generate``
-        (imported on first use), ``card.md`` as the rule card, ``format.md`` (when the package
-        has one) as the level format, and ``dead_end`` (usually
+        """A game from its package's conventional parts: the ``rules`` module (``TIERS``,
+        ``Level`` with ``from_json``/``to_json``, ``state_to_json``/``state_from_json``),
+        ``catalogue.load_catalogue``, ``generator.generate`` (imported on first use),
+        ``card.md`` as the rule card, ``format.md`` (when the package has one) as the level
+        format, ``view`` (the package's GameView) and ``dead_end`` (usually
         ``puzzlegym.solvers.is_dead_end``, the exact certifier) as the dead-end certificate.
         ``fields`` gives the rest (name, title, instruction, ...) and may override any of
         these."""
@@ -196,6 +195,8 @@ class Game:
         def generate(tier: str, seed: int):
             return import_module(f"{package}.generator").generate(tier, seed)
 
+        rules = fields.pop("rules", None) or import_module(f"{package}.rules")
+        load_catalogue = fields.pop("load_catalogue", None) or import_module(f"{package}.catalogue").load_catalogue
         fmt = resources.files(package) / "format.md"
         defaults = dict(
             tiers=rules.TIERS,

@@ -6,7 +6,6 @@ from puzzlegym import solvers
 from puzzlegym.game import Game
 
 from . import rules
-from .catalogue import load_catalogue
 from .view import BoltUnscrewView
 
 
@@ -30,9 +29,7 @@ GAME = Game.from_package(
     __name__,
     name="BoltUnscrew",
     title="Bolt Unscrew",
-    rules=rules,
     view=BoltUnscrewView(),
-    load_catalogue=load_catalogue,
     dead_end=solvers.is_dead_end,
     instruction="Click a screw, then click a free hole. Free every board.",
     describe=_describe,

@@ -6,8 +6,6 @@ from __future__ import annotations
 from puzzlegym import solvers
 from puzzlegym.game import Game
 
-from . import rules
-from .catalogue import load_catalogue
 from .view import ColorConnectView
 
 # the dead-end certificate is the complete solver's answer for the level: a path can always be
@@ -16,9 +14,7 @@ GAME = Game.from_package(
     __name__,
     name="ColorConnect",
     title="Color Connect",
-    rules=rules,
     view=ColorConnectView(),
-    load_catalogue=load_catalogue,
     dead_end=solvers.is_dead_end,
     instruction="Click a dot, then each cell where the path turns, then the matching dot.",
     # every set of non-crossing paths is a board: far too many to count, so `levels stats`

@@ -5,8 +5,6 @@ from __future__ import annotations
 from puzzlegym import solvers
 from puzzlegym.game import Game
 
-from . import rules
-from .catalogue import load_catalogue
 from .view import MazePaintView
 
 
@@ -25,9 +23,7 @@ GAME = Game.from_package(
     __name__,
     name="MazePaint",
     title="Maze Paint",
-    rules=rules,
     view=MazePaintView(),
-    load_catalogue=load_catalogue,
     dead_end=solvers.is_dead_end,
     instruction="Swipe to roll the ball. Paint every floor tile.",
     describe=_describe,

@@ -6,8 +6,6 @@ from __future__ import annotations
 from puzzlegym import solvers
 from puzzlegym.game import Game
 
-from . import rules
-from .catalogue import load_catalogue
 from .view import NutAndBoltView
 
 # the dead-end certificate is the exact certifier (exhaustive search, shared memo)
@@ -15,9 +13,7 @@ GAME = Game.from_package(
     __name__,
     name="NutAndBolt",
     title="Nut and Bolt",
-    rules=rules,
     view=NutAndBoltView(),
-    load_catalogue=load_catalogue,
     dead_end=solvers.is_dead_end,
     instruction="Click a bolt to lift its top nuts, then click the bolt to put them on.",
     has_undo=True,

@@ -5,8 +5,6 @@ from __future__ import annotations
 from puzzlegym import solvers
 from puzzlegym.game import Game
 
-from . import rules
-from .catalogue import load_catalogue
 from .view import RushHourView
 
 # Rush Hour never dead-ends (every slide can be undone); the certifier answers from the
@@ -15,9 +13,7 @@ GAME = Game.from_package(
     __name__,
     name="RushHour",
     title="Rush Hour",
-    rules=rules,
     view=RushHourView(),
-    load_catalogue=load_catalogue,
     dead_end=solvers.is_dead_end,
     instruction="Drag the vehicles along their lanes. Get the red car out through the exit.",
 )

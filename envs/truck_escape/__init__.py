@@ -7,7 +7,6 @@ from puzzlegym import solvers
 from puzzlegym.game import Game
 
 from . import rules
-from .catalogue import load_catalogue
 from .view import TruckEscapeView
 
 
@@ -29,9 +28,7 @@ GAME = Game.from_package(
     __name__,
     name="TruckEscape",
     title="Truck Escape",
-    rules=rules,
     view=TruckEscapeView(),
-    load_catalogue=load_catalogue,
     dead_end=solvers.is_dead_end,
     instruction="Click a truck to drive it out. Clear every truck from the lot.",
     describe=_describe,
