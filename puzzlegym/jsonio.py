@@ -83,10 +83,22 @@ def dumps_line(doc: Any) -> str:
     return json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
+def _file_mode() -> int:
+    """The mode ``open()`` gives a new file under this process's umask (read once, at import)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+FILE_MODE = _file_mode()
+
+
 def write_atomic(path: str | os.PathLike, data: bytes | str | Callable[[Path], None]) -> Path:
     """Write ``path`` atomically: bytes, text (UTF-8), or a writer ``f(tmp_path)`` that
     creates the temporary file (for libraries that write files themselves, e.g. a GIF).
-    The temporary file keeps ``path``'s suffix so such writers pick the same format."""
+    The temporary file keeps ``path``'s suffix so such writers pick the same format; the
+    file gets the mode a plain ``open()`` would give it (``FILE_MODE``), not the temporary
+    file's private 0600."""
     path = Path(path)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".tmp{path.suffix}", dir=path.parent)
     tmp = Path(tmp_name)
@@ -97,6 +109,7 @@ def write_atomic(path: str | os.PathLike, data: bytes | str | Callable[[Path], N
         else:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -196,3 +196,24 @@ def test_damaged_result_files_are_reported_and_the_rest_goes_on(tmp_path, capsys
     assert "running that episode again" in capsys.readouterr().err
     assert [r["steps"] for r in out] == [10, 10]
     assert json.loads(results[0].read_text())["steps"] == 10 and results[1].read_bytes() == good
+
+
+def test_atomic_writes_leave_files_with_the_umask_mode_and_no_temporaries(tmp_path):
+    """write_atomic's temporary file is private (0600); the written file gets the mode a plain
+    open() would give (reports and records stay readable as before), bytes, text and writer
+    callables alike, and nothing is left beside it."""
+    import os
+    import stat
+
+    from puzzlegym import jsonio
+
+    umask = os.umask(0o022)
+    os.umask(umask)
+    expected = 0o666 & ~umask
+    jsonio.write_atomic(tmp_path / "a.txt", "text")
+    jsonio.write_atomic(tmp_path / "b.bin", b"\x00\x01")
+    jsonio.write_atomic(tmp_path / "c.json", lambda tmp: tmp.write_text("{}"))
+    for name in ("a.txt", "b.bin", "c.json"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == expected, name
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.bin", "c.json"]
+    assert (tmp_path / "a.txt").read_text() == "text" and (tmp_path / "b.bin").read_bytes() == b"\x00\x01"
