@@ -25,6 +25,7 @@ be copied elsewhere and reported again.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import sys
@@ -32,6 +33,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from puzzlegym import jsonio
 from puzzlegym.errors import RecordError
 from puzzlegym.evaluation import metrics
 from puzzlegym.evaluation.records import is_superseded, read_json
@@ -126,11 +128,12 @@ def markdown_table(header: list[str], body: list[list[Any]]) -> str:
 
 
 def write_csv(path: Path, header: list[str], body: list[list[Any]]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        for row in body:
-            w.writerow(["" if c is None else (round(c, 4) if isinstance(c, float) else c) for c in row])
+    buf = io.StringIO(newline="")
+    w = csv.writer(buf)
+    w.writerow(header)
+    for row in body:
+        w.writerow(["" if c is None else (round(c, 4) if isinstance(c, float) else c) for c in row])
+    jsonio.write_atomic(path, buf.getvalue())
 
 
 def table2(data: dict) -> tuple[list[str], list[list[Any]]]:
@@ -232,7 +235,7 @@ def plot_lc_heatmap(data: dict, path: Path) -> None:
     fig.colorbar(im, ax=ax, label="LC (%)")
     ax.set_title("Level completion per objective (mean over seeds)")
     fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
+    jsonio.write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=110, metadata={"Software": None}))
     plt.close(fig)
 
 
@@ -251,7 +254,7 @@ def plot_cumulative_lc(data: dict, path: Path) -> None:
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
+    jsonio.write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=110, metadata={"Software": None}))
     plt.close(fig)
 
 
@@ -272,7 +275,7 @@ def plot_dead_end_delays(data: dict, path: Path) -> None:
         ax.set_axis_off()
     ax.set_title("Dead-end delays (recovered runs)")
     fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
+    jsonio.write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=110, metadata={"Software": None}))
     plt.close(fig)
 
 
@@ -302,13 +305,13 @@ def write_report(
     md = {}
     for name, (caption, (header, body)) in tables.items():
         md[name] = markdown_table(header, body)
-        (out / f"{name}.md").write_text(f"# {caption}\n\n{md[name]}", encoding="utf-8")
+        jsonio.write_atomic(out / f"{name}.md", f"# {caption}\n\n{md[name]}")
         write_csv(out / f"{name}.csv", header, body)
     if data["agents"]:
         plot_lc_heatmap(data, out / "lc_heatmap.png")
         plot_cumulative_lc(data, out / "cumulative_lc.png")
         plot_dead_end_delays(data, out / "dead_end_delays.png")
-    (out / "summary.json").write_text(json.dumps({a: {k: v for k, v in f.items() if k != "dead_ends"} for a, f in data["figures"].items()}, indent=2, sort_keys=True) + "\n")
+    jsonio.write_atomic(out / "summary.json", json.dumps({a: {k: v for k, v in f.items() if k != "dead_ends"} for a, f in data["figures"].items()}, indent=2, sort_keys=True) + "\n")
 
     meta = data["meta"]
     kw = meta.get("env_kwargs", {})
@@ -379,7 +382,7 @@ def write_report(
         lines += ["## Damaged files", ""]
         lines += [f"- {d}" for d in data["damaged"] + data["torn"]]
         lines.append("")
-    (out / "index.md").write_text("\n".join(lines), encoding="utf-8")
+    jsonio.write_atomic(out / "index.md", "\n".join(lines))
     return out
 
 

@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from puzzlegym import jsonio
 from puzzlegym.errors import ConfigError
 from puzzlegym.lab import checkpoints as files
 from puzzlegym.lab.controller import Controller
@@ -99,7 +100,7 @@ def _restore(args: argparse.Namespace) -> int:
         if args.png:
             from PIL import Image
 
-            Image.fromarray(obs).save(args.png)
+            jsonio.write_atomic(args.png, lambda tmp: Image.fromarray(obs).save(tmp, format="PNG"))
             result["png"] = str(args.png)
         if args.replay:
             other = controller.make_env(args.backend)

@@ -37,6 +37,7 @@ import threading
 import time
 from typing import Any
 
+from puzzlegym import jsonio
 from puzzlegym.service.http import RequestError, make_server, serve_until_interrupted
 
 __all__ = ["MAX_KEPT", "ScriptedModel", "demo_script", "make_scripted_server"]
@@ -258,8 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         script = demo_script(args.demo, setting=args.setting, image_width=args.image_width, level=args.level)
     if args.write_script:
-        with open(args.write_script, "w", encoding="utf-8") as fh:
-            json.dump(script, fh, indent=1)
+        jsonio.write_atomic(args.write_script, json.dumps(script, indent=1))
     server = make_scripted_server(script, args.host, args.port)
     host, port = server.server_address[:2]
     scripts = server.scripted.scripts
