@@ -19,10 +19,12 @@ for every edge between usable cells. Clauses:
   step makes the paths shorter, some solution has neither.)
 * *sides* of *walls* (:mod:`color_connect_walls`): a chain of pairs' paths joined by
   static cells that touch at a side or corner (dots, blocked cells), from the border to the
-  border, splits the board in two once those pairs are connected. For each such wall a
-  variable per other cell says which side it is on: neighbouring cells off the wall are on
-  the same side, a border cell off the wall is on the side of the border arc it lies on, and
-  the two dots of every other pair are on one side (its path runs off the wall). (Redundant,
+  border or closed on itself, splits the board in two once those pairs are connected. For
+  each such wall a variable per other cell says which side it is on: neighbouring cells off
+  the wall are on the same side, a border cell off the wall is on the side of the border arc
+  it lies on (outside, for a loop), the two cells beside a corner-to-corner step of a simple
+  wall are on opposite sides, and the two dots of every other pair are on one side (its path
+  runs off the wall). (Redundant,
   so exact; these planar facts are hard for the SAT solver to learn alone: without them the
   slowest generated 14x14 board took 35 s to refute, with them 0.06 s.)
 
@@ -186,15 +188,15 @@ class _Encoding:
 
     def _encode_sides(self) -> None:
         """Per wall of :func:`color_connect_walls.chains` (a chain of pairs' paths and static
-        cells from border to border): which side of it every other cell lies on (neighbouring
-        cells off the wall share a side; border cells' sides are set by the border arc they
-        lie on), so no other pair can join cells on both sides."""
+        cells, border to border or a loop): which side of it every other cell lies on (see the
+        module docstring), so no other pair can join cells on both sides."""
         level, add = self.level, self.clauses.append
         for chain in chains(level, self.pairs, self.blocked):
-            lo, hi = sorted((border_position(level, chain.start), border_position(level, chain.end)))
             off = [-self.assume[k] for k in chain.pairs]
             side = {c: self._new() for c in range(level.n_cells) if c not in chain.static}
             on = {u: [self.x[u][k] for k in chain.pairs if k in self.x[u]] for u in side}
+            if not chain.loop:
+                lo, hi = sorted((border_position(level, chain.start), border_position(level, chain.end)))
             for u, su in side.items():
                 for v in level.neighbours[u]:
                     if v > u and v in side:
@@ -202,8 +204,13 @@ class _Encoding:
                         add([*guard, -su, side[v], *off])
                         add([*guard, su, -side[v], *off])
                 pos = border_position(level, u)
-                if pos is not None:
-                    add([*on[u], su if lo < pos < hi else -su, *off])
+                if pos is not None:  # a loop leaves the whole border outside (side 0)
+                    add([*on[u], su if not chain.loop and lo < pos < hi else -su, *off])
+            for f, g in chain.flanks:  # the two cells beside a corner-to-corner step
+                if f in side and g in side:
+                    guard = on[f] + on[g]
+                    add([*guard, side[f], side[g], *off])
+                    add([*guard, -side[f], -side[g], *off])
             for j in self.pairs:  # a pair's path lies off the wall: its dots on one side
                 a, b = level.endpoints[j]
                 if j not in chain.pairs and a in side and b in side:

@@ -18,9 +18,18 @@ wall on the same one, and a border cell off the wall on the side of the border a
 wall, so its two dots must be on one side. With ``m = 1`` and both dots on the border this is
 the classic argument that a path between two border dots splits the board.
 
-:func:`chains` lists such chains of up to :data:`MAX_PAIRS` pairs (at most :data:`MAX_CHAINS`,
-the shortest first): the pairs with their orientation, the static cells of the walks and the
-border cells ``s`` and ``t``. Cells are indices ``row * width + col``.
+A chain whose last dot leads back to its first through static cells is a *loop* (a closed
+curve): the whole border lies outside it. Where a wall is *simple* (no cell twice, no two of
+its corner-to-corner steps crossing), its curve is exactly the walks and the paths, and the two
+cells that flank a corner-to-corner step of a walk (the other two cells of that 2x2 block) are
+on opposite sides of it when both are off the wall: the segment between their centres crosses
+the curve exactly once. Without such a step a loop says nothing (every cell could be outside),
+so loops are kept only with one.
+
+:func:`chains` lists cuts and loops of up to :data:`MAX_PAIRS` pairs (at most
+:data:`MAX_CHAINS`, fewest pairs first, the enumeration bounded by :data:`MAX_EXTENSIONS`
+steps): the pairs in order, the static cells of the walks, the border cells ``s`` and ``t``
+of a cut and the flanking cells. Cells are indices ``row * width + col``.
 """
 
 from __future__ import annotations
@@ -31,19 +40,28 @@ from dataclasses import dataclass
 
 from puzzlegym.solvers.color_connect_bounds import border_position
 
-MAX_PAIRS = 3
-MAX_CHAINS = 48
+MAX_PAIRS = 8
+MAX_CHAINS = 64
+MAX_EXTENSIONS = 5_000
 
 
 @dataclass(frozen=True)
 class Chain:
-    """A wall: ``pairs`` in order along it, ``static`` the static cells of its walks (the
-    pairs' dots included), from border cell ``start`` to border cell ``end``."""
+    """A wall: ``pairs`` in order along it and ``static`` the static cells of its walks (the
+    pairs' dots included). A *cut* runs from border cell ``start`` to border cell ``end``; a
+    *loop* (``start`` and ``end`` None) closes on itself. ``flanks``: for each corner-to-corner
+    step of a walk, the two cells that share both its cells' sides; known only when the wall
+    is *simple* (no cell twice, no two steps crossing), else empty."""
 
     pairs: tuple[int, ...]
     static: frozenset[int]
-    start: int
-    end: int
+    start: int | None
+    end: int | None
+    flanks: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def loop(self) -> bool:
+        return self.start is None
 
 
 def _around(level, cell: int) -> list[int]:
@@ -74,6 +92,26 @@ def _walk(level, static: Sequence[bool], source: int, goal) -> list[int] | None:
     return None
 
 
+def _flanks(level, walks: list[list[int]]) -> tuple[tuple[int, int], ...]:
+    """The flanking cells of every corner-to-corner step of ``walks`` (the static parts of a
+    wall, in order), or () when the wall is not simple: a cell twice, or two steps crossing."""
+    cells = [c for walk in walks for c in walk]
+    if len(set(cells)) != len(cells):
+        return ()
+    w = level.width
+    steps = {frozenset(p) for walk in walks for p in zip(walk, walk[1:], strict=False)}
+    out = []
+    for walk in walks:
+        for x, y in zip(walk, walk[1:], strict=False):
+            (rx, cx), (ry, cy) = divmod(x, w), divmod(y, w)
+            if rx != ry and cx != cy:
+                f1, f2 = rx * w + cy, ry * w + cx
+                if frozenset((f1, f2)) in steps:
+                    return ()
+                out.append((f1, f2))
+    return tuple(out)
+
+
 def chains(level, pairs: Sequence[int], blocked: int = 0) -> list[Chain]:
     """The walls of up to :data:`MAX_PAIRS` of ``pairs`` (see the module docstring), at most
     :data:`MAX_CHAINS`, fewest pairs first; every cell not free or in ``blocked`` is static."""
@@ -83,51 +121,54 @@ def chains(level, pairs: Sequence[int], blocked: int = 0) -> list[Chain]:
     static = [level.owner[c] != -1 or bool(blocked >> c & 1) for c in range(n)]
     on_border = [border_position(level, c) is not None for c in range(n)]
     dots = {k: level.endpoints[k] for k in pairs}
-    to_border = {d: _walk(level, static, d, lambda c: on_border[c]) for ds in dots.values() for d in ds}
-    links: dict[int, list[tuple[int, int, list[int]]]] = {d: [] for ds in dots.values() for d in ds}
-    for k, ds in dots.items():  # static walks from a dot of one pair to a dot of another
-        for d in ds:
-            for j, es in dots.items():
-                if j == k:
-                    continue
-                for e in es:
-                    walk = _walk(level, static, d, lambda c, e=e: c == e)
-                    if walk is not None:
-                        links[d].append((j, e, walk))
-    found: list[Chain] = []
-    seen: set = set()
+    other = {d: (ds[1] if d == ds[0] else ds[0]) for ds in dots.values() for d in ds}
+    pair_of = {d: k for k, ds in dots.items() for d in ds}
+    to_border = {d: _walk(level, static, d, lambda c: on_border[c]) for d in pair_of}
+    walks: dict[tuple[int, int], list[int]] = {}  # static walks between two dots
+    for d in pair_of:
+        for e in pair_of:
+            if d != e:
+                walk = _walk(level, static, d, lambda c, e=e: c == e)
+                if walk is not None:
+                    walks[d, e] = walk
+    links = {d: [e for e in pair_of if (d, e) in walks and pair_of[e] != pair_of[d]] for d in pair_of}
+    found: dict[tuple, Chain] = {}
+    budget = [MAX_EXTENSIONS]
 
-    def close(order: tuple[int, ...], cells: list[int], exit_dot: int) -> None:
-        tail = to_border[exit_dot]
-        if tail is None:
-            return
-        walk_cells = cells + tail
-        start, end = walk_cells[0], tail[-1]
-        if start == end:
-            return
-        key = (frozenset(order), frozenset(walk_cells), frozenset((start, end)))
-        if key not in seen:
-            seen.add(key)
-            found.append(Chain(order, frozenset(walk_cells), start, end))
+    def keep(order: tuple[int, ...], parts: list[list[int]], ends) -> None:
+        cells = frozenset(c for part in parts for c in part)
+        key = (frozenset(order), cells, frozenset(ends) if ends else None)
+        if key not in found:
+            flanks = _flanks(level, parts)
+            if ends or flanks:  # a loop tells nothing without a flank
+                found[key] = Chain(order, cells, *(ends or (None, None)), flanks)
 
-    def extend(order: tuple[int, ...], cells: list[int], exit_dot: int) -> None:
-        close(order, cells, exit_dot)
+    def extend(order: tuple[int, ...], parts: list[list[int]], first: int, exit_dot: int, cut: bool) -> None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return
+        if cut:  # close it at the border
+            tail = to_border[exit_dot]
+            if tail is not None and tail[-1] != parts[0][0]:
+                keep(order, parts + [tail], (parts[0][0], tail[-1]))
+        elif (exit_dot, first) in walks:  # a loop: close it at the first dot
+            keep(order, [walks[exit_dot, first][:-1] + parts[0]] + parts[1:], None)
         if len(order) == MAX_PAIRS:
             return
-        for j, entry, walk in links[exit_dot]:
-            if j in order:
-                continue
-            a, b = dots[j]
-            other = b if entry == a else a
-            extend(order + (j,), cells + walk + [other], other)
+        for entry in links[exit_dot]:
+            j = pair_of[entry]
+            if j not in order:
+                extend(order + (j,), parts + [walks[exit_dot, entry]], first, other[entry], cut)
 
     for k, (a, b) in dots.items():
-        for entry, exit_dot in ((a, b), (b, a)):
+        for entry in (a, b):
             head = to_border[entry]
             if head is not None:
-                extend((k,), head[::-1] + [exit_dot], exit_dot)
-    found.sort(key=lambda ch: (len(ch.pairs), len(ch.static)))
-    return found[:MAX_CHAINS]
+                extend((k,), [head[::-1]], entry, other[entry], True)
+            if entry == a:  # loops (found from either dot alike)
+                extend((k,), [[entry]], entry, other[entry], False)
+    out = sorted(found.values(), key=lambda ch: (len(ch.pairs), ch.loop, len(ch.static)))
+    return out[:MAX_CHAINS]
 
 
-__all__ = ["MAX_CHAINS", "MAX_PAIRS", "Chain", "chains"]
+__all__ = ["MAX_CHAINS", "MAX_EXTENSIONS", "MAX_PAIRS", "Chain", "chains"]

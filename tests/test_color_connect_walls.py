@@ -44,7 +44,8 @@ def test_chains_of_a_two_pair_wall():
 
 def test_chains_run_through_blocked_cells_and_border_dots():
     (chain,) = W.chains(THROUGH_BLOCKED, [0])
-    assert chain == W.Chain((0,), frozenset({0, 5, 15}), 0, 15)
+    # the corner-to-corner step (0, 0) -> (1, 1) has (0, 1) and (1, 0) beside it
+    assert chain == W.Chain((0,), frozenset({0, 5, 15}), 0, 15, flanks=((1, 4),))
     # two dots on the border: the classic one-pair wall, no static cell besides the dots
     level = R.Level("border", "Easy", ("A..", "...", "..A"))
     assert W.chains(level, [0]) == [W.Chain((0,), frozenset({0, 8}), 0, 8)]
@@ -84,30 +85,44 @@ def _off_wall_regions(level, chain, paths) -> dict[int, int]:
 
 
 def test_every_wall_splits_real_solutions_as_the_side_clauses_say():
-    """On solved random boards, for every wall: border cells of the two arcs are never joined
-    by cells off the wall, and every other pair's path stays in one region."""
+    """On solved random boards, for every wall: cells off it joined by orthogonal steps off it
+    are never on two sides; a cut leaves the border cells of its two arcs on two sides, a loop
+    the whole border on one; the two cells beside a corner-to-corner step of a simple wall are
+    on two sides; and every other pair's path stays on one side."""
     rng = random.Random(5)
-    checked = multi = 0
-    while checked < 60:
-        level = random_level(rng, rng.randint(4, 7), rng.randint(4, 7), rng.randint(3, 7), rng.randint(0, 5))
+    checked, kinds = 0, {"multi": 0, "loop": 0, "flanks": 0}
+    while checked < 150:
+        h, w = rng.randint(4, 7), rng.randint(4, 7)
+        pairs = rng.randint(3, min(8, h * w // 3))
+        level = random_level(rng, h, w, pairs, rng.randint(0, min(8, h * w - 2 * pairs)))
         found = search(level, max_nodes=20_000)
         if found.paths is None:
             continue
         for chain in W.chains(level, range(level.n_pairs)):
             checked += 1
-            multi += len(chain.pairs) > 1
+            kinds["multi"] += len(chain.pairs) > 1
+            kinds["loop"] += chain.loop
+            kinds["flanks"] += bool(chain.flanks)
             region = _off_wall_regions(level, chain, found.paths)
-            lo, hi = sorted((border_position(level, chain.start), border_position(level, chain.end)))
             arcs = {}
+            if chain.loop:
+                lo = hi = -1
+            else:
+                lo, hi = sorted((border_position(level, chain.start), border_position(level, chain.end)))
             for c, r in region.items():
                 pos = border_position(level, c)
                 if pos is not None:
-                    arcs.setdefault(r, set()).add(lo < pos < hi)
-            assert all(len(sides) == 1 for sides in arcs.values()), (level.grid, chain)
+                    arcs.setdefault(lo < pos < hi, set()).add(r)
+            assert not (arcs.get(True, set()) & arcs.get(False, set())), (level.grid, chain)
+            for f, g in chain.flanks:
+                if f in region and g in region:
+                    assert region[f] != region[g], (level.grid, chain, f, g)
+                    # and the outside (border) region is at most one of them
+                    assert not {region[f], region[g]} <= arcs.get(False, set()), (level.grid, chain)
             for k, path in found.paths.items():
                 if k not in chain.pairs:
                     assert len({region[c] for c in path if c in region}) <= 1, (level.grid, chain, k)
-    assert multi >= 10  # walls of two or more pairs were among them
+    assert min(kinds.values()) >= 5, kinds  # walls of several pairs, loops and flanks were among them
 
 
 @SAT
