@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from puzzlegym.solvers.color_connect_bounds import border_position
-from puzzlegym.solvers.color_connect_walls import chains
+from puzzlegym.solvers.color_connect_walls import chains, turn_sides
 
 try:  # the optional dependency
     from pysat.solvers import Solver
@@ -211,6 +211,18 @@ class _Encoding:
                     guard = on[f] + on[g]
                     add([*guard, side[f], side[g], *off])
                     add([*guard, -side[f], -side[g], *off])
+            for dot, before in chain.junctions:  # a path leaves the wall's walk at its dot
+                for after in level.neighbours[dot]:
+                    e = self.edge.get((min(dot, after), max(dot, after)))
+                    if e is None or after == before:
+                        continue
+                    one, two = turn_sides(level, chain, dot, before, after)
+                    for f in one:
+                        for g in two:
+                            if f in side and g in side:
+                                guard = [-e, *on[f], *on[g]]
+                                add([*guard, side[f], side[g], *off])
+                                add([*guard, -side[f], -side[g], *off])
             for j in self.pairs:  # a pair's path lies off the wall: its dots on one side
                 a, b = level.endpoints[j]
                 if j not in chain.pairs and a in side and b in side:

@@ -51,13 +51,15 @@ class Chain:
     pairs' dots included). A *cut* runs from border cell ``start`` to border cell ``end``; a
     *loop* (``start`` and ``end`` None) closes on itself. ``flanks``: for each corner-to-corner
     step of a walk, the two cells that share both its cells' sides; known only when the wall
-    is *simple* (no cell twice, no two steps crossing), else empty."""
+    is *simple* (no cell twice, no two steps crossing), else empty. ``junctions``: where a
+    pair's path leaves a walk of a simple wall, its dot and the walk's cell next to it."""
 
     pairs: tuple[int, ...]
     static: frozenset[int]
     start: int | None
     end: int | None
     flanks: tuple[tuple[int, int], ...] = ()
+    junctions: tuple[tuple[int, int], ...] = ()
 
     @property
     def loop(self) -> bool:
@@ -92,12 +94,12 @@ def _walk(level, static: Sequence[bool], source: int, goal) -> list[int] | None:
     return None
 
 
-def _flanks(level, walks: list[list[int]]) -> tuple[tuple[int, int], ...]:
+def _flanks(level, walks: list[list[int]]) -> tuple[tuple[int, int], ...] | None:
     """The flanking cells of every corner-to-corner step of ``walks`` (the static parts of a
-    wall, in order), or () when the wall is not simple: a cell twice, or two steps crossing."""
+    wall, in order), or None when the wall is not simple: a cell twice, or two steps crossing."""
     cells = [c for walk in walks for c in walk]
     if len(set(cells)) != len(cells):
-        return ()
+        return None
     w = level.width
     steps = {frozenset(p) for walk in walks for p in zip(walk, walk[1:], strict=False)}
     out = []
@@ -107,9 +109,35 @@ def _flanks(level, walks: list[list[int]]) -> tuple[tuple[int, int], ...]:
             if rx != ry and cx != cy:
                 f1, f2 = rx * w + cy, ry * w + cx
                 if frozenset((f1, f2)) in steps:
-                    return ()
+                    return None
                 out.append((f1, f2))
     return tuple(out)
+
+
+_RING = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))  # round a cell
+
+
+def turn_sides(level, chain: Chain, dot: int, before: int, after: int) -> tuple[list[int], list[int]]:
+    """Where a simple wall turns at ``dot`` from cell ``before`` to cell ``after`` (both among
+    the 8 around it), the cells around ``dot`` on its two sides there: the two arcs of the ring
+    of 8 between them. A corner cell counts only when the other two cells of its 2x2 block are
+    not both static cells of the wall (else a corner-to-corner step of the wall might cross the
+    way to it)."""
+    w, h = level.width, level.height
+    r, c = divmod(dot, w)
+    ring = [(r + dr, c + dc) for dr, dc in _RING]
+    i, j = sorted((ring.index(divmod(before, w)), ring.index(divmod(after, w))))
+    out = []
+    for arc in (ring[i + 1:j], ring[j + 1:] + ring[:i]):
+        cells = []
+        for rr, cc in arc:
+            if not (0 <= rr < h and 0 <= cc < w):
+                continue
+            if rr != r and cc != c and rr * w + c in chain.static and r * w + cc in chain.static:
+                continue
+            cells.append(rr * w + cc)
+        out.append(cells)
+    return out[0], out[1]
 
 
 def chains(level, pairs: Sequence[int], blocked: int = 0) -> list[Chain]:
@@ -140,8 +168,13 @@ def chains(level, pairs: Sequence[int], blocked: int = 0) -> list[Chain]:
         key = (frozenset(order), cells, frozenset(ends) if ends else None)
         if key not in found:
             flanks = _flanks(level, parts)
-            if ends or flanks:  # a loop tells nothing without a flank
-                found[key] = Chain(order, cells, *(ends or (None, None)), flanks)
+            junctions = ()
+            if flanks is not None:  # a simple wall: where its pairs' paths meet walks of 2+ cells
+                ends_of_paths = {d for k in order for d in dots[k]}
+                junctions = tuple((walk[e], walk[e + (1 if e == 0 else -1)]) for walk in parts
+                                  if len(walk) > 1 for e in (0, -1) if walk[e] in ends_of_paths)
+            if ends or flanks or junctions:  # a loop tells nothing without either
+                found[key] = Chain(order, cells, *(ends or (None, None)), flanks or (), junctions)
 
     def extend(order: tuple[int, ...], parts: list[list[int]], first: int, exit_dot: int, cut: bool) -> None:
         budget[0] -= 1
@@ -171,4 +204,4 @@ def chains(level, pairs: Sequence[int], blocked: int = 0) -> list[Chain]:
     return out[:MAX_CHAINS]
 
 
-__all__ = ["MAX_CHAINS", "MAX_EXTENSIONS", "MAX_PAIRS", "Chain", "chains"]
+__all__ = ["MAX_CHAINS", "MAX_EXTENSIONS", "MAX_PAIRS", "Chain", "chains", "turn_sides"]

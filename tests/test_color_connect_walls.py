@@ -31,7 +31,9 @@ THROUGH_BLOCKED = R.Level("blocked", "Easy", ("#...", ".A..", "....", "...A"))
 
 
 def test_chains_of_a_two_pair_wall():
-    assert W.chains(TWO_PAIR_WALL, [0, 1]) == [W.Chain((0, 1), frozenset({0, 11, 12, 19}), 0, 19)]
+    # A's path meets the walk (2, 1) -> (2, 2) at (2, 1), B's at (2, 2)
+    assert W.chains(TWO_PAIR_WALL, [0, 1]) == [
+        W.Chain((0, 1), frozenset({0, 11, 12, 19}), 0, 19, junctions=((11, 12), (12, 11)))]
     assert W.chains(TWO_PAIR_WALL, [0]) == []  # A alone does not reach the border twice
     # with B's path kept on the board (cells passed as blocked), A's far dot reaches the
     # border through B's dot and path cells
@@ -45,7 +47,7 @@ def test_chains_of_a_two_pair_wall():
 def test_chains_run_through_blocked_cells_and_border_dots():
     (chain,) = W.chains(THROUGH_BLOCKED, [0])
     # the corner-to-corner step (0, 0) -> (1, 1) has (0, 1) and (1, 0) beside it
-    assert chain == W.Chain((0,), frozenset({0, 5, 15}), 0, 15, flanks=((1, 4),))
+    assert chain == W.Chain((0,), frozenset({0, 5, 15}), 0, 15, flanks=((1, 4),), junctions=((5, 0),))
     # two dots on the border: the classic one-pair wall, no static cell besides the dots
     level = R.Level("border", "Easy", ("A..", "...", "..A"))
     assert W.chains(level, [0]) == [W.Chain((0,), frozenset({0, 8}), 0, 8)]
@@ -87,10 +89,11 @@ def _off_wall_regions(level, chain, paths) -> dict[int, int]:
 def test_every_wall_splits_real_solutions_as_the_side_clauses_say():
     """On solved random boards, for every wall: cells off it joined by orthogonal steps off it
     are never on two sides; a cut leaves the border cells of its two arcs on two sides, a loop
-    the whole border on one; the two cells beside a corner-to-corner step of a simple wall are
-    on two sides; and every other pair's path stays on one side."""
+    the whole border on one; the two cells beside a corner-to-corner step of a simple wall, and
+    cells on the two sides of a turn where a path meets a walk, are on two sides; and every
+    other pair's path stays on one side."""
     rng = random.Random(5)
-    checked, kinds = 0, {"multi": 0, "loop": 0, "flanks": 0}
+    checked, kinds = 0, {"multi": 0, "loop": 0, "flanks": 0, "junctions": 0}
     while checked < 150:
         h, w = rng.randint(4, 7), rng.randint(4, 7)
         pairs = rng.randint(3, min(8, h * w // 3))
@@ -119,6 +122,15 @@ def test_every_wall_splits_real_solutions_as_the_side_clauses_say():
                     assert region[f] != region[g], (level.grid, chain, f, g)
                     # and the outside (border) region is at most one of them
                     assert not {region[f], region[g]} <= arcs.get(False, set()), (level.grid, chain)
+            for dot, before in chain.junctions:  # the wall turns there onto the dot's path
+                path = found.paths[level.owner[dot]]
+                after = path[1] if path[0] == dot else path[-2]
+                one, two = W.turn_sides(level, chain, dot, before, after)
+                kinds["junctions"] += 1
+                for f in one:
+                    for g in two:
+                        if f in region and g in region:
+                            assert region[f] != region[g], (level.grid, chain, dot, f, g)
             for k, path in found.paths.items():
                 if k not in chain.pairs:
                     assert len({region[c] for c in path if c in region}) <= 1, (level.grid, chain, k)
