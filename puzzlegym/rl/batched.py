@@ -148,6 +148,8 @@ class BatchedVectorEnv(VectorEnv):
         self._terminations = np.zeros(self.num_envs, dtype=np.bool_)
         self._truncations = np.zeros(self.num_envs, dtype=np.bool_)
         self._asked: dict[int, str] = {}  # worker -> the request last sent to it by send/async_reset
+        self._ids = [np.arange(lo, hi) for lo, hi in self._pool.slices]  # each worker's env ids
+        self._first_id = {lo: w for w, (lo, _) in enumerate(self._pool.slices)}
 
     # ------------------------------------------------------------------ the batch
 
@@ -241,13 +243,13 @@ class BatchedVectorEnv(VectorEnv):
         """The worker whose slice ``env_ids`` is, exactly (:class:`ConfigError` otherwise)."""
         n, slices = self.num_envs, self._pool.slices
         ids = np.asarray(env_ids) if isinstance(env_ids, (np.ndarray, list, tuple)) else None
-        if ids is None or ids.ndim != 1 or not ids.size or not np.issubdtype(ids.dtype, np.integer):
+        if ids is None or ids.ndim != 1 or not ids.size or ids.dtype.kind not in "iu":
             raise ConfigError(f"env_ids: expected a non-empty 1-D int array or list of env ids, got {shown(env_ids)}")
+        w = self._first_id.get(int(ids[0]))
+        if w is not None and ids.shape == self._ids[w].shape and (ids == self._ids[w]).all():
+            return w
         if ids.min() < 0 or ids.max() >= n:
             raise ConfigError(f"env_ids: expected ids in 0..{n - 1}, got {shown(ids.tolist())}")
-        for w, (lo, hi) in enumerate(slices):
-            if ids[0] == lo and len(ids) == hi - lo and np.array_equal(ids, np.arange(lo, hi)):
-                return w
         raise ConfigError(f"env_ids: expected exactly the envs of one worker ({', '.join(f'{lo}..{hi - 1}' for lo, hi in slices)}), "
                           f"got {shown(ids.tolist())}")
 
@@ -279,7 +281,7 @@ class BatchedVectorEnv(VectorEnv):
         else:
             rewards, terms, truncs, part = np.array(reply[0]), np.array(reply[1], np.bool_), np.array(reply[2], np.bool_), reply[3]
         infos = batch_infos([(0, k)], [part], k)
-        infos["env_id"], infos["_env_id"] = np.arange(lo, hi), np.ones(k, dtype=np.bool_)
+        infos["env_id"], infos["_env_id"] = self._ids[w].copy(), np.ones(k, dtype=np.bool_)
         return _rows(self._observations, lo, hi, self.copy), rewards, terms, truncs, infos
 
     # ------------------------------------------------------------------ per env
