@@ -27,7 +27,10 @@
   lockstep, ``batched_async_2_vs_1`` asynchronous) and the load average, and for the lockstep
   batched env the CPU milliseconds per step of the main process and the
   busiest worker with the ratio those allow on otherwise idle cores (other users' load
-  stretches wall time, not CPU time). ``--full-res`` adds AsyncVectorEnv with 2 workers at 1280x900
+  stretches wall time, not CPU time), and for the asynchronous one the CPU milliseconds of the
+  main process and of all workers per ``--envs`` env steps with the upper bound they put on
+  its 2-vs-1 ratio (``batched_async_2_vs_1_cpu_bound``: the three processes sharing the 2
+  cores without a core ever idling). ``--full-res`` adds AsyncVectorEnv with 2 workers at 1280x900
   (``make_sb3_env(size=(900, 1280), force=True)``) with and without shared memory.
 """
 
@@ -166,12 +169,14 @@ def _batched_rate(make, n_envs: int, workers: int, steps: int, warmup: int = 0) 
         envs.close()
 
 
-def _batched_async_rate(make, n_envs: int, workers: int, steps: int, warmup: int = 0) -> float:
+def _batched_async_rate(make, n_envs: int, workers: int, steps: int, warmup: int = 0) -> tuple[float, float, float]:
     """Env steps/s of the asynchronous loop (``recv`` the first worker to answer, ``send``
     its envs their next actions at once): env ``i``'s ``t``-th action is ``plan[t, i]`` (the
     plan of :func:`_batched_rate`, repeated if a worker gets ahead). The reset replies and
     ``warmup * n_envs`` env steps are not timed; then the steps received until ``steps *
-    n_envs`` are counted, every worker in flight from the first to the last."""
+    n_envs`` are counted, every worker in flight from the first to the last. Also the CPU
+    milliseconds of the main process and of all workers together per ``n_envs`` env steps
+    (one lockstep step's worth)."""
     envs = make(n_envs, workers)
     try:
         rng = np.random.default_rng(0)
@@ -190,9 +195,14 @@ def _batched_async_rate(make, n_envs: int, workers: int, steps: int, warmup: int
         envs.async_reset(seed=0)
         loop(n_envs)  # the reset replies: every worker gets its first actions
         loop(warmup * n_envs)
+        pids = envs._pool.pids
+        cpu0, main0 = [_cpu_s(p) for p in pids], time.process_time()
         t0 = time.perf_counter()
         done = loop(steps * n_envs)
-        return done / (time.perf_counter() - t0)
+        elapsed = time.perf_counter() - t0
+        per = n_envs / done * 1e3
+        workers_ms = sum(_cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True)) * per
+        return done / elapsed, (time.process_time() - main0) * per, workers_ms
     finally:
         envs.close()  # the requests still in flight are dropped
 
@@ -219,7 +229,7 @@ def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 2, full
 
     out = {"env_id": env_id, "steps_per_env": steps, "warmup_steps": warmup, "batched_envs": n_envs}
     best = {1: (0.0, 0.0, 0.0), 2: (0.0, 0.0, 0.0)}
-    best_async = {1: 0.0, 2: 0.0}
+    best_async = {1: (0.0, 0.0, 0.0), 2: (0.0, 0.0, 0.0)}
     for _ in range(rounds):  # alternate, so load drifts hit all four alike
         for workers in (1, 2):
             best[workers] = max(best[workers], _batched_rate(batched, n_envs, workers, steps, warmup))
@@ -228,15 +238,23 @@ def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 2, full
     out["batched_1_worker_steps_per_s"] = round(best[1][0], 1)
     out["batched_2_workers_steps_per_s"] = round(best[2][0], 1)
     out["batched_2_vs_1"] = round(best[2][0] / best[1][0], 2)
-    out["batched_async_1_worker_steps_per_s"] = round(best_async[1], 1)
-    out["batched_async_2_workers_steps_per_s"] = round(best_async[2], 1)
-    out["batched_async_2_vs_1"] = round(best_async[2] / best_async[1], 2)
+    out["batched_async_1_worker_steps_per_s"] = round(best_async[1][0], 1)
+    out["batched_async_2_workers_steps_per_s"] = round(best_async[2][0], 1)
+    out["batched_async_2_vs_1"] = round(best_async[2][0] / best_async[1][0], 2)
     # CPU ms per batched step (main process, busiest worker) in the best rounds, and the ratio
     # they allow when nothing else competes for the 2 cores: (main + worker) time per step
     # with 1 worker over (main + busiest worker) with 2 (main waits while the workers step)
     for w in (1, 2):
         out[f"batched_{w}_cpu_ms_per_step_main_worker"] = [round(best[w][1], 3), round(best[w][2], 3)]
     out["batched_2_vs_1_from_cpu_times"] = round((best[1][1] + best[1][2]) / (best[2][1] + best[2][2]), 2)
+    # async: CPU ms per 8 (--envs) env steps of the main process and of all workers together;
+    # with 1 worker the two alternate, with 2 the three processes share the 2 cores: the bound
+    # (main + workers) / 2 if no core ever idles (an upper bound on the 2-vs-1 ratio)
+    for w in (1, 2):
+        out[f"batched_async_{w}_cpu_ms_per_{n_envs}_steps_main_workers"] = [round(best_async[w][1], 3),
+                                                                            round(best_async[w][2], 3)]
+    out["batched_async_2_vs_1_cpu_bound"] = round((best_async[1][1] + best_async[1][2])
+                                                  / ((best_async[2][1] + best_async[2][2]) / 2), 2)
     for name, make, sb3 in (("async", gym_async, False), ("subproc", sb3_subproc, True)):
         one = _vector_rate(make, 1, steps, sb3)
         two = _vector_rate(make, 2, steps, sb3)
