@@ -279,7 +279,7 @@ class BatchedVectorEnv(VectorEnv):
         if self._asked[w] == "reset":
             rewards, terms, truncs, part = np.zeros(k), np.zeros(k, np.bool_), np.zeros(k, np.bool_), reply
         else:
-            rewards, terms, truncs, part = np.array(reply[0]), np.array(reply[1], np.bool_), np.array(reply[2], np.bool_), reply[3]
+            rewards, terms, truncs, part = np.array(reply[0], np.float64), np.array(reply[1], np.bool_), np.array(reply[2], np.bool_), reply[3]
         infos = batch_infos([(0, k)], [part], k)
         infos["env_id"], infos["_env_id"] = self._ids[w].copy(), np.ones(k, dtype=np.bool_)
         return _rows(self._observations, lo, hi, self.copy), rewards, terms, truncs, infos
