@@ -145,17 +145,23 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _plan(envs, n_envs: int, steps: int) -> np.ndarray:
+    """Uniform random action indices (no mask round trip), one row per batched step: the
+    same for the lockstep and the asynchronous loop."""
+    return np.random.default_rng(0).integers(envs.single_action_space.n, size=(steps, n_envs))
+
+
 def _batched_rate(make, n_envs: int, workers: int, steps: int, warmup: int = 0) -> tuple[float, float, float]:
     """Lockstep steps/s, and the CPU milliseconds per batched step of the main process and of
     the busiest worker (from /proc: what the step costs whatever else runs on the machine),
-    after ``warmup`` untimed steps."""
+    after ``warmup`` untimed steps (the first rows of the plan)."""
     envs = make(n_envs, workers)
     try:
         envs.reset(seed=0)
-        rng = np.random.default_rng(0)
-        for actions in rng.integers(envs.single_action_space.n, size=(warmup, n_envs)):
+        plan = _plan(envs, n_envs, warmup + steps)
+        for actions in plan[:warmup]:
             envs.step(actions)
-        plan = rng.integers(envs.single_action_space.n, size=(steps, n_envs))
+        plan = plan[warmup:]
         pids = envs._pool.pids
         cpu0, main0 = [_cpu_s(p) for p in pids], time.process_time()
         t0 = time.perf_counter()
@@ -179,8 +185,7 @@ def _batched_async_rate(make, n_envs: int, workers: int, steps: int, warmup: int
     (one lockstep step's worth)."""
     envs = make(n_envs, workers)
     try:
-        rng = np.random.default_rng(0)
-        plan = rng.integers(envs.single_action_space.n, size=(warmup + steps, n_envs))
+        plan = _plan(envs, n_envs, warmup + steps)
         taken = np.zeros(n_envs, dtype=np.int64)  # actions sent to each env
 
         def loop(env_steps: int) -> int:
