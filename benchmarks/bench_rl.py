@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_rl.py throughput [ENV_ID ...]   # default: every registered id
     .venv/bin/python benchmarks/bench_rl.py rss [ENV_ID ...] [--steps N]
-    .venv/bin/python benchmarks/bench_rl.py vector [ENV_ID ...] [--steps N] [--envs N] [--full-res]
+    .venv/bin/python benchmarks/bench_rl.py vector [ENV_ID ...] [--steps N] [--envs N] [--warmup N] [--full-res]
 
 * ``throughput``: env steps/s of one pre-planned GUI action sequence (solver moves and random
   clicks, from the home screen) replayed through (a) the raw env (1280x900 observations),
@@ -17,12 +17,21 @@
   uniformly at random, episodes truncated after 300 actions and autoreset) on every registered
   id (or the ids given): the batched vector env (``BatchedVectorEnv``: each worker process
   hosts several envs and steps them as a batch) with ``--envs N`` envs (default 8) in 1
-  worker and in 2 workers (the best of 2 alternating rounds each), beside Gymnasium
+  worker and in 2 workers, lockstep (``step``: every step waits for the slower worker) and
+  asynchronous (the ``recv``/``send`` loop of ``async_reset``: each worker's envs are stepped
+  again as soon as they answer, the same per-env action plan; env steps received per second
+  once every worker is in flight), after ``--warmup N`` batched steps (default 50) that are
+  not timed, the best of 2 alternating rounds each, beside Gymnasium
   ``AsyncVectorEnv`` (shared memory) and SB3 ``SubprocVecEnv`` with 1 and 2 worker
-  processes (one env each), all in the same run; prints the 2-vs-1 ratios and the load
-  average, and for the batched env the CPU milliseconds per step of the main process and the
+  processes (one env each), all in the same run; prints the 2-vs-1 ratios (``batched_2_vs_1``
+  lockstep, ``batched_async_2_vs_1`` asynchronous) and the load average, and for the lockstep
+  batched env the CPU milliseconds per step of the main process and the
   busiest worker with the ratio those allow on otherwise idle cores (other users' load
-  stretches wall time, not CPU time). ``--full-res`` adds AsyncVectorEnv with 2 workers at 1280x900
+  stretches wall time, not CPU time), and for the asynchronous one the CPU milliseconds of the
+  main process and of all workers per ``--envs`` env steps with the ratio those allow if the
+  three processes share the 2 cores without a core ever idling
+  (``batched_async_2_vs_1_from_cpu_times``; like the lockstep one, CPU times have a 10 ms
+  tick and the rounds replay heavy-tailed step costs, so it is an estimate, not a bound). ``--full-res`` adds AsyncVectorEnv with 2 workers at 1280x900
   (``make_sb3_env(size=(900, 1280), force=True)``) with and without shared memory.
 """
 
@@ -137,13 +146,23 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _batched_rate(make, n_envs: int, workers: int, steps: int) -> tuple[float, float, float]:
-    """Steps/s, and the CPU milliseconds per batched step of the main process and of the
-    busiest worker (from /proc: what the step costs whatever else runs on the machine)."""
+def _plan(envs, n_envs: int, steps: int) -> np.ndarray:
+    """Uniform random action indices (no mask round trip), one row per batched step: the
+    same for the lockstep and the asynchronous loop."""
+    return np.random.default_rng(0).integers(envs.single_action_space.n, size=(steps, n_envs))
+
+
+def _batched_rate(make, n_envs: int, workers: int, steps: int, warmup: int = 0) -> tuple[float, float, float]:
+    """Lockstep steps/s, and the CPU milliseconds per batched step of the main process and of
+    the busiest worker (from /proc: what the step costs whatever else runs on the machine),
+    after ``warmup`` untimed steps (the first rows of the plan)."""
     envs = make(n_envs, workers)
     try:
         envs.reset(seed=0)
-        plan = np.random.default_rng(0).integers(envs.single_action_space.n, size=(steps, n_envs))
+        plan = _plan(envs, n_envs, warmup + steps)
+        for actions in plan[:warmup]:
+            envs.step(actions)
+        plan = plan[warmup:]
         pids = envs._pool.pids
         cpu0, main0 = [_cpu_s(p) for p in pids], time.process_time()
         t0 = time.perf_counter()
@@ -157,7 +176,45 @@ def _batched_rate(make, n_envs: int, workers: int, steps: int) -> tuple[float, f
         envs.close()
 
 
-def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 2, full_res: bool = False) -> dict:
+def _batched_async_rate(make, n_envs: int, workers: int, steps: int, warmup: int = 0) -> tuple[float, float, float]:
+    """Env steps/s of the asynchronous loop (``recv`` the first worker to answer, ``send``
+    its envs their next actions at once): env ``i``'s ``t``-th action is ``plan[t, i]`` (the
+    plan of :func:`_batched_rate`, repeated if a worker gets ahead). The reset replies and
+    ``warmup * n_envs`` env steps are not timed; then the steps received until ``steps *
+    n_envs`` are counted, every worker in flight from the first to the last. Also the CPU
+    milliseconds of the main process and of all workers together per ``n_envs`` env steps
+    (one lockstep step's worth)."""
+    envs = make(n_envs, workers)
+    try:
+        plan = _plan(envs, n_envs, warmup + steps)
+        taken = np.zeros(n_envs, dtype=np.int64)  # actions sent to each env
+
+        def loop(env_steps: int) -> int:
+            done = 0
+            while done < env_steps:
+                ids = envs.recv()[4]["env_id"]
+                envs.send(plan[taken[ids[0]] % len(plan), ids], ids)
+                taken[ids] += 1
+                done += len(ids)
+            return done
+
+        envs.async_reset(seed=0)
+        loop(n_envs)  # the reset replies: every worker gets its first actions
+        loop(warmup * n_envs)
+        pids = envs._pool.pids
+        cpu0, main0 = [_cpu_s(p) for p in pids], time.process_time()
+        t0 = time.perf_counter()
+        done = loop(steps * n_envs)
+        elapsed = time.perf_counter() - t0
+        per = n_envs / done * 1e3
+        workers_ms = sum(_cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True)) * per
+        return done / elapsed, (time.process_time() - main0) * per, workers_ms
+    finally:
+        envs.close()  # the requests still in flight are dropped
+
+
+def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 2, full_res: bool = False,
+           warmup: int = 50) -> dict:
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from puzzlegym.rl.batched import BatchedVectorEnv
@@ -176,20 +233,34 @@ def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 2, full
     def batched(n, workers):
         return BatchedVectorEnv([functools.partial(make_sb3_env, env_id, **kw)] * n, workers=workers, context="fork")
 
-    out = {"env_id": env_id, "steps_per_env": steps, "batched_envs": n_envs}
+    out = {"env_id": env_id, "steps_per_env": steps, "warmup_steps": warmup, "batched_envs": n_envs}
     best = {1: (0.0, 0.0, 0.0), 2: (0.0, 0.0, 0.0)}
-    for _ in range(rounds):  # alternate, so load drifts hit both alike
+    best_async = {1: (0.0, 0.0, 0.0), 2: (0.0, 0.0, 0.0)}
+    for _ in range(rounds):  # alternate, so load drifts hit all four alike
         for workers in (1, 2):
-            best[workers] = max(best[workers], _batched_rate(batched, n_envs, workers, steps))
+            best[workers] = max(best[workers], _batched_rate(batched, n_envs, workers, steps, warmup))
+        for workers in (1, 2):
+            best_async[workers] = max(best_async[workers], _batched_async_rate(batched, n_envs, workers, steps, warmup))
     out["batched_1_worker_steps_per_s"] = round(best[1][0], 1)
     out["batched_2_workers_steps_per_s"] = round(best[2][0], 1)
     out["batched_2_vs_1"] = round(best[2][0] / best[1][0], 2)
+    out["batched_async_1_worker_steps_per_s"] = round(best_async[1][0], 1)
+    out["batched_async_2_workers_steps_per_s"] = round(best_async[2][0], 1)
+    out["batched_async_2_vs_1"] = round(best_async[2][0] / best_async[1][0], 2)
     # CPU ms per batched step (main process, busiest worker) in the best rounds, and the ratio
     # they allow when nothing else competes for the 2 cores: (main + worker) time per step
     # with 1 worker over (main + busiest worker) with 2 (main waits while the workers step)
     for w in (1, 2):
         out[f"batched_{w}_cpu_ms_per_step_main_worker"] = [round(best[w][1], 3), round(best[w][2], 3)]
     out["batched_2_vs_1_from_cpu_times"] = round((best[1][1] + best[1][2]) / (best[2][1] + best[2][2]), 2)
+    # async: CPU ms per 8 (--envs) env steps of the main process and of all workers together;
+    # with 1 worker the two alternate, with 2 the three processes share the 2 cores: at best
+    # (main + workers) / 2 per step if no core ever idles
+    for w in (1, 2):
+        out[f"batched_async_{w}_cpu_ms_per_{n_envs}_steps_main_workers"] = [round(best_async[w][1], 3),
+                                                                            round(best_async[w][2], 3)]
+    out["batched_async_2_vs_1_from_cpu_times"] = round((best_async[1][1] + best_async[1][2])
+                                                  / ((best_async[2][1] + best_async[2][2]) / 2), 2)
     for name, make, sb3 in (("async", gym_async, False), ("subproc", sb3_subproc, True)):
         one = _vector_rate(make, 1, steps, sb3)
         two = _vector_rate(make, 2, steps, sb3)
@@ -206,11 +277,22 @@ def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 2, full
     return out
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
+MAX_STEPS = 1_000_000
+
+
+def _count(least: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not least <= value <= MAX_STEPS:
+            raise argparse.ArgumentTypeError(f"expected an integer in {least}..{MAX_STEPS}, got {text!r}")
+        return value
+    return parse
+
+
+_positive = _count(1)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -219,6 +301,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("env_ids", nargs="*", metavar="ENV_ID", help="default: every registered id")
     parser.add_argument("--steps", type=_positive, help="steps per measurement")
     parser.add_argument("--envs", type=_positive, default=8, help="vector: envs in the batched env (default 8)")
+    parser.add_argument("--warmup", type=_count(0), default=50,
+                        help="vector: untimed batched steps before each batched measurement (default 50)")
     parser.add_argument("--full-res", action="store_true", help="vector: add AsyncVectorEnv at 1280x900")
     args = parser.parse_args(argv)
     known = set(env_ids())
@@ -236,10 +320,13 @@ def main(argv: list[str] | None = None) -> None:
     else:
         ratios = []
         for env_id in args.env_ids or env_ids():
-            row = vector(env_id, n or 300, args.envs, full_res=args.full_res)
-            ratios.append(row["batched_2_vs_1"])
+            row = vector(env_id, n or 300, args.envs, full_res=args.full_res, warmup=args.warmup)
+            ratios.append((row["batched_2_vs_1"], row["batched_async_2_vs_1"]))
             print(json.dumps(row), flush=True)
-        print(json.dumps({"batched_2_vs_1_min": min(ratios), "batched_2_vs_1_median": float(np.median(ratios)),
+        lockstep, asynchronous = np.array(ratios).T
+        print(json.dumps({"batched_2_vs_1_min": float(lockstep.min()), "batched_2_vs_1_median": float(np.median(lockstep)),
+                          "batched_async_2_vs_1_min": float(asynchronous.min()),
+                          "batched_async_2_vs_1_median": float(np.median(asynchronous)),
                           "ids": len(ratios), "cpus": os.cpu_count()}), flush=True)
 
 

@@ -8,12 +8,29 @@ it is paid once per worker.
     obs, infos = envs.reset(seed=0)          # env i seeded with 0 + i
     obs, rewards, terminations, truncations, infos = envs.step(actions)
 
+Asynchronous mode (as EnvPool's): ``recv`` returns the results of whichever worker finished
+first, and the learner acts on those envs while the other workers still compute; a step no
+longer waits for the slowest worker. ``env_ids`` of ``send`` is always exactly one worker's
+slice (``infos["env_id"]`` of a ``recv``):
+
+    envs.async_reset(seed=0)                 # every worker resets its envs; replies pending
+    while training:
+        obs, rewards, terminations, truncations, infos = envs.recv()   # one worker's envs
+        envs.send(policy(obs), infos["env_id"])
+
+Per env, the trajectories (autoresets included) are those of ``step`` with the same actions.
+While asynchronous requests are outstanding, the lockstep calls (``reset``, ``step``,
+``call``, ``get_attr``, ``set_attr``, ``render``) refuse with :class:`ConfigError`; ``close``
+works in any state.
+
 Autoreset as ``SyncVectorEnv``/``AsyncVectorEnv`` (``autoreset_mode``, ``NEXT_STEP`` by
 default), infos batched the same way (``key`` and ``_key``), ``call``/``get_attr``/
 ``set_attr``/``render`` as there. A worker that dies or does not answer within ``timeout``
 seconds raises :class:`~puzzlegym.errors.WorkerError` and closes the vector env; an env that
 raises during a request has its exception re-raised (puzzlegym's own errors as they are,
-anything else as ``WorkerError`` with the worker's traceback) after every worker answered.
+anything else as ``WorkerError`` with the worker's traceback) after every worker answered;
+in the asynchronous mode by the ``recv`` that reads that worker's reply, after which the
+worker is idle again (``send`` to its envs is accepted).
 """
 
 from __future__ import annotations
@@ -28,7 +45,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, iterate
 
-from puzzlegym.errors import ActionError, ConfigError
+from puzzlegym.errors import ActionError, ConfigError, WorkerError, shown
 from puzzlegym.rl.workers import (
     MAX_WORKERS,
     ArrayPayload,
@@ -72,11 +89,26 @@ def probe_spaces(fn: Callable) -> tuple:
         env.close()
 
 
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _rows(observations, lo: int, hi: int, copy: bool):
+    """Rows ``lo..hi-1`` of the batched observations (arrays, or dicts/tuples of them)."""
+    if isinstance(observations, np.ndarray):
+        return observations[lo:hi].copy() if copy else observations[lo:hi]
+    if isinstance(observations, dict):
+        return type(observations)((key, _rows(value, lo, hi, copy)) for key, value in observations.items())
+    return tuple(_rows(value, lo, hi, copy) for value in observations)
+
+
 class BatchedVectorEnv(VectorEnv):
     """``len(env_fns)`` envs in ``workers`` processes (default: one per core), slices as even
     as possible. ``copy``: return a copy of the shared observations (else a view overwritten
     by the next step); ``context``: the multiprocessing start method; ``timeout``: the bound
-    on every request in seconds, ``start_timeout`` on building the envs."""
+    on every request in seconds, ``start_timeout`` on building the envs. Lockstep
+    (``reset``/``step``) or asynchronous (``async_reset``/``send``/``recv``, one worker's
+    envs at a time): see the module docstring."""
 
     def __init__(
         self,
@@ -115,6 +147,9 @@ class BatchedVectorEnv(VectorEnv):
         self._rewards = np.zeros(self.num_envs, dtype=np.float64)
         self._terminations = np.zeros(self.num_envs, dtype=np.bool_)
         self._truncations = np.zeros(self.num_envs, dtype=np.bool_)
+        self._asked: dict[int, str] = {}  # worker -> the request last sent to it by send/async_reset
+        self._ids = [np.arange(lo, hi) for lo, hi in self._pool.slices]  # each worker's env ids
+        self._first_id = {lo: w for w, (lo, _) in enumerate(self._pool.slices)}
 
     # ------------------------------------------------------------------ the batch
 
@@ -125,18 +160,21 @@ class BatchedVectorEnv(VectorEnv):
             return self._observations.copy()
         return deepcopy(self._observations)
 
+    def _seeds(self, seed) -> list:
+        n = self.num_envs
+        if seed is None:
+            return [None] * n
+        if _is_int(seed):
+            return [int(seed) + i for i in range(n)]
+        if isinstance(seed, Sequence) and len(seed) == n and all(s is None or _is_int(s) for s in seed):
+            return list(seed)
+        raise ConfigError(f"seed: expected None, an int or {n} seeds (ints or None), got {shown(seed)}")
+
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
         """Reset the envs (``seed``: ``None``, an int ``s`` giving env ``i`` the seed
         ``s + i``, or one seed per env; ``options["reset_mask"]``: a bool array, only those)."""
         n = self.num_envs
-        if seed is None:
-            seeds = [None] * n
-        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            seeds = [int(seed) + i for i in range(n)]
-        elif isinstance(seed, Sequence) and len(seed) == n:
-            seeds = list(seed)
-        else:
-            raise ConfigError(f"seed: expected None, an int or {n} seeds, got {seed!r}"[:200])
+        seeds = self._seeds(seed)
         mask = None
         if options is not None and "reset_mask" in options:
             options = dict(options)
@@ -155,27 +193,96 @@ class BatchedVectorEnv(VectorEnv):
             self._terminations[mask] = self._truncations[mask] = False
         return self._out(), infos
 
-    def _split_actions(self, actions) -> list:
-        if isinstance(self.single_action_space, _ARRAY_SPACES):
+    def _split_actions(self, actions, k: int, parts: list[tuple[int, int]]) -> list:
+        """The payloads of ``actions`` for ``k`` envs, cut into ``parts`` (offsets into the
+        batch), after checking their count, shape and dtype (:class:`ActionError`)."""
+        single = self.single_action_space
+        if isinstance(single, _ARRAY_SPACES):
             batch = np.asarray(actions)
-            if batch.shape != self.action_space.shape:
-                raise ActionError(f"actions: expected shape {self.action_space.shape}, got {batch.shape}")
+            if batch.shape != (k, *single.shape):
+                raise ActionError(f"actions: expected shape {(k, *single.shape)} (one action per env), got {batch.shape}")
+            wanted = np.number if isinstance(single, spaces.Box) else np.integer
+            if not (np.issubdtype(batch.dtype, wanted) or (batch.dtype == np.bool_ and isinstance(single, spaces.MultiBinary))):
+                raise ActionError(f"actions: expected {'numbers' if wanted is np.number else 'integers'}, "
+                                  f"got dtype {batch.dtype}")
             # (dtype, nested lists): far cheaper to pickle than array slices; rebuilt in the worker
-            return [ArrayPayload(batch.dtype.str, batch[lo:hi].tolist()) for lo, hi in self._pool.slices]
+            return [ArrayPayload(batch.dtype.str, batch[lo:hi].tolist()) for lo, hi in parts]
         each = list(iterate(self.action_space, actions))
-        if len(each) != self.num_envs:
-            raise ActionError(f"actions: expected {self.num_envs} actions, got {len(each)}")
-        return [each[lo:hi] for lo, hi in self._pool.slices]
+        if len(each) != k:
+            raise ActionError(f"actions: expected {k} actions (one per env), got {len(each)}")
+        return [each[lo:hi] for lo, hi in parts]
 
     def step(self, actions):
         """Step every env with its action (one message per worker); see the module docstring."""
-        replies = self._pool.request("step", self._split_actions(actions))
+        replies = self._pool.request("step", self._split_actions(actions, self.num_envs, self._pool.slices))
         for (lo, hi), (rewards, terms, truncs, _, _) in zip(self._pool.slices, replies, strict=True):
             self._rewards[lo:hi] = rewards
             self._terminations[lo:hi] = terms
             self._truncations[lo:hi] = truncs
         infos = batch_infos(self._pool.slices, [reply[3] for reply in replies], self.num_envs)
         return (self._out(), self._rewards.copy(), self._terminations.copy(), self._truncations.copy(), infos)
+
+    # ------------------------------------------------------------------ asynchronous mode
+
+    def async_reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None) -> None:
+        """Reset every env (``seed`` as in :meth:`reset`; no ``reset_mask``) without waiting:
+        each worker's reply is left for :meth:`recv` (rewards 0, no terminations or
+        truncations, the reset infos)."""
+        if self._pool.outstanding:
+            raise ConfigError(f"async_reset: refused while asynchronous requests are outstanding "
+                              f"({self._pool.describe_outstanding()}); recv() their results first, or close")
+        seeds = self._seeds(seed)
+        if options is not None and "reset_mask" in options:
+            raise ConfigError("options['reset_mask']: async_reset resets every env; use reset() for some")
+        # the payloads differ only in their int/None seeds: if the first pickles, all do (nothing half sent)
+        for w, (lo, hi) in enumerate(self._pool.slices):
+            self._pool.submit(w, "reset", (seeds[lo:hi], [options] * (hi - lo), None))
+            self._asked[w] = "reset"
+
+    def _worker_of(self, env_ids) -> int:
+        """The worker whose slice ``env_ids`` is, exactly (:class:`ConfigError` otherwise)."""
+        n, slices = self.num_envs, self._pool.slices
+        ids = np.asarray(env_ids) if isinstance(env_ids, (np.ndarray, list, tuple)) else None
+        if ids is None or ids.ndim != 1 or not ids.size or ids.dtype.kind not in "iu":
+            raise ConfigError(f"env_ids: expected a non-empty 1-D int array or list of env ids, got {shown(env_ids)}")
+        w = self._first_id.get(int(ids[0]))
+        if w is not None and ids.shape == self._ids[w].shape and (ids == self._ids[w]).all():
+            return w
+        if ids.min() < 0 or ids.max() >= n:
+            raise ConfigError(f"env_ids: expected ids in 0..{n - 1}, got {shown(ids.tolist())}")
+        raise ConfigError(f"env_ids: expected exactly the envs of one worker ({', '.join(f'{lo}..{hi - 1}' for lo, hi in slices)}), "
+                          f"got {shown(ids.tolist())}")
+
+    def send(self, actions, env_ids) -> None:
+        """Step the envs ``env_ids`` (exactly one idle worker's slice, e.g. ``infos["env_id"]``
+        of a :meth:`recv`) with ``actions`` (one per env, in that order) without waiting;
+        :meth:`recv` returns the results. Everything is checked before anything is sent."""
+        if self._pool.closed:
+            raise WorkerError("send: the vector env is closed")
+        w = self._worker_of(env_ids)
+        lo, hi = self._pool.slices[w]
+        if w in self._pool.outstanding:
+            raise ConfigError(f"env_ids: envs {lo}..{hi - 1} (worker {w}) are busy with "
+                              f"{self._pool.outstanding[w]!r}; recv() their results first")
+        payload = self._split_actions(actions, hi - lo, [(0, hi - lo)])[0]
+        self._pool.submit(w, "step", payload)
+        self._asked[w] = "step"
+
+    def recv(self, timeout: float | None = None):
+        """``(obs, rewards, terminations, truncations, infos)`` of the envs of the first worker
+        to finish its request (waiting at most ``timeout`` seconds, default the vector env's),
+        ``infos["env_id"]`` their ids; ``obs`` a copy of their slots of the shared block (a
+        view overwritten by their next step with ``copy=False``)."""
+        w, reply = self._pool.collect_any("recv", timeout)
+        lo, hi = self._pool.slices[w]
+        k = hi - lo
+        if self._asked[w] == "reset":
+            rewards, terms, truncs, part = np.zeros(k), np.zeros(k, np.bool_), np.zeros(k, np.bool_), reply
+        else:
+            rewards, terms, truncs, part = np.array(reply[0], np.float64), np.array(reply[1], np.bool_), np.array(reply[2], np.bool_), reply[3]
+        infos = batch_infos([(0, k)], [part], k)
+        infos["env_id"], infos["_env_id"] = self._ids[w].copy(), np.ones(k, dtype=np.bool_)
+        return _rows(self._observations, lo, hi, self.copy), rewards, terms, truncs, infos
 
     # ------------------------------------------------------------------ per env
 

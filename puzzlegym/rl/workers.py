@@ -9,6 +9,13 @@ within ``timeout`` seconds, raises :class:`~puzzlegym.errors.WorkerError` naming
 the pool. The front ends are :class:`puzzlegym.rl.batched.BatchedVectorEnv` (Gymnasium) and
 :class:`puzzlegym.rl.sb3_batched.BatchedVecEnv` (Stable-Baselines3).
 
+Besides the lockstep :meth:`WorkerPool.request` (every worker asked, every reply awaited),
+:meth:`WorkerPool.submit` sends a request to one idle worker and :meth:`WorkerPool.collect_any`
+returns the reply of whichever busy worker answers first (the asynchronous mode of
+:class:`~puzzlegym.rl.batched.BatchedVectorEnv`: ``send``/``recv``). The two modes do not mix:
+``request`` refuses while submitted requests are outstanding, ``submit`` while a lockstep
+request runs.
+
 Autoreset styles (``autoreset``): ``"next_step"`` (Gymnasium's default: the step after an
 episode's end resets that env, with reward 0 and no termination), ``"same_step"`` (the
 step that ends an episode resets the env and puts ``final_obs``/``final_info`` in the infos),
@@ -386,6 +393,8 @@ class WorkerPool:
         self.conns: list = []
         self.procs: list = []
         self.closed = False
+        self.outstanding: dict[int, str] = {}  # worker -> the submitted request it is serving
+        self._in_request: str | None = None  # the lockstep request running, if any
         try:
             for w, (lo, hi) in enumerate(self.slices):
                 parent, child = ctx.Pipe()
@@ -402,7 +411,7 @@ class WorkerPool:
                 self._fds[proc.sentinel] = ("exit", w)
                 self._poller.register(conn.fileno(), select.POLLIN)
                 self._poller.register(proc.sentinel, select.POLLIN)
-            self.pids = self._collect("start", start_timeout)
+            self.pids = self._collect("start", start_timeout)[0]
         except BaseException:
             self.close()
             raise
@@ -416,9 +425,13 @@ class WorkerPool:
         interrupt or an unreadable reply closes the pool (later replies would be stale)."""
         if self.closed:
             raise WorkerError(f"{cmd}: the vector env is closed")
+        if self.outstanding:
+            raise ConfigError(f"{cmd}: refused while asynchronous requests are outstanding ({self.describe_outstanding()}); "
+                              "recv() their results first, or close")
         blobs = [None if payload is None else pickle.dumps((cmd, payload), pickle.HIGHEST_PROTOCOL)
                  for payload in payloads]
         asked = []
+        self._in_request = cmd
         try:
             for w, (conn, blob) in enumerate(zip(self.conns, blobs, strict=True)):
                 if blob is None:
@@ -428,21 +441,75 @@ class WorkerPool:
                 except (BrokenPipeError, OSError):
                     self._dead(w, cmd)
                 asked.append(w)
-            return self._collect(cmd, self.timeout, asked)
+            return self._collect(cmd, self.timeout, asked)[0]
         except PuzzleGymError:
             raise  # after every reply was read (an env's error), or the pool is closed already
         except BaseException:
             self.close()  # an interrupt, an unreadable reply: later replies would come out of turn
             raise
+        finally:
+            self._in_request = None
 
-    def _collect(self, cmd: str, timeout: float, asked: list[int] | None = None) -> list:
-        """One reply from each worker in ``asked`` (default: all), waiting at most ``timeout``
-        seconds in all; a worker's death or silence closes the pool and raises."""
-        pending = set(range(len(self.conns)) if asked is None else asked)
+    def submit(self, w: int, cmd: str, payload) -> None:
+        """Send ``(cmd, payload)`` to worker ``w`` alone, without waiting for its reply
+        (:meth:`collect_any` reads it). ``w`` must be idle: no submitted request outstanding
+        and no lockstep request running. The message is pickled before it is sent (a payload
+        that cannot be pickled changes nothing)."""
+        if self.closed:
+            raise WorkerError(f"{cmd}: the vector env is closed")
+        if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or not 0 <= w < len(self.conns):
+            raise ConfigError(f"worker: expected 0..{len(self.conns) - 1}, got {w!r}")
+        w = int(w)
+        if self._in_request is not None:
+            raise ConfigError(f"{cmd}: refused while the lockstep request {self._in_request!r} runs")
+        if w in self.outstanding:
+            raise ConfigError(f"{cmd}: worker {w} (envs {self._envs(w)}) is busy with {self.outstanding[w]!r}; "
+                              "recv() its result first")
+        blob = pickle.dumps((cmd, payload), pickle.HIGHEST_PROTOCOL)
+        try:
+            self.conns[w].send_bytes(blob)
+        except (BrokenPipeError, OSError):
+            self._dead(w, cmd)
+        self.outstanding[w] = cmd
+
+    def collect_any(self, cmd: str, timeout: float | None = None) -> tuple[int, Any]:
+        """``(w, reply)`` of the first worker with a submitted request outstanding to answer,
+        waiting at most ``timeout`` seconds (default: the pool's). As :meth:`request`: a
+        worker's death or silence closes the pool and raises :class:`WorkerError`; an env's
+        error is raised (that worker is idle again, the pool stays open); an interrupt
+        closes the pool."""
+        if self.closed:
+            raise WorkerError(f"{cmd}: the vector env is closed")
+        if not self.outstanding:
+            raise ConfigError(f"{cmd}: no asynchronous request is outstanding; send() first")
+        timeout = self.timeout if timeout is None else _positive_seconds("timeout", timeout)
+        try:
+            replies, answered = self._collect(cmd, timeout, list(self.outstanding), first=True)
+        except PuzzleGymError:
+            raise
+        except BaseException:
+            self.close()
+            raise
+        return answered[0], replies[answered[0]]
+
+    def describe_outstanding(self) -> str:
+        """The outstanding submitted requests, for error messages."""
+        return ", ".join(f"worker {w} (envs {self._envs(w)}): {c}" for w, c in sorted(self.outstanding.items()))
+
+    def _collect(self, cmd: str, timeout: float, asked: list[int] | None = None,
+                 first: bool = False) -> tuple[list, list[int]]:
+        """One reply from each worker in ``asked`` (default: all), or with ``first`` from the
+        first of them to answer, waiting at most ``timeout`` seconds in all; returns the
+        replies by worker (``None`` for workers not read) and the workers read, in the order
+        read. A worker's death or silence closes the pool and raises; the first env error
+        read is raised after the replies were read."""
+        asked = list(range(len(self.conns))) if asked is None else asked
+        pending, rank = set(asked), {w: i for i, w in enumerate(asked)}
         replies: list = [None] * len(self.conns)
+        answered: list[int] = []
         errors = []
         deadline = time.monotonic() + timeout
-        while pending:
+        while pending and not (first and answered):
             left = deadline - time.monotonic()
             if left <= 0:
                 w = min(pending)
@@ -450,11 +517,16 @@ class WorkerPool:
                 raise WorkerError(f"{cmd}: worker {w} (envs {self._envs(w)}) did not answer within "
                                   f"{timeout:g} s; the vector env is closed")
             died = []
-            for fd, _ in self._poller.poll(max(1, math.ceil(left * 1000))):
-                kind, w = self._fds[fd]
+            # replies in the order asked: with ``first``, of the workers ready at once the one
+            # asked longest ago answers (submit order), so a fast worker cannot starve a slow one
+            events = sorted((self._fds[fd] for fd, _ in self._poller.poll(max(1, math.ceil(left * 1000)))),
+                            key=lambda event: rank.get(event[1], -1))
+            for kind, w in events:
                 if kind == "exit":
                     died.append(w)
                     continue
+                if first and answered:
+                    continue  # one reply per call: the others stay readable for the next
                 if w not in pending:
                     self.close()
                     raise WorkerError(f"{cmd}: worker {w} sent a message nobody asked for; the vector env is closed")
@@ -463,6 +535,8 @@ class WorkerPool:
                 except (EOFError, OSError):
                     self._dead(w, cmd)
                 pending.discard(w)
+                answered.append(w)
+                self.outstanding.pop(w, None)
                 if status == "error":
                     errors.append((w, body))
                 else:
@@ -477,7 +551,7 @@ class WorkerPool:
                     self._dead(w, cmd)
         if errors:
             self._raise(cmd, *errors[0], started=cmd != "start")
-        return replies
+        return replies, answered
 
     def _envs(self, w: int) -> str:
         lo, hi = self.slices[w]
@@ -514,6 +588,7 @@ class WorkerPool:
         if self.closed:
             return
         self.closed = True
+        self.outstanding.clear()
         for w, (conn, proc) in enumerate(zip(self.conns, self.procs, strict=False)):
             if w in stuck:
                 proc.terminate()
