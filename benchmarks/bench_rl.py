@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_rl.py throughput [ENV_ID ...]   # default: every registered id
     .venv/bin/python benchmarks/bench_rl.py rss [ENV_ID ...] [--steps N]
     .venv/bin/python benchmarks/bench_rl.py vector [ENV_ID ...] [--steps N] [--envs N] [--warmup N] [--full-res]
+    .venv/bin/python benchmarks/bench_rl.py lockstep-bound [ENV_ID ...] [--steps N] [--envs N]
 
 * ``throughput``: env steps/s of one pre-planned GUI action sequence (solver moves and random
   clicks, from the home screen) replayed through (a) the raw env (1280x900 observations),
@@ -33,6 +34,10 @@
   (``batched_async_2_vs_1_from_cpu_times``; like the lockstep one, CPU times have a 10 ms
   tick and the rounds replay heavy-tailed step costs, so it is an estimate, not a bound). ``--full-res`` adds AsyncVectorEnv with 2 workers at 1280x900
   (``make_sb3_env(size=(900, 1280), force=True)``) with and without shared memory.
+* ``lockstep-bound``: the ``vector`` measurement's envs (``--envs``, default 8; 1000 steps by
+  default) stepped in this one process with every env step timed: the 2-vs-1 ratio a lockstep
+  vector env could reach with no messaging cost (one worker: the sum of a step's env costs;
+  two: the larger half's), and the median, 99th percentile and slowest env step.
 """
 
 from __future__ import annotations
@@ -295,12 +300,45 @@ def _count(least: int):
 _positive = _count(1)
 
 
+def lockstep_bound(env_id: str, steps: int = 1000, n_envs: int = 8) -> dict:
+    """The 2-vs-1 ratio a lockstep vector env could reach with no messaging cost at all: the
+    ``n_envs`` envs of the ``vector`` measurement stepped in this one process (same wrappers,
+    same uniform random board actions, autoreset), each env step timed; one worker would
+    take the sum of a step's env costs, two workers (halves) the larger half's sum."""
+    from puzzlegym.wrappers import make_sb3_env
+
+    kw = dict(actions="board", buttons=("restart",), size=(84, 84), start="board", budget_s=300)
+    envs = [make_sb3_env(env_id, **kw) for _ in range(n_envs)]
+    try:
+        for i, env in enumerate(envs):
+            env.reset(seed=i)
+        plan = np.random.default_rng(0).integers(envs[0].action_space.n, size=(steps, n_envs))
+        cost = np.zeros((steps, n_envs))
+        for s, row in enumerate(plan):
+            for i, (env, action) in enumerate(zip(envs, row, strict=True)):
+                t0 = time.perf_counter()
+                _, _, terminated, truncated, _ = env.step(action)
+                if terminated or truncated:
+                    env.reset()
+                cost[s, i] = time.perf_counter() - t0
+    finally:
+        for env in envs:
+            env.close()
+    half = n_envs // 2
+    one, two = cost.sum(), np.maximum(cost[:, :half].sum(axis=1), cost[:, half:].sum(axis=1)).sum()
+    return {"env_id": env_id, "steps_per_env": steps, "envs": n_envs,
+            "env_step_ms_median_p99_max": [round(float(x) * 1e3, 3) for x in np.percentile(cost, [50, 99, 100])],
+            "lockstep_2_vs_1_bound": round(float(one / two), 2)}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="RL throughput, memory and vector-env scaling.")
-    parser.add_argument("what", nargs="?", choices=("throughput", "rss", "vector"), default="throughput")
+    parser.add_argument("what", nargs="?", choices=("throughput", "rss", "vector", "lockstep-bound"),
+                        default="throughput")
     parser.add_argument("env_ids", nargs="*", metavar="ENV_ID", help="default: every registered id")
     parser.add_argument("--steps", type=_positive, help="steps per measurement")
-    parser.add_argument("--envs", type=_positive, default=8, help="vector: envs in the batched env (default 8)")
+    parser.add_argument("--envs", type=_positive, default=8,
+                        help="vector, lockstep-bound: envs in the batched env (default 8)")
     parser.add_argument("--warmup", type=_count(0), default=50,
                         help="vector: untimed batched steps before each batched measurement (default 50)")
     parser.add_argument("--full-res", action="store_true", help="vector: add AsyncVectorEnv at 1280x900")
@@ -317,6 +355,14 @@ def main(argv: list[str] | None = None) -> None:
         ids = args.env_ids or ["LongPuzzle/MazePaint-Hard", "LongPuzzle/NutAndBolt-Nightmare", "LongPuzzle/BoltUnscrew-Hard"]
         for env_id in ids:
             print(json.dumps(rss(env_id, n or 100_000)), flush=True)
+    elif args.what == "lockstep-bound":
+        bounds = []
+        for env_id in args.env_ids or env_ids():
+            row = lockstep_bound(env_id, n or 1000, args.envs)
+            bounds.append(row["lockstep_2_vs_1_bound"])
+            print(json.dumps(row), flush=True)
+        print(json.dumps({"lockstep_2_vs_1_bound_min": min(bounds), "lockstep_2_vs_1_bound_median": float(np.median(bounds)),
+                          "lockstep_2_vs_1_bound_max": max(bounds), "ids": len(bounds)}), flush=True)
     else:
         ratios = []
         for env_id in args.env_ids or env_ids():
