@@ -22,11 +22,12 @@ for every edge between usable cells. Clauses:
   border or closed on itself, splits the board in two once those pairs are connected. For
   each such wall a variable per other cell says which side it is on: neighbouring cells off
   the wall are on the same side, a border cell off the wall is on the side of the border arc
-  it lies on (outside, for a loop), the two cells beside a corner-to-corner step of a simple
-  wall are on opposite sides, and the two dots of every other pair are on one side (its path
-  runs off the wall). (Redundant,
-  so exact; these planar facts are hard for the SAT solver to learn alone: without them the
-  slowest generated 14x14 board took 35 s to refute, with them 0.06 s.)
+  it lies on (outside, for a loop), the cells on the two sides of a corner-to-corner step of
+  a simple wall, or of the turn where a pair's path leaves one of its walks, are on opposite
+  sides, and the two dots of every other pair are on one side (its path runs off the wall).
+  (Redundant, so exact; these planar facts are hard for the SAT solver to learn alone:
+  without them the slowest generated 14x14 board of an earlier sweep took 35 s to refute,
+  with them 0.06 s.)
 
 These clauses allow, besides the real paths, closed loops of a pair's colour away from its
 endpoints (a classic flaw of degree encodings). They do no harm here because the board need
