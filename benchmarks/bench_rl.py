@@ -58,6 +58,9 @@ from puzzlegym.evaluation.bench import mixed_actions, timed_steps
 from puzzlegym.registry import env_ids
 from puzzlegym.wrappers import BlackBox, BoardActions, DownscaleObservation, LowResObservation
 
+# the envs of the vector measurements: 84x84, board actions, episodes of 300 actions
+VECTOR_ENV = dict(actions="board", buttons=("restart",), size=(84, 84), start="board", budget_s=300)
+
 
 def _replay(env, actions, seed: int = 0) -> float:
     """Steps per second replaying ``actions`` (resets not counted)."""
@@ -153,8 +156,12 @@ def _cpu_s(pid: int) -> float:
 
 def _plan(envs, n_envs: int, steps: int) -> np.ndarray:
     """Uniform random action indices (no mask round trip), one row per batched step: the
-    same for the lockstep and the asynchronous loop."""
-    return np.random.default_rng(0).integers(envs.single_action_space.n, size=(steps, n_envs))
+    same for the lockstep and the asynchronous loop (and ``lockstep-bound``)."""
+    return _actions(envs.single_action_space.n, n_envs, steps)
+
+
+def _actions(n_actions: int, n_envs: int, steps: int) -> np.ndarray:
+    return np.random.default_rng(0).integers(n_actions, size=(steps, n_envs))
 
 
 def _batched_rate(make, n_envs: int, workers: int, steps: int, warmup: int = 0) -> tuple[float, float, float]:
@@ -225,7 +232,7 @@ def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 2, full
     from puzzlegym.rl.batched import BatchedVectorEnv
     from puzzlegym.wrappers import make_sb3_env
 
-    kw = dict(actions="board", buttons=("restart",), size=(84, 84), start="board", budget_s=300)
+    kw = VECTOR_ENV
     load_before = os.getloadavg()[0]
 
     def gym_async(n, shared=True, **extra):
@@ -307,12 +314,11 @@ def lockstep_bound(env_id: str, steps: int = 1000, n_envs: int = 8) -> dict:
     take the sum of a step's env costs, two workers (halves) the larger half's sum."""
     from puzzlegym.wrappers import make_sb3_env
 
-    kw = dict(actions="board", buttons=("restart",), size=(84, 84), start="board", budget_s=300)
-    envs = [make_sb3_env(env_id, **kw) for _ in range(n_envs)]
+    envs = [make_sb3_env(env_id, **VECTOR_ENV) for _ in range(n_envs)]
     try:
         for i, env in enumerate(envs):
             env.reset(seed=i)
-        plan = np.random.default_rng(0).integers(envs[0].action_space.n, size=(steps, n_envs))
+        plan = _actions(envs[0].action_space.n, n_envs, steps)
         cost = np.zeros((steps, n_envs))
         for s, row in enumerate(plan):
             for i, (env, action) in enumerate(zip(envs, row, strict=True)):

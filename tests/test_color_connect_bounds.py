@@ -84,12 +84,16 @@ def test_no_rule_fires_on_a_catalogue_level():
             assert B.refute(level) is None, level.id
 
 
+def drawn_level(h: int, w: int, pairs: int, blocked: int, seed: int) -> R.Level:
+    """A random h x w board with as many of the drawn pairs and blocked cells as fit."""
+    pairs = min(pairs, h * w // 2)
+    return random_level(random.Random(seed), h, w, pairs, min(blocked, h * w - 2 * pairs))
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.integers(2, 5), st.integers(2, 5), st.integers(1, 5), st.integers(0, 4), st.integers(0, 2**32))
 def test_a_rule_fires_only_on_unsolvable_boards(h, w, pairs, blocked, seed):
-    pairs = min(pairs, h * w // 2)
-    blocked = min(blocked, h * w - 2 * pairs)
-    level = random_level(random.Random(seed), h, w, pairs, blocked)
+    level = drawn_level(h, w, pairs, blocked, seed)
     if B.refute(level) is not None:
         assert search(level).paths is None, level.grid
 
@@ -110,8 +114,6 @@ def naive_bottleneck(level, pairs, open_mask):
 @settings(max_examples=200, deadline=None)
 @given(st.integers(2, 8), st.integers(2, 8), st.integers(1, 8), st.integers(0, 30), st.integers(0, 2**32))
 def test_bottleneck_tries_every_cell_that_could_separate(h, w, pairs, blocked, seed):
-    pairs = min(pairs, h * w // 2)
-    blocked = min(blocked, h * w - 2 * pairs)
-    level = random_level(random.Random(seed), h, w, pairs, blocked)
+    level = drawn_level(h, w, pairs, blocked, seed)
     every = range(level.n_pairs)
     assert B.bottleneck(level, every, level.free_mask) == naive_bottleneck(level, every, level.free_mask)
