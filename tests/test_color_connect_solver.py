@@ -75,15 +75,23 @@ def test_search_engine_agrees_with_brute_force(level):
 
 
 @SAT
+@pytest.mark.parametrize(("race", "loose_conflicts"), [(True, 0), (False, color_connect_sat.LOOSE_CONFLICTS), (False, 0)],
+                         ids=["race", "in-turn", "strict-only"])
 @settings(max_examples=150, deadline=None)
-@given(small_levels())
-def test_sat_engine_agrees_with_brute_force(level):
-    if brute_force(level):
-        check_solution(level, S.solve(level, engine="sat"))
-    else:
-        with pytest.raises(solvers.Unsolvable) as info:
-            S.solve(level, engine="sat")
-        assert info.value.proof["engine"] == "sat" and info.value.proof["core"]
+@given(level=small_levels())
+def test_sat_engine_agrees_with_brute_force(level, race, loose_conflicts):
+    # race: the two solvers side by side (the default); in-turn: the first run without the
+    # square-loop clauses settles every small board; strict-only: every board is settled
+    # with them on
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(color_connect_sat, "RACE", race)
+        patch.setattr(color_connect_sat, "LOOSE_CONFLICTS", loose_conflicts)
+        if brute_force(level):
+            check_solution(level, S.solve(level, engine="sat"))
+        else:
+            with pytest.raises(solvers.Unsolvable) as info:
+                S.solve(level, engine="sat")
+            assert info.value.proof["engine"] == "sat" and info.value.proof["core"]
 
 
 def test_brute_force_sees_both_answers():
@@ -115,6 +123,93 @@ def test_engines_agree_and_cores_are_minimal_on_larger_boards():
                 state = R.apply(level, state, Connect(k, path))
             assert R.is_solved(level, state)
     assert seen[True] and seen[False]
+
+
+def flips_and_gaps(level: R.Level, paths: dict, taken: set | None = None) -> list:
+    """The moves that would shorten a path or lighten it (see :mod:`color_connect_sat`): a
+    gap shortcut, or a turn at the later corner of a 2x2 block whose earlier opposite corner
+    is free and not in ``taken`` (default: the paths' cells)."""
+    w = level.width
+    if taken is None:
+        taken = {c for path in paths.values() for c in path}
+    free = [level.owner[c] == -1 and c not in taken for c in range(level.n_cells)]
+    found = []
+    for k, path in paths.items():
+        where = {c: i for i, c in enumerate(path)}
+        for i in range(1, len(path) - 1):
+            u, m, v = path[i - 1], path[i], path[i + 1]
+            if abs(u // w - v // w) == 1 and abs(u % w - v % w) == 1:  # a turn: the block's fourth corner
+                other = u + v - m
+                if free[other] and other < m:
+                    found.append(("flip", k, m))
+        for u in path:
+            for step in (1, w):
+                v, mid = u + 2 * step, u + step
+                if v in where and (step == w or v // w == u // w) and free[mid]:
+                    found.append(("gap", k, mid))
+    return found
+
+
+@SAT
+def test_sat_models_have_no_shortcut_and_no_lightening_flip():
+    """The normal form the SAT clauses ask for, on open boards where most paths could be
+    flipped towards the top left: none of a model's paths can be, the cells the model puts
+    on any pair counted as taken (a model may also hold closed loops of a colour away from
+    its dots, which the paths read from it never include), and no model holds a square
+    loop."""
+    from pysat.solvers import Solver
+
+    rng = random.Random(3)
+    solved = 0
+    for _ in range(30):
+        level = random_level(rng, 7, 7, rng.randint(2, 5), rng.randint(0, 4))
+        enc = color_connect_sat._Encoding(level, range(level.n_pairs), 0)
+        with Solver(name=color_connect_sat.SOLVER_NAME, bootstrap_with=enc.clauses) as solver:
+            if not solver.solve(assumptions=[*enc.assume.values(), enc.strict]):
+                continue
+            model = {lit for lit in solver.get_model() if lit > 0}
+        solved += 1
+        paths = {k: enc.path(model, k) for k in enc.pairs}
+        taken = {c for c, xs in enumerate(enc.x) if any(v in model for v in xs.values())}
+        assert flips_and_gaps(level, paths, taken) == [], level.grid
+        w = level.width
+        for c in range(level.n_cells - w):  # no pair holds a whole 2x2 block (a square loop)
+            if c % w < w - 1:
+                block = (c, c + 1, c + w, c + w + 1)
+                held = [{k for k, v in enc.x[q].items() if v in model} for q in block]
+                assert not set.intersection(*held), (level.grid, block)
+    assert solved >= 20
+    # the checker sees both moves: a path round the bottom left of an open 3x3
+    level = R.Level("f", "Easy", ("A..", "...", "..A"))
+    assert flips_and_gaps(level, {0: (0, 3, 6, 7, 8)}) == [("flip", 0, 6)]
+    assert flips_and_gaps(level, {0: (0, 1, 4, 7, 8)}) == [("flip", 0, 7)]  # not at 1: 3 is later
+    assert flips_and_gaps(R.Level("g", "Easy", ("A..", "...", "A..")), {0: (0, 1, 4, 7, 6)}) == [("flip", 0, 7), ("gap", 0, 3)]
+
+
+@SAT
+def test_race_agrees_with_in_turn_and_leaves_no_thread(monkeypatch):
+    """The two solvers side by side give the same answers as one after the other, and both
+    threads are gone when route returns (the losing solver is interrupted)."""
+    import threading
+
+    rng = random.Random(7)
+    before = threading.active_count()
+    answers = set()
+    for _ in range(12):
+        level = random_level(rng, 8, 8, rng.randint(4, 9), rng.randint(0, 6))
+        raced = color_connect_sat.route(level)
+        monkeypatch.setattr(color_connect_sat, "RACE", False)
+        in_turn = color_connect_sat.route(level)
+        monkeypatch.setattr(color_connect_sat, "RACE", True)
+        assert (raced.paths is None) == (in_turn.paths is None), level.grid
+        if raced.paths is not None:
+            state = R.initial_state(level)
+            for k, path in raced.paths.items():
+                state = R.apply(level, state, Connect(k, path))
+            assert R.is_solved(level, state)
+        answers.add(raced.paths is not None)
+        assert threading.active_count() == before
+    assert answers == {True, False}
 
 
 def test_bounded_search_is_exact_for_its_bound():
