@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_rl.py throughput [ENV_ID ...]   # default: every registered id
     .venv/bin/python benchmarks/bench_rl.py rss [ENV_ID ...] [--steps N]
-    .venv/bin/python benchmarks/bench_rl.py vector [ENV_ID ...] [--steps N] [--envs N] [--warmup N] [--full-res]
+    .venv/bin/python benchmarks/bench_rl.py vector [ENV_ID ...] [--steps N] [--envs N] [--rounds N] [--warmup N] [--full-res]
     .venv/bin/python benchmarks/bench_rl.py lockstep-bound [ENV_ID ...] [--steps N] [--envs N]
 
 * ``throughput``: env steps/s of one pre-planned GUI action sequence (solver moves and random
@@ -20,20 +20,25 @@
   hosts several envs and steps them as a batch) with ``--envs N`` envs (default 8) in 1
   worker and in 2 workers, lockstep (``step``: every step waits for the slower worker) and
   asynchronous (the ``recv``/``send`` loop of ``async_reset``: each worker's envs are stepped
-  again as soon as they answer, the same per-env action plan; env steps received per second
-  once every worker is in flight), after ``--warmup N`` batched steps (default 50) that are
-  not timed, the best of 2 alternating rounds each, beside Gymnasium
-  ``AsyncVectorEnv`` (shared memory) and SB3 ``SubprocVecEnv`` with 1 and 2 worker
-  processes (one env each), all in the same run; prints the 2-vs-1 ratios (``batched_2_vs_1``
-  lockstep, ``batched_async_2_vs_1`` asynchronous) and the load average, and for the lockstep
-  batched env the CPU milliseconds per step of the main process and the
-  busiest worker with the ratio those allow on otherwise idle cores (other users' load
-  stretches wall time, not CPU time), and for the asynchronous one the CPU milliseconds of the
-  main process and of all workers per ``--envs`` env steps with the ratio those allow if the
-  three processes share the 2 cores without a core ever idling
-  (``batched_async_2_vs_1_from_cpu_times``; like the lockstep one, CPU times have a 10 ms
-  tick and the rounds replay heavy-tailed step costs, so it is an estimate, not a bound). ``--full-res`` adds AsyncVectorEnv with 2 workers at 1280x900
-  (``make_sb3_env(size=(900, 1280), force=True)``) with and without shared memory.
+  again as soon as they answer, the same per-env action plan). The four run *interleaved*:
+  all four vector envs stay alive and take turns in ``--rounds`` rounds (default 10) of
+  ``--steps / --rounds`` batched steps each (``--steps`` default 300), the order reversed
+  every other round, after ``--warmup N`` untimed batched steps (default 50); each rate is
+  all its env steps over all its time. This machine's CPU speed drifts (the same pure-Python
+  loop takes 0.12 s to 0.26 s of CPU from one second to the next), so runs far apart in time
+  are not comparable, and interleaving makes the drift hit the four alike. Beside them,
+  Gymnasium ``AsyncVectorEnv`` (shared memory) and SB3 ``SubprocVecEnv`` with 1 and 2 worker
+  processes (one env each), in the same run. Prints the 2-vs-1 ratios (``batched_2_vs_1``
+  lockstep, ``batched_async_2_vs_1`` asynchronous, ``batched_async_2_vs_best_1`` the
+  asynchronous 2 workers against the faster of the two one-worker loops: with one worker the
+  async loop alternates strictly between the main process and its worker, so it can be the
+  slower baseline), the same ratios round by round (min,
+  median, max: the drift), the load average, and the CPU milliseconds per ``--envs`` env
+  steps of the main process and of all workers together, with the ratio those would allow if
+  the processes shared the 2 cores without a core ever idling (``..._from_cpu_times``; CPU
+  times have a 10 ms tick, so it is an estimate, not a bound). ``--full-res`` adds
+  AsyncVectorEnv with 2 workers at 1280x900 (``make_sb3_env(size=(900, 1280), force=True)``)
+  with and without shared memory.
 * ``lockstep-bound``: the ``vector`` measurement's envs (``--envs``, default 8; 1000 steps by
   default) stepped in this one process with every env step timed: the 2-vs-1 ratio a lockstep
   vector env could reach with no messaging cost (one worker: the sum of a step's env costs;
@@ -164,68 +169,104 @@ def _actions(n_actions: int, n_envs: int, steps: int) -> np.ndarray:
     return np.random.default_rng(0).integers(n_actions, size=(steps, n_envs))
 
 
-def _batched_rate(make, n_envs: int, workers: int, steps: int, warmup: int = 0) -> tuple[float, float, float]:
-    """Lockstep steps/s, and the CPU milliseconds per batched step of the main process and of
-    the busiest worker (from /proc: what the step costs whatever else runs on the machine),
-    after ``warmup`` untimed steps (the first rows of the plan)."""
-    envs = make(n_envs, workers)
-    try:
-        envs.reset(seed=0)
-        plan = _plan(envs, n_envs, warmup + steps)
-        for actions in plan[:warmup]:
-            envs.step(actions)
-        plan = plan[warmup:]
-        pids = envs._pool.pids
-        cpu0, main0 = [_cpu_s(p) for p in pids], time.process_time()
-        t0 = time.perf_counter()
-        for actions in plan:
-            envs.step(actions)
-        elapsed = time.perf_counter() - t0
-        main_ms = (time.process_time() - main0) / steps * 1e3
-        worker_ms = max(_cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True)) / steps * 1e3
-        return steps * n_envs / elapsed, main_ms, worker_ms
-    finally:
-        envs.close()
+class _Lockstep:
+    """A lockstep batched env stepped segment by segment along its action plan."""
+
+    def __init__(self, envs, plan: np.ndarray) -> None:
+        self.envs, self.plan, self.row = envs, plan, 0
+
+    def start(self) -> None:
+        self.envs.reset(seed=0)
+
+    def run(self, batched_steps: int) -> int:
+        for _ in range(batched_steps):
+            self.envs.step(self.plan[self.row % len(self.plan)])
+            self.row += 1
+        return batched_steps * self.envs.num_envs
+
+    def pause(self) -> None:
+        pass
 
 
-def _batched_async_rate(make, n_envs: int, workers: int, steps: int, warmup: int = 0) -> tuple[float, float, float]:
-    """Env steps/s of the asynchronous loop (``recv`` the first worker to answer, ``send``
-    its envs their next actions at once): env ``i``'s ``t``-th action is ``plan[t, i]`` (the
-    plan of :func:`_batched_rate`, repeated if a worker gets ahead). The reset replies and
-    ``warmup * n_envs`` env steps are not timed; then the steps received until ``steps *
-    n_envs`` are counted, every worker in flight from the first to the last. Also the CPU
-    milliseconds of the main process and of all workers together per ``n_envs`` env steps
-    (one lockstep step's worth)."""
-    envs = make(n_envs, workers)
-    try:
-        plan = _plan(envs, n_envs, warmup + steps)
-        taken = np.zeros(n_envs, dtype=np.int64)  # actions sent to each env
+class _Async:
+    """The asynchronous loop, segment by segment: ``recv`` the first worker to answer, ``send``
+    its envs their next actions at once (env ``i``'s ``t``-th action is ``plan[t, i]``, the
+    lockstep plan). A segment resumes every worker and counts the env steps received until
+    it has ``env_steps``; :meth:`pause` then collects the requests still in flight, untimed
+    and uncounted (with 2 workers, up to one batch of work done in the timed window is
+    dropped: the measurement leans against 2 workers, never for them)."""
 
-        def loop(env_steps: int) -> int:
-            done = 0
-            while done < env_steps:
-                ids = envs.recv()[4]["env_id"]
-                envs.send(plan[taken[ids[0]] % len(plan), ids], ids)
-                taken[ids] += 1
-                done += len(ids)
-            return done
+    def __init__(self, envs, plan: np.ndarray) -> None:
+        self.envs, self.plan = envs, plan
+        self.taken = np.zeros(envs.num_envs, dtype=np.int64)  # actions sent to each env
+        self.idle: list = []  # the env ids of each worker waiting for actions
 
-        envs.async_reset(seed=0)
-        loop(n_envs)  # the reset replies: every worker gets its first actions
-        loop(warmup * n_envs)
-        pids = envs._pool.pids
-        cpu0, main0 = [_cpu_s(p) for p in pids], time.process_time()
-        t0 = time.perf_counter()
-        done = loop(steps * n_envs)
-        elapsed = time.perf_counter() - t0
+    def start(self) -> None:
+        self.envs.async_reset(seed=0)
+        self.pause()
+
+    def _send(self, ids) -> None:
+        self.envs.send(self.plan[self.taken[ids[0]] % len(self.plan), ids], ids)
+        self.taken[ids] += 1
+
+    def run(self, env_steps: int) -> int:
+        for ids in self.idle:
+            self._send(ids)
+        self.idle, done = [], 0
+        while done < env_steps:
+            ids = self.envs.recv()[4]["env_id"]
+            done += len(ids)
+            if done < env_steps:
+                self._send(ids)
+            else:
+                self.idle.append(ids)
+        return done
+
+    def pause(self) -> None:
+        while len(self.idle) < self.envs.workers:
+            self.idle.append(self.envs.recv()[4]["env_id"])
+
+
+def _interleaved(runners: dict, n_envs: int, steps: int, rounds: int, warmup: int) -> dict:
+    """Time ``runners`` (name -> runner) in ``rounds`` interleaved segments of ``steps //
+    rounds`` batched steps each (``n_envs`` env steps per batched step), the order reversed
+    every other round (ABBA), after ``warmup`` untimed batched steps each. All runners stay
+    alive throughout; an idle one costs no CPU. Per runner: env steps/s over all its segments,
+    the rate of each round, and the CPU milliseconds per ``n_envs`` env steps of the main
+    process and of all its workers together (from /proc)."""
+    segment = max(1, steps // rounds)
+    totals = {name: [0, 0.0, 0.0, 0.0] for name in runners}  # env steps, seconds, main CPU s, workers CPU s
+    per_round = {name: [] for name in runners}
+    for runner in runners.values():
+        runner.start()
+        runner.run(warmup * n_envs if isinstance(runner, _Async) else warmup)
+        runner.pause()
+    order = list(runners)
+    for r in range(rounds):
+        for name in order if r % 2 == 0 else order[::-1]:
+            runner = runners[name]
+            pids = runner.envs._pool.pids
+            cpu0, main0, t0 = [_cpu_s(p) for p in pids], time.process_time(), time.perf_counter()
+            done = runner.run(segment * n_envs if isinstance(runner, _Async) else segment)
+            elapsed = time.perf_counter() - t0
+            main_s = time.process_time() - main0
+            workers_s = sum(_cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True))
+            runner.pause()
+            total = totals[name]
+            total[0] += done
+            total[1] += elapsed
+            total[2] += main_s
+            total[3] += workers_s
+            per_round[name].append(done / elapsed)
+    out = {}
+    for name, (done, elapsed, main_s, workers_s) in totals.items():
         per = n_envs / done * 1e3
-        workers_ms = sum(_cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True)) * per
-        return done / elapsed, (time.process_time() - main0) * per, workers_ms
-    finally:
-        envs.close()  # the requests still in flight are dropped
+        out[name] = {"steps_per_s": done / elapsed, "rounds": per_round[name],
+                     "cpu_ms": (main_s * per, workers_s * per)}
+    return out
 
 
-def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 2, full_res: bool = False,
+def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 10, full_res: bool = False,
            warmup: int = 50) -> dict:
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
@@ -245,34 +286,36 @@ def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 2, full
     def batched(n, workers):
         return BatchedVectorEnv([functools.partial(make_sb3_env, env_id, **kw)] * n, workers=workers, context="fork")
 
-    out = {"env_id": env_id, "steps_per_env": steps, "warmup_steps": warmup, "batched_envs": n_envs}
-    best = {1: (0.0, 0.0, 0.0), 2: (0.0, 0.0, 0.0)}
-    best_async = {1: (0.0, 0.0, 0.0), 2: (0.0, 0.0, 0.0)}
-    for _ in range(rounds):  # alternate, so load drifts hit all four alike
-        for workers in (1, 2):
-            best[workers] = max(best[workers], _batched_rate(batched, n_envs, workers, steps, warmup))
-        for workers in (1, 2):
-            best_async[workers] = max(best_async[workers], _batched_async_rate(batched, n_envs, workers, steps, warmup))
-    out["batched_1_worker_steps_per_s"] = round(best[1][0], 1)
-    out["batched_2_workers_steps_per_s"] = round(best[2][0], 1)
-    out["batched_2_vs_1"] = round(best[2][0] / best[1][0], 2)
-    out["batched_async_1_worker_steps_per_s"] = round(best_async[1][0], 1)
-    out["batched_async_2_workers_steps_per_s"] = round(best_async[2][0], 1)
-    out["batched_async_2_vs_1"] = round(best_async[2][0] / best_async[1][0], 2)
-    # CPU ms per batched step (main process, busiest worker) in the best rounds, and the ratio
-    # they allow when nothing else competes for the 2 cores: (main + worker) time per step
-    # with 1 worker over (main + busiest worker) with 2 (main waits while the workers step)
-    for w in (1, 2):
-        out[f"batched_{w}_cpu_ms_per_step_main_worker"] = [round(best[w][1], 3), round(best[w][2], 3)]
-    out["batched_2_vs_1_from_cpu_times"] = round((best[1][1] + best[1][2]) / (best[2][1] + best[2][2]), 2)
-    # async: CPU ms per 8 (--envs) env steps of the main process and of all workers together;
-    # with 1 worker the two alternate, with 2 the three processes share the 2 cores: at best
-    # (main + workers) / 2 per step if no core ever idles
-    for w in (1, 2):
-        out[f"batched_async_{w}_cpu_ms_per_{n_envs}_steps_main_workers"] = [round(best_async[w][1], 3),
-                                                                            round(best_async[w][2], 3)]
-    out["batched_async_2_vs_1_from_cpu_times"] = round((best_async[1][1] + best_async[1][2])
-                                                  / ((best_async[2][1] + best_async[2][2]) / 2), 2)
+    out = {"env_id": env_id, "steps_per_env": steps, "warmup_steps": warmup, "batched_envs": n_envs, "rounds": rounds}
+    pools = {}
+    try:
+        for mode, runner in (("lockstep", _Lockstep), ("async", _Async)):
+            for workers in (1, 2):
+                envs = batched(n_envs, workers)
+                pools[f"{mode}_{workers}"] = runner(envs, _plan(envs, n_envs, warmup + steps))
+        timed = _interleaved(pools, n_envs, steps, rounds, warmup)
+    finally:
+        for runner in pools.values():
+            runner.envs.close()
+    for mode, key in (("lockstep", "batched"), ("async", "batched_async")):
+        one, two = timed[f"{mode}_1"], timed[f"{mode}_2"]
+        out[f"{key}_1_worker_steps_per_s"] = round(one["steps_per_s"], 1)
+        out[f"{key}_2_workers_steps_per_s"] = round(two["steps_per_s"], 1)
+        out[f"{key}_2_vs_1"] = round(two["steps_per_s"] / one["steps_per_s"], 2)
+        # the same ratio round by round (each round's 1- and 2-worker segments run back to back)
+        paired = sorted(b / a for a, b in zip(one["rounds"], two["rounds"], strict=True))
+        out[f"{key}_2_vs_1_per_round_min_median_max"] = [round(paired[0], 2), round(float(np.median(paired)), 2),
+                                                         round(paired[-1], 2)]
+        # CPU ms per --envs env steps: the main process, all workers together; and the ratio
+        # they allow if the processes share the 2 cores without a core ever idling (with 1
+        # worker the main process and the worker alternate)
+        for w, timing in ((1, one), (2, two)):
+            out[f"{key}_{w}_cpu_ms_per_{n_envs}_steps_main_workers"] = [round(x, 3) for x in timing["cpu_ms"]]
+        out[f"{key}_2_vs_1_from_cpu_times"] = round(sum(one["cpu_ms"]) / (sum(two["cpu_ms"]) / 2), 2)
+    # against the faster one-worker loop: with one worker, the async loop alternates strictly
+    # between the main process and the worker, so it can be the slower baseline
+    best_one = max(timed["lockstep_1"]["steps_per_s"], timed["async_1"]["steps_per_s"])
+    out["batched_async_2_vs_best_1"] = round(timed["async_2"]["steps_per_s"] / best_one, 2)
     for name, make, sb3 in (("async", gym_async, False), ("subproc", sb3_subproc, True)):
         one = _vector_rate(make, 1, steps, sb3)
         two = _vector_rate(make, 2, steps, sb3)
@@ -347,6 +390,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="vector, lockstep-bound: envs in the batched env (default 8)")
     parser.add_argument("--warmup", type=_count(0), default=50,
                         help="vector: untimed batched steps before each batched measurement (default 50)")
+    parser.add_argument("--rounds", type=_count(1), default=10,
+                        help="vector: interleaved rounds the batched measurements are split into (default 10)")
     parser.add_argument("--full-res", action="store_true", help="vector: add AsyncVectorEnv at 1280x900")
     args = parser.parse_args(argv)
     known = set(env_ids())
@@ -372,14 +417,15 @@ def main(argv: list[str] | None = None) -> None:
     else:
         ratios = []
         for env_id in args.env_ids or env_ids():
-            row = vector(env_id, n or 300, args.envs, full_res=args.full_res, warmup=args.warmup)
-            ratios.append((row["batched_2_vs_1"], row["batched_async_2_vs_1"]))
+            row = vector(env_id, n or 300, args.envs, rounds=args.rounds, full_res=args.full_res, warmup=args.warmup)
+            ratios.append((row["batched_2_vs_1"], row["batched_async_2_vs_1"], row["batched_async_2_vs_best_1"]))
             print(json.dumps(row), flush=True)
-        lockstep, asynchronous = np.array(ratios).T
-        print(json.dumps({"batched_2_vs_1_min": float(lockstep.min()), "batched_2_vs_1_median": float(np.median(lockstep)),
-                          "batched_async_2_vs_1_min": float(asynchronous.min()),
-                          "batched_async_2_vs_1_median": float(np.median(asynchronous)),
-                          "ids": len(ratios), "cpus": os.cpu_count()}), flush=True)
+        summary = {}
+        for name, column in zip(("batched_2_vs_1", "batched_async_2_vs_1", "batched_async_2_vs_best_1"),
+                                np.array(ratios).T, strict=True):
+            summary[f"{name}_min"], summary[f"{name}_median"] = float(column.min()), float(np.median(column))
+            summary[f"{name}_at_least_1.7"] = int((column >= 1.7).sum())
+        print(json.dumps({**summary, "ids": len(ratios), "cpus": os.cpu_count()}), flush=True)
 
 
 if __name__ == "__main__":
