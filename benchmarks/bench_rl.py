@@ -159,13 +159,9 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _plan(envs, n_envs: int, steps: int) -> np.ndarray:
+def _actions(n_actions: int, n_envs: int, steps: int) -> np.ndarray:
     """Uniform random action indices (no mask round trip), one row per batched step: the
     same for the lockstep and the asynchronous loop (and ``lockstep-bound``)."""
-    return _actions(envs.single_action_space.n, n_envs, steps)
-
-
-def _actions(n_actions: int, n_envs: int, steps: int) -> np.ndarray:
     return np.random.default_rng(0).integers(n_actions, size=(steps, n_envs))
 
 
@@ -192,7 +188,7 @@ class _Async:
     """The asynchronous loop, segment by segment: ``recv`` the first worker to answer, ``send``
     its envs their next actions at once (env ``i``'s ``t``-th action is ``plan[t, i]``, the
     lockstep plan). A segment resumes every worker and counts the env steps received until
-    it has ``env_steps``; :meth:`pause` then collects the requests still in flight, untimed
+    it has ``batched_steps`` batched steps' worth; :meth:`pause` then collects the requests still in flight, untimed
     and uncounted (with 2 workers, up to one batch of work done in the timed window is
     dropped: the measurement leans against 2 workers, never for them)."""
 
@@ -209,7 +205,8 @@ class _Async:
         self.envs.send(self.plan[self.taken[ids[0]] % len(self.plan), ids], ids)
         self.taken[ids] += 1
 
-    def run(self, env_steps: int) -> int:
+    def run(self, batched_steps: int) -> int:
+        env_steps = batched_steps * self.envs.num_envs
         for ids in self.idle:
             self._send(ids)
         self.idle, done = [], 0
@@ -239,7 +236,7 @@ def _interleaved(runners: dict, n_envs: int, steps: int, rounds: int, warmup: in
     per_round = {name: [] for name in runners}
     for runner in runners.values():
         runner.start()
-        runner.run(warmup * n_envs if isinstance(runner, _Async) else warmup)
+        runner.run(warmup)
         runner.pause()
     order = list(runners)
     for r in range(rounds):
@@ -247,7 +244,7 @@ def _interleaved(runners: dict, n_envs: int, steps: int, rounds: int, warmup: in
             runner = runners[name]
             pids = runner.envs._pool.pids
             cpu0, main0, t0 = [_cpu_s(p) for p in pids], time.process_time(), time.perf_counter()
-            done = runner.run(segment * n_envs if isinstance(runner, _Async) else segment)
+            done = runner.run(segment)
             elapsed = time.perf_counter() - t0
             main_s = time.process_time() - main0
             workers_s = sum(_cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True))
@@ -292,7 +289,7 @@ def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 10, ful
         for mode, runner in (("lockstep", _Lockstep), ("async", _Async)):
             for workers in (1, 2):
                 envs = batched(n_envs, workers)
-                pools[f"{mode}_{workers}"] = runner(envs, _plan(envs, n_envs, warmup + steps))
+                pools[f"{mode}_{workers}"] = runner(envs, _actions(envs.single_action_space.n, n_envs, warmup + steps))
         timed = _interleaved(pools, n_envs, steps, rounds, warmup)
     finally:
         for runner in pools.values():
