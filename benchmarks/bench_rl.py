@@ -202,8 +202,9 @@ class _Async:
         self.pause()
 
     def _send(self, ids) -> None:
-        self.envs.send(self.plan[self.taken[ids[0]] % len(self.plan), ids], ids)
-        self.taken[ids] += 1
+        lo = ids[0]  # a worker's envs: consecutive ids, all with the same number of actions taken
+        self.envs.send(self.plan[self.taken[lo] % len(self.plan), lo : lo + len(ids)], ids)
+        self.taken[lo : lo + len(ids)] += 1
 
     def run(self, batched_steps: int) -> int:
         env_steps = batched_steps * self.envs.num_envs

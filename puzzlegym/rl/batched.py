@@ -150,6 +150,9 @@ class BatchedVectorEnv(VectorEnv):
         self._asked: dict[int, str] = {}  # worker -> the request last sent to it by send/async_reset
         self._ids = [np.arange(lo, hi) for lo, hi in self._pool.slices]  # each worker's env ids
         self._first_id = {lo: w for w, (lo, _) in enumerate(self._pool.slices)}
+        self._id_bytes = [ids.tobytes() for ids in self._ids]  # for the exact-slice check of ``send``
+        self._all_true = [np.ones(len(ids), dtype=np.bool_) for ids in self._ids]  # copied as ``_env_id``
+        self._dtype_ok: dict = {}  # action dtype -> accepted (see _action_dtype_ok)
 
     # ------------------------------------------------------------------ the batch
 
@@ -193,6 +196,18 @@ class BatchedVectorEnv(VectorEnv):
             self._terminations[mask] = self._truncations[mask] = False
         return self._out(), infos
 
+    def _action_dtype_ok(self, dtype) -> bool:
+        """Whether a batch of actions of ``dtype`` fits the action space (numbers for a Box,
+        integers otherwise, bools for MultiBinary too); remembered per dtype."""
+        ok = self._dtype_ok.get(dtype)
+        if ok is None:
+            single = self.single_action_space
+            wanted = np.number if isinstance(single, spaces.Box) else np.integer
+            ok = bool(np.issubdtype(dtype, wanted) or (dtype == np.bool_ and isinstance(single, spaces.MultiBinary)))
+            if len(self._dtype_ok) < 64:  # a handful in practice; bounded whatever is sent
+                self._dtype_ok[dtype] = ok
+        return ok
+
     def _split_actions(self, actions, k: int, parts: list[tuple[int, int]]) -> list:
         """The payloads of ``actions`` for ``k`` envs, cut into ``parts`` (offsets into the
         batch), after checking their count, shape and dtype (:class:`ActionError`)."""
@@ -201,9 +216,8 @@ class BatchedVectorEnv(VectorEnv):
             batch = np.asarray(actions)
             if batch.shape != (k, *single.shape):
                 raise ActionError(f"actions: expected shape {(k, *single.shape)} (one action per env), got {batch.shape}")
-            wanted = np.number if isinstance(single, spaces.Box) else np.integer
-            if not (np.issubdtype(batch.dtype, wanted) or (batch.dtype == np.bool_ and isinstance(single, spaces.MultiBinary))):
-                raise ActionError(f"actions: expected {'numbers' if wanted is np.number else 'integers'}, "
+            if not self._action_dtype_ok(batch.dtype):
+                raise ActionError(f"actions: expected {'numbers' if isinstance(single, spaces.Box) else 'integers'}, "
                                   f"got dtype {batch.dtype}")
             # (dtype, nested lists): far cheaper to pickle than array slices; rebuilt in the worker
             return [ArrayPayload(batch.dtype.str, batch[lo:hi].tolist()) for lo, hi in parts]
@@ -242,6 +256,10 @@ class BatchedVectorEnv(VectorEnv):
     def _worker_of(self, env_ids) -> int:
         """The worker whose slice ``env_ids`` is, exactly (:class:`ConfigError` otherwise)."""
         n, slices = self.num_envs, self._pool.slices
+        if type(env_ids) is np.ndarray and env_ids.dtype == self._ids[0].dtype and env_ids.ndim == 1 and env_ids.size:
+            w = self._first_id.get(int(env_ids[0]))  # the common case: ``infos["env_id"]`` of a recv
+            if w is not None and env_ids.tobytes() == self._id_bytes[w]:
+                return w
         ids = np.asarray(env_ids) if isinstance(env_ids, (np.ndarray, list, tuple)) else None
         if ids is None or ids.ndim != 1 or not ids.size or ids.dtype.kind not in "iu":
             raise ConfigError(f"env_ids: expected a non-empty 1-D int array or list of env ids, got {shown(env_ids)}")
@@ -281,7 +299,7 @@ class BatchedVectorEnv(VectorEnv):
         else:
             rewards, terms, truncs, part = np.array(reply[0], np.float64), np.array(reply[1], np.bool_), np.array(reply[2], np.bool_), reply[3]
         infos = batch_infos([(0, k)], [part], k)
-        infos["env_id"], infos["_env_id"] = self._ids[w].copy(), np.ones(k, dtype=np.bool_)
+        infos["env_id"], infos["_env_id"] = self._ids[w].copy(), self._all_true[w].copy()
         return _rows(self._observations, lo, hi, self.copy), rewards, terms, truncs, infos
 
     # ------------------------------------------------------------------ per env
