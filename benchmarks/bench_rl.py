@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/bench_rl.py rss [ENV_ID ...] [--steps N]
     .venv/bin/python benchmarks/bench_rl.py vector [ENV_ID ...] [--steps N] [--envs N] [--rounds N] [--warmup N] [--full-res]
     .venv/bin/python benchmarks/bench_rl.py lockstep-bound [ENV_ID ...] [--steps N] [--envs N]
+    .venv/bin/python benchmarks/bench_rl.py wakeup [--steps N]
 
 * ``throughput``: env steps/s of one pre-planned GUI action sequence (solver moves and random
   clicks, from the home screen) replayed through (a) the raw env (1280x900 observations),
@@ -38,11 +39,19 @@
   the processes shared the 2 cores without a core ever idling (``..._from_cpu_times``; CPU
   times have a 10 ms tick, so it is an estimate, not a bound). ``--full-res`` adds
   AsyncVectorEnv with 2 workers at 1280x900 (``make_sb3_env(size=(900, 1280), force=True)``)
-  with and without shared memory.
+  with and without shared memory. ``--spin-us`` sets the batched workers' ``spin_us`` (how
+  long a worker polls for its next request before it blocks; default the library's, 0 blocks
+  at once).
 * ``lockstep-bound``: the ``vector`` measurement's envs (``--envs``, default 8; 1000 steps by
   default) stepped in this one process with every env step timed: the 2-vs-1 ratio a lockstep
   vector env could reach with no messaging cost (one worker: the sum of a step's env costs;
   two: the larger half's), and the median, 99th percentile and slowest env step.
+* ``wakeup``: what a message round trip to a worker process costs on this machine beyond the
+  worker's work (``--steps`` round trips, default 2000, best of 3): answered at once, and
+  answered after 1 ms of CPU, when the waiting main process's core has gone idle and the
+  reply must wake it. Every reply of the vector loop pays the second kind, twice (the reply
+  wakes the main process, the next actions wake the worker): a fixed cost per message that
+  more envs per worker spread thinner.
 """
 
 from __future__ import annotations
@@ -265,13 +274,15 @@ def _interleaved(runners: dict, n_envs: int, steps: int, rounds: int, warmup: in
 
 
 def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 10, full_res: bool = False,
-           warmup: int = 50) -> dict:
+           warmup: int = 50, spin_us: float | None = None) -> dict:
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from puzzlegym.rl.batched import BatchedVectorEnv
+    from puzzlegym.rl.workers import DEFAULT_SPIN_US
     from puzzlegym.wrappers import make_sb3_env
 
     kw = VECTOR_ENV
+    spin_us = DEFAULT_SPIN_US if spin_us is None else spin_us
     load_before = os.getloadavg()[0]
 
     def gym_async(n, shared=True, **extra):
@@ -282,9 +293,11 @@ def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 10, ful
         return SubprocVecEnv([lambda: make_sb3_env(env_id, **kw)] * n, start_method="fork")
 
     def batched(n, workers):
-        return BatchedVectorEnv([functools.partial(make_sb3_env, env_id, **kw)] * n, workers=workers, context="fork")
+        return BatchedVectorEnv([functools.partial(make_sb3_env, env_id, **kw)] * n, workers=workers, context="fork",
+                                spin_us=spin_us)
 
-    out = {"env_id": env_id, "steps_per_env": steps, "warmup_steps": warmup, "batched_envs": n_envs, "rounds": rounds}
+    out = {"env_id": env_id, "steps_per_env": steps, "warmup_steps": warmup, "batched_envs": n_envs, "rounds": rounds,
+           "spin_us": spin_us}
     pools = {}
     try:
         for mode, runner in (("lockstep", _Lockstep), ("async", _Async)):
@@ -348,6 +361,18 @@ def _count(least: int):
 _positive = _count(1)
 
 
+def _spin(text: str) -> float:
+    from puzzlegym.rl.workers import MAX_SPIN_US
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= MAX_SPIN_US:
+        raise argparse.ArgumentTypeError(f"expected microseconds in 0..{MAX_SPIN_US:g}, got {text!r}")
+    return value
+
+
 def lockstep_bound(env_id: str, steps: int = 1000, n_envs: int = 8) -> dict:
     """The 2-vs-1 ratio a lockstep vector env could reach with no messaging cost at all: the
     ``n_envs`` envs of the ``vector`` measurement stepped in this one process (same wrappers,
@@ -378,9 +403,58 @@ def lockstep_bound(env_id: str, steps: int = 1000, n_envs: int = 8) -> dict:
             "lockstep_2_vs_1_bound": round(float(one / two), 2)}
 
 
+def _busy(seconds: float) -> None:
+    """Spin on this thread's CPU clock for ``seconds`` of CPU time (a stand-in for env steps)."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+def _echo(conn, work_s: float) -> None:
+    """A worker that answers each message with a 2 KB reply after ``work_s`` seconds of CPU."""
+    reply = b"r" * 2048
+    while True:
+        if conn.recv_bytes() == b"stop":
+            return
+        _busy(work_s)
+        conn.send_bytes(reply)
+
+
+def wakeup(work_ms: float = 1.0, trips: int = 2000) -> dict:
+    """What one message round trip to a worker process costs beyond the worker's own work, on
+    this machine: the worker answers at once (both processes stay on their cores), or only
+    after ``work_ms`` ms of CPU (the main process sleeps meanwhile and its core goes idle, so
+    the reply has to wake it, as in the vector loop; the worker's core idles in turn while
+    the main process answers). Best of 3 rounds each (the least disturbed)."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    out = {"work_ms": work_ms, "trips": trips}
+    for name, work_s in (("immediate", 0.0), ("after_work", work_ms / 1e3)):
+        parent, child = ctx.Pipe()
+        proc = ctx.Process(target=_echo, args=(child, work_s), daemon=True)
+        proc.start()
+        best = (float("inf"), 0.0)
+        try:
+            for _ in range(3):
+                cpu0, t0 = time.process_time(), time.perf_counter()
+                for _ in range(trips):
+                    parent.send_bytes(b"a" * 200)
+                    parent.recv_bytes()
+                elapsed = time.perf_counter() - t0
+                best = min(best, (elapsed, time.process_time() - cpu0))
+        finally:
+            parent.send_bytes(b"stop")
+            proc.join(5)
+        elapsed, main_cpu = best
+        out[f"{name}_overhead_us_per_trip"] = round((elapsed / trips - work_s) * 1e6, 1)
+        out[f"{name}_main_cpu_us_per_trip"] = round(main_cpu / trips * 1e6, 1)
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="RL throughput, memory and vector-env scaling.")
-    parser.add_argument("what", nargs="?", choices=("throughput", "rss", "vector", "lockstep-bound"),
+    parser.add_argument("what", nargs="?", choices=("throughput", "rss", "vector", "lockstep-bound", "wakeup"),
                         default="throughput")
     parser.add_argument("env_ids", nargs="*", metavar="ENV_ID", help="default: every registered id")
     parser.add_argument("--steps", type=_positive, help="steps per measurement")
@@ -391,6 +465,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=_count(1), default=10,
                         help="vector: interleaved rounds the batched measurements are split into (default 10)")
     parser.add_argument("--full-res", action="store_true", help="vector: add AsyncVectorEnv at 1280x900")
+    parser.add_argument("--spin-us", type=_spin, default=None,
+                        help="vector: how long the batched workers poll before they block (default: the library's)")
     args = parser.parse_args(argv)
     known = set(env_ids())
     unknown = [e for e in args.env_ids if e not in known]
@@ -404,6 +480,8 @@ def main(argv: list[str] | None = None) -> None:
         ids = args.env_ids or ["LongPuzzle/MazePaint-Hard", "LongPuzzle/NutAndBolt-Nightmare", "LongPuzzle/BoltUnscrew-Hard"]
         for env_id in ids:
             print(json.dumps(rss(env_id, n or 100_000)), flush=True)
+    elif args.what == "wakeup":
+        print(json.dumps(wakeup(trips=n or 2000)), flush=True)
     elif args.what == "lockstep-bound":
         bounds = []
         for env_id in args.env_ids or env_ids():
@@ -415,7 +493,8 @@ def main(argv: list[str] | None = None) -> None:
     else:
         ratios = []
         for env_id in args.env_ids or env_ids():
-            row = vector(env_id, n or 300, args.envs, rounds=args.rounds, full_res=args.full_res, warmup=args.warmup)
+            row = vector(env_id, n or 300, args.envs, rounds=args.rounds, full_res=args.full_res, warmup=args.warmup,
+                         spin_us=args.spin_us)
             ratios.append((row["batched_2_vs_1"], row["batched_async_2_vs_1"], row["batched_async_2_vs_best_1"]))
             print(json.dumps(row), flush=True)
         summary = {}

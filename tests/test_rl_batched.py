@@ -50,12 +50,15 @@ def test_split_is_as_even_as_possible():
     assert split(3, 3) == [(0, 1), (1, 2), (2, 3)]
 
 
-@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
-def test_same_as_sync_vector_env_across_autoresets(mode):
+@pytest.mark.parametrize("mode, spin_us", [(AutoresetMode.NEXT_STEP, None), (AutoresetMode.SAME_STEP, None),
+                                           (AutoresetMode.NEXT_STEP, 0)])
+def test_same_as_sync_vector_env_across_autoresets(mode, spin_us):
     """5 envs in 2 workers (3 + 2) against SyncVectorEnv: spaces, then a scripted action
     sequence over several autoresets gives the same observations, rewards, terminations,
-    truncations and infos (final_obs/final_info too in same-step mode)."""
-    envs = BatchedVectorEnv(fns(5), workers=2, context="fork", autoreset_mode=mode)
+    truncations and infos (final_obs/final_info too in same-step mode); workers that poll
+    before blocking (the default) or block at once."""
+    spin = {} if spin_us is None else {"spin_us": spin_us}
+    envs = BatchedVectorEnv(fns(5), workers=2, context="fork", autoreset_mode=mode, **spin)
     ref = gym.vector.SyncVectorEnv(fns(5), autoreset_mode=mode)
     try:
         assert envs.workers == 2 and envs.num_envs == 5
@@ -89,6 +92,30 @@ def test_same_as_sync_vector_env_across_autoresets(mode):
     finally:
         envs.close()
         ref.close()
+
+
+def test_idle_workers_block_after_polling_instead_of_spinning_on():
+    """With the longest poll allowed (10 ms), a worker with no request still blocks: over a
+    second of idleness the workers use a small fraction of a second of CPU (spinning on would
+    use the whole second each). CPU seconds come from /proc (10 ms ticks)."""
+    from puzzlegym.rl.workers import MAX_SPIN_US
+
+    def cpu_s(pid: int) -> float:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    envs = BatchedVectorEnv(fns(2), workers=2, context="fork", spin_us=MAX_SPIN_US)
+    try:
+        envs.reset(seed=0)
+        envs.step(np.zeros(2, dtype=np.int64))
+        before = [cpu_s(pid) for pid in envs._pool.pids]
+        time.sleep(1.0)
+        used = [cpu_s(pid) - b for pid, b in zip(envs._pool.pids, before, strict=True)]
+        assert all(u < 0.2 for u in used), used
+        envs.step(np.zeros(2, dtype=np.int64))  # and they still answer
+    finally:
+        envs.close()
 
 
 def test_every_registered_id_steps_through_it():
@@ -188,6 +215,8 @@ def test_a_failing_env_factory_is_reported():
     (dict(workers=True), "workers"), (dict(timeout=0), "timeout"), (dict(timeout=float("nan")), "timeout"),
     (dict(start_timeout=-1), "start_timeout"), (dict(context="teleport"), "context"),
     (dict(autoreset_mode="whenever"), "autoreset_mode"), (dict(copy="yes"), "copy"),
+    (dict(spin_us=-1), "spin_us"), (dict(spin_us=float("nan")), "spin_us"), (dict(spin_us=1e9), "spin_us"),
+    (dict(spin_us=True), "spin_us"), (dict(spin_us="300"), "spin_us"),
 ])
 def test_bad_arguments_name_the_field(kwargs, field):
     with pytest.raises(ConfigError, match=f"^{field}"):
@@ -200,7 +229,11 @@ def test_bad_env_fns_and_kinds_name_the_field():
             BatchedVectorEnv(bad)
     with pytest.raises(ConfigError, match="^workers: applies to kind 'batched'"):
         make_vector_env(EASY, 2, kind="async", workers=2)
-    envs = make_vector_env(EASY, 3, kind="batched", workers=1, context="fork", **KW)
+    with pytest.raises(ConfigError, match="^spin_us: applies to kind 'batched'"):
+        make_vector_env(EASY, 2, kind="subproc", spin_us=0)
+    with pytest.raises(ConfigError, match="^spin_us: expected microseconds"):
+        make_vector_env(EASY, 2, kind="sb3_batched", spin_us=-5, **KW)
+    envs = make_vector_env(EASY, 3, kind="batched", workers=1, context="fork", spin_us=0, **KW)
     try:
         assert isinstance(envs, BatchedVectorEnv) and envs.workers == 1
         assert envs.reset(seed=0)[0].shape == (3, 56, 80, 1)

@@ -47,6 +47,7 @@ from gymnasium.vector.utils import batch_space, iterate
 
 from puzzlegym.errors import ActionError, ConfigError, WorkerError, shown
 from puzzlegym.rl.workers import (
+    DEFAULT_SPIN_US,
     MAX_WORKERS,
     ArrayPayload,
     WorkerPool,
@@ -106,7 +107,9 @@ class BatchedVectorEnv(VectorEnv):
     """``len(env_fns)`` envs in ``workers`` processes (default: one per core), slices as even
     as possible. ``copy``: return a copy of the shared observations (else a view overwritten
     by the next step); ``context``: the multiprocessing start method; ``timeout``: the bound
-    on every request in seconds, ``start_timeout`` on building the envs. Lockstep
+    on every request in seconds, ``start_timeout`` on building the envs; ``spin_us``: how
+    long each worker polls for its next request before it blocks (yielding its core to
+    anything runnable meanwhile; 0 blocks at once). Lockstep
     (``reset``/``step``) or asynchronous (``async_reset``/``send``/``recv``, one worker's
     envs at a time): see the module docstring."""
 
@@ -119,6 +122,7 @@ class BatchedVectorEnv(VectorEnv):
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         timeout: float = 60.0,
         start_timeout: float = 300.0,
+        spin_us: float = DEFAULT_SPIN_US,
     ) -> None:
         self._pool = None
         self.closed = False
@@ -142,7 +146,7 @@ class BatchedVectorEnv(VectorEnv):
         self.metadata["autoreset_mode"] = self.autoreset_mode
         shm, self._observations = shared_observations(obs_space, self.num_envs, context)
         self._pool = WorkerPool(env_fns, workers, obs_space, act_space, shm, autoreset=_MODES[self.autoreset_mode],
-                                context=context, timeout=timeout, start_timeout=start_timeout)
+                                context=context, timeout=timeout, start_timeout=start_timeout, spin_us=spin_us)
         self.workers = len(self._pool.slices)
         self._rewards = np.zeros(self.num_envs, dtype=np.float64)
         self._terminations = np.zeros(self.num_envs, dtype=np.bool_)

@@ -19,7 +19,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from puzzlegym.errors import ActionError, ConfigError
 from puzzlegym.rl.batched import check_env_fns, default_workers, probe_spaces
-from puzzlegym.rl.workers import ArrayPayload, WorkerPool, shared_observations
+from puzzlegym.rl.workers import DEFAULT_SPIN_US, ArrayPayload, WorkerPool, shared_observations
 
 __all__ = ["BatchedVecEnv"]
 
@@ -27,11 +27,12 @@ __all__ = ["BatchedVecEnv"]
 class BatchedVecEnv(VecEnv):
     """``len(env_fns)`` envs in ``workers`` processes (default: one per core). ``context``:
     the multiprocessing start method; ``timeout``: the bound in seconds on every request,
-    ``start_timeout`` on building the envs. Observations are ``Box`` spaces (copied out of the
-    shared block on every step and reset)."""
+    ``start_timeout`` on building the envs; ``spin_us`` as in
+    :class:`~puzzlegym.rl.batched.BatchedVectorEnv`. Observations are ``Box`` spaces (copied
+    out of the shared block on every step and reset)."""
 
     def __init__(self, env_fns: Sequence[Callable], workers: int | None = None, context: str | None = None,
-                 timeout: float = 60.0, start_timeout: float = 300.0) -> None:
+                 timeout: float = 60.0, start_timeout: float = 300.0, spin_us: float = DEFAULT_SPIN_US) -> None:
         self._pool = None
         env_fns = check_env_fns(env_fns)
         n = len(env_fns)
@@ -42,7 +43,8 @@ class BatchedVecEnv(VecEnv):
             raise ConfigError(f"observation_space: BatchedVecEnv takes Box observations, got {obs_space}")
         shm, self._observations = shared_observations(obs_space, n, context)
         self._pool = WorkerPool(env_fns, default_workers(n) if workers is None else workers, obs_space, act_space,
-                                shm, autoreset="sb3", context=context, timeout=timeout, start_timeout=start_timeout)
+                                shm, autoreset="sb3", context=context, timeout=timeout, start_timeout=start_timeout,
+                                spin_us=spin_us)
         self.workers = len(self._pool.slices)
         try:
             super().__init__(n, obs_space, act_space)  # asks the workers for render_mode

@@ -46,23 +46,27 @@ def make_vector_env(
     shared_memory: bool = True,
     context: str | None = None,
     workers: int | None = None,
+    spin_us: float | None = None,
     **make_kwargs: Any,
 ):
     """A vector env of ``n_envs`` copies of ``make_sb3_env(env_id, **make_kwargs)`` (see the
     module docstring for ``kind``). ``shared_memory`` and ``context`` (the multiprocessing
     start method) apply to ``"async"``; ``context`` also to ``"subproc"`` and the batched
-    kinds; ``workers`` (default: one per core, at most ``n_envs``) only to the batched kinds.
+    kinds; ``workers`` (default: one per core, at most ``n_envs``) and ``spin_us`` (default
+    :data:`~puzzlegym.rl.workers.DEFAULT_SPIN_US`) only to the batched kinds.
     SB3 vector envs are seeded with ``seed`` here; Gymnasium ones take it on
     ``reset(seed=...)``."""
     if kind not in KINDS:
         raise ConfigError(f"kind: {kind!r} is not allowed; allowed: {', '.join(KINDS)}")
-    if workers is not None and kind not in ("batched", "sb3_batched"):
-        raise ConfigError(f"workers: applies to kind 'batched' or 'sb3_batched', not {kind!r}")
+    for name, value in (("workers", workers), ("spin_us", spin_us)):
+        if value is not None and kind not in ("batched", "sb3_batched"):
+            raise ConfigError(f"{name}: applies to kind 'batched' or 'sb3_batched', not {kind!r}")
+    batched = {} if spin_us is None else {"spin_us": spin_us}
     fns = env_fns(env_id, n_envs, **make_kwargs)
     if kind == "batched":
         from puzzlegym.rl.batched import BatchedVectorEnv
 
-        return BatchedVectorEnv(fns, workers=workers, context=context)
+        return BatchedVectorEnv(fns, workers=workers, context=context, **batched)
     if kind == "async":
         import gymnasium as gym
 
@@ -76,7 +80,7 @@ def make_vector_env(
     if kind == "sb3_batched":
         from puzzlegym.rl.sb3_batched import BatchedVecEnv
 
-        venv = BatchedVecEnv(fns, workers=workers, context=context)
+        venv = BatchedVecEnv(fns, workers=workers, context=context, **batched)
     elif kind == "subproc":
         venv = SubprocVecEnv(fns, start_method=context)
     else:

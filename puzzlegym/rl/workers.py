@@ -3,8 +3,8 @@
 A :class:`WorkerPool` splits ``n`` env factories over ``W`` processes (slices as even as
 possible). Per request the main process sends one message per worker (e.g. the actions of
 its envs) and receives one reply per worker (rewards, terminations, truncations and the infos
-of its envs, already batched); observations go into one shared-memory block for all envs,
-written by the workers in place. Every wait is bounded: a worker that dies, or does not answer
+of its envs as columns, :func:`pack_infos`); observations go into one shared-memory block for
+all envs, written by the workers in place. Every wait is bounded: a worker that dies, or does not answer
 within ``timeout`` seconds, raises :class:`~puzzlegym.errors.WorkerError` naming it and closes
 the pool. The front ends are :class:`puzzlegym.rl.batched.BatchedVectorEnv` (Gymnasium) and
 :class:`puzzlegym.rl.sb3_batched.BatchedVecEnv` (Stable-Baselines3).
@@ -43,13 +43,19 @@ from gymnasium.vector.utils import (
 
 from puzzlegym.errors import ConfigError, PuzzleGymError, WorkerError
 
-__all__ = ["AUTORESET", "ArrayPayload", "MAX_TIMEOUT_S", "MAX_WORKERS", "WorkerPool", "add_info", "batch_infos", "get_context",
+__all__ = ["AUTORESET", "ArrayPayload", "DEFAULT_SPIN_US", "MAX_SPIN_US", "MAX_TIMEOUT_S", "MAX_WORKERS", "WorkerPool", "add_info", "batch_infos", "get_context",
            "pack_infos", "shared_observations", "split"]
 
 AUTORESET = ("next_step", "same_step", "disabled", "sb3")
 MAX_WORKERS = 64
 MAX_TIMEOUT_S = 3600.0
 CLOSE_TIMEOUT_S = 5.0
+# after each reply a worker polls for its next request this long before it blocks: on a
+# virtual machine, waking a process whose core has gone idle costs tens of microseconds more
+# than handing it a message while it runs (benchmarks/bench_rl.py wakeup), and the vector
+# loop would pay that twice per message
+DEFAULT_SPIN_US = 300.0
+MAX_SPIN_US = 10_000.0
 
 
 class ArrayPayload(NamedTuple):
@@ -348,9 +354,19 @@ class _Host:
 _REQUESTS = ("step", "reset", "call", "get_attr", "has_attr", "set_attr", "is_wrapped")
 
 
-def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autoreset) -> None:
+def _await_request(conn, spin_s: float) -> None:
+    """Poll ``conn`` for up to ``spin_s`` seconds, yielding the core to any other runnable
+    process between polls, and return as soon as a message is there (or the time is up: the
+    caller then blocks in ``recv``)."""
+    end = time.perf_counter() + spin_s
+    while not conn.poll(0) and time.perf_counter() < end:
+        os.sched_yield()
+
+
+def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autoreset, spin_s=0.0) -> None:
     """The loop of one worker process: builds envs ``lo .. lo + len(env_fns) - 1`` of ``n``
-    (checking their spaces), then answers one request at a time until ``close`` or EOF."""
+    (checking their spaces), then answers one request at a time until ``close`` or EOF,
+    polling ``spin_s`` seconds for each before blocking (:data:`DEFAULT_SPIN_US`)."""
     if parent_conn is not None:
         parent_conn.close()
     envs: list = []
@@ -374,6 +390,8 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
         return
     try:
         while True:
+            if spin_s:
+                _await_request(conn, spin_s)
             cmd, payload = conn.recv()
             if cmd == "close":
                 break
@@ -411,13 +429,18 @@ def _positive_seconds(name: str, value) -> float:
 class WorkerPool:
     """``workers`` processes hosting ``env_fns`` (see the module docstring). ``obs_space``
     and ``act_space`` are every env's spaces (checked in the workers); ``shm`` the shared
-    observation block for ``len(env_fns)`` observations."""
+    observation block for ``len(env_fns)`` observations; ``spin_us`` how long a worker polls
+    for its next request before it blocks (0: at once; see :data:`DEFAULT_SPIN_US`)."""
 
     def __init__(self, env_fns, workers: int, obs_space, act_space, shm, autoreset: str = "next_step",
-                 context: str | None = None, timeout: float = 60.0, start_timeout: float = 300.0) -> None:
+                 context: str | None = None, timeout: float = 60.0, start_timeout: float = 300.0,
+                 spin_us: float = DEFAULT_SPIN_US) -> None:
         if autoreset not in AUTORESET:
             raise ConfigError(f"autoreset: {autoreset!r} is not allowed; allowed: {', '.join(AUTORESET)}")
         self.timeout = _positive_seconds("timeout", timeout)
+        if isinstance(spin_us, bool) or not isinstance(spin_us, (int, float)) or math.isnan(spin_us) \
+                or not 0 <= spin_us <= MAX_SPIN_US:
+            raise ConfigError(f"spin_us: expected microseconds in [0, {MAX_SPIN_US:g}], got {spin_us!r}")
         start_timeout = _positive_seconds("start_timeout", start_timeout)
         n = len(env_fns)
         if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= min(n, MAX_WORKERS):
@@ -434,7 +457,8 @@ class WorkerPool:
             for w, (lo, hi) in enumerate(self.slices):
                 parent, child = ctx.Pipe()
                 proc = ctx.Process(target=_worker, name=f"puzzlegym-batched-{w}", daemon=True,
-                                   args=(list(env_fns[lo:hi]), lo, n, child, parent, shm, obs_space, act_space, autoreset))
+                                   args=(list(env_fns[lo:hi]), lo, n, child, parent, shm, obs_space, act_space, autoreset,
+                                         spin_us / 1e6))
                 proc.start()
                 child.close()
                 self.conns.append(parent)
