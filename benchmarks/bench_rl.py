@@ -34,7 +34,9 @@
   asynchronous 2 workers against the faster of the two one-worker loops: with one worker the
   async loop alternates strictly between the main process and its worker, so it can be the
   slower baseline), the same ratios round by round (min,
-  median, max: the drift), the load average, and the CPU milliseconds per ``--envs`` env
+  median, max: the drift) and a 90% bootstrap interval of the 2-vs-1 ratios over the rounds
+  (how far the drift alone moves them; the summary counts the ids whose whole interval lies
+  below 1.7), the load average, and the CPU milliseconds per ``--envs`` env
   steps of the main process and of all workers together, with the ratio those would allow if
   the processes shared the 2 cores without a core ever idling (``..._from_cpu_times``; CPU
   times have a 10 ms tick, so it is an estimate, not a bound). ``--full-res`` adds
@@ -264,13 +266,22 @@ def _interleaved(runners: dict, n_envs: int, steps: int, rounds: int, warmup: in
             total[1] += elapsed
             total[2] += main_s
             total[3] += workers_s
-            per_round[name].append(done / elapsed)
+            per_round[name].append((done, elapsed))
     out = {}
     for name, (done, elapsed, main_s, workers_s) in totals.items():
         per = n_envs / done * 1e3
-        out[name] = {"steps_per_s": done / elapsed, "rounds": per_round[name],
+        out[name] = {"steps_per_s": done / elapsed, "rounds": np.array(per_round[name]),
                      "cpu_ms": (main_s * per, workers_s * per)}
     return out
+
+
+def _ratio_interval(one: np.ndarray, two: np.ndarray, draws: int = 2000) -> list[float]:
+    """The 90% bootstrap interval of the rate ratio ``two / one`` (each all its env steps over
+    all its time) from the rounds of :func:`_interleaved` (rows ``(env steps, seconds)``),
+    resampling whole rounds: how far the drift alone moves the ratio in such a run."""
+    picks = np.random.default_rng(0).integers(len(one), size=(draws, len(one)))
+    ratios = (two[picks, 0].sum(1) / two[picks, 1].sum(1)) / (one[picks, 0].sum(1) / one[picks, 1].sum(1))
+    return [round(float(x), 2) for x in np.percentile(ratios, [5, 95])]
 
 
 def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 10, full_res: bool = False,
@@ -314,9 +325,10 @@ def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 10, ful
         out[f"{key}_2_workers_steps_per_s"] = round(two["steps_per_s"], 1)
         out[f"{key}_2_vs_1"] = round(two["steps_per_s"] / one["steps_per_s"], 2)
         # the same ratio round by round (each round's 1- and 2-worker segments run back to back)
-        paired = sorted(b / a for a, b in zip(one["rounds"], two["rounds"], strict=True))
+        paired = sorted((two["rounds"][:, 0] / two["rounds"][:, 1]) / (one["rounds"][:, 0] / one["rounds"][:, 1]))
         out[f"{key}_2_vs_1_per_round_min_median_max"] = [round(paired[0], 2), round(float(np.median(paired)), 2),
                                                          round(paired[-1], 2)]
+        out[f"{key}_2_vs_1_interval90"] = _ratio_interval(one["rounds"], two["rounds"])
         # CPU ms per --envs env steps: the main process, all workers together; and the ratio
         # they allow if the processes share the 2 cores without a core ever idling (with 1
         # worker the main process and the worker alternate)
@@ -491,17 +503,20 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps({"lockstep_2_vs_1_bound_min": min(bounds), "lockstep_2_vs_1_bound_median": float(np.median(bounds)),
                           "lockstep_2_vs_1_bound_max": max(bounds), "ids": len(bounds)}), flush=True)
     else:
-        ratios = []
+        ratios, intervals = [], []
         for env_id in args.env_ids or env_ids():
             row = vector(env_id, n or 300, args.envs, rounds=args.rounds, full_res=args.full_res, warmup=args.warmup,
                          spin_us=args.spin_us)
             ratios.append((row["batched_2_vs_1"], row["batched_async_2_vs_1"], row["batched_async_2_vs_best_1"]))
+            intervals.append(row["batched_async_2_vs_1_interval90"])
             print(json.dumps(row), flush=True)
         summary = {}
         for name, column in zip(("batched_2_vs_1", "batched_async_2_vs_1", "batched_async_2_vs_best_1"),
                                 np.array(ratios).T, strict=True):
             summary[f"{name}_min"], summary[f"{name}_median"] = float(column.min()), float(np.median(column))
             summary[f"{name}_at_least_1.7"] = int((column >= 1.7).sum())
+        # ids whose 2-vs-1 ratio stays below 1.7 across the run's whole bootstrap interval
+        summary["batched_async_2_vs_1_interval_below_1.7"] = int(sum(high < 1.7 for _, high in intervals))
         print(json.dumps({**summary, "ids": len(ratios), "cpus": os.cpu_count()}), flush=True)
 
 
