@@ -4,9 +4,9 @@ A :class:`WorkerPool` splits ``n`` env factories over ``W`` processes (slices as
 possible). Per request the main process sends one message per worker (e.g. the actions of
 its envs) and receives one reply per worker (rewards, terminations, truncations and the infos
 of its envs as columns, :func:`pack_infos`); observations go into one shared-memory block for
-all envs, written by the workers in place. Every wait is bounded: a worker that dies, or does not answer
-within ``timeout`` seconds, raises :class:`~puzzlegym.errors.WorkerError` naming it and closes
-the pool. The front ends are :class:`puzzlegym.rl.batched.BatchedVectorEnv` (Gymnasium) and
+all envs, written by the workers in place. Every wait is bounded: a worker that dies, or does
+not answer within ``timeout`` seconds, raises :class:`~puzzlegym.errors.WorkerError` naming it
+and closes the pool. The front ends are :class:`puzzlegym.rl.batched.BatchedVectorEnv` (Gymnasium) and
 :class:`puzzlegym.rl.sb3_batched.BatchedVecEnv` (Stable-Baselines3).
 
 Besides the lockstep :meth:`WorkerPool.request` (every worker asked, every reply awaited),
