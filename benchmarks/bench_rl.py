@@ -163,13 +163,6 @@ def _vector_rate(make, n_envs: int, steps: int, sb3: bool) -> float:
         envs.close()
 
 
-def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` so far."""
-    with open(f"/proc/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _actions(n_actions: int, n_envs: int, steps: int) -> np.ndarray:
     """Uniform random action indices (no mask round trip), one row per batched step: the
     same for the lockstep and the asynchronous loop (and ``lockstep-bound``)."""
@@ -199,9 +192,9 @@ class _Async:
     """The asynchronous loop, segment by segment: ``recv`` the first worker to answer, ``send``
     its envs their next actions at once (env ``i``'s ``t``-th action is ``plan[t, i]``, the
     lockstep plan). A segment resumes every worker and counts the env steps received until
-    it has ``batched_steps`` batched steps' worth; :meth:`pause` then collects the requests still in flight, untimed
-    and uncounted (with 2 workers, up to one batch of work done in the timed window is
-    dropped: the measurement leans against 2 workers, never for them)."""
+    it has ``batched_steps`` batched steps' worth; :meth:`pause` then collects the requests
+    still in flight, untimed and uncounted (with 2 workers, up to one batch of work done in
+    the timed window is dropped: the measurement leans against 2 workers, never for them)."""
 
     def __init__(self, envs, plan: np.ndarray) -> None:
         self.envs, self.plan = envs, plan
@@ -254,12 +247,12 @@ def _interleaved(runners: dict, n_envs: int, steps: int, rounds: int, warmup: in
     for r in range(rounds):
         for name in order if r % 2 == 0 else order[::-1]:
             runner = runners[name]
-            pids = runner.envs._pool.pids
-            cpu0, main0, t0 = [_cpu_s(p) for p in pids], time.process_time(), time.perf_counter()
+            pool = runner.envs._pool
+            cpu0, main0, t0 = sum(pool.cpu_seconds()), time.process_time(), time.perf_counter()
             done = runner.run(segment)
             elapsed = time.perf_counter() - t0
             main_s = time.process_time() - main0
-            workers_s = sum(_cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True))
+            workers_s = sum(pool.cpu_seconds()) - cpu0
             runner.pause()
             total = totals[name]
             total[0] += done

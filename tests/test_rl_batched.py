@@ -100,18 +100,13 @@ def test_idle_workers_block_after_polling_instead_of_spinning_on():
     use the whole second each). CPU seconds come from /proc (10 ms ticks)."""
     from puzzlegym.rl.workers import MAX_SPIN_US
 
-    def cpu_s(pid: int) -> float:
-        with open(f"/proc/{pid}/stat") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
     envs = BatchedVectorEnv(fns(2), workers=2, context="fork", spin_us=MAX_SPIN_US)
     try:
         envs.reset(seed=0)
         envs.step(np.zeros(2, dtype=np.int64))
-        before = [cpu_s(pid) for pid in envs._pool.pids]
+        before = envs._pool.cpu_seconds()
         time.sleep(1.0)
-        used = [cpu_s(pid) - b for pid, b in zip(envs._pool.pids, before, strict=True)]
+        used = [after - b for after, b in zip(envs._pool.cpu_seconds(), before, strict=True)]
         assert all(u < 0.2 for u in used), used
         envs.step(np.zeros(2, dtype=np.int64))  # and they still answer
     finally:

@@ -551,6 +551,16 @@ class WorkerPool:
             raise
         return answered[0], replies[answered[0]]
 
+    def cpu_seconds(self) -> list[float]:
+        """User + system CPU seconds each worker process has used so far (from ``/proc``:
+        Linux only), in worker order."""
+        out = []
+        for pid in self.pids:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+            out.append((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+        return out
+
     def describe_outstanding(self) -> str:
         """The outstanding submitted requests, for error messages."""
         return ", ".join(f"worker {w} (envs {self._envs(w)}): {c}" for w, c in sorted(self.outstanding.items()))
