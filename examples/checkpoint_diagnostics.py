@@ -33,8 +33,8 @@ def digest(frame) -> str:
 
 
 def moves_played(env) -> int:
-    """Moves settled on the board so far (the evaluator snapshots every settled move)."""
-    return sum(s["cause"] == "move" for s in env.unwrapped.evaluator.snapshots)
+    """Moves settled on the board so far (Maze Paint has no undo: the board's depth)."""
+    return env.unwrapped.probe().board.depth
 
 
 def main() -> None:
@@ -51,7 +51,7 @@ def main() -> None:
     # 1. play half of the solution
     original = gym.make(args.env_id, **kwargs)
     obs, info = original.reset(seed=args.seed)
-    board = original.unwrapped.suite.board
+    board = original.unwrapped.probe().board
     solution = solvers.solve(board.level, board.state)
     half = len(solution.moves) // 2
     agent = SolverAgent(original.unwrapped)
@@ -107,8 +107,8 @@ def main() -> None:
         )
         replayed += 1
     summary, summary_copy = (
-        original.unwrapped.evaluator.summary(),
-        restored.unwrapped.evaluator.summary(),
+        original.unwrapped.summary(),
+        restored.unwrapped.summary(),
     )
     assert summary == summary_copy, "the evaluators disagree"
     print(

@@ -50,7 +50,7 @@ def main() -> None:
             break
 
     print("evaluator summary (one JSON line):")
-    print(json.dumps(env.unwrapped.evaluator.summary()))
+    print(json.dumps(env.unwrapped.summary()))
     env.close()
 
 

@@ -29,7 +29,7 @@ def main() -> None:
     args = parser.parse_args()
 
     env = gym.make(args.env_id, start=args.start, level=args.level)
-    agent = SolverAgent(env.unwrapped)  # the solver needs the unwrapped env's suite
+    agent = SolverAgent(env.unwrapped)  # the solver reads the unwrapped env's probe
     obs, info = env.reset(seed=args.seed)
     print(f"{args.env_id}: {info['instruction']}")
 
@@ -51,7 +51,7 @@ def main() -> None:
 
     print(f"solver calls: {agent.solves}")
     print("evaluator summary (one JSON line):")
-    print(json.dumps(env.unwrapped.evaluator.summary()))
+    print(json.dumps(env.unwrapped.summary()))
     env.close()
 
 

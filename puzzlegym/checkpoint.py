@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from puzzlegym import jsonio
 from puzzlegym.errors import CheckpointError, shown
-from puzzlegym.screen.suite import SCREENS
+from puzzlegym.screen.layout import SCREENS
 from puzzlegym.version import __version__
 
 FORMAT = "puzzlegym-checkpoint"

@@ -13,6 +13,7 @@ import math
 import os
 import tempfile
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import gymnasium as gym
@@ -32,13 +33,24 @@ from puzzlegym.backends import make_backend
 from puzzlegym.checkpoint import Checkpoint, validate_payload
 from puzzlegym.errors import CheckpointError, ConfigError, LevelError, PuzzleGymError, shown
 from puzzlegym.evaluation.evaluator import Evaluator, Objective
-from puzzlegym.evaluation.records import EpisodeRecorder, unused_path
+from puzzlegym.evaluation.events import (
+    ActionTaken,
+    Annotated,
+    EpisodeEnded,
+    EventBus,
+    FrameHashed,
+    Subscription,
+    freeze,
+)
+from puzzlegym.evaluation.records import RecordWriter, unused_path
+from puzzlegym.probe import BoardProbe, Probe
 from puzzlegym.registry import catalogue_sha256, games, get_game
 from puzzlegym.screen.clock import make_clock
 from puzzlegym.screen.input import GestureRecognizer
 from puzzlegym.screen.labels import label
+from puzzlegym.screen.layout import BOARD_AREA, LEVEL
 from puzzlegym.screen.resolution import Resolution
-from puzzlegym.screen.suite import LEVEL, Suite
+from puzzlegym.screen.suite import Suite
 from puzzlegym.version import __version__
 
 STARTS = ("home", "board")
@@ -194,10 +206,14 @@ class PuzzleEnv(gym.Env):
             self.instruction = label("instruction_level", k=level, game=self.game.title, tier=tier)
         self.suite: Suite | None = None
         self.evaluator: Evaluator | None = None
-        self.recorder: EpisodeRecorder | None = None
+        self.bus = EventBus()  # the episode's events; subscribers stay across resets
+        self.records = RecordWriter()  # the episode record: the first subscriber
+        self.bus.subscribe(self.records)
+        self._now = 0.0  # the time of the action in progress (every event carries it)
         self._frame: np.ndarray | None = None
         self._done = True
         self._seed: int | None = None
+        self._episode = 0  # resets so far (restores included): probes tell screens apart by it
 
     # ------------------------------------------------------------------ episode set-up
     def _objective(self) -> Objective:
@@ -215,7 +231,7 @@ class PuzzleEnv(gym.Env):
             for g in games().values()
             for t in g.tiers
         }
-        evaluator = Evaluator(self._objective(), sink=self._record)
+        evaluator = Evaluator(self._objective(), publish=self.bus.publish, stamp=self._stamp)
         return {
             "evaluator": evaluator,
             "suite": Suite(games(), lambda g, t: level_sets[(g, t)], evaluator),
@@ -240,15 +256,13 @@ class PuzzleEnv(gym.Env):
             self.suite.enter_tier(self.tier)
 
     def _open_record(self) -> None:
-        if self.recorder is not None:
-            self.recorder.close()
-            self.recorder = None
+        self.records.close()
         if self.record_dir is None:
             return
         # one new record per episode: record_dir, or the first of record_dir-2, -3, ... that
         # holds none (an earlier record, of this env or another run, is never overwritten)
         self.record_path = str(unused_path(self.record_dir))
-        self.recorder = EpisodeRecorder(
+        self.records.open(
             self.record_path,
             {
                 "puzzlegym_version": __version__,
@@ -262,9 +276,17 @@ class PuzzleEnv(gym.Env):
             },
         )
 
-    def _record(self, rec: dict) -> None:
-        if self.recorder is not None:
-            self.recorder.write(rec)
+    def _stamp(self) -> tuple[int, float]:
+        """The env's action count and the current action's time (what events carry)."""
+        return self.actions, self._now
+
+    def subscribe(self, callback) -> Subscription:
+        """Call ``callback(event)`` with every event of this env's episodes from now on
+        (:mod:`puzzlegym.evaluation.events`: actions, levels reached and won, snapshots,
+        rejected moves, attempts, restarts, undos, answers, frame hashes, notes, the
+        episode's end); ``.close()`` on the returned subscription stops it. Privileged, like
+        the probe: events carry board states and certificates."""
+        return self.bus.subscribe(callback)
 
     def annotate(self, record: dict) -> None:
         """Add one line to the episode record (when one is written), stamped with the current
@@ -275,12 +297,12 @@ class PuzzleEnv(gym.Env):
             raise ConfigError(f"annotate: expected a dict whose 'kind' is one of {ANNOTATION_KINDS}")
         if self.suite is None:
             raise PuzzleGymError("annotate() before reset()")
-        self._record({**record, "step": self.actions, "t": round(self.clock.elapsed_s, 3)})
+        self.bus.publish(Annotated(self.actions, round(self.clock.elapsed_s, 3), freeze(record)))
 
     def _record_frame(self) -> None:
-        if self.record_frames == "hash" and self.recorder is not None:
+        if self.record_frames == "hash" and self.records.recorder is not None:
             digest = hashlib.sha256(np.ascontiguousarray(self.screenshot()).tobytes()).hexdigest()
-            self.recorder.write({"kind": "frame", "step": self.actions, "sha256": digest})
+            self.bus.publish(FrameHashed(self.actions, 0.0, digest))
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -302,13 +324,14 @@ class PuzzleEnv(gym.Env):
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
+        self._episode += 1
         if parts is not None:
             self._restore(parts)
         else:
             self._seed = seed
             self._new_episode(seed)
+            self._now = 0.0
             self._open_record()
-            self.evaluator.t = 0.0
             self._start_position()
             self._terminated = False
         self._done = self._terminated
@@ -331,27 +354,18 @@ class PuzzleEnv(gym.Env):
             self.clock.tick()
             self.actions += 1
             now = self.clock.elapsed_s  # the action's time (one reading, so wall-clock records replay)
-            ev = self.evaluator
-            ev.step, ev.t = self.actions, now
+            self._now = now
             if isinstance(prim, Answer):
-                ev.answer(prim.text)
+                self.evaluator.answer(prim.text)
                 terminated = accepted = True
             else:
                 t_ms = int(round(now * 1000))
                 for event in self.backend.perform(prim, t_ms):
                     for gesture in self.recognizer.feed(event):
                         accepted |= self.suite.handle(gesture)
-            self._record(
-                {
-                    "kind": "action",
-                    "step": self.actions,
-                    "t": round(now, 3),
-                    "action": to_dict(prim),
-                    "accepted": accepted,
-                    "screen": self.suite.screen,
-                    "feedback": self.suite.board.feedback if self.suite.board else "",
-                }
-            )
+            feedback = self.suite.board.feedback if self.suite.board else ""
+            action = freeze(to_dict(prim))
+            self.bus.publish(ActionTaken(self.actions, round(now, 3), action, accepted, self.suite.screen, feedback))
             if self.evaluator.success:
                 terminated = True
             if terminated:
@@ -371,10 +385,14 @@ class PuzzleEnv(gym.Env):
         self._record_frame()
         info = self._info(accepted=accepted)
         if self._done:
-            self.evaluator.finish()
-        if self._done and self.recorder is not None:
-            self.recorder.finish({**self.evaluator.summary(), "terminated": terminated, "truncated": truncated})
+            self._end({"terminated": terminated, "truncated": truncated})
         return self._frame, float(reward), terminated, truncated, info
+
+    def _end(self, how: dict) -> None:
+        """Close the attempt in progress and publish the episode's end."""
+        self.evaluator.finish()
+        result = {**self.evaluator.summary(), **how}
+        self.bus.publish(EpisodeEnded(self.actions, round(self.clock.elapsed_s, 3), freeze(result)))
 
     def render(self):
         if self.render_mode == "rgb_array":
@@ -390,11 +408,7 @@ class PuzzleEnv(gym.Env):
         if self.suite is None or self._done:
             return
         self._done = True
-        self.evaluator.finish()
-        if self.recorder is not None:
-            self.recorder.finish(
-                {**self.evaluator.summary(), "terminated": False, "truncated": False, "ended": str(reason)}
-            )
+        self._end({"terminated": False, "truncated": False, "ended": str(reason)})
 
     # ------------------------------------------------------------------ resolution
     @property
@@ -431,9 +445,7 @@ class PuzzleEnv(gym.Env):
         return self.backend.screenshot(self.suite)
 
     def close(self) -> None:
-        if self.recorder is not None:
-            self.recorder.close()
-            self.recorder = None
+        self.records.close()
         self.backend.close()
 
     # ------------------------------------------------------------------ info
@@ -466,6 +478,50 @@ class PuzzleEnv(gym.Env):
                 "mismatch": ev.mismatch,
             },
         }
+
+    # ------------------------------------------------------------------ probe
+    def probe(self) -> Probe:
+        """A frozen, read-only view of the episode now (:class:`puzzlegym.probe.Probe`): the
+        screen, the objective, the board in play, the named controls and the board area, the
+        last settled snapshot and its dead-end certificate, counters and results. Privileged:
+        for training code and the lab, never for evaluated agents."""
+        if self.suite is None:
+            raise PuzzleGymError("probe() before reset()")
+        suite, ev = self.suite, self.evaluator
+        b = suite.board
+        board = None
+        if b is not None:
+            board = BoardProbe(
+                b.game, b.tier, b.index, b.level, b.state, b.ui, len(b.history), b.feedback, ev.is_target(b)
+            )
+        return Probe(
+            env_id=self.config["env_id"],
+            objective=ev.objective,
+            screen=suite.screen,
+            game=suite.game,
+            tier=suite.tier,
+            board=board,
+            controls=MappingProxyType(suite.targets()),
+            board_area=BOARD_AREA,
+            episode=self._episode,
+            version=suite.version,
+            steps=self.steps,
+            actions=self.actions,
+            elapsed_s=self.clock.elapsed_s,
+            levels_won=tuple(ev.levels_won),
+            success=ev.success,
+            lc=ev.lc,
+            fgp=ev.fgp,
+            progress=self._phi,
+            _snapshot=ev.snapshots[-1] if ev.snapshots else None,
+        )
+
+    def summary(self) -> dict:
+        """The evaluator's summary of the episode so far (what the record's result holds:
+        success, LC, FGP, levels won, per-level results, attempts, ...). Privileged."""
+        if self.evaluator is None:
+            raise PuzzleGymError("summary() before reset()")
+        return self.evaluator.summary()
 
     # ------------------------------------------------------------------ checkpoints
     def checkpoint(self) -> Checkpoint:
@@ -527,6 +583,6 @@ class PuzzleEnv(gym.Env):
     def _restore(self, parts: dict[str, Any]) -> None:
         for name, value in parts.items():
             setattr(self, name, value)
-        self.evaluator.step, self.evaluator.t = self.actions, self.clock.elapsed_s
+        self._now = self.clock.elapsed_s
         self._open_record()
         self.backend.invalidate()

@@ -10,7 +10,7 @@ import pytest
 from puzzlegym.actions import Click, to_dict
 from puzzlegym.envs.bolt_unscrew import rules as R
 from puzzlegym.envs.bolt_unscrew import view as V
-from puzzlegym.screen.suite import BOARD_AREA
+from puzzlegym.screen.layout import BOARD_AREA
 
 from .conftest import frame_hash
 

@@ -26,7 +26,7 @@ from puzzlegym.envs.color_connect.view import (
     path_clicks,
 )
 from puzzlegym.game import ViewOutcome
-from puzzlegym.screen.suite import BOARD_AREA
+from puzzlegym.screen.layout import BOARD_AREA
 
 from .test_color_connect_rules import A_PATH, C_PATH, LEVEL
 

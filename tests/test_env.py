@@ -104,7 +104,7 @@ def test_rule_rejected_move_keeps_board_and_shows_neutral_feedback(make_env):
     blocked = [m for m in ("up", "down", "left", "right") if m not in rules.legal_moves(board.level, board.state)]
     assert blocked, "the start cell of level 1 has at least one wall neighbour"
     state = board.state
-    action = u.game.view.actions_for_move(board.level, state, None, blocked[0], __import__("puzzlegym.screen.suite", fromlist=["x"]).BOARD_AREA)[0]
+    action = u.game.view.actions_for_move(board.level, state, None, blocked[0], __import__("puzzlegym.screen.layout", fromlist=["x"]).BOARD_AREA)[0]
     _, reward, *_, info = env.step(action)
     assert u.suite.board.state == state
     assert info["feedback"] == "The ball cannot roll that way"

@@ -38,15 +38,25 @@ class FakeBoard:
         return self.state == 10
 
 
+class Stamp:
+    """The env's side of the evaluator's stamps: the action count (advanced by the test)."""
+
+    def __init__(self):
+        self.step = 0
+
+    def __call__(self):
+        return self.step, 0.0
+
+
 def scripted():
     game = FakeGame(dead={3, 4, 5})
     board = FakeBoard(game)
-    ev = Evaluator(Objective("Fake", "Hard", (0, 1)))
+    ev = Evaluator(Objective("Fake", "Hard", (0, 1)), stamp=Stamp())
     return ev, board
 
 
 def move(ev, board, state):
-    ev.step += 1
+    ev.stamp.step += 1
     board.state = state
     ev.board_settled(board, ("m", state))
 
@@ -58,10 +68,10 @@ def test_dead_end_run_recovered_by_undo_counts_the_fatal_move():
     move(ev, b, 3)  # fatal
     move(ev, b, 4)
     move(ev, b, 5)
-    ev.step += 1
+    ev.stamp.step += 1
     b.state = 4
     ev.undone(b)  # still dead: the run goes on
-    ev.step += 1
+    ev.stamp.step += 1
     b.state = 1
     ev.undone(b)  # solvable again
     a = ev.attempt

@@ -53,7 +53,7 @@ def test_bolt_unscrew_moves_are_classed_by_the_free_anchors_they_leave(make_env,
 
 def swipe(env, direction):
     from puzzlegym.envs.maze_paint.view import cell_rect
-    from puzzlegym.screen.suite import BOARD_AREA
+    from puzzlegym.screen.layout import BOARD_AREA
 
     board = env.unwrapped.suite.board
     x, y = cell_rect(board.level, board.state.ball, BOARD_AREA).center

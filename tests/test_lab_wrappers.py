@@ -16,7 +16,7 @@ from puzzlegym.agents import SolverAgent
 from puzzlegym.errors import ConfigError
 from puzzlegym.evaluation.records import read_log
 from puzzlegym.lab.find import move_actions
-from puzzlegym.screen.suite import LEVEL
+from puzzlegym.screen.layout import LEVEL
 from puzzlegym.wrappers import (
     BlackBox,
     DeadEndRestart,

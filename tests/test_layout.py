@@ -20,14 +20,16 @@ LAYERS: list[tuple[str, list[str]]] = [
               "puzzlegym.fields", "puzzlegym.textgrid"]),
     ("screen", ["puzzlegym.screen", "puzzlegym.screen.input", "puzzlegym.screen.render",
                 "puzzlegym.screen.resolution", "puzzlegym.screen.theme", "puzzlegym.screen.labels",
-                "puzzlegym.screen.clock", "puzzlegym.screen.grid"]),
-    ("protocol", ["puzzlegym.game", "puzzlegym.catalogue", "puzzlegym.screen.suite"]),
+                "puzzlegym.screen.clock", "puzzlegym.screen.grid", "puzzlegym.screen.layout"]),
+    ("protocol", ["puzzlegym.game", "puzzlegym.catalogue", "puzzlegym.screen.suite",
+                  "puzzlegym.screen.suite_view"]),
     ("games", ["puzzlegym.envs", "puzzlegym.envs.*", "puzzlegym.solvers", "puzzlegym.solvers.*"]),
     ("registry", ["puzzlegym.registry"]),
     ("engine", ["puzzlegym.evaluation", "puzzlegym.evaluation.evaluator",
+                "puzzlegym.evaluation.events", "puzzlegym.evaluation.outcome",
                 "puzzlegym.evaluation.records", "puzzlegym.evaluation.metrics", "puzzlegym.metrics",
                 "puzzlegym.backends", "puzzlegym.backends.*", "puzzlegym.checkpoint",
-                "puzzlegym.env"]),
+                "puzzlegym.probe", "puzzlegym.env"]),
     ("consumers", ["puzzlegym.wrappers", "puzzlegym.wrappers.*", "puzzlegym.agents",
                    "puzzlegym.agents.*"]),
     ("tools", ["puzzlegym.evaluation.*", "puzzlegym.service", "puzzlegym.service.*",
@@ -108,6 +110,50 @@ def test_the_layer_check_catches_an_upward_import(tmp_path):
     targets = imported_modules("puzzlegym.screen.render", bad)
     assert targets == {"puzzlegym.env"}
     assert layer_of("puzzlegym.env") > layer_of("puzzlegym.screen.render")
+
+
+# ---------------------------------------------------------------------- env internals
+# Above the engine layer, code reads the env through its probe and its events
+# (PuzzleEnv.probe(), PuzzleEnv.subscribe): the suite and the evaluator objects, and the
+# screen layout they use, are the engine's own.
+INTERNAL_ATTRIBUTES = {"suite", "evaluator"}
+INTERNAL_MODULES = {"puzzlegym.screen.suite", "puzzlegym.screen.layout", "puzzlegym.screen.suite_view",
+                    "puzzlegym.evaluation.evaluator"}
+CONSUMER = [name for name, _ in LAYERS].index("consumers")
+
+
+def internals_used(module: str, path: Path) -> list[str]:
+    """What ``path`` reaches of the env's internals: ``.suite``/``.evaluator`` attributes
+    and imports of the suite, its layout and the evaluator."""
+    found = [f"line {node.lineno}: .{node.attr}" for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Attribute) and node.attr in INTERNAL_ATTRIBUTES]
+    found += [f"imports {m}" for m in sorted(imported_modules(module, path) & INTERNAL_MODULES)]
+    return found
+
+
+def outside_modules() -> dict[str, Path]:
+    """The modules above the engine layer, plus the examples and benchmarks."""
+    out = {m: p for m, p in MODULES.items() if layer_of(m) >= CONSUMER}
+    for folder in ("examples", "benchmarks"):
+        for path in sorted((ROOT / folder).glob("*.py")):
+            out[f"{folder}.{path.stem}"] = path
+    return out
+
+
+@pytest.mark.parametrize("module", sorted(outside_modules()))
+def test_no_module_above_the_engine_reads_env_internals(module):
+    assert internals_used(module, outside_modules()[module]) == [], (
+        f"{module} reaches into the env's internals; read env.unwrapped.probe() or subscribe to its events"
+    )
+
+
+def test_the_internals_check_catches_a_walk_into_the_suite(tmp_path):
+    """The check itself can fail: a wrapper reading the suite's board is reported."""
+    bad = tmp_path / "restart.py"
+    bad.write_text("def f(env):\n    return env.unwrapped.suite.board\n"
+                   "from puzzlegym.screen.layout import BOARD_AREA\n")
+    assert internals_used("puzzlegym.wrappers.restart", bad) == [
+        "line 2: .suite", "imports puzzlegym.screen.layout"]
 
 
 def architecture_tree() -> str:

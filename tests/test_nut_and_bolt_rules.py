@@ -10,7 +10,7 @@ from puzzlegym.envs.nut_and_bolt import rules as R
 from puzzlegym.envs.nut_and_bolt.view import PALETTE, bolt_rects
 from puzzlegym.errors import LevelError
 from puzzlegym.game import Rejected
-from puzzlegym.screen.suite import BOARD_AREA
+from puzzlegym.screen.layout import BOARD_AREA
 
 # colours 0, 1, 2; capacity 4; bolts bottom -> top
 LEVEL = R.Level(

@@ -26,7 +26,7 @@ from puzzlegym.envs.nut_and_bolt.generator import (
     generate,
 )
 from puzzlegym.envs.nut_and_bolt.view import bolt_rects
-from puzzlegym.screen.suite import BOARD_AREA
+from puzzlegym.screen.layout import BOARD_AREA
 from puzzlegym.solvers import nut_and_bolt as S
 from puzzlegym.solvers.search import nodes_reaching, reachable_states
 

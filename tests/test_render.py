@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from puzzlegym.agents import SolverAgent
 from puzzlegym.screen.render import SCREEN, Canvas, Rect, Widget, render_full
+from puzzlegym.screen.suite_view import suite_widgets
 
 
 def _fill(draw, img, key):
@@ -24,7 +25,7 @@ def test_incremental_equals_full_on_every_frame_of_an_episode(make_env):
     checked = 0
     for _ in range(60):
         obs, *_ , term, trunc, _ = env.step(agent())
-        assert np.array_equal(obs, render_full(u.suite.widgets()))
+        assert np.array_equal(obs, render_full(suite_widgets(u.suite)))
         checked += 1
         if term or trunc:
             break

@@ -17,6 +17,7 @@ from puzzlegym.errors import ActionError, ConfigError
 from puzzlegym.registry import env_ids, games
 from puzzlegym.screen.render import DEFAULT_CACHE_BYTES, SCREEN, Canvas, Rect, Widget, render_full
 from puzzlegym.screen.resolution import Resolution
+from puzzlegym.screen.suite_view import suite_widgets
 from puzzlegym.solvers import solve
 from puzzlegym.wrappers import (
     BoardActions,
@@ -114,10 +115,10 @@ def test_lowres_renders_directly_at_its_resolution(make_env, kwargs, shape):
     u = env.unwrapped
     for move in solve(u.suite.board.level).moves[:4]:
         action = u.game.view.actions_for_move(u.suite.board.level, u.suite.board.state, None, move, (
-            __import__("puzzlegym.screen.suite", fromlist=["BOARD_AREA"]).BOARD_AREA))[0]
+            __import__("puzzlegym.screen.layout", fromlist=["BOARD_AREA"]).BOARD_AREA))[0]
         obs, *_ = env.step(action)
         assert obs.shape == shape
-        assert np.array_equal(obs, render_full(u.suite.widgets(), u.resolution))
+        assert np.array_equal(obs, render_full(suite_widgets(u.suite), u.resolution))
     full = env.render()
     assert full.shape == (900, 1280, 3)  # render() is still the screen
     if kwargs.get("fit") == "stretch" or "scale" in kwargs:

@@ -12,7 +12,7 @@ from puzzlegym.agents import SolverAgent
 from puzzlegym.checkpoint import Checkpoint
 from puzzlegym.envs.rush_hour import rules as R
 from puzzlegym.envs.rush_hour import view as V
-from puzzlegym.screen.suite import BOARD_AREA
+from puzzlegym.screen.layout import BOARD_AREA
 from puzzlegym.solvers import rush_hour as solver
 
 from .conftest import frame_hash

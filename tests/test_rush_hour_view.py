@@ -11,8 +11,8 @@ from puzzlegym.envs.rush_hour import rules as R
 from puzzlegym.envs.rush_hour import view as V
 from puzzlegym.game import ViewOutcome
 from puzzlegym.screen.input import Gesture, swipe_direction
+from puzzlegym.screen.layout import BOARD_AREA
 from puzzlegym.screen.render import Canvas
-from puzzlegym.screen.suite import BOARD_AREA
 
 VIEW = V.RushHourView()
 # A target car (row 2, cols 0-1); B vertical car (col 2, rows 1-2); C truck (row 3, cols 0-2);

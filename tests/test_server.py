@@ -66,7 +66,7 @@ def test_reset_action_screenshot_answer_match_the_env_and_leak_nothing(service):
     from puzzlegym import solvers
 
     moves = solvers.solve(env.unwrapped.suite.board.level).moves
-    from puzzlegym.screen.suite import BOARD_AREA
+    from puzzlegym.screen.layout import BOARD_AREA
 
     for move in moves:
         u = env.unwrapped

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from puzzlegym.agents import SolverAgent
 from puzzlegym.errors import ActionError
+from puzzlegym.screen.suite_view import suite_widgets
 
 
 def click(env, target):
@@ -178,7 +179,7 @@ def test_objective_complete_screen_and_reentry_after_all_levels():
         suite.handle(Gesture("click", nx, ny))
     assert suite.screen == "objective_complete"
     assert set(suite.targets()) == {"menu"}
-    labels = [w.key[0] for w in suite.widgets() if w.id in ("title", "body")]
+    labels = [w.key[0] for w in suite_widgets(suite) if w.id in ("title", "body")]
     assert labels == ["Objective complete", "Every level of Maze Paint at Easy difficulty is done."]
     mx, my = suite.targets()["menu"].center
     suite.handle(Gesture("click", mx, my))

@@ -15,7 +15,7 @@ from puzzlegym.agents import SolverAgent
 from puzzlegym.envs.truck_escape import rules as R
 from puzzlegym.envs.truck_escape import view as V
 from puzzlegym.errors import CheckpointError
-from puzzlegym.screen.suite import BOARD_AREA, LEVEL
+from puzzlegym.screen.layout import BOARD_AREA, LEVEL
 
 from .conftest import frame_hash
 

@@ -12,7 +12,7 @@ from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, parse_action
 from puzzlegym.envs.maze_paint.rules import DIRECTIONS, NO_MOVE_REASON
 from puzzlegym.envs.maze_paint.view import cell_rect
 from puzzlegym.errors import ActionError, ConfigError
-from puzzlegym.screen.suite import BOARD_AREA
+from puzzlegym.screen.layout import BOARD_AREA
 from puzzlegym.solvers import solve
 from puzzlegym.wrappers import (
     TEXT_MAX_LENGTH,

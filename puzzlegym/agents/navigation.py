@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import MutableSequence
 
 from puzzlegym.actions import Answer, Click, to_dict
-from puzzlegym.screen.suite import DIFFICULTY, HOME, LEVEL, LEVEL_COMPLETE, OBJECTIVE_COMPLETE
+from puzzlegym.probe import DIFFICULTY, HOME, LEVEL, LEVEL_COMPLETE, OBJECTIVE_COMPLETE, Probe
 
-__all__ = ["navigation_action", "navigation_click", "on_target_board"]
+__all__ = ["navigation_action", "navigation_click"]
 
 
 def _click(rect) -> dict:
@@ -21,45 +21,37 @@ def _click(rect) -> dict:
     return to_dict(Click(x, y))
 
 
-def on_target_board(env) -> bool:
-    """Whether the level screen shows a target level of the env's objective (the player's
-    next actions are puzzle moves)."""
-    suite = env.suite
-    return suite.screen == LEVEL and suite.board is not None and env.evaluator.is_target(suite.board)
-
-
-def navigation_click(env) -> dict | None:
-    """The GUI click that moves the suite of ``env`` (a ``PuzzleEnv``) towards the objective's
+def navigation_click(probe: Probe) -> dict | None:
+    """The GUI click that moves the suite (seen through ``probe``, the env's
+    :meth:`~puzzlegym.env.PuzzleEnv.probe`) towards the objective's
     next level: the game's card on the home screen, the difficulty (or Back from another
     game's difficulty screen), Next on a level-complete banner, Menu on a level that is not a
     target. None when there is nothing to navigate: on a target board, or on the
     objective-complete screen."""
-    suite, objective = env.suite, env.evaluator.objective
-    targets = suite.targets()
-    screen = suite.screen
+    objective, targets, screen = probe.objective, probe.controls, probe.screen
     if screen == HOME:
         return _click(targets[f"game:{objective.game}"])
     if screen == DIFFICULTY:
-        if suite.game.name != objective.game:
+        if probe.game.name != objective.game:
             return _click(targets["back"])
         return _click(targets[f"tier:{objective.tier}"])
     if screen == LEVEL_COMPLETE:
         return _click(targets["next"])
-    if screen == LEVEL and not on_target_board(env):
+    if screen == LEVEL and not probe.on_target:
         return _click(targets["menu"])
     if screen in (LEVEL, OBJECTIVE_COMPLETE):
         return None
     raise RuntimeError(f"navigation: unknown screen {screen!r}")  # pragma: no cover
 
 
-def navigation_action(env, pending: MutableSequence) -> dict | None:
+def navigation_action(probe: Probe, pending: MutableSequence) -> dict | None:
     """What a playing agent does off its board: the :func:`navigation_click` (the board
     actions still ``pending`` are dropped), or on the objective-complete screen the Answer
     that ends the episode. None on a target board: the agent plays its own move."""
-    nav = navigation_click(env)
+    nav = navigation_click(probe)
     if nav is not None:
         pending.clear()
         return nav
-    if env.suite.screen == OBJECTIVE_COMPLETE:
+    if probe.screen == OBJECTIVE_COMPLETE:
         return to_dict(Answer("All levels complete"))
     return None

@@ -15,8 +15,9 @@ It behaves like the agents of the paper's Section 5, by rule rather than by mode
   from left to right (Undo, if the game has it, before Restart) until the board can be
   completed again. The hint stays in the text; it acts on it once.
 
-Like :class:`~puzzlegym.agents.SolverAgent` it reads the board from ``env.unwrapped``
-(grounding is not what it tests) and acts only through GUI actions.
+Like :class:`~puzzlegym.agents.SolverAgent` it reads the board from the env's probe
+(``env.unwrapped.probe()``: grounding is not what it tests) and acts only through GUI
+actions.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from typing import Any
 from puzzlegym import solvers
 from puzzlegym.actions import Click, PressKey, to_dict
 from puzzlegym.agents.navigation import navigation_action
+from puzzlegym.probe import LEVEL, BoardProbe, Probe
 from puzzlegym.screen.labels import label
-from puzzlegym.screen.suite import BOARD_AREA, LEVEL
 
 __all__ = ["ScriptedAgent"]
 
@@ -61,13 +62,12 @@ class ScriptedAgent:
         return True, None
 
     # ------------------------------------------------------------------ recovery
-    def _recover(self, named: str | None) -> dict | None:
-        suite = self.env.suite
-        board = suite.board
+    def _recover(self, probe: Probe, named: str | None) -> dict | None:
+        board = probe.board
         if self._tried and solvers.certify(board.level, board.state) == "solvable":
             self._recovering, self._recovered = False, True
             return None
-        controls = suite.targets()
+        controls = probe.controls
         if named is not None:
             order = [named]
         else:  # the header controls, left to right as the screen shows them
@@ -79,15 +79,13 @@ class ScriptedAgent:
         return to_dict(Click(x, y))
 
     # ------------------------------------------------------------------ playing
-    def _track_board(self) -> None:
-        board = self.env.suite.board
+    def _track_board(self, board: BoardProbe) -> None:
         ident = (board.game.name, board.tier, board.index)
         if ident != self._board_id:
             self._board_id, self._seen, self._last_move = ident, set(), None
             self._pending.clear()
 
-    def _choose_move(self):
-        board = self.env.suite.board
+    def _choose_move(self, board: BoardProbe):
         rules, level, state = board.game.rules, board.level, board.state
         here = solvers.canonical_key(level, state)
         self._seen.add(here)
@@ -100,32 +98,31 @@ class ScriptedAgent:
                 best, best_score = move, score
         return best
 
-    def _board_action(self) -> dict:
-        board = self.env.suite.board
-        self._track_board()
+    def _board_action(self, board: BoardProbe) -> dict:
+        self._track_board(board)
         if not self._pending:
-            move = self._choose_move()
+            move = self._choose_move(board)
             if move is None:
                 move = self._last_move  # nothing is legal: retry, as if the click had missed
             if move is None:
                 return to_dict(PressKey("Escape"))
             self._last_move = move
             self.moves += 1
-            self._pending.extend(board.game.view.actions_for_move(board.level, board.state, board.ui, move, BOARD_AREA))
+            self._pending.extend(board.actions_for_move(move))
         return to_dict(self._pending.popleft())
 
     def __call__(self, obs: Any = None, info: Any = None) -> dict:
-        env = self.env
-        nav = navigation_action(env, self._pending)
+        probe = self.env.probe()
+        nav = navigation_action(probe, self._pending)
         if nav is not None:
             return nav
-        assert env.suite.screen == LEVEL
+        assert probe.screen == LEVEL
         lost, named = self._hint(obs)
         if lost and not self._recovered:
             self._recovering = True
         if self._recovering:
             self._pending.clear()
-            action = self._recover(named)
+            action = self._recover(probe, named)
             if action is not None:
                 return action
-        return self._board_action()
+        return self._board_action(probe.board)

@@ -1,4 +1,4 @@
-"""The solver agent: plans with the exact solver on the evaluator's (privileged) state and
+"""The solver agent: plans with the exact solver on the env's (privileged) board and
 performs each move with the game view's GUI actions, navigating the suite from the home
 screen like a player: card, difficulty, board, Next."""
 
@@ -10,7 +10,6 @@ from typing import Any
 from puzzlegym import solvers
 from puzzlegym.actions import to_dict
 from puzzlegym.agents.navigation import navigation_action
-from puzzlegym.screen.suite import BOARD_AREA
 
 __all__ = ["SolverAgent"]
 
@@ -25,8 +24,7 @@ class SolverAgent:
         self._expect: Any = None  # (level, state) the plan continues from
         self.solves = 0
 
-    def _next_move_actions(self) -> list:
-        board = self.env.suite.board
+    def _next_move_actions(self, board) -> list:
         key = (board.level, board.state)
         if not self._plan or self._expect != key:
             solution = solvers.solve(board.level, board.state)
@@ -35,13 +33,13 @@ class SolverAgent:
         move = self._plan.popleft()
         result = board.game.rules.apply(board.level, board.state, move)
         self._expect = (board.level, result) if self._plan else None
-        return board.game.view.actions_for_move(board.level, board.state, board.ui, move, BOARD_AREA)
+        return board.actions_for_move(move)
 
     def __call__(self, obs: Any = None, info: Any = None) -> dict:
-        env = self.env
-        nav = navigation_action(env, self._pending)
+        probe = self.env.probe()
+        nav = navigation_action(probe, self._pending)
         if nav is not None:
             return nav
         if not self._pending:
-            self._pending.extend(self._next_move_actions())
+            self._pending.extend(self._next_move_actions(probe.board))
         return to_dict(self._pending.popleft())

@@ -8,6 +8,7 @@ from puzzlegym.actions import Action
 from puzzlegym.screen.input import Event, action_events
 from puzzlegym.screen.render import Canvas
 from puzzlegym.screen.resolution import Resolution
+from puzzlegym.screen.suite_view import suite_widgets
 
 
 class FrameBuffer:
@@ -25,7 +26,7 @@ class FrameBuffer:
     def render(self, suite) -> np.ndarray:
         """The suite's current frame (the canvas buffer itself: copy before handing out)."""
         if suite.version != self._version:
-            self.canvas.render(suite.widgets())
+            self.canvas.render(suite_widgets(suite))
             self._version = suite.version
         return self.canvas.frame
 

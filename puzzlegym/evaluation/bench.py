@@ -50,7 +50,7 @@ def mixed_actions(env_id: str, steps: int, seed: int = 0, **env_kwargs) -> list[
             try:
                 action = solver()
             except Unsolvable:  # random clicks reached a dead end: restart the level, as a player would
-                x, y = env.unwrapped.suite.targets()["restart"].center
+                x, y = env.unwrapped.probe().controls["restart"].center
                 action = {"type": "click", "x": x, "y": y}
         out.append(action)
         _, _, term, trunc, _ = env.step(action)

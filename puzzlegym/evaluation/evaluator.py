@@ -10,9 +10,24 @@ for its objective. Nothing here reaches the agent's pixels; training code reads 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
+from puzzlegym.evaluation.events import (
+    Answered,
+    AttemptClosed,
+    Event,
+    LeftLevel,
+    LevelReached,
+    LevelWon,
+    MoveRejected,
+    Restarted,
+    Snapshot,
+    Undone,
+    event_from_record,
+    freeze,
+)
+from puzzlegym.evaluation.outcome import Outcome, fold, fold_all
 from puzzlegym.screen.suite import Board
 
 
@@ -29,66 +44,83 @@ class Objective:
         return (self.game, self.tier)
 
 
-@dataclass
+@dataclass(frozen=True)
 class LevelResult:
+    """One target level's result so far (from the episode's :class:`Outcome`)."""
+
     reached: bool = False
     won: bool = False
     max_potential: float = 0.0
 
 
-@dataclass
+def _no_stamp() -> tuple[int, float]:
+    return 0, 0.0
+
+
 class Evaluator:
     """Records one episode of one objective (see module docstring).
 
-    ``sink`` (optional) receives every event and snapshot as it happens (the episode record
-    on disk); ``step`` and ``t`` are set by the env before each action so records carry them.
+    ``publish`` (optional) receives every event as it happens (the env's event bus: the
+    episode record and any other subscriber); ``stamp()`` gives the env's action count and
+    the current action's time, which every event carries. The figures (LC, FGP, success)
+    come from :attr:`outcome`, the fold of the events it published
+    (:mod:`puzzlegym.evaluation.outcome`).
     """
 
-    objective: Objective
-    sink: Callable[[dict], None] | None = None
-    results: dict[int, LevelResult] = field(default_factory=dict)
-    snapshots: list[dict] = field(default_factory=list)
-    events: list[dict] = field(default_factory=list)
-    mismatch: bool = False
-    answered: str | None = None
-    attempts: list[dict] = field(default_factory=list)  # closed level attempts
-    attempt: dict | None = None  # the attempt in progress
-    step: int = 0
-    t: float = 0.0
-
-    def __post_init__(self) -> None:
-        for i in self.objective.targets:
-            self.results.setdefault(i, LevelResult())
+    def __init__(
+        self,
+        objective: Objective,
+        publish: Callable[[Event], None] | None = None,
+        stamp: Callable[[], tuple[int, float]] = _no_stamp,
+    ) -> None:
+        self.objective = objective
+        self.publish = publish
+        self.stamp = stamp
+        self.outcome = Outcome.start(objective.game, objective.tier, (i + 1 for i in objective.targets))
+        self.snapshots: list[dict] = []  # every snapshot, as record lines
+        self.events: list[dict] = []  # every other evaluator event, as record lines
+        self.attempts: list[dict] = []  # closed level attempts
+        self.attempt: dict | None = None  # the attempt in progress
 
     # ------------------------------------------------------------------ queries
     def is_target(self, board: Board) -> bool:
-        return (board.game.name, board.tier) == self.objective.key and board.index in self.results
+        return (board.game.name, board.tier) == self.objective.key and board.index in self.objective.targets
+
+    @property
+    def results(self) -> dict[int, LevelResult]:
+        """Each target level's result, by 0-based index."""
+        return _results_of(self.outcome, self.objective.targets)
 
     @property
     def levels_won(self) -> list[int]:
         """Won target levels, 1-based."""
-        return [i + 1 for i, r in sorted(self.results.items()) if r.won]
+        return self.outcome.levels_won
 
     @property
     def success(self) -> bool:
-        return all(r.won for r in self.results.values())
+        return self.outcome.success
 
     @property
     def lc(self) -> float:
-        return sum(r.won for r in self.results.values()) / len(self.results)
+        return self.outcome.lc
 
     @property
     def fgp(self) -> float:
-        total = 0.0
-        for r in self.results.values():
-            total += 1.0 if r.won else (r.max_potential if r.reached else 0.0)
-        return total / len(self.results)
+        return self.outcome.fgp
+
+    @property
+    def mismatch(self) -> bool:
+        return self.outcome.mismatch
+
+    @property
+    def answered(self) -> str | None:
+        return self.outcome.answered
 
     def progress(self, board: Board | None) -> float:
         """Objective progress: won target levels plus the potential of the target board in
         play (the reward shaping potential)."""
-        won = sum(r.won for r in self.results.values())
-        if board is not None and self.is_target(board) and not self.results[board.index].won:
+        won = len(self.outcome.won)
+        if board is not None and self.is_target(board) and board.index + 1 not in self.outcome.won:
             return won + board.potential
         return float(won)
 
@@ -112,40 +144,37 @@ class Evaluator:
         return self.attempts + ([self.attempt] if self.attempt is not None else [])
 
     # ------------------------------------------------------------------ recording
-    def _emit(self, kind: str, board: Board | None = None, **extra: Any) -> dict:
-        rec: dict[str, Any] = {"kind": kind, "step": self.step, "t": round(self.t, 3)}
+    def _publish(self, event: Event) -> None:
+        self.outcome = fold(self.outcome, event)
+        if self.publish is not None:
+            self.publish(event)
+
+    def _emit(self, cls: type[Event], board: Board | None = None, **extra: Any) -> None:
+        step, t = self.stamp()
         if board is not None:
-            rec.update(game=board.game.name, tier=board.tier, level=board.index + 1)
-        rec.update(extra)
-        self.events.append(rec)
-        if self.sink:
-            self.sink(rec)
-        return rec
+            extra.update(game=board.game.name, tier=board.tier, level=board.index + 1)
+        event = cls(step=step, t=round(t, 3), **{k: freeze(v) for k, v in extra.items()})
+        self.events.append(event.to_record())
+        self._publish(event)
 
     def _snapshot(self, board: Board, cause: str) -> None:
-        potential = board.potential
-        solved = board.solved
-        snap = {
-            "kind": "snapshot",
-            "step": self.step,
-            "t": round(self.t, 3),
-            "cause": cause,
-            "game": board.game.name,
-            "tier": board.tier,
-            "level": board.index + 1,
-            "potential": potential,
-            "solved": solved,
-            "dead_end": board.game.dead_end(board.level, board.state),
-            "state": board.game.state_to_json(board.level, board.state),
-        }
-        if board.game.describe is not None:
-            snap["details"] = board.game.describe(board.level, board.state)
-        self.snapshots.append(snap)
-        if self.sink:
-            self.sink(snap)
-        if self.is_target(board):
-            res = self.results[board.index]
-            res.max_potential = max(res.max_potential, potential)
+        step, t = self.stamp()
+        details = board.game.describe(board.level, board.state) if board.game.describe is not None else None
+        event = Snapshot(
+            step=step,
+            t=round(t, 3),
+            game=board.game.name,
+            tier=board.tier,
+            level=board.index + 1,
+            cause=cause,
+            potential=board.potential,
+            solved=board.solved,
+            dead_end=board.game.dead_end(board.level, board.state),
+            state=freeze(board.game.state_to_json(board.level, board.state)),
+            details=None if details is None else freeze(details),
+        )
+        self.snapshots.append(event.to_record())
+        self._publish(event)
 
     # ------------------------------------------------------------------ attempts
     # An attempt is one try at a level: from its ready board until a restart, leaving the
@@ -157,7 +186,7 @@ class Evaluator:
             "game": board.game.name,
             "tier": board.tier,
             "level": board.index + 1,
-            "start_step": self.step,
+            "start_step": self.stamp()[0],
             "moves": 0,
             "undos": 0,
             "dead_end": False,
@@ -176,11 +205,10 @@ class Evaluator:
             return
         self._close_run("restart" if how == "restart" else "attempt_end")
         a["end"] = how
-        a["end_step"] = self.step
+        a["end_step"] = self.stamp()[0]
         self.attempts.append(a)
         self.attempt = None
-        self._emit("attempt", None, **{k: v for k, v in a.items() if k not in ("game", "tier", "level")},
-                   game=a["game"], tier=a["tier"], level=a["level"])
+        self._emit(AttemptClosed, None, **a)
 
     def _track(self, cause: str, move: Any, dead: Any) -> None:
         a = self.attempt
@@ -192,7 +220,8 @@ class Evaluator:
             if dead:
                 if open_run is None:
                     a["dead_end"] = True
-                    a["runs"].append({"fatal_step": self.step, "fatal_move": move, "delay": 1, "recovered_by": None})
+                    run = {"fatal_step": self.stamp()[0], "fatal_move": move, "delay": 1, "recovered_by": None}
+                    a["runs"].append(run)
                 else:
                     open_run["delay"] += 1
             elif open_run is not None:
@@ -204,11 +233,7 @@ class Evaluator:
 
     # SuiteListener
     def level_ready(self, board: Board) -> None:
-        self._emit("level_reached", board)
-        if self.is_target(board):
-            self.results[board.index].reached = True
-        elif (board.game.name, board.tier) != self.objective.key:
-            self.mismatch = True  # play in another game or difficulty earns no credit
+        self._emit(LevelReached, board)
         self._open_attempt(board)
         self._snapshot(board, "ready")
 
@@ -218,27 +243,25 @@ class Evaluator:
 
     def move_rejected(self, board: Board, move: Any, reason: str) -> None:
         """An invalid move: the view read a move the rules refused (the board is unchanged)."""
-        self._emit("rejected", board, move=move, reason=reason)
+        self._emit(MoveRejected, board, move=move, reason=reason)
 
     def level_won(self, board: Board) -> None:
-        self._emit("level_won", board)
-        if self.is_target(board):
-            self.results[board.index].won = True
+        self._emit(LevelWon, board)
         self._close_attempt("won")
 
     def restarted(self, board: Board) -> None:
-        self._emit("restart", board)
+        self._emit(Restarted, board)
         self._close_attempt("restart")
         self._open_attempt(board)
         self._snapshot(board, "restart")
 
     def undone(self, board: Board) -> None:
-        self._emit("undo", board)
+        self._emit(Undone, board)
         self._snapshot(board, "undo")
         self._track("undo", None, self.snapshots[-1]["dead_end"])
 
     def left_level(self, board: Board) -> None:
-        self._emit("left_level", board)
+        self._emit(LeftLevel, board)
         self._close_attempt("left")
 
     def finish(self) -> None:
@@ -246,8 +269,7 @@ class Evaluator:
         self._close_attempt("episode_end")
 
     def answer(self, text: str) -> None:
-        self.answered = text
-        self._emit("answer", None, text=text, success=self.success)
+        self._emit(Answered, None, text=text, success=self.success)
 
     # ------------------------------------------------------------------ state document
     def to_json(self) -> dict:
@@ -263,6 +285,11 @@ class Evaluator:
         }
 
     def load_json(self, doc: dict) -> None:
+        """Replace the record by ``doc`` (from :meth:`to_json`). The figures are not taken
+        from the document: they are the fold of its events and snapshots, and the document's
+        ``results``, ``mismatch`` and ``answered`` must agree with that fold (a document that
+        claims a win its own history does not hold is refused); raises ValueError naming
+        the field."""
         obj = doc["objective"]
         if (obj["game"], obj["tier"], tuple(obj["targets"])) != (
             self.objective.game,
@@ -273,15 +300,29 @@ class Evaluator:
                 f"evaluator.objective: checkpoint is for {obj['game']}-{obj['tier']} "
                 f"levels {obj['targets']}, this env plays {self.objective}"
             )
-        results = {int(i): LevelResult(**r) for i, r in doc["results"].items()}
-        if set(results) != set(self.objective.targets):
+        claimed = {int(i): LevelResult(**r) for i, r in doc["results"].items()}
+        if set(claimed) != set(self.objective.targets):
             raise ValueError(
-                f"evaluator.results: levels {sorted(results)} are not this objective's targets {list(self.objective.targets)}"
+                f"evaluator.results: levels {sorted(claimed)} are not this objective's targets {list(self.objective.targets)}"
             )
-        self.results = results
+        lines = [*doc["events"], *doc["snapshots"]]
+        events = [event_from_record(rec, f"evaluator record line {n}") for n, rec in enumerate(lines)]
+        outcome = fold_all(Outcome.start(self.objective.game, self.objective.tier, self.outcome.targets), events)
+        derived = _results_of(outcome, self.objective.targets)
+        for i in sorted(claimed):
+            if claimed[i] != derived[i]:
+                raise ValueError(
+                    f"evaluator.results.{i}: {asdict(claimed[i])} is not what the checkpoint's own "
+                    f"events and snapshots give ({asdict(derived[i])})"
+                )
+        if bool(doc["mismatch"]) != outcome.mismatch or doc["answered"] != outcome.answered:
+            raise ValueError("evaluator.mismatch/answered: not what the checkpoint's own events give")
+        self.outcome = outcome
         self.snapshots = list(doc["snapshots"])
         self.events = list(doc["events"])
-        self.mismatch = bool(doc["mismatch"])
-        self.answered = doc["answered"]
         self.attempts = list(doc["attempts"])
         self.attempt = doc["attempt"]
+
+
+def _results_of(o: Outcome, targets: tuple[int, ...]) -> dict[int, LevelResult]:
+    return {i: LevelResult(i + 1 in o.reached, i + 1 in o.won, o.best.get(i + 1, 0.0)) for i in targets}

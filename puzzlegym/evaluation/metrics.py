@@ -3,8 +3,9 @@
 Two entry points:
 
 * :func:`episode_from_record` reads one episode record (``manifest.json`` + ``log.jsonl``) and
-  rebuilds the episode's outcome from the logged evaluator events and snapshots alone, so a
-  record whose process was killed mid-way still counts; :func:`episode_row` turns it into a
+  rebuilds the episode's outcome from the logged events alone (the same fold the live
+  evaluator uses, :mod:`puzzlegym.evaluation.outcome`), so a record whose process was
+  killed mid-way still counts; :func:`episode_row` turns it into a
   per-objective row.
 * :func:`aggregate` takes plain per-objective rows (one row per episode; several rows with
   the same game and difficulty are several episodes of that objective) and returns the
@@ -45,6 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from puzzlegym.errors import RecordError
+from puzzlegym.evaluation.events import EpisodeEnded, event_from_record, freeze
+from puzzlegym.evaluation.outcome import Outcome, fold
 from puzzlegym.evaluation.records import AGENT_LOG, is_superseded, read_json, read_log
 
 # The tier ladder used when a game is not registered here (e.g. the paper's rows): a tier
@@ -295,49 +298,20 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     log = read_log(d)
     game, tier = _objective_of(manifest)
     targets = _targets_of(manifest, game, tier)
-    target_set = set(targets)
-    won: set[int] = set()
-    reached: set[int] = set()
-    best: dict[int, float] = {}
-    mismatch = False
-    answered = None
-    win_times: list[list] = []
-    attempts: list[dict] = []
-    elapsed = 0.0
-    actions = 0
+    outcome = Outcome.start(game, tier, targets)
     native = other = 0
     annotated = False
-
-    def on_target(rec: dict) -> bool:
-        return rec.get("game") == game and rec.get("tier") == tier and rec.get("level") in target_set
-
-    for rec in log:
-        kind = rec.get("kind")
-        if "t" in rec:
-            elapsed = max(elapsed, float(rec["t"]))
-        if kind == "action":
-            actions = max(actions, int(rec.get("step", 0)))
-            if "native" in rec:
-                annotated = True
-                native += bool(rec["native"])
-                other += not rec["native"]
-        elif kind == "level_reached":
-            if on_target(rec):
-                reached.add(rec["level"])
-            elif (rec.get("game"), rec.get("tier")) != (game, tier):
-                mismatch = True
-        elif kind == "snapshot":
-            if on_target(rec):
-                lv = rec["level"]
-                best[lv] = max(best.get(lv, 0.0), float(rec["potential"]))
-        elif kind == "level_won":
-            if on_target(rec) and rec["level"] not in won:
-                won.add(rec["level"])
-                win_times.append([float(rec["t"]), rec["level"]])
-        elif kind == "attempt":
-            attempts.append(rec)
-        elif kind == "answer":
-            answered = rec.get("text", "")
+    for number, rec in enumerate(log, 1):
+        event = event_from_record(rec, f"{d / 'log.jsonl'} line {number}")
+        if event is not None:
+            outcome = fold(outcome, event)
+        if rec.get("kind") == "action" and "native" in rec:
+            annotated = True
+            native += bool(rec["native"])
+            other += not rec["native"]
+    result = manifest.get("result")
+    if isinstance(result, dict):
+        outcome = fold(outcome, EpisodeEnded(outcome.actions, outcome.elapsed_s, freeze(result)))
 
     usage, agent_error = None, None
     agent_lines = read_log(d, AGENT_LOG)
@@ -365,18 +339,7 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
         elif kind == "error":
             agent_error = rec.get("error")
 
-    n = len(targets)
-    success = won >= target_set
-    fgp = sum(1.0 if lv in won else best.get(lv, 0.0) if lv in reached else 0.0 for lv in targets) / n
-    result = manifest.get("result")
-    if success:
-        end = "complete"
-    elif answered is not None:
-        end = "answer"
-    elif result is not None and result.get("truncated"):
-        end = "timeout"
-    else:
-        end = "stopped"
+    o = outcome
     return {
         "dir": str(d),
         "agent": manifest.get("agent"),
@@ -387,23 +350,23 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
         "game": game,
         "tier": tier,
         "targets": targets,
-        "n_levels": n,
-        "won": sorted(won),
-        "reached": sorted(reached),
-        "best": {str(k): v for k, v in sorted(best.items())},
-        "success": success,
-        "lc": len(won & target_set) / n,
-        "fgp": fgp,
-        "mismatch": mismatch,
-        "answered": answered,
+        "n_levels": len(targets),
+        "won": o.levels_won,
+        "reached": sorted(o.reached),
+        "best": {str(k): v for k, v in sorted(o.best.items())},
+        "success": o.success,
+        "lc": o.lc,
+        "fgp": o.fgp,
+        "mismatch": o.mismatch,
+        "answered": o.answered,
         # an answer without success while budget remained (the env only accepts answers
         # before the deadline) is a premature exit, whatever the answer claims
-        "premature_exit": answered is not None and not success,
-        "end": end,
-        "elapsed_s": elapsed,
-        "actions": actions,
-        "win_times": win_times,
-        "attempts": attempts,
+        "premature_exit": o.premature_exit,
+        "end": o.end,
+        "elapsed_s": o.elapsed_s,
+        "actions": o.actions,
+        "win_times": [[t, level] for t, level in o.win_times],
+        "attempts": [a.to_record() for a in o.attempts],
         "n_native": native if annotated else None,
         "n_other": other if annotated else None,
         "usage": usage,

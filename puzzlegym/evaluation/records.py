@@ -37,6 +37,7 @@ __all__ = [
     "AgentLog",
     "EpisodeRecorder",
     "Log",
+    "RecordWriter",
     "holds_record",
     "is_superseded",
     "lock_file",
@@ -120,6 +121,34 @@ class EpisodeRecorder:
     def close(self) -> None:
         if not self._log.closed:
             self._log.close()
+
+
+class RecordWriter:
+    """The episode record as a subscriber of the env's events: each event becomes a line of
+    ``log.jsonl`` and the episode's end (:class:`~puzzlegym.evaluation.events.EpisodeEnded`)
+    its manifest's ``result``. :meth:`open` starts a new record (closing the previous one);
+    with none open, events pass unrecorded."""
+
+    def __init__(self) -> None:
+        self.recorder: EpisodeRecorder | None = None
+
+    def open(self, directory: str | os.PathLike, manifest: dict[str, Any]) -> None:
+        self.close()
+        self.recorder = EpisodeRecorder(directory, manifest)
+
+    def __call__(self, event: Any) -> None:
+        if self.recorder is None:
+            return
+        line = event.to_record()
+        if event.kind == "result":
+            self.recorder.finish(line["result"])
+        else:
+            self.recorder.write(line)
+
+    def close(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
 
 
 AGENT_LOG = "agent.jsonl"

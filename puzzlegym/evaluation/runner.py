@@ -13,6 +13,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from puzzlegym.agents import agent_label, make_agent
+from puzzlegym.errors import PuzzleGymError
 from puzzlegym.evaluation.records import AgentLog, holds_record, unused_path
 from puzzlegym.jsonio import write_atomic, write_json
 from puzzlegym.registry import parse_env_id
@@ -107,17 +108,17 @@ def run_episode(
                 frames.add(obs)
         bar.close()
         wall = time.perf_counter() - wall0
-        ev = env.unwrapped.evaluator
+        probe = env.unwrapped.probe()
         result = {
             "env_id": env_id,
             "agent": label,
             "seed": seed,
-            "success": ev.success,
-            "lc": ev.lc,
-            "fgp": ev.fgp,
-            "levels_won": ev.levels_won,
-            "steps": env.unwrapped.steps,
-            "actions": env.unwrapped.actions,
+            "success": probe.success,
+            "lc": probe.lc,
+            "fgp": probe.fgp,
+            "levels_won": list(probe.levels_won),
+            "steps": probe.steps,
+            "actions": probe.actions,
             "elapsed_s": info["elapsed_s"],
             "terminated": terminated,
             "truncated": truncated,
@@ -157,8 +158,11 @@ def run_episode(
 
 def _stamp(env: Any) -> tuple[int, float]:
     """The env's action count and episode time (0 before the first reset)."""
-    clock = getattr(env, "clock", None)
-    return getattr(env, "actions", 0), clock.elapsed_s if clock is not None else 0.0
+    try:
+        probe = env.probe()
+    except PuzzleGymError:
+        return 0, 0.0
+    return probe.actions, probe.elapsed_s
 
 
 def _write_agent_lines(policy: Any, log: AgentLog | None, env: Any) -> None:

@@ -36,12 +36,13 @@ from puzzlegym import solvers
 from puzzlegym.actions import to_dict
 from puzzlegym.checkpoint import Checkpoint
 from puzzlegym.errors import CheckpointError, ConfigError, LevelError
+from puzzlegym.evaluation.events import LevelWon, thaw
 from puzzlegym.evaluation.records import read_log
 from puzzlegym.game import Rejected
 from puzzlegym.lab.checkpoints import MAX_PREFIX, check_certificate, checkpoint_name, frame_digest
 from puzzlegym.lab.controller import capture, make_env
+from puzzlegym.probe import LEVEL
 from puzzlegym.registry import catalogue_sha256, parse_env_id
-from puzzlegym.screen.suite import BOARD_AREA, LEVEL
 
 __all__ = [
     "MAX_FOUND",
@@ -61,8 +62,7 @@ MAX_PLAYOUTS = 10_000
 # ---------------------------------------------------------------------- shared
 def move_actions(env: gym.Env, move) -> list[dict]:
     """The GUI actions (dicts) that perform rules ``move`` on the board in play of ``env``."""
-    board = env.unwrapped.suite.board
-    return [to_dict(a) for a in board.game.view.actions_for_move(board.level, board.state, board.ui, move, BOARD_AREA)]
+    return [to_dict(a) for a in env.unwrapped.probe().board.actions_for_move(move)]
 
 
 def play_moves(env: gym.Env, moves) -> list[dict]:
@@ -71,12 +71,13 @@ def play_moves(env: gym.Env, moves) -> list[dict]:
     base = env.unwrapped
     done = []
     for move in moves:
-        board = base.suite.board
+        board = base.probe().board
         expected = board.game.rules.apply(board.level, board.state, move)
         for action in move_actions(env, move):
             base.step(action)
             done.append(action)
-        if base.suite.board is None or base.suite.board.state != expected:
+        after = base.probe().board
+        if after is None or after.state != expected:
             raise CheckpointError(f"move {move!r} did not take effect through its GUI actions")
     return done
 
@@ -92,28 +93,28 @@ def _replayed(config: dict, seed: int | None, prefix: list) -> gym.Env:
 
 
 def _certificate(env: gym.Env, obs, cls: str, seed: int | None, prefix: list, source: dict, **extra: Any) -> dict:
-    base = env.unwrapped
-    suite, board = base.suite, base.suite.board
-    if suite.screen != LEVEL or board is None or board.solved:
+    probe = env.unwrapped.probe()
+    board = probe.board
+    if probe.screen != LEVEL or board is None or board.solved:
         raise CheckpointError("a lab checkpoint is a settled, unfinished board on the level screen")
     verdict = solvers.certify(board.level, board.state)
-    legal = list(board.game.rules.legal_moves(board.level, board.state))
-    snaps = base.evaluator.snapshots
-    details = snaps[-1].get("details", {}) if snaps else {}
+    legal = board.legal_moves()
+    snap = probe.snapshot
+    details = (snap.get("details") or {}) if snap is not None else {}
     cert = {
         "class": cls,
         "verdict": verdict,
         "game": board.game.name,
         "tier": board.tier,
-        "level": board.index + 1,
-        "depth": len(board.history),
-        "step": base.actions,
+        "level": board.number,
+        "depth": board.depth,
+        "step": probe.actions,
         "seed": seed,
         "prefix": list(prefix),
         "frame_sha256": frame_digest(obs),
         "visible": not legal,
         "legal_moves": len(legal),
-        "details": json.loads(json.dumps(details)),
+        "details": thaw(details),
         "solution": None,
         "fatal_move": None,
         "match": None,
@@ -131,7 +132,7 @@ def _make(config: dict, seed: int | None, prefix: list, cls: str, source: dict, 
     ckpt, obs, env = capture(config, seed, prefix)
     try:
         cert = _certificate(env, obs, cls, seed, prefix, source, **extra)
-        board = env.unwrapped.suite.board
+        board = env.unwrapped.probe().board
         if cls == "D" and cert["verdict"] != "dead_end":
             raise CheckpointError(f"not a dead end: the certifier says {cert['verdict']!r}")
         if cls == "N":
@@ -167,12 +168,12 @@ def _verify_by_gui(ckpt: Checkpoint) -> None:
         env.reset(options={"checkpoint": ckpt})
         base = env.unwrapped
         where = (cert["game"], cert["tier"], cert["level"])
-        before = len(base.evaluator.events)
-        for move in cert["solution"]:
-            for action in move_actions(env, tuple(move) if isinstance(move, list) else move):
-                base.step(action)
-        won = [e for e in base.evaluator.events[before:] if e["kind"] == "level_won"]
-        if not any((e["game"], e["tier"], e["level"]) == where for e in won):
+        won: list[LevelWon] = []
+        with base.subscribe(lambda e: won.append(e) if isinstance(e, LevelWon) else None):
+            for move in cert["solution"]:
+                for action in move_actions(env, tuple(move) if isinstance(move, list) else move):
+                    base.step(action)
+        if not any((e.game, e.tier, e.level) == where for e in won):
             raise CheckpointError("N checkpoint: playing its solution through the GUI did not win the level")
     finally:
         env.close()
@@ -192,7 +193,7 @@ def _control(config: dict, seed: int | None, ready_prefix: list, depth: int, sou
     ``min(depth, length - 1)`` moves of the solver's solution from the ready board."""
     env = _replayed(config, seed, ready_prefix)
     try:
-        board = env.unwrapped.suite.board
+        board = env.unwrapped.probe().board
         solution = solvers.solve(board.level, board.state).moves
         k = max(0, min(depth, len(solution) - 1))
         moves = play_moves(env, solution[:k])
@@ -278,7 +279,7 @@ def _board_of(config: dict, seed: int) -> tuple[Any, Any]:
     env = make_env(config, backend="native")
     try:
         env.unwrapped.reset(seed=seed)
-        board = env.unwrapped.suite.board
+        board = env.unwrapped.probe().board
         return board.level, board.game.rules
     finally:
         env.close()

@@ -37,6 +37,7 @@ from pathlib import Path
 from puzzlegym.agents import make_agent
 from puzzlegym.checkpoint import Checkpoint
 from puzzlegym.errors import ConfigError, PuzzleGymError
+from puzzlegym.evaluation.events import Event, Snapshot
 from puzzlegym.lab import checkpoints as files
 from puzzlegym.lab.controller import Controller
 from puzzlegym.lab.documents import find_documents
@@ -137,6 +138,15 @@ def _agent_factory(agent: str | Callable) -> tuple[Callable, str]:
     raise ConfigError(f"agent: expected a name (scripted, solver, random, module:callable) or a factory env -> policy, got {agent!r}")
 
 
+def _note(event: Event, into: list[dict]) -> None:
+    """Keep the evaluator events a timeline shows (in the order they happened)."""
+    if isinstance(event, Snapshot):
+        into.append({"kind": "snapshot", "game": event.game, "tier": event.tier, "level": event.level,
+                     "cause": event.cause, "dead_end": event.dead_end, "solved": event.solved})
+    elif event.kind in _EVENT_KINDS:
+        into.append({"kind": event.kind, "game": event.game, "tier": event.tier, "level": event.level})
+
+
 def _write_json(path: Path, doc: dict) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -189,33 +199,29 @@ def run_takeover(
             obs = {"screen": frame, "text": hint.channel.compose(info)}
         base = env.unwrapped
         where = (cert["game"], cert["tier"], cert["level"])
-        t_env0, t_wall0 = base.clock.elapsed_s, time.perf_counter()
-        n_events, n_snaps = len(base.evaluator.events), len(base.evaluator.snapshots)
+        t_env0, t_wall0 = base.probe().elapsed_s, time.perf_counter()
+        happened: list[dict] = []  # the evaluator's events of the action in progress
         timeline: list[dict] = []
         end = "window"
-        for i in range(1, limits.max_actions + 1):
-            action = policy(obs, info)
-            obs, _reward, terminated, truncated, info = wrapped.step(action)
-            t = round(base.clock.elapsed_s - t_env0 if clock == "env" else time.perf_counter() - t_wall0, 3)
-            ev = base.evaluator
-            for e in ev.events[n_events:]:
-                if e["kind"] in _EVENT_KINDS:
-                    timeline.append({"kind": e["kind"], "i": i, "t": t, "game": e.get("game"), "tier": e.get("tier"), "level": e.get("level")})
-            for s in ev.snapshots[n_snaps:]:
-                timeline.append({"kind": "snapshot", "i": i, "t": t, "game": s["game"], "tier": s["tier"], "level": s["level"],
-                                 "cause": s["cause"], "dead_end": s["dead_end"], "solved": s["solved"]})
-            n_events, n_snaps = len(ev.events), len(ev.snapshots)
-            timeline.append({"kind": "action", "i": i, "t": t, "accepted": bool(info["accepted"]), "screen": info["screen"]})
-            if any(e["kind"] == "level_won" and (e["game"], e["tier"], e["level"]) == where for e in timeline):
-                end = "won"
-                break
-            if terminated or truncated:
-                end = "terminated" if terminated else "truncated"
-                break
-            if t >= limits.window_s:
-                break
-        else:
-            end = "max_actions"
+        with base.subscribe(lambda e: _note(e, happened)):
+            for i in range(1, limits.max_actions + 1):
+                action = policy(obs, info)
+                obs, _reward, terminated, truncated, info = wrapped.step(action)
+                elapsed = base.probe().elapsed_s - t_env0 if clock == "env" else time.perf_counter() - t_wall0
+                t = round(elapsed, 3)
+                timeline.extend({**e, "i": i, "t": t} for e in happened)
+                happened.clear()
+                timeline.append({"kind": "action", "i": i, "t": t, "accepted": bool(info["accepted"]), "screen": info["screen"]})
+                if any(e["kind"] == "level_won" and (e["game"], e["tier"], e["level"]) == where for e in timeline):
+                    end = "won"
+                    break
+                if terminated or truncated:
+                    end = "terminated" if terminated else "truncated"
+                    break
+                if t >= limits.window_s:
+                    break
+            else:
+                end = "max_actions"
     finally:
         wrapped.close()
     doc = {

@@ -105,11 +105,10 @@ def run_session(
         while not (terminated or truncated) and (max_steps is None or steps < max_steps):
             obs, _reward, terminated, truncated, info = env.step(policy(obs, info))
             steps += 1
-        base = env.unwrapped
+        probe = env.unwrapped.probe()
         workflow_actions = _find(env, WorkflowController).controller_actions
         restarter = _find(env, DeadEndRestart)
         restarts = len(restarter.interventions) if restarter is not None else 0
-        ev = base.evaluator
         doc = {
             "study": STUDY,
             "puzzlegym_version": __version__,
@@ -121,16 +120,16 @@ def run_session(
             "agent": agent_name,
             "seed": seed,
             "agent_steps": steps,
-            "actions": base.actions,
+            "actions": probe.actions,
             "controller_actions": workflow_actions + restarts,
             "workflow_actions": workflow_actions,
             "dead_end_restarts": restarts,
-            "agent_actions": base.actions - workflow_actions - restarts,
-            "lc": ev.lc,
-            "fgp": ev.fgp,
-            "success": ev.success,
-            "levels_won": ev.levels_won,
-            "elapsed_s": base.clock.elapsed_s,
+            "agent_actions": probe.actions - workflow_actions - restarts,
+            "lc": probe.lc,
+            "fgp": probe.fgp,
+            "success": probe.success,
+            "levels_won": list(probe.levels_won),
+            "elapsed_s": probe.elapsed_s,
             "end": "terminated" if terminated else "truncated" if truncated else "max_steps",
         }
     finally:

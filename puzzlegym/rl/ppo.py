@@ -56,7 +56,7 @@ def play_episodes(env, choose: Callable[[Any, Any], int], episodes: int, seed: i
             n += 1
             if terminated or truncated:
                 break
-        success = bool(env.unwrapped.evaluator.success)
+        success = bool(env.unwrapped.probe().success)
         wins += success
         returns.append(total)
         lengths.append(n)

@@ -1,59 +1,40 @@
-"""The Game Suite shell: home, difficulty select, level screen, level-complete banner,
-objective-complete screen; sequential unlock and re-entry at the first unsolved level.
+"""The Game Suite's state machine: home, difficulty select, level screen, level-complete
+banner, objective-complete screen; sequential unlock and re-entry at the first unsolved level.
 
 The suite owns the screen and the board in play. It receives gestures from the input layer,
 routes those on the board to the game's view, applies moves with the game's rules, and tells
-its listener (the evaluator) what happened. It describes each screen as widgets for the
-renderer and exposes its clickable targets by name (for the solver agent and tests).
+its listener (the evaluator) what happened. It exposes its clickable controls by name
+(:meth:`Suite.targets`); what each screen looks like is :mod:`puzzlegym.screen.suite_view`'s
+job, where things are :mod:`puzzlegym.screen.layout`'s.
 
 Its whole state serialises to a plain document (:meth:`Suite.to_json`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from PIL import ImageDraw
-
 from puzzlegym.errors import shown
 from puzzlegym.game import Game, Rejected
-from puzzlegym.screen import theme
 from puzzlegym.screen.input import Gesture
-from puzzlegym.screen.labels import label
-from puzzlegym.screen.render import (
-    SCREEN,
-    Rect,
-    Widget,
-    draw_lines_centered,
-    draw_text_centered,
-    font,
-    wrap_text,
+from puzzlegym.screen.layout import (
+    BACK_BUTTON,
+    BOARD_AREA,
+    DIFFICULTY,
+    HOME,
+    LEVEL,
+    LEVEL_COMPLETE,
+    MENU_BUTTON_CENTER,
+    NEXT_BUTTON,
+    OBJECTIVE_COMPLETE,
+    SCREENS,
+    card_rect,
+    header_buttons,
+    tier_rect,
 )
-
-HOME = "home"
-DIFFICULTY = "difficulty"
-LEVEL = "level"
-LEVEL_COMPLETE = "level_complete"
-OBJECTIVE_COMPLETE = "objective_complete"
-SCREENS = (HOME, DIFFICULTY, LEVEL, LEVEL_COMPLETE, OBJECTIVE_COMPLETE)
-
-# level-screen layout
-HEADER = Rect(0, 0, 1280, 72)
-INSTRUCTION = Rect(0, 72, 1280, 44)
-BOARD_AREA = Rect(40, 124, 1200, 686)
-FEEDBACK = Rect(0, 816, 1280, 44)
-_HEADER_BUTTONS = ("menu", "restart", "undo")  # right to left
-BANNER = Rect(390, 340, 500, 220)
-NEXT_BUTTON = Rect(540, 470, 200, 60)
-# home / difficulty / objective-complete layout
-CARD_W, CARD_H, CARD_GAP = 340, 200, 40
-CARD_PAD = 20  # text keeps this far from a card's sides
-TIER_SEP = " · "  # between the tier names on a home card
-TIER_W, TIER_H, TIER_GAP = 420, 72, 20
-BACK_BUTTON = Rect(540, 780, 200, 56)
-MENU_BUTTON_CENTER = Rect(540, 520, 200, 60)
+from puzzlegym.screen.render import Rect
 
 
 class SuiteListener(Protocol):
@@ -80,6 +61,11 @@ class Board:
     ui: Any
     history: list = field(default_factory=list)
     feedback: str = ""
+
+    @property
+    def undoable(self) -> bool:
+        """Whether Undo has a board to go back to."""
+        return bool(self.history)
 
     @property
     def solved(self) -> bool:
@@ -168,11 +154,11 @@ class Suite:
         out: dict[str, Rect] = {}
         if self.screen == HOME:
             for i, name in enumerate(self.games):
-                out[f"game:{name}"] = _card_rect(i)
+                out[f"game:{name}"] = card_rect(i)
         elif self.screen == DIFFICULTY:
             assert self.game is not None
             for i, tier in enumerate(self.game.tiers):
-                out[f"tier:{tier}"] = _tier_rect(i)
+                out[f"tier:{tier}"] = tier_rect(i)
             out["back"] = BACK_BUTTON
         elif self.screen in (LEVEL, LEVEL_COMPLETE):
             if self.screen == LEVEL_COMPLETE:
@@ -185,8 +171,7 @@ class Suite:
         return out
 
     def _header_buttons(self) -> dict[str, Rect]:
-        names = [n for n in _HEADER_BUTTONS if n != "undo" or (self.game and self.game.has_undo)]
-        return {name: Rect(1140 - 130 * i, 14, 116, 44) for i, name in enumerate(names)}
+        return header_buttons(bool(self.game and self.game.has_undo))
 
     # ------------------------------------------------------------------ input
     def handle(self, gesture: Gesture) -> bool:
@@ -212,44 +197,9 @@ class Suite:
         return False
 
     def would_change(self, gesture: Gesture) -> bool:
-        """Whether :meth:`handle` would change the screen, the board or its selection: a pure
-        query (nothing changes), routed like :meth:`handle`. A control counts when pressing
-        it shows something else (Restart on an untouched board and Undo without history do
-        not); a board gesture when the view selects or deselects something, or the rules
-        accept the move the view makes of it (a rejected move only sets the feedback line)."""
-        if gesture.kind == "click":
-            for name, rect in self.targets().items():
-                if rect.contains(gesture.x, gesture.y):
-                    return self._press_changes(name)
-            if self.screen == LEVEL and BOARD_AREA.contains(gesture.x, gesture.y):
-                return self._board_changes(gesture)
-        elif gesture.kind == "drag":
-            if self.screen == LEVEL and BOARD_AREA.contains(gesture.x0, gesture.y0):
-                return self._board_changes(gesture)
-        elif gesture.kind == "key":
-            if self.screen == LEVEL:
-                return self._board_changes(gesture)
-        return False
-
-    def _press_changes(self, name: str) -> bool:
-        b = self.board
-        if name == "restart":
-            assert b is not None
-            initial = b.game.rules.initial_state(b.level)
-            return b.state != initial or b.ui != b.game.view.initial_ui(b.level, initial)
-        if name == "undo":
-            return b is not None and bool(b.history)
-        return True
-
-    def _board_changes(self, gesture: Gesture) -> bool:
-        b = self.board
-        assert b is not None
-        outcome = b.game.view.on_gesture(b.level, b.state, b.ui, gesture, BOARD_AREA)
-        if outcome.ui != b.ui:
-            return True
-        if outcome.move is None:
-            return False
-        return not isinstance(b.game.rules.apply(b.level, b.state, outcome.move), Rejected)
+        """Whether :meth:`handle` would change the screen, the board or its selection (a pure
+        query: see :func:`gesture_changes`)."""
+        return gesture_changes(self.screen, self.targets(), self.board, gesture)
 
     def _press(self, name: str) -> None:
         kind, _, arg = name.partition(":")
@@ -340,48 +290,6 @@ class Suite:
                     self.listener.level_won(b)
         return accepted
 
-    # ------------------------------------------------------------------ drawing
-    def widgets(self) -> list[Widget]:
-        screen = self.screen
-        out = [Widget("bg", SCREEN, _paint_background, (screen in (LEVEL, LEVEL_COMPLETE),))]
-        if screen == HOME:
-            out.append(_title("title", Rect(0, 60, 1280, 70), label("suite_title"), theme.TITLE_SIZE))
-            out.append(_title("subtitle", Rect(0, 140, 1280, 40), label("home_subtitle"), theme.BODY_SIZE, muted=True))
-            for i, (name, g) in enumerate(self.games.items()):
-                out.append(Widget(f"card:{name}", _card_rect(i), _paint_card, (g.title, TIER_SEP.join(g.tiers))))
-        elif screen == DIFFICULTY:
-            g = self.game
-            assert g is not None
-            out.append(_title("title", Rect(0, 60, 1280, 70), g.title, theme.TITLE_SIZE))
-            out.append(_title("subtitle", Rect(0, 140, 1280, 40), label("difficulty_subtitle"), theme.BODY_SIZE, muted=True))
-            for i, tier in enumerate(g.tiers):
-                total = len(self.levels(g.name, tier))
-                solved = len(self.solved_levels(g.name, tier))
-                out.append(Widget(f"tier:{tier}", _tier_rect(i), _paint_tier, (tier, label("tier_progress", solved=solved, total=total), solved == total)))
-            out.append(_button("back", BACK_BUTTON, label("back")))
-        elif screen in (LEVEL, LEVEL_COMPLETE):
-            b = self.board
-            assert b is not None
-            n = len(self.levels(b.game.name, b.tier))
-            header = label("header", game=b.game.title, tier=b.tier, k=b.index + 1, n=n)
-            out.append(Widget("header", Rect(0, 0, 860, 72), _paint_header, header))
-            for name, rect in self._header_buttons().items():
-                dim = (screen == LEVEL_COMPLETE and name != "menu") or (name == "undo" and not b.history)
-                out.append(_button(name, rect, label(name), dim=dim, on=theme.HEADER))
-            out.append(_title("instruction", INSTRUCTION, b.game.instruction, theme.BODY_SIZE, muted=True))
-            out.extend(b.game.view.widgets(b.level, b.state, b.ui, BOARD_AREA))
-            out.append(_title("feedback", FEEDBACK, b.feedback, theme.BODY_SIZE))
-            if screen == LEVEL_COMPLETE:
-                out.append(Widget("banner", BANNER, _paint_banner, label("level_complete"), opaque=False))
-                out.append(_button("next", NEXT_BUTTON, label("next"), accent=True, on=theme.SUCCESS))
-        elif screen == OBJECTIVE_COMPLETE:
-            g = self.game
-            assert g is not None and self.tier is not None
-            out.append(_title("title", Rect(0, 300, 1280, 70), label("objective_complete"), theme.TITLE_SIZE))
-            out.append(_title("body", Rect(0, 390, 1280, 40), label("objective_complete_body", game=g.title, tier=self.tier), theme.BODY_SIZE))
-            out.append(_button("menu", MENU_BUTTON_CENTER, label("menu"), accent=True))
-        return out
-
     # ------------------------------------------------------------------ state document
     def to_json(self) -> dict:
         b = self.board
@@ -468,84 +376,56 @@ class Suite:
         return self.games[name]
 
 
-# ---------------------------------------------------------------------- layout helpers
+class BoardLike(Protocol):
+    """What :func:`gesture_changes` reads of a board (the suite's :class:`Board` or a
+    read-only view of one)."""
+
+    game: Game
+    level: Any
+    state: Any
+    ui: Any
+
+    @property
+    def undoable(self) -> bool: ...
 
 
-def _card_rect(i: int) -> Rect:
-    col, row = i % 3, i // 3
-    x0 = (1280 - (3 * CARD_W + 2 * CARD_GAP)) // 2
-    return Rect(x0 + col * (CARD_W + CARD_GAP), 220 + row * (CARD_H + CARD_GAP), CARD_W, CARD_H)
+def gesture_changes(screen: str, controls: Mapping[str, Rect], board: BoardLike | None, gesture: Gesture) -> bool:
+    """Whether ``gesture`` would change the screen, the board or its selection on ``screen``
+    with ``controls`` (the named targets) and ``board``: a pure query, routed like
+    :meth:`Suite.handle`. A control counts when pressing it shows something else (Restart on
+    an untouched board and Undo without history do not); a board gesture when the view
+    selects or deselects something, or the rules accept the move the view makes of it (a
+    rejected move only sets the feedback line)."""
+    if gesture.kind == "click":
+        for name, rect in controls.items():
+            if rect.contains(gesture.x, gesture.y):
+                return _press_changes(name, board)
+        if screen == LEVEL and BOARD_AREA.contains(gesture.x, gesture.y):
+            return _board_changes(board, gesture)
+    elif gesture.kind == "drag":
+        if screen == LEVEL and BOARD_AREA.contains(gesture.x0, gesture.y0):
+            return _board_changes(board, gesture)
+    elif gesture.kind == "key":
+        if screen == LEVEL:
+            return _board_changes(board, gesture)
+    return False
 
 
-def _tier_rect(i: int) -> Rect:
-    return Rect((1280 - TIER_W) // 2, 220 + i * (TIER_H + TIER_GAP), TIER_W, TIER_H)
+def _press_changes(name: str, b: BoardLike | None) -> bool:
+    if name == "restart":
+        assert b is not None
+        initial = b.game.rules.initial_state(b.level)
+        return b.state != initial or b.ui != b.game.view.initial_ui(b.level, initial)
+    if name == "undo":
+        return b is not None and b.undoable
+    return True
 
 
-def _title(wid: str, rect: Rect, text: str, size: int, muted: bool = False) -> Widget:
-    return Widget(wid, rect, _paint_text, (text, size, muted))
-
-
-def _button(
-    wid: str, rect: Rect, text: str, accent: bool = False, dim: bool = False,
-    on: tuple[int, int, int] = theme.BACKGROUND,
-) -> Widget:
-    """A rounded button; ``on`` is the colour of what it sits on (its corners)."""
-    return Widget(wid, rect, _paint_button, (text, accent, dim, on))
-
-
-# ---------------------------------------------------------------------- painters
-# Painters draw their key into an image of the widget's size (see puzzlegym.screen.render).
-
-
-def _paint_background(draw: ImageDraw.ImageDraw, img, key) -> None:
-    (with_header,) = key
-    draw.rectangle((0, 0, img.width, img.height), fill=theme.BACKGROUND)
-    if with_header:
-        draw.rectangle((0, 0, img.width, HEADER.h - 1), fill=theme.HEADER)
-
-
-def _paint_text(draw: ImageDraw.ImageDraw, img, key) -> None:
-    text, size, muted = key
-    # text widgets sit on the plain background or the header bar; they paint it themselves
-    draw.rectangle((0, 0, img.width, img.height), fill=theme.BACKGROUND)
-    if text:
-        draw_text_centered(draw, (0, 0, img.width, img.height), text, size, theme.MUTED_TEXT if muted else theme.TEXT)
-
-
-def _paint_header(draw: ImageDraw.ImageDraw, img, text) -> None:
-    draw.rectangle((0, 0, img.width, img.height), fill=theme.HEADER)
-    draw.text((32, img.height // 2), text, font=font(theme.HEADING_SIZE - 4, True), fill=theme.HEADER_TEXT, anchor="lm")
-
-
-def _paint_button(draw: ImageDraw.ImageDraw, img, key) -> None:
-    text, accent, dim, on = key
-    draw.rectangle((0, 0, img.width, img.height), fill=on)
-    fill = theme.ACCENT if accent else theme.BUTTON
-    if dim:
-        fill = theme.LOCKED
-    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=theme.RADIUS, fill=fill, outline=theme.BUTTON_BORDER, width=2)
-    color = theme.ACCENT_TEXT if accent else theme.BUTTON_TEXT
-    draw_text_centered(draw, (0, 0, img.width, img.height), text, theme.BUTTON_SIZE, color, bold=True)
-
-
-def _paint_card(draw: ImageDraw.ImageDraw, img, key) -> None:
-    title, tiers = key
-    draw.rectangle((0, 0, img.width, img.height), fill=theme.BACKGROUND)
-    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=16, fill=theme.CARD, outline=theme.CARD_BORDER, width=3)
-    draw.rectangle((3, 3, img.width - 4, 18), fill=theme.ACCENT)
-    draw_text_centered(draw, (0, 30, img.width, 130), title, theme.HEADING_SIZE + 4, theme.TEXT, bold=True)
-    lines = wrap_text(tiers, img.width - 2 * CARD_PAD, theme.SMALL_SIZE, sep=TIER_SEP)
-    draw_lines_centered(draw, (0, 130, img.width, 180), lines, theme.SMALL_SIZE, theme.MUTED_TEXT)
-
-
-def _paint_tier(draw: ImageDraw.ImageDraw, img, key) -> None:
-    tier, progress, complete = key
-    draw.rectangle((0, 0, img.width, img.height), fill=theme.BACKGROUND)
-    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=12, fill=theme.CARD, outline=theme.SUCCESS if complete else theme.CARD_BORDER, width=3)
-    draw.text((28, img.height // 2), tier, font=font(theme.HEADING_SIZE - 2, True), fill=theme.TEXT, anchor="lm")
-    draw.text((img.width - 28, img.height // 2), progress, font=font(theme.SMALL_SIZE), fill=theme.SUCCESS if complete else theme.MUTED_TEXT, anchor="rm")
-
-
-def _paint_banner(draw: ImageDraw.ImageDraw, img, text) -> None:
-    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=18, fill=theme.SUCCESS, outline=theme.OVERLAY, width=3)
-    draw_text_centered(draw, (0, 20, img.width, 110), text, theme.HEADING_SIZE + 6, theme.SUCCESS_TEXT, bold=True)
+def _board_changes(b: BoardLike | None, gesture: Gesture) -> bool:
+    assert b is not None
+    outcome = b.game.view.on_gesture(b.level, b.state, b.ui, gesture, BOARD_AREA)
+    if outcome.ui != b.ui:
+        return True
+    if outcome.move is None:
+        return False
+    return not isinstance(b.game.rules.apply(b.level, b.state, outcome.move), Rejected)

@@ -104,11 +104,11 @@ class PlaySession:
                     if action is None or self.done:
                         continue
                     try:
-                        before = self.env.unwrapped.suite.version
+                        before = self.env.unwrapped.probe().version
                         self.obs, _, term, trunc, _ = self.env.step(action)
                     except PuzzleGymError:
                         continue  # e.g. a key outside the allowed set: not a game input
-                    if self.env.unwrapped.suite.version != before:
+                    if self.env.unwrapped.probe().version != before:
                         dirty.extend(canvas.last_dirty)
                     self.done = bool(term or trunc)
             rects = [SCREEN] if len(dirty) > 8 else dirty

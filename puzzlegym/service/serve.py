@@ -74,17 +74,17 @@ class Session:
     def png_b64(self) -> str:
         """The screen as base64 PNG, encoded once per change of the screen (the suite's
         version), not once per request."""
-        key = (self.episodes, self.env.unwrapped.suite.version)
+        key = (self.episodes, self.env.unwrapped.probe().version)
         if self._png is None or self._png[0] != key:
             self._png = (key, base64.b64encode(png_bytes(self.obs)).decode("ascii"))
         return self._png[1]
 
     def public(self, with_png: bool = True) -> dict:
-        u = self.env.unwrapped
+        probe = self.env.unwrapped.probe()
         out = {
-            "step": u.steps,
-            "actions": u.actions,
-            "elapsed_s": round(u.clock.elapsed_s, 3),
+            "step": probe.steps,
+            "actions": probe.actions,
+            "elapsed_s": round(probe.elapsed_s, 3),
             "accepted": self.accepted,
             "done": self.done,
         }

@@ -16,8 +16,8 @@ from gymnasium import spaces
 
 from puzzlegym.actions import Action, Click, Wait, to_dict
 from puzzlegym.errors import ActionError, ConfigError, PuzzleGymError
+from puzzlegym.probe import BOARD_AREA, LEVEL
 from puzzlegym.screen.input import GestureRecognizer, action_events
-from puzzlegym.screen.suite import BOARD_AREA, LEVEL
 
 __all__ = ["BUTTONS", "BoardActions"]
 
@@ -43,7 +43,7 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     An index whose target does not exist right now (a board target off the level screen, a
     button not on this screen) performs a ``wait``: time passes and nothing else happens.
     :meth:`action_masks` marks the indices that would change the screen, the board or its
-    selection (computed by asking the suite, without changing anything: ``Suite.would_change``),
+    selection (asked of the env's probe, which changes nothing: ``Probe.would_change``),
     in the form sb3-contrib's ``MaskablePPO`` reads; when nothing would change anything, every
     index is marked valid, so a masked policy can still act.
     """
@@ -60,7 +60,7 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         super().__init__(env)
         base = env.unwrapped
         game = getattr(base, "game", None)
-        if game is None or not hasattr(base, "suite"):
+        if game is None or not hasattr(base, "probe"):
             raise ConfigError(f"BoardActions: wraps puzzlegym envs only, got {type(base).__name__}")
         self._base = base
         if buttons is None:
@@ -86,7 +86,7 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         self.n_targets = n
         self.action_space = spaces.Discrete(n + len(buttons))
         self._gestures: dict[Action, list] = {}
-        self._memo: tuple[Any, int, list] | None = None  # (suite, version, targets)
+        self._memo: tuple[tuple[int, int], list] | None = None  # ((episode, version), targets)
 
     # -------------------------------------------------------------- layout
     def _suite_name(self, button: str) -> str:
@@ -113,30 +113,34 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
             raise ConfigError(f"BoardActions: {game.name} has no board targets (GameView.board_targets)")
         return most
 
-    def targets(self) -> list[Action | None]:
+    def _probe(self):
+        try:
+            return self._base.probe()
+        except PuzzleGymError:
+            raise PuzzleGymError("BoardActions: call reset() first") from None
+
+    def targets(self, probe=None) -> list[Action | None]:
         """The GUI action of every index now (``None`` where the target does not exist)."""
-        suite = self._base.suite
-        if suite is None:
-            raise PuzzleGymError("BoardActions: call reset() first")
+        probe = self._probe() if probe is None else probe
+        key = (probe.episode, probe.version)
         memo = self._memo
-        if memo is not None and memo[0] is suite and memo[1] == suite.version:
-            return list(memo[2])
+        if memo is not None and memo[0] == key:
+            return list(memo[1])
         out: list[Action | None] = [None] * self.n_targets
-        board = suite.board
-        if suite.screen == LEVEL and board is not None:
-            found = board.game.view.board_targets(board.level, board.state, board.ui, BOARD_AREA)
+        board = probe.board
+        if probe.screen == LEVEL and board is not None:
+            found = board.board_targets()
             if len(found) > self.n_targets:
                 raise PuzzleGymError(
-                    f"BoardActions: level {board.index + 1} has {len(found)} board targets, more "
+                    f"BoardActions: level {board.number} has {len(found)} board targets, more "
                     f"than the {self.n_targets} of this action space; pass max_targets={len(found)} "
                     "or more"
                 )
             out[: len(found)] = found
-        named = suite.targets()
         for name in self._button_names:
-            rect = named.get(name)
+            rect = probe.control(name)
             out.append(None if rect is None else Click(*rect.center))
-        self._memo = (suite, suite.version, out)
+        self._memo = (key, out)
         return list(out)
 
     def names(self) -> list[str]:
@@ -168,11 +172,11 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     def action_masks(self) -> np.ndarray:
         """A bool array over the indices: True where the action would change the screen, the
         board or its selection (all True when none would)."""
-        suite = self._base.suite
+        probe = self._probe()
         mask = np.zeros(self.action_space.n, dtype=bool)
-        for i, action in enumerate(self.targets()):
+        for i, action in enumerate(self.targets(probe)):
             if action is not None:
-                mask[i] = any(suite.would_change(g) for g in self._gestures_of(action))
+                mask[i] = any(probe.would_change(g) for g in self._gestures_of(action))
         if not mask.any():
             mask[:] = True
         return mask

@@ -7,8 +7,8 @@ from typing import Any
 import gymnasium as gym
 
 from puzzlegym import solvers
+from puzzlegym.probe import LEVEL
 from puzzlegym.screen.labels import label
-from puzzlegym.screen.suite import LEVEL
 from puzzlegym.wrappers.condition import ConditionWrapper
 from puzzlegym.wrappers.text import find_text_channel
 
@@ -65,10 +65,11 @@ class StateHint(ConditionWrapper):
         """Decide the message for the board in play now and show it from the next
         observation on; returns the text shown (``""`` under A or without a verdict)."""
         env = self.env.unwrapped
-        board = env.suite.board
+        probe = env.probe()
+        board = probe.board
         self._clear()
         self.verdict = None
-        if board is not None and env.suite.screen == LEVEL:
+        if board is not None and probe.screen == LEVEL:
             self.verdict = solvers.certify(board.level, board.state)
         shown = ""
         if self.condition != "A" and self.verdict in ("dead_end", "solvable"):

@@ -7,7 +7,6 @@ from typing import Any
 import gymnasium as gym
 
 from puzzlegym.actions import Click, to_dict
-from puzzlegym.screen.suite import LEVEL
 
 __all__ = ["DeadEndRestart"]
 
@@ -29,24 +28,16 @@ class DeadEndRestart(gym.Wrapper, gym.utils.RecordConstructorArgs):
         super().__init__(env)
         self.interventions: list[dict] = []
 
-    def _dead_board(self) -> bool:
-        env = self.env.unwrapped
-        board, snaps = env.suite.board, env.evaluator.snapshots
-        if env.suite.screen != LEVEL or board is None or not snaps:
-            return False
-        last = snaps[-1]
-        same = (last["game"], last["tier"], last["level"]) == (board.game.name, board.tier, board.index + 1)
-        return same and bool(last["dead_end"])
-
     def _restart(self, obs, info, terminated: bool = False, truncated: bool = False):
         reward = 0.0
-        if terminated or truncated or not self._dead_board():
-            return obs, reward, terminated, truncated, info
         env = self.env.unwrapped
-        board = env.suite.board
-        x, y = env.suite.targets()["restart"].center
+        probe = env.probe()
+        if terminated or truncated or not probe.dead_end:
+            return obs, reward, terminated, truncated, info
+        board = probe.board
+        x, y = probe.controls["restart"].center
         obs, reward, terminated, truncated, info = self.env.step(to_dict(Click(x, y)))
-        record = {"step": env.actions, "game": board.game.name, "tier": board.tier, "level": board.index + 1}
+        record = {"step": env.probe().actions, "game": board.game.name, "tier": board.tier, "level": board.number}
         self.interventions.append(record)
         env.annotate({"kind": "intervention", "wrapper": "DeadEndRestart", **{k: v for k, v in record.items() if k != "step"}})
         return obs, reward, terminated, truncated, info

@@ -9,7 +9,7 @@ import gymnasium as gym
 
 from puzzlegym.agents.navigation import navigation_click
 from puzzlegym.errors import PuzzleGymError
-from puzzlegym.screen.suite import LEVEL_COMPLETE
+from puzzlegym.probe import LEVEL_COMPLETE
 from puzzlegym.wrappers.condition import ConditionWrapper
 
 __all__ = ["MAX_NAVIGATION", "WORKFLOW_CONDITIONS", "WorkflowController"]
@@ -45,10 +45,11 @@ class WorkflowController(ConditionWrapper):
         for _ in range(MAX_NAVIGATION):
             if terminated or truncated:
                 break
-            click = navigation_click(env)
+            probe = env.probe()
+            click = navigation_click(probe)
             if click is None:
                 break
-            purpose = "advance" if env.suite.screen == LEVEL_COMPLETE else "entry"
+            purpose = "advance" if probe.screen == LEVEL_COMPLETE else "entry"
             obs, r, terminated, truncated, info = self.env.step(click)
             reward += r
             self.controller_actions += 1
