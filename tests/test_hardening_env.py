@@ -70,6 +70,10 @@ BAD_PAYLOADS = [
     ("payload.evaluator.snapshots.0.potential", lambda p: p["evaluator"]["snapshots"][0].update(potential=7)),
     ("payload.evaluator.attempt.runs", lambda p: p["evaluator"]["attempt"].pop("runs")),
     ("evaluator.results", lambda p: p["evaluator"]["results"].pop("0")),
+    # a forged win: the results claim level 1 won, the payload's own events never won it
+    ("evaluator.results.0", lambda p: p["evaluator"]["results"]["0"].update(won=True)),
+    ("evaluator.results.0", lambda p: p["evaluator"]["results"]["0"].update(max_potential=0.9)),
+    ("evaluator.mismatch", lambda p: p["evaluator"].update(mismatch=True)),
     ("payload.evaluator.events", lambda p: p["evaluator"].update(events=[{"kind": "x"}])),
     ("ui", lambda p: p["suite"]["board"].update(ui=[1])),
     ("payload.suite", lambda p: p["suite"].update(extra=1)),
