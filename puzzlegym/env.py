@@ -2,7 +2,7 @@
 
 The episode starts at the suite home screen (or directly on the board), the agent acts with
 GUI actions only, and the observation is the 1280×900 screen. The suite, the evaluator, the
-clock and the input recogniser live here; the backend moves events and pixels.
+clock and the input recognizer live here; the backend moves events and pixels.
 """
 
 from __future__ import annotations
@@ -222,7 +222,7 @@ class PuzzleEnv(gym.Env):
         return Objective(self.game.name, self.tier, tuple(range(n)) if k is None else (k - 1,))
 
     def _episode_parts(self, seed: int | None) -> dict[str, Any]:
-        """A fresh suite, evaluator, clock and recogniser (not yet the env's)."""
+        """A fresh suite, evaluator, clock and recognizer (not yet the env's)."""
         variant = None
         if self.config["levels"] == "generated":
             variant = 0 if seed is None else int(seed)
@@ -266,8 +266,8 @@ class PuzzleEnv(gym.Env):
             self.record_path,
             {
                 "puzzlegym_version": __version__,
-                "catalogue_sha256": catalogue_sha256(),
-                "objective": self.config["env_id"],
+                "catalogue_sha256": catalogue_sha256([self.game.name]),
+                "env_id": self.config["env_id"],
                 "config": self.config,
                 "seed": self._seed,
                 "agent": self.agent_name,
@@ -538,13 +538,18 @@ class PuzzleEnv(gym.Env):
             "seed": self._seed,
             "terminated": self._terminated,
         }
-        return Checkpoint(copy.deepcopy(self.config), copy.deepcopy(payload), catalogue_sha256(), __version__)
+        digest = catalogue_sha256([self.game.name])
+        return Checkpoint(copy.deepcopy(self.config), copy.deepcopy(payload), digest, __version__)
 
     def _check_checkpoint(self, ckpt: Checkpoint) -> None:
-        if ckpt.catalogue != catalogue_sha256():
+        # the hash of the objective's game: a game added or changed leaves the others'
+        # checkpoints valid (a board of another game, which scores nothing, is still
+        # checked against that game's levels when it is restored)
+        here = catalogue_sha256([self.game.name])
+        if ckpt.catalogue != here:
             raise CheckpointError(
-                "checkpoint was made with another level catalogue "
-                f"({ckpt.catalogue[:12]}…, this install has {catalogue_sha256()[:12]}…)"
+                f"checkpoint was made with another {self.game.name} level catalogue "
+                f"({ckpt.catalogue[:12]}…, this install has {here[:12]}…)"
             )
         mine = {k: v for k, v in self.config.items() if k != "backend"}
         theirs = {k: v for k, v in ckpt.config.items() if k != "backend"}

@@ -68,7 +68,7 @@ class GameView(Protocol):
         """The board as widgets inside ``area`` (screen coordinates), back to front."""
 
     def on_gesture(self, level: Any, state: Any, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
-        """Map a recognised gesture (click, drag, swipe, key) to a move and/or a new ui state."""
+        """Map a recognized gesture (click, drag, swipe, key) to a move and/or a new ui state."""
 
     def after_move(self, level: Any, state: Any, ui: Any) -> Any:
         """The ui state after a move was applied (e.g. clear a selection)."""
@@ -164,7 +164,9 @@ class Game:
     generate: Any
     rule_card: str
     instruction: str
-    dead_end: Any  # (level, state) -> bool | None: the evaluator's dead-end certificate
+    # (level, state) -> bool | None: the evaluator's dead-end certificate; None: the game's
+    # exact certifier (the registry wires puzzlegym.solvers.is_dead_end in)
+    dead_end: Any = None
     has_undo: bool = False
     describe: Any = None  # optional (level, state) -> dict of game facts added to snapshots
     stats_max_states: int | None = None  # optional lower cap for `levels stats` (huge state spaces)
@@ -179,15 +181,14 @@ class Game:
         package: str,
         *,
         view: GameView,
-        dead_end: Any,
         **fields: Any,
     ) -> Game:
         """A game from its package's conventional parts: the ``rules`` module (``TIERS``,
         ``Level`` with ``from_json``/``to_json``, ``state_to_json``/``state_from_json``),
         ``catalogue.load_catalogue``, ``generator.generate`` (imported on first use),
         ``card.md`` as the rule card, ``format.md`` (when the package has one) as the level
-        format, ``view`` (the package's GameView) and ``dead_end`` (usually
-        ``puzzlegym.solvers.is_dead_end``, the exact certifier) as the dead-end certificate.
+        format and ``view`` (the package's GameView); the dead-end certificate is the game's
+        exact certifier unless ``dead_end`` is given (the registry wires it in).
         ``fields`` gives the rest (name, title, instruction, ...) and may override any of
         these."""
         from importlib import import_module, resources
@@ -209,7 +210,6 @@ class Game:
             load_catalogue=load_catalogue,
             generate=generate,
             rule_card=(resources.files(package) / "card.md").read_text(encoding="utf-8"),
-            dead_end=dead_end,
             level_format=fmt.read_text(encoding="utf-8") if fmt.is_file() else "",
         )
         return cls(**{**defaults, **fields})

@@ -1,16 +1,20 @@
 """The registered games and their Gymnasium ids.
 
 Adding a game is one line in ``GAME_MODULES`` (plus its package in ``pyproject.toml``):
-each module exposes ``GAME``, a :class:`puzzlegym.game.Game`.
+each module exposes ``GAME``, a :class:`puzzlegym.game.Game`; its solver is the module of
+the same name in ``puzzlegym.solvers`` (found by convention).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib
 import json
-from functools import lru_cache
+from collections.abc import Iterable
+from functools import cache, lru_cache
 
+from puzzlegym import solvers
 from puzzlegym.errors import ConfigError
 from puzzlegym.game import Game
 
@@ -35,6 +39,8 @@ def games() -> dict[str, Game]:
         game = importlib.import_module(module).GAME
         if game.name != name:
             raise RuntimeError(f"{module}.GAME is named {game.name!r}, registered as {name!r}")
+        if game.dead_end is None:  # the default certificate: the game's exact certifier
+            game = dataclasses.replace(game, dead_end=solvers.is_dead_end)
         out[name] = game
     return out
 
@@ -66,16 +72,30 @@ def parse_env_id(env_id: str) -> tuple[Game, str]:
     return game, tier
 
 
-@lru_cache(maxsize=1)
-def catalogue_sha256() -> str:
-    """A hash of the canonical catalogue of every registered game (records and checkpoints
-    carry it, so results from different catalogues are never mixed)."""
+@cache
+def game_catalogue_sha256(name: str) -> str:
+    """A hash of one game's canonical catalogue (every tier, in order)."""
+    game = get_game(name)
     h = hashlib.sha256()
-    for name, game in games().items():
-        for tier in game.tiers:
-            doc = [game.level_to_json(level) for level in game.load_catalogue(tier)]
-            h.update(f"{name}/{tier}\n".encode())
-            h.update(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode())
+    for tier in game.tiers:
+        doc = [game.level_to_json(level) for level in game.load_catalogue(tier)]
+        h.update(f"{name}/{tier}\n".encode())
+        h.update(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode())
+    return h.hexdigest()
+
+
+def catalogue_sha256(names: Iterable[str] | None = None) -> str:
+    """A hash of the canonical catalogues of the named games (every registered game when
+    ``names`` is None). Records and checkpoints carry the hash of the games they play, so
+    results from different catalogues are never mixed, and a game added or changed leaves
+    the others' records and checkpoints valid. One game's hash is
+    :func:`game_catalogue_sha256`."""
+    chosen = list(games()) if names is None else sorted(set(names))
+    if len(chosen) == 1:
+        return game_catalogue_sha256(chosen[0])
+    h = hashlib.sha256()
+    for name in chosen:
+        h.update(f"{name}:{game_catalogue_sha256(name)}\n".encode())
     return h.hexdigest()
 
 

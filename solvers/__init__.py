@@ -2,36 +2,39 @@
 (solvable / dead end by exhaustive search).
 
 Each game has one module here exposing ``solve(level, state=None)`` and
-``certify(level, state)``; the dispatch below maps a level's ``game`` name to that module.
+``certify(level, state)``, named after the game (``MazePaint`` -> ``maze_paint.py``): the
+dispatch below finds it from a level's ``game`` name.
 Solvers see only the game's rules model.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from typing import Any
 
 from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
 
-# game name -> solver module (one line per game)
-_MODULES = {
-    "BoltUnscrew": "puzzlegym.solvers.bolt_unscrew",
-    "ColorConnect": "puzzlegym.solvers.color_connect",
-    "MazePaint": "puzzlegym.solvers.maze_paint",
-    "NutAndBolt": "puzzlegym.solvers.nut_and_bolt",
-    "RushHour": "puzzlegym.solvers.rush_hour",
-    "TruckEscape": "puzzlegym.solvers.truck_escape",
-}
+
+def module_name(game: str) -> str:
+    """The solver module of a game, by convention: ``MazePaint`` -> ``maze_paint`` (the
+    name of the game's package under ``envs/``)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", game).lower()
 
 
 def _module(level: Any):
     game = getattr(level, "game", None)
-    if game not in _MODULES:
+    if not isinstance(game, str) or not re.fullmatch(r"[A-Z][A-Za-z0-9]*", game):
+        raise TypeError(f"no solver for {type(level).__name__!r}: its level class names no game ({game!r})")
+    try:
+        return importlib.import_module(f"puzzlegym.solvers.{module_name(game)}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"puzzlegym.solvers.{module_name(game)}":
+            raise
         raise TypeError(
-            f"no solver for {type(level).__name__!r} (game {game!r}); solvers exist for: "
-            + ", ".join(sorted(_MODULES))
-        )
-    return importlib.import_module(_MODULES[game])
+            f"no solver for {type(level).__name__!r} (game {game!r}): puzzlegym.solvers has no "
+            f"module {module_name(game)!r}"
+        ) from None
 
 
 def solve(level: Any, state: Any = None) -> Solution:
@@ -60,4 +63,4 @@ def is_dead_end(level: Any, state: Any) -> bool:
     return certify(level, state) == "dead_end"
 
 
-__all__ = ["Solution", "Unsolvable", "Verdict", "canonical_key", "certify", "is_dead_end", "solve"]
+__all__ = ["Solution", "Unsolvable", "Verdict", "canonical_key", "certify", "is_dead_end", "module_name", "solve"]

@@ -1,6 +1,7 @@
 """Checkpoints: whole-suite snapshots restore exactly, in memory and on disk; corrupt or
 mismatched checkpoints are rejected with a clear error and the episode is unchanged."""
 
+import dataclasses
 import json
 
 import pytest
@@ -123,7 +124,7 @@ def test_mismatched_checkpoint_is_rejected_and_episode_unchanged(make_env):
     with pytest.raises(CheckpointError, match="expected a puzzlegym Checkpoint"):
         hard.reset(options={"checkpoint": {"payload": {}}})
     other_catalogue = Checkpoint(ckpt.config, ckpt.payload, "0" * 64, ckpt.version)
-    with pytest.raises(CheckpointError, match="another level catalogue"):
+    with pytest.raises(CheckpointError, match="another MazePaint level catalogue"):
         easy.reset(options={"checkpoint": other_catalogue})
     assert hard.unwrapped.checkpoint().payload == before
 
@@ -141,3 +142,27 @@ def test_invalid_payload_is_rejected_and_episode_unchanged(make_env):
         env.reset(options={"checkpoint": bad})
     assert env.unwrapped.checkpoint().payload == before
     env.step({"type": "wait"})  # still playable
+
+
+def test_another_games_catalogue_changing_leaves_a_checkpoint_valid(make_env, monkeypatch):
+    """Catalogue hashes are per game: a checkpoint (and a record) carries its objective's
+    game's hash, so a game added or changed leaves the others' checkpoints valid."""
+    from puzzlegym import registry
+
+    env = make_env("LongPuzzle/MazePaint-Easy", start="board")
+    env.reset(seed=0)
+    ckpt = env.unwrapped.checkpoint()
+    assert ckpt.catalogue == registry.game_catalogue_sha256("MazePaint")
+    everything = registry.catalogue_sha256()
+    nut = registry.get_game("NutAndBolt")
+    changed = dataclasses.replace(nut, load_catalogue=lambda tier: list(reversed(nut.load_catalogue(tier))))
+    monkeypatch.setitem(registry.games(), "NutAndBolt", changed)
+    registry.game_catalogue_sha256.cache_clear()
+    try:
+        assert registry.catalogue_sha256() != everything  # the whole set did change
+        assert registry.catalogue_sha256(["MazePaint"]) == ckpt.catalogue
+        obs, _ = env.reset(options={"checkpoint": ckpt})
+        assert env.unwrapped.probe().board.game.name == "MazePaint"
+    finally:
+        monkeypatch.undo()
+        registry.game_catalogue_sha256.cache_clear()

@@ -28,7 +28,7 @@ def test_run_solver_json_writes_frame_gif_and_record(tmp_path):
     gif = Image.open(out / "episode.gif")
     assert gif.n_frames > 20
     manifest = json.loads((out / "record" / "manifest.json").read_text())
-    assert manifest["objective"] == "LongPuzzle/MazePaint-Easy" and manifest["agent"] == "solver"
+    assert manifest["env_id"] == "LongPuzzle/MazePaint-Easy" and manifest["agent"] == "solver"
     assert manifest["result"]["success"] is True and len(manifest["catalogue_sha256"]) == 64
     log = read_log(out / "record")
     actions = [r for r in log if r["kind"] == "action"]

@@ -100,7 +100,7 @@ def test_run_hydra_reports_a_bad_setting(tmp_path):
 def test_solver_agent(tmp_path):
     proc = run("solver_agent.py", "--level", "1", cwd=tmp_path)
     summary = last_json(proc.stdout)
-    assert summary["objective"] == "MazePaint-Easy"
+    assert summary["env_id"] == "LongPuzzle/MazePaint-Easy"
     assert summary["success"] is True and summary["levels_won"] == [1]
 
 
@@ -117,7 +117,7 @@ def test_random_agent(tmp_path):
     )
     assert "step    40" in proc.stdout
     summary = last_json(proc.stdout)
-    assert summary["objective"] == "MazePaint-Hard" and summary["lc"] == 0.0
+    assert summary["env_id"] == "LongPuzzle/MazePaint-Hard" and summary["lc"] == 0.0
 
 
 def test_checkpoint_diagnostics(tmp_path):

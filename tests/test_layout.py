@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, list[str]]] = [
                 "puzzlegym.probe", "puzzlegym.env"]),
     ("consumers", ["puzzlegym.wrappers", "puzzlegym.wrappers.*", "puzzlegym.agents",
                    "puzzlegym.agents.*"]),
-    ("tools", ["puzzlegym.evaluation.*", "puzzlegym.service", "puzzlegym.service.*",
+    ("tools", ["puzzlegym.evaluation.*", "puzzlegym.testing", "puzzlegym.service", "puzzlegym.service.*",
                "puzzlegym.lab", "puzzlegym.lab.*", "puzzlegym.rl", "puzzlegym.rl.*"]),
     ("entry", ["puzzlegym", "puzzlegym.cli", "puzzlegym.__main__", "puzzlegym.run"]),
 ]

@@ -267,8 +267,4 @@ def test_random_move_sequences_keep_invariants(level, moves):
         assert out.painted >> out.ball & 1  # the ball sits on a painted cell
         r, c = level.cell(out.ball)
         assert level.grid[r][c] == "."  # ... which is a floor cell
-        p = R.potential(level, out)
-        assert 0.0 <= p <= 1.0
-        assert (p == 1.0) == R.is_solved(level, out)
-        assert R.state_from_json(level, R.state_to_json(level, out)) == out
         s = out

@@ -179,7 +179,7 @@ def test_aggregate_reproduces_the_papers_table2_from_its_table18_rows(config):
 def write_record(tmp_path, lines, targets=3, result=None, name="rec"):
     d = tmp_path / name
     d.mkdir()
-    manifest = {"objective": "LongPuzzle/Fake-Hard", "config": {"level": None, "clock": "sim", "budget_s": 3600.0},
+    manifest = {"env_id": "LongPuzzle/Fake-Hard", "config": {"level": None, "clock": "sim", "budget_s": 3600.0},
                 "targets": list(range(1, targets + 1)), "seed": 0, "agent": "scripted"}
     if result is not None:
         manifest["result"] = result

@@ -237,6 +237,5 @@ def test_random_play_keeps_the_board_consistent(tier, index, picks):
         d2 = solver.distance(level, state)
         assert abs(d2 - d) <= 1 and d2 >= 0
         d = d2
-        assert R.state_from_json(level, R.state_to_json(level, state)) == state
         assert 0.0 <= R.potential(level, state) <= 1.0
         assert (R.potential(level, state) == 1.0) == R.is_solved(level, state)

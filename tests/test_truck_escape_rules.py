@@ -234,7 +234,6 @@ def test_random_play_never_reaches_an_unsolvable_board(level, clicks):
         assert R.is_solved(level, state) or R.legal_moves(level, state)
         sol = solver.solve(level, state)
         assert sol.length == state.remaining.bit_count()
-        assert R.state_from_json(level, R.state_to_json(level, state)) == state
     # and the solver's order from wherever play stopped clears the lot
     for move in solver.solve(level, state).moves:
         state = R.apply(level, state, move)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from puzzlegym import solvers
 from puzzlegym.game import Game
 
 from . import rules
@@ -30,7 +29,6 @@ GAME = Game.from_package(
     name="BoltUnscrew",
     title="Bolt Unscrew",
     view=BoltUnscrewView(),
-    dead_end=solvers.is_dead_end,
     instruction="Click a screw, then click a free hole. Free every board.",
     describe=_describe,
 )

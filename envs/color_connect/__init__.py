@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from puzzlegym import solvers
 from puzzlegym.game import Game
 
 from .view import ColorConnectView
@@ -15,7 +14,6 @@ GAME = Game.from_package(
     name="ColorConnect",
     title="Color Connect",
     view=ColorConnectView(),
-    dead_end=solvers.is_dead_end,
     instruction="Click a dot, then each cell where the path turns, then the matching dot.",
     # every set of non-crossing paths is a board: far too many to count, so `levels stats`
     # reports a lower bound from the first 10,000

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from puzzlegym import solvers
 from puzzlegym.game import Game
 
 from .view import MazePaintView
@@ -24,7 +23,6 @@ GAME = Game.from_package(
     name="MazePaint",
     title="Maze Paint",
     view=MazePaintView(),
-    dead_end=solvers.is_dead_end,
     instruction="Swipe to roll the ball. Paint every floor tile.",
     describe=_describe,
 )

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from puzzlegym.catalogue import generator_main
 from puzzlegym.envs.maze_paint.catalogue import CATALOGUE
-from puzzlegym.envs.maze_paint.rules import FLOOR, TIERS, WALL, Level
+from puzzlegym.envs.maze_paint.rules import FLOOR_CHAR, TIERS, WALL_CHAR, Level
 from puzzlegym.errors import ConfigError
 
 
@@ -85,19 +85,19 @@ def _candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | None:
     h = rng.randint(*spec.rows)
     w = rng.randint(*spec.cols)
     p = rng.uniform(*spec.wall_prob)
-    cells = [[WALL] * (w + 2) for _ in range(h + 2)]
+    cells = [[WALL_CHAR] * (w + 2) for _ in range(h + 2)]
     for r in range(1, h + 1):
         for c in range(1, w + 1):
             if rng.random() >= p:
-                cells[r][c] = FLOOR
+                cells[r][c] = FLOOR_CHAR
     # The ball must start where a slide can also end, or it could never come back.
     stops = []
     for r in range(1, h + 1):
         for c in range(1, w + 1):
-            if cells[r][c] != FLOOR:
+            if cells[r][c] != FLOOR_CHAR:
                 continue
             for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-                if cells[r + dr][c + dc] == WALL and cells[r - dr][c - dc] == FLOOR:
+                if cells[r + dr][c + dc] == WALL_CHAR and cells[r - dr][c - dc] == FLOOR_CHAR:
                     stops.append((r, c))
                     break
     if not stops:
@@ -111,7 +111,7 @@ def _candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | None:
         for i in range(missing.bit_length()):
             if missing >> i & 1:
                 r, c = level.cell(i)
-                cells[r][c] = WALL
+                cells[r][c] = WALL_CHAR
     if level.n_paintable < spec.min_floor_frac * h * w:
         return None
     return _crop(level)
@@ -119,7 +119,7 @@ def _candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | None:
 
 def _crop(level: Level) -> Level:
     """Trim to the floor's bounding box plus a one-cell wall border."""
-    floor = [(r, c) for r, row in enumerate(level.grid) for c, ch in enumerate(row) if ch == FLOOR]
+    floor = [(r, c) for r, row in enumerate(level.grid) for c, ch in enumerate(row) if ch == FLOOR_CHAR]
     r0 = min(r for r, _ in floor) - 1
     r1 = max(r for r, _ in floor) + 1
     c0 = min(c for _, c in floor) - 1

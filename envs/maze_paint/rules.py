@@ -30,8 +30,8 @@ DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
 """Every move, in the canonical order used by :func:`legal_moves`."""
 
 TIERS: tuple[str, ...] = ("Easy", "Medium", "Hard")
-WALL = "#"
-FLOOR = "."
+WALL_CHAR = "#"
+FLOOR_CHAR = "."
 MIN_SIZE = 2
 MAX_SIZE = 16
 
@@ -65,7 +65,7 @@ class Level(TextGrid):
     # -- geometry (height, width, index, cell: TextGrid) --------------------------------------
 
     def is_floor(self, row: int, col: int) -> bool:
-        return 0 <= row < self.height and 0 <= col < self.width and self.grid[row][col] == FLOOR
+        return 0 <= row < self.height and 0 <= col < self.width and self.grid[row][col] == FLOOR_CHAR
 
     @cached_property
     def start_index(self) -> int:
@@ -78,7 +78,7 @@ class Level(TextGrid):
         w = self.width
         for r, row in enumerate(self.grid):
             for c, ch in enumerate(row):
-                if ch == FLOOR:
+                if ch == FLOOR_CHAR:
                     mask |= 1 << (r * w + c)
         return mask
 
@@ -100,14 +100,14 @@ class Level(TextGrid):
         table: list[tuple[int, int] | None] = [None] * (h * w * 4)
         for r in range(h):
             for c in range(w):
-                if grid[r][c] != FLOOR:
+                if grid[r][c] != FLOOR_CHAR:
                     continue
                 for d, (dr, dc) in enumerate(_DELTAS):
                     rr, cc = r, c
                     mask = 1 << (r * w + c)
                     while True:
                         nr, nc = rr + dr, cc + dc
-                        if not (0 <= nr < h and 0 <= nc < w) or grid[nr][nc] != FLOOR:
+                        if not (0 <= nr < h and 0 <= nc < w) or grid[nr][nc] != FLOOR_CHAR:
                             break
                         rr, cc = nr, nc
                         mask |= 1 << (rr * w + cc)
@@ -185,13 +185,13 @@ class Level(TextGrid):
 
 
 def _check_grid(grid: Any) -> tuple[str, ...]:
-    return check_text_grid(grid, MIN_SIZE, MAX_SIZE, WALL + FLOOR, f"only {WALL!r} (wall) and {FLOOR!r} (floor) are allowed")
+    return check_text_grid(grid, MIN_SIZE, MAX_SIZE, WALL_CHAR + FLOOR_CHAR, f"only {WALL_CHAR!r} (wall) and {FLOOR_CHAR!r} (floor) are allowed")
 
 
 def _check_start(start: Any, grid: tuple[str, ...]) -> None:
     r, c = start
     check_in_grid(r, c, len(grid), len(grid[0]), "start", LevelError)
-    if grid[r][c] != FLOOR:
+    if grid[r][c] != FLOOR_CHAR:
         raise LevelError(f"start: [{r}, {c}] is a wall, the ball must start on a floor cell")
 
 
@@ -279,7 +279,7 @@ def state_from_json(level: Level, data: Any) -> State:
 
 def _parse_cell(level: Level, value: Any, name: str) -> int:
     r, c = grid_cell(value, name, level.height, level.width)
-    if level.grid[r][c] != FLOOR:
+    if level.grid[r][c] != FLOOR_CHAR:
         raise ValueError(f"{name}: [{r}, {c}] is a wall")
     return level.index(r, c)
 

@@ -43,7 +43,7 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     draw.rectangle((0, 0, img.width, img.height), fill=BOARD_BG)
     for r, row in enumerate(grid):
         for c, ch in enumerate(row):
-            if ch == rules.WALL:
+            if ch == rules.WALL_CHAR:
                 x, y = ox + c * cell, oy + r * cell
                 draw.rectangle((x, y, x + cell - 1, y + cell - 1), fill=WALL, outline=WALL_EDGE)
 
@@ -101,7 +101,7 @@ def _widget_table(level: Level, area: Rect) -> tuple[Widget, tuple[tuple[int, tu
     cells = []
     for r, row in enumerate(level.grid):
         for c, ch in enumerate(row):
-            if ch != rules.FLOOR:
+            if ch != rules.FLOOR_CHAR:
                 continue
             index = r * level.width + c
             rect = grid.cell_rect(r, c)

@@ -3,7 +3,6 @@ colour. (``GAME`` plugs it in.)"""
 
 from __future__ import annotations
 
-from puzzlegym import solvers
 from puzzlegym.game import Game
 
 from .view import NutAndBoltView
@@ -14,7 +13,6 @@ GAME = Game.from_package(
     name="NutAndBolt",
     title="Nut and Bolt",
     view=NutAndBoltView(),
-    dead_end=solvers.is_dead_end,
     instruction="Click a bolt to lift its top nuts, then click the bolt to put them on.",
     has_undo=True,
 )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from puzzlegym import solvers
 from puzzlegym.game import Game
 
 from .view import RushHourView
@@ -14,6 +13,5 @@ GAME = Game.from_package(
     name="RushHour",
     title="Rush Hour",
     view=RushHourView(),
-    dead_end=solvers.is_dead_end,
     instruction="Drag the vehicles along their lanes. Get the red car out through the exit.",
 )

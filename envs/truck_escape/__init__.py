@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from puzzlegym import solvers
 from puzzlegym.game import Game
 
 from . import rules
@@ -29,7 +28,6 @@ GAME = Game.from_package(
     name="TruckEscape",
     title="Truck Escape",
     view=TruckEscapeView(),
-    dead_end=solvers.is_dead_end,
     instruction="Click a truck to drive it out. Clear every truck from the lot.",
     describe=_describe,
 )

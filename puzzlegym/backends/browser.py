@@ -3,7 +3,7 @@
 The page (``puzzlegym/backends/page/``) shows the frames the renderer produces in a canvas and
 reports its real pointer and keyboard events. Every GUI action is performed with Playwright's
 mouse and keyboard on the page (drags as interpolated moves); the page's events, rebased onto
-the episode clock, go to the same gesture recogniser the in-process backend uses; the changed
+the episode clock, go to the same gesture recognizer the in-process backend uses; the changed
 regions of the rendered frame are pushed to the page as PNG; the observation is a real
 Chromium screenshot (CDP ``Page.captureScreenshot``) decoded to a uint8 array. With
 ``--force-color-profile=srgb`` and device scale 1 it equals the in-process frame byte for byte.

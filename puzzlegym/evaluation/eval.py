@@ -184,7 +184,7 @@ def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backen
         env_kwargs["record_frames"] = record_frames
     meta = {
         "puzzlegym_version": __version__,
-        "catalogue_sha256": catalogue_sha256(),
+        "catalogue_sha256": catalogue_sha256(parse_env_id(e)[0].name for e in objectives),
         "agents": [labels[a] for a in agents],
         "agent_options": public_options(agent_options) if agent_options else None,
         "objectives": objectives,

@@ -28,6 +28,7 @@ from puzzlegym.evaluation.events import (
     freeze,
 )
 from puzzlegym.evaluation.outcome import Outcome, fold, fold_all
+from puzzlegym.registry import ID_PREFIX
 from puzzlegym.screen.suite import Board
 
 
@@ -126,7 +127,7 @@ class Evaluator:
 
     def summary(self) -> dict:
         return {
-            "objective": f"{self.objective.game}-{self.objective.tier}",
+            "env_id": f"{ID_PREFIX}{self.objective.game}-{self.objective.tier}",
             "success": self.success,
             "lc": self.lc,
             "fgp": self.fgp,

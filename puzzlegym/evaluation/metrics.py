@@ -252,7 +252,7 @@ def aggregate(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- records
 def _objective_of(manifest: dict) -> tuple[str, str]:
-    env_id = manifest["objective"]
+    env_id = manifest.get("env_id", manifest.get("objective"))  # "objective": older records
     name, _, tier = env_id.split("/")[-1].partition("-")
     return name, tier
 
@@ -313,38 +313,17 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     if isinstance(result, dict):
         outcome = fold(outcome, EpisodeEnded(outcome.actions, outcome.elapsed_s, freeze(result)))
 
-    usage, agent_error = None, None
-    agent_lines = read_log(d, AGENT_LOG)
-    if agent_lines:
-        usage = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0,
-                 "retries": 0, "malformed": 0, "steps": 0}
-    for rec in agent_lines:
-        kind = rec.get("kind")
-        if kind == "step":
-            usage["steps"] += 1
-            if "native" in rec:
-                annotated = True
-                native += bool(rec["native"])
-                other += not rec["native"]
-        elif kind == "request":
-            usage["requests"] += 1
-            usage["prompt_tokens"] += int(rec.get("prompt_tokens") or 0)
-            usage["completion_tokens"] += int(rec.get("completion_tokens") or 0)
-            usage["latency_s"] += float(rec.get("latency_s") or 0.0)
-            usage["retries"] += int(rec.get("retries") or 0)
-        elif kind == "malformed":
-            usage["malformed"] += 1
-        elif kind == "config":
-            usage.update(setting=rec.get("setting"), memory=rec.get("memory"), model=rec.get("model"))
-        elif kind == "error":
-            agent_error = rec.get("error")
-
+    usage, agent_error, agent_steps = _agent_usage(d)
+    if agent_steps is not None:
+        annotated = True
+        native += agent_steps[0]
+        other += agent_steps[1]
     o = outcome
     return {
         "dir": str(d),
         "agent": manifest.get("agent"),
         "seed": manifest.get("seed"),
-        "env_id": manifest.get("objective"),
+        "env_id": manifest.get("env_id", manifest.get("objective")),
         "clock": (manifest.get("config") or {}).get("clock"),
         "budget_s": (manifest.get("config") or {}).get("budget_s"),
         "game": game,
@@ -374,6 +353,41 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
         "finished": result is not None,
         "torn_line": log.torn_line,
     }
+
+
+def _agent_usage(d: Path) -> tuple[dict | None, str | None, tuple[int, int] | None]:
+    """A model agent's totals from ``agent.jsonl`` (requests, tokens, latency, retries,
+    malformed calls, steps; None without that log), why it stopped (its error line, or
+    None) and its (native, other) step counts for NGAR (None unless its steps say)."""
+    usage, agent_error = None, None
+    native = other = 0
+    annotated = False
+    agent_lines = read_log(d, AGENT_LOG)
+    if agent_lines:
+        usage = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0,
+                 "retries": 0, "malformed": 0, "steps": 0}
+    for rec in agent_lines:
+        kind = rec.get("kind")
+        if kind == "step":
+            usage["steps"] += 1
+            if "native" in rec:
+                annotated = True
+                native += bool(rec["native"])
+                other += not rec["native"]
+        elif kind == "request":
+            usage["requests"] += 1
+            usage["prompt_tokens"] += int(rec.get("prompt_tokens") or 0)
+            usage["completion_tokens"] += int(rec.get("completion_tokens") or 0)
+            usage["latency_s"] += float(rec.get("latency_s") or 0.0)
+            usage["retries"] += int(rec.get("retries") or 0)
+        elif kind == "malformed":
+            usage["malformed"] += 1
+        elif kind == "config":
+            usage.update(setting=rec.get("setting"), memory=rec.get("memory"), model=rec.get("model"))
+        elif kind == "error":
+            agent_error = rec.get("error")
+
+    return usage, agent_error, (native, other) if annotated else None
 
 
 def episode_row(ep: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ event and snapshot (level, potential, win, dead-end certificate, board state) an
 record was made with ``record_frames="hash"``, every frame's SHA-256.
 
 Wall-clock records are replayed on a clock that replays the logged action times, so the
-gesture recogniser sees the same timestamps. A record whose process died mid-way is compared
+gesture recognizer sees the same timestamps. A record whose process died mid-way is compared
 up to its last complete action (the torn tail is reported, not failed).
 """
 
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from puzzlegym.errors import RecordError
+from puzzlegym.evaluation.loop import play
 from puzzlegym.evaluation.records import read_json, read_log
 
 
@@ -104,7 +105,7 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
         config["backend"] = backend
     game, tier = parse_env_id(env_id)
     warnings = []
-    if manifest.get("catalogue_sha256") not in (None, catalogue_sha256()):
+    if manifest.get("catalogue_sha256") not in (None, catalogue_sha256([game.name])):
         warnings.append("the record was made with another level catalogue")
     steps = _steps(original)
     times = [float(r["t"]) for r in original if r.get("kind") == "action"]
@@ -121,15 +122,9 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
             env.reset(seed=manifest.get("seed"))
             if config.get("clock") == "wall":
                 env.clock = ReplayClock(times, float(config["budget_s"]))
-            done = False
-            n_steps = 0
-            for actions in steps:
-                if done:
-                    break
-                action = actions[0] if len(actions) == 1 else {"type": "batch", "actions": actions}
-                _obs, _r, terminated, truncated, _info = env.step(action)
-                n_steps += 1
-                done = terminated or truncated
+            recorded = iter(actions[0] if len(actions) == 1 else {"type": "batch", "actions": actions} for actions in steps)
+            end = play(env, lambda obs, info: next(recorded), max_steps=len(steps), start=(None, {}))
+            n_steps, done = end.steps, end.done
             result = manifest.get("result") or {}
             if not done and result.get("truncated") and isinstance(env.clock, ReplayClock):
                 # a wall-clock episode that hit the deadline after its last action: the

@@ -14,14 +14,17 @@ from tqdm import tqdm
 
 from puzzlegym.agents import agent_label, make_agent
 from puzzlegym.errors import PuzzleGymError
+from puzzlegym.evaluation.loop import EpisodeEnd, Observer, Step, play
 from puzzlegym.evaluation.records import AgentLog, holds_record, unused_path
 from puzzlegym.jsonio import write_atomic, write_json
 from puzzlegym.registry import parse_env_id
 
 
-class GifFrames:
+class GifFrames(Observer):
     """Frames for the episode GIF: half-size, only frames that changed, decimated (every
-    other frame dropped) whenever ``limit`` is reached, so memory stays bounded."""
+    other frame dropped) whenever ``limit`` is reached, so memory stays bounded. As an
+    observer of the episode loop it keeps the first frame, every step that was accepted
+    and the last frame."""
 
     def __init__(self, limit: int = 400, scale: int = 2) -> None:
         self.limit, self.scale = limit, scale
@@ -37,10 +40,46 @@ class GifFrames:
             self.frames = self.frames[::2]
             self.stride *= 2
 
+    def on_start(self, obs: np.ndarray, info: dict) -> None:
+        self.add(obs, force=True)
+
+    def on_step(self, step: Step) -> None:
+        if step.info["accepted"]:
+            self.add(step.obs)
+
+    def on_end(self, end: EpisodeEnd) -> None:
+        last = end.obs[:: self.scale, :: self.scale]
+        if not self.frames or not np.array_equal(self.frames[-1], last):
+            self.add(end.obs, force=True)
+
     def write(self, path: Path, fps: int = 4) -> None:
         import imageio.v3 as iio
 
         iio.imwrite(path, np.stack(self.frames), duration=int(1000 / fps), loop=0)
+
+
+class AgentLines(Observer):
+    """Moves a model agent's pending record lines into ``agent.jsonl`` each time it has
+    chosen an action (stamped with the env's action count and time then)."""
+
+    def __init__(self, policy: Any, log: AgentLog, env: Any) -> None:
+        self.policy, self.log, self.env = policy, log, env
+
+    def on_policy(self, action: Any) -> None:
+        _write_agent_lines(self.policy, self.log, self.env)
+
+
+class Progress(Observer):
+    """A tqdm bar over the loop's steps."""
+
+    def __init__(self, total: int | None, enabled: bool) -> None:
+        self.bar = tqdm(total=total, disable=not enabled, unit="step", leave=False)
+
+    def on_step(self, step: Step) -> None:
+        self.bar.update(1)
+
+    def on_end(self, end: EpisodeEnd) -> None:
+        self.bar.close()
 
 
 def holds_output(out: Path) -> bool:
@@ -86,27 +125,14 @@ def run_episode(
         drain = getattr(policy, "drain_records", None)
         if drain is not None and record_dir is not None:
             agent_log = AgentLog(record_dir)
-        obs, info = env.reset(seed=seed)
         frames = GifFrames() if (gif and out is not None) else None
-        if frames:
-            frames.add(obs, force=True)
+        observers: list[Observer] = [Progress(max_steps, progress)]
+        if agent_log is not None:
+            observers.append(AgentLines(policy, agent_log, env.unwrapped))
+        if frames is not None:
+            observers.append(frames)
         wall0 = time.perf_counter()
-        terminated = truncated = False
-        bar = tqdm(total=max_steps, disable=not progress, unit="step", leave=False)
-        steps = 0
-        while not (terminated or truncated):
-            if max_steps is not None and steps >= max_steps:
-                break
-            try:
-                action = policy(obs, info)
-            finally:
-                _write_agent_lines(policy, agent_log, env.unwrapped)
-            obs, _, terminated, truncated, info = env.step(action)
-            steps += 1
-            bar.update(1)
-            if frames and info["accepted"]:
-                frames.add(obs)
-        bar.close()
+        end = play(env, policy, observers, max_steps=max_steps, seed=seed)
         wall = time.perf_counter() - wall0
         probe = env.unwrapped.probe()
         result = {
@@ -119,9 +145,9 @@ def run_episode(
             "levels_won": list(probe.levels_won),
             "steps": probe.steps,
             "actions": probe.actions,
-            "elapsed_s": info["elapsed_s"],
-            "terminated": terminated,
-            "truncated": truncated,
+            "elapsed_s": end.info["elapsed_s"],
+            "terminated": end.reason == "terminated",
+            "truncated": end.reason == "truncated",
             "wall_s": round(wall, 3),
         }
         if label != agent:
@@ -130,19 +156,8 @@ def run_episode(
             result["model"] = policy.summary()
             if agent_log is not None:
                 agent_log.write({"kind": "summary", **result["model"]}, *_stamp(env.unwrapped))
-        if out is not None:  # each file appears whole or not at all (temp file + rename)
-            out.mkdir(parents=True, exist_ok=True)
-            final = obs
-            write_atomic(out / "final.png", lambda tmp: Image.fromarray(final).save(tmp, format="PNG"))
-            result["final_frame"] = str(out / "final.png")
-            if frames:
-                if not frames.frames or not np.array_equal(frames.frames[-1], obs[::2, ::2]):
-                    frames.add(obs, force=True)
-                write_atomic(out / "episode.gif", frames.write)
-                result["gif"] = str(out / "episode.gif")
-            result["out"] = str(out)
-            result["record"] = env.unwrapped.record_path
-            write_json(out / "result.json", result)
+        if out is not None:
+            _write_outputs(out, result, end.obs, frames, env.unwrapped.record_path)
         return result
     except Exception as exc:
         if agent_log is not None:  # the episode is not scored; say why in its record
@@ -154,6 +169,20 @@ def run_episode(
         if hasattr(policy, "close"):
             policy.close()
         env.close()
+
+
+def _write_outputs(out: Path, result: dict, final: np.ndarray, frames: GifFrames | None, record: str | None) -> None:
+    """``final.png``, ``episode.gif`` and ``result.json`` under ``out``, each whole or not
+    at all (temp file + rename); ``result`` gets their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomic(out / "final.png", lambda tmp: Image.fromarray(final).save(tmp, format="PNG"))
+    result["final_frame"] = str(out / "final.png")
+    if frames:
+        write_atomic(out / "episode.gif", frames.write)
+        result["gif"] = str(out / "episode.gif")
+    result["out"] = str(out)
+    result["record"] = record
+    write_json(out / "result.json", result)
 
 
 def _stamp(env: Any) -> tuple[int, float]:

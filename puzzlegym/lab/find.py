@@ -211,7 +211,8 @@ def _read_record(directory: str | Path) -> tuple[dict, list[dict]]:
         raise CheckpointError(f"{d}: not an episode record ({exc})") from None
     if not isinstance(manifest, dict) or not isinstance(manifest.get("config"), dict):
         raise CheckpointError(f"{d}/manifest.json: no env config")
-    if manifest.get("catalogue_sha256") != catalogue_sha256():
+    game, _tier = parse_env_id(manifest["config"].get("env_id", ""))
+    if manifest.get("catalogue_sha256") != catalogue_sha256([game.name]):
         raise LevelError(f"{d}: the record was made with another level catalogue; its boards cannot be rebuilt here")
     return manifest, read_log(d)
 

@@ -38,6 +38,7 @@ from puzzlegym.agents import make_agent
 from puzzlegym.checkpoint import Checkpoint
 from puzzlegym.errors import ConfigError, PuzzleGymError
 from puzzlegym.evaluation.events import Event, Snapshot
+from puzzlegym.evaluation.loop import Observer, Step, play
 from puzzlegym.lab import checkpoints as files
 from puzzlegym.lab.controller import Controller
 from puzzlegym.lab.documents import find_documents
@@ -138,13 +139,35 @@ def _agent_factory(agent: str | Callable) -> tuple[Callable, str]:
     raise ConfigError(f"agent: expected a name (scripted, solver, random, module:callable) or a factory env -> policy, got {agent!r}")
 
 
-def _note(event: Event, into: list[dict]) -> None:
-    """Keep the evaluator events a timeline shows (in the order they happened)."""
-    if isinstance(event, Snapshot):
-        into.append({"kind": "snapshot", "game": event.game, "tier": event.tier, "level": event.level,
-                     "cause": event.cause, "dead_end": event.dead_end, "solved": event.solved})
-    elif event.kind in _EVENT_KINDS:
-        into.append({"kind": event.kind, "game": event.game, "tier": event.tier, "level": event.level})
+class Timeline(Observer):
+    """The continuation's timeline, as :func:`compute_outcomes` reads it: after each action
+    (``i``, from 1; ``t``, takeover seconds on the env's or the wall clock) the evaluator
+    events and snapshots it caused, in the order they happened, then the action itself."""
+
+    def __init__(self, env, clock: str) -> None:
+        self.env, self.clock = env, clock
+        self.t0, self.wall0 = env.probe().elapsed_s, time.perf_counter()
+        self.items: list[dict] = []
+        self.t = 0.0
+        self._happened: list[dict] = []  # the events of the action in progress
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, Snapshot):
+            self._happened.append({"kind": "snapshot", "game": event.game, "tier": event.tier, "level": event.level,
+                                   "cause": event.cause, "dead_end": event.dead_end, "solved": event.solved})
+        elif event.kind in _EVENT_KINDS:
+            self._happened.append({"kind": event.kind, "game": event.game, "tier": event.tier, "level": event.level})
+
+    def on_step(self, step: Step) -> None:
+        elapsed = self.env.probe().elapsed_s - self.t0 if self.clock == "env" else time.perf_counter() - self.wall0
+        self.t = t = round(elapsed, 3)
+        self.items.extend({**e, "i": step.index, "t": t} for e in self._happened)
+        self._happened.clear()
+        self.items.append({"kind": "action", "i": step.index, "t": t, "accepted": bool(step.info["accepted"]),
+                           "screen": step.info["screen"]})
+
+    def won(self, where: tuple) -> bool:
+        return any(e["kind"] == "level_won" and (e["game"], e["tier"], e["level"]) == tuple(where) for e in self.items)
 
 
 def _write_json(path: Path, doc: dict) -> None:
@@ -197,31 +220,13 @@ def run_takeover(
             hint.take_over()
             info = BlackBox.public(raw_info)
             obs = {"screen": frame, "text": hint.channel.compose(info)}
-        base = env.unwrapped
         where = (cert["game"], cert["tier"], cert["level"])
-        t_env0, t_wall0 = base.probe().elapsed_s, time.perf_counter()
-        happened: list[dict] = []  # the evaluator's events of the action in progress
-        timeline: list[dict] = []
-        end = "window"
-        with base.subscribe(lambda e: _note(e, happened)):
-            for i in range(1, limits.max_actions + 1):
-                action = policy(obs, info)
-                obs, _reward, terminated, truncated, info = wrapped.step(action)
-                elapsed = base.probe().elapsed_s - t_env0 if clock == "env" else time.perf_counter() - t_wall0
-                t = round(elapsed, 3)
-                timeline.extend({**e, "i": i, "t": t} for e in happened)
-                happened.clear()
-                timeline.append({"kind": "action", "i": i, "t": t, "accepted": bool(info["accepted"]), "screen": info["screen"]})
-                if any(e["kind"] == "level_won" and (e["game"], e["tier"], e["level"]) == where for e in timeline):
-                    end = "won"
-                    break
-                if terminated or truncated:
-                    end = "terminated" if terminated else "truncated"
-                    break
-                if t >= limits.window_s:
-                    break
-            else:
-                end = "max_actions"
+        timeline = Timeline(env.unwrapped, clock)
+        end = play(wrapped, policy, [timeline], stop=lambda step: timeline.won(where) or timeline.t >= limits.window_s,
+                   max_steps=limits.max_actions, start=(obs, info))
+        reason = {"terminated": "terminated", "truncated": "truncated", "max_steps": "max_actions"}
+        end = "won" if timeline.won(where) else reason.get(end.reason, "window")
+        timeline = timeline.items
     finally:
         wrapped.close()
     doc = {

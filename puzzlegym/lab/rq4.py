@@ -24,6 +24,7 @@ import gymnasium as gym
 
 from puzzlegym.agents import make_agent
 from puzzlegym.errors import ConfigError, PuzzleGymError
+from puzzlegym.evaluation.loop import play
 from puzzlegym.lab.documents import find_documents
 from puzzlegym.registry import parse_env_id
 from puzzlegym.version import __version__
@@ -99,12 +100,8 @@ def run_session(
     env = make_session_env(env_id, rule_card, workflow, restart, agent=f"{agent_name} {cell}", **env_kwargs)
     try:
         policy = make_agent(agent, env.unwrapped, seed=seed) if isinstance(agent, str) else agent(env)
-        obs, info = env.reset(seed=seed)
-        steps = 0
-        terminated = truncated = False
-        while not (terminated or truncated) and (max_steps is None or steps < max_steps):
-            obs, _reward, terminated, truncated, info = env.step(policy(obs, info))
-            steps += 1
+        end = play(env, policy, max_steps=max_steps, seed=seed)
+        steps = end.steps
         probe = env.unwrapped.probe()
         workflow_actions = _find(env, WorkflowController).controller_actions
         restarter = _find(env, DeadEndRestart)
@@ -112,7 +109,7 @@ def run_session(
         doc = {
             "study": STUDY,
             "puzzlegym_version": __version__,
-            "objective": env_id,
+            "env_id": env_id,
             "cell": cell,
             "rule_card": rule_card,
             "workflow": workflow,
@@ -130,7 +127,7 @@ def run_session(
             "success": probe.success,
             "levels_won": list(probe.levels_won),
             "elapsed_s": probe.elapsed_s,
-            "end": "terminated" if terminated else "truncated" if truncated else "max_steps",
+            "end": end.reason,
         }
     finally:
         env.close()
@@ -205,7 +202,7 @@ def summarize(sessions: Iterable[dict]) -> dict[str, Any]:
         })
 
     def lc(agent: str, cell: str) -> dict:
-        return {(s["objective"], s["seed"]): 100.0 * s["lc"] for s in by_cell.get((agent, cell), [])}
+        return {(s["env_id"], s["seed"]): 100.0 * s["lc"] for s in by_cell.get((agent, cell), [])}
 
     def effect(agent: str, hi: str, lo: str) -> tuple[float | None, int]:
         a, b = lc(agent, hi), lc(agent, lo)

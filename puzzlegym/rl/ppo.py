@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from puzzlegym.errors import ConfigError
+from puzzlegym.evaluation.loop import play
 from puzzlegym.jsonio import write_atomic, write_json
 from puzzlegym.rl.batched import default_workers
 from puzzlegym.rl.vector import make_vector_env, set_torch_threads
@@ -48,18 +49,10 @@ def play_episodes(env, choose: Callable[[Any, Any], int], episodes: int, seed: i
     success rate (episodes whose objective is complete), mean return and length."""
     wins, returns, lengths = 0, [], []
     for ep in range(episodes):
-        obs, info = env.reset(seed=seed + ep)
-        total, n = 0.0, 0
-        while True:
-            obs, reward, terminated, truncated, info = env.step(choose(obs, env))
-            total += reward
-            n += 1
-            if terminated or truncated:
-                break
-        success = bool(env.unwrapped.probe().success)
-        wins += success
-        returns.append(total)
-        lengths.append(n)
+        end = play(env, lambda obs, info: choose(obs, env), seed=seed + ep)
+        wins += bool(env.unwrapped.probe().success)
+        returns.append(end.total_reward)
+        lengths.append(end.steps)
     return {
         "episodes": episodes,
         "successes": wins,

@@ -1,10 +1,10 @@
 """The input layer: GUI actions become timestamped pointer/key events, and one gesture
-recogniser turns events into gestures (click, double click, drag with its swipe direction,
+recognizer turns events into gestures (click, double click, drag with its swipe direction,
 key, text, scroll).
 
-Every backend feeds the same recogniser: the in-process backend synthesises events from
+Every backend feeds the same recognizer: the in-process backend synthesises events from
 actions with :func:`action_events`; the browser backend forwards the page's real events.
-Timestamps are milliseconds on the episode's clock; the recogniser uses no other clock, so
+Timestamps are milliseconds on the episode's clock; the recognizer uses no other clock, so
 recognition is deterministic.
 """
 

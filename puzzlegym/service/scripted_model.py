@@ -195,6 +195,7 @@ def demo_script(env_id: str, *, setting: str = "native", image_width: int = 1280
     from puzzlegym.agents import SolverAgent
     from puzzlegym.agents.prompts import COMPLETION_PREFIX
     from puzzlegym.agents.screenshots import ScreenEncoder
+    from puzzlegym.evaluation.loop import play
     from puzzlegym.registry import register_envs
 
     register_envs()
@@ -203,15 +204,14 @@ def demo_script(env_id: str, *, setting: str = "native", image_width: int = 1280
     kwargs = {} if level is None else {"level": level}
     env = gym.make(env_id, start="home", **kwargs)
     try:
-        solver = SolverAgent(env.unwrapped)
-        obs, info = env.reset(seed=0)
         actions: list[dict] = []
-        done = False
-        while not done and len(actions) < max_actions:
-            action = solver(obs, info)
-            actions.append(action)
-            obs, _, term, trunc, info = env.step(action)
-            done = term or trunc
+        solver = SolverAgent(env.unwrapped)
+
+        def policy(obs, info):
+            actions.append(solver(obs, info))
+            return actions[-1]
+
+        play(env, policy, max_steps=max_actions, seed=0)
     finally:
         env.close()
     gui = [a for a in actions if a["type"] != "answer"]

@@ -37,7 +37,7 @@ class DiscreteGUIActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     choose the grid for the screens the agent has to use. On a Maze Paint board any swipe
     that starts inside the board area rolls the ball, so any grid cell there will do.
     With more than 22 rows or 32 columns, swipes from edge cells towards the edge are
-    clamped below the recogniser's 20 px swipe threshold and stop being swipes.
+    clamped below the recognizer's 20 px swipe threshold and stop being swipes.
     """
 
     def __init__(

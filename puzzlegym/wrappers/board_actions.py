@@ -182,7 +182,7 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         return mask
 
     def _gestures_of(self, action: Action) -> list:
-        """The gestures ``action`` makes on its own (a fresh recogniser: a click is a click)."""
+        """The gestures ``action`` makes on its own (a fresh recognizer: a click is a click)."""
         found = self._gestures.get(action)
         if found is None:
             if len(self._gestures) > 4096:
