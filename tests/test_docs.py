@@ -5,6 +5,7 @@ scripts/docs_screens.py, one per registered game."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -137,3 +138,42 @@ def test_the_screenshots_script_rejects_a_bad_width(tmp_path):
     assert proc.returncode == 2
     assert "--width: expected 160..1280, got 5000" in proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_docstrings_are_rewritten_as_markdown():
+    """The API reference's griffe extension: roles become code, doctests a fenced block,
+    reStructuredText simple tables Markdown tables (pipes outside code escaped)."""
+    spec = importlib.util.spec_from_file_location(
+        "docs_griffe", ROOT / "scripts" / "docs_griffe.py"
+    )
+    docs_griffe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(docs_griffe)
+    text = "\n".join(
+        [
+            "See :class:`~puzzlegym.probe.Probe` and :func:`play`. Use::",
+            "",
+            ">>> 1 + 1",
+            "2",
+            "",
+            "=========  ==========",
+            "``kind``   ``a | b``, or |L|",
+            "           continued",
+            "``x``      y",
+            "=========  ==========",
+        ]
+    )
+    assert docs_griffe.markdown_docstring(text).split("\n") == [
+        "See `Probe` and `play`. Use:",
+        "",
+        "```pycon",
+        ">>> 1 + 1",
+        "2",
+        "```",
+        "",
+        "",
+        "| | |",
+        "|---|---|",
+        "| ``kind`` | ``a | b``, or \\|L\\| continued |",
+        "| ``x`` | y |",
+        "",
+    ]
