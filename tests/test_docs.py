@@ -95,20 +95,15 @@ def test_broken_docs_fail_the_strict_build(tmp_path, break_it, named):
     assert named in proc.stderr
 
 
+def screens_script(out: Path, width: int) -> subprocess.CompletedProcess:
+    script = ROOT / "scripts" / "docs_screens.py"
+    command = [sys.executable, str(script), "--out", str(out), "--width", str(width)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
 def test_the_screenshots_script_renders_home_and_every_game(tmp_path):
-    subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "docs_screens.py"),
-            "--out",
-            str(tmp_path),
-            "--width",
-            "160",
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    proc = screens_script(tmp_path, 160)
+    assert proc.returncode == 0, proc.stderr
     stems = {"home"} | {module.rpartition(".")[2] for module in registry.GAME_MODULES.values()}
     assert {p.stem for p in tmp_path.glob("*.png")} == stems
     for path in tmp_path.glob("*.png"):
@@ -122,19 +117,7 @@ def test_the_screenshots_script_renders_home_and_every_game(tmp_path):
 
 
 def test_the_screenshots_script_rejects_a_bad_width(tmp_path):
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "docs_screens.py"),
-            "--out",
-            str(tmp_path),
-            "--width",
-            "5000",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = screens_script(tmp_path, 5000)
     assert proc.returncode == 2
     assert "--width: expected 160..1280, got 5000" in proc.stderr
     assert list(tmp_path.iterdir()) == []
