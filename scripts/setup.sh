@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Create .venv (if needed) and install puzzlegym into it.
 #   scripts/setup.sh          the library (in-process backend)
-#   scripts/setup.sh dev      + test tools, Stable-Baselines3 and sb3-contrib (CPU torch), the
-#                             openai client (model agents), a SAT solver, Ray, and OS Chromium
+#   scripts/setup.sh dev      + test tools, the docs tools (MkDocs), Stable-Baselines3 and
+#                             sb3-contrib (CPU torch), the openai client (model agents), a SAT
+#                             solver, Ray, and OS Chromium
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}

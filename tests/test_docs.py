@@ -1,0 +1,162 @@
+"""The documentation site: the strict MkDocs build that scripts/test.sh runs fails when the
+docs break (a link to a missing page, a missing anchor, a missing image, a rule card that
+moved, an API object that does not exist), and the screenshots come from
+scripts/docs_screens.py, one per registered game."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from puzzlegym import registry
+
+ROOT = Path(__file__).resolve().parents[1]
+SCREENS = ROOT / "docs" / "img" / "screens"
+
+
+def site_copy(tmp_path: Path) -> Path:
+    """The real mkdocs.yml and docs/ in a temporary folder, the sources beside them."""
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    shutil.copytree(ROOT / "docs", tmp_path / "docs")
+    for folder in ("puzzlegym", "envs", "solvers", "scripts"):
+        (tmp_path / folder).symlink_to(ROOT / folder, target_is_directory=True)
+    return tmp_path
+
+
+def build(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(root / "site")],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+
+
+def append(path: Path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def test_the_docs_build_strictly(tmp_path):
+    proc = build(site_copy(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    site = tmp_path / "site"
+    assert (site / "games" / "maze-paint" / "index.html").is_file()
+    page = (site / "games" / "maze-paint" / "index.html").read_text(encoding="utf-8")
+    # the rule card is included from envs/maze_paint/card.md, not copied into the page
+    card = (ROOT / "envs" / "maze_paint" / "card.md").read_text(encoding="utf-8").splitlines()[2]
+    assert card in page
+    reference = (site / "reference" / "evaluation" / "index.html").read_text(encoding="utf-8")
+    assert 'id="puzzlegym.evaluation.loop.play"' in reference
+    assert ":func:" not in reference  # the docstrings' roles are rewritten as code
+
+
+@pytest.mark.parametrize(
+    "break_it, named",
+    [
+        (
+            lambda d: append(d / "getting-started.md", "\n[gone](no-such-page.md)\n"),
+            "no-such-page.md",
+        ),
+        (
+            lambda d: append(d / "rl.md", "\n[gone](env-api.md#no-such-heading)\n"),
+            "#no-such-heading",
+        ),
+        (
+            lambda d: append(d / "games" / "index.md", "\n![gone](../img/screens/no-such.png)\n"),
+            "no-such.png",
+        ),
+        (
+            lambda d: append(
+                d / "games" / "maze-paint.md", '\n--8<-- "envs/maze_paint/no-card.md"\n'
+            ),
+            "no-card.md",
+        ),
+        (
+            lambda d: append(d / "reference" / "env.md", "\n::: puzzlegym.env.NoSuchThing\n"),
+            "puzzlegym.env.NoSuchThing",
+        ),
+    ],
+    ids=["page link", "anchor", "image", "included file", "API object"],
+)
+def test_broken_docs_fail_the_strict_build(tmp_path, break_it, named):
+    root = site_copy(tmp_path)
+    break_it(root / "docs")
+    proc = build(root)
+    assert proc.returncode != 0
+    assert named in proc.stderr
+
+
+def screens_script(out: Path, width: int) -> subprocess.CompletedProcess:
+    script = ROOT / "scripts" / "docs_screens.py"
+    command = [sys.executable, str(script), "--out", str(out), "--width", str(width)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
+def test_the_screenshots_script_renders_home_and_every_game(tmp_path):
+    proc = screens_script(tmp_path, 160)
+    assert proc.returncode == 0, proc.stderr
+    stems = {"home"} | {module.rpartition(".")[2] for module in registry.GAME_MODULES.values()}
+    assert {p.stem for p in tmp_path.glob("*.png")} == stems
+    for path in tmp_path.glob("*.png"):
+        with Image.open(path) as image:
+            assert (image.format, image.mode, image.size) == ("PNG", "P", (160, 112))
+    # the committed screenshots are this script's output, one per game page
+    assert {p.stem for p in SCREENS.glob("*.png")} == stems
+    for stem in stems - {"home"}:
+        page = ROOT / "docs" / "games" / f"{stem.replace('_', '-')}.md"
+        assert f"../img/screens/{stem}.png" in page.read_text(encoding="utf-8"), page
+
+
+def test_the_screenshots_script_rejects_a_bad_width(tmp_path):
+    proc = screens_script(tmp_path, 5000)
+    assert proc.returncode == 2
+    assert "--width: expected 160..1280, got 5000" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_docstrings_are_rewritten_as_markdown():
+    """The API reference's griffe extension: roles become code, doctests a fenced block,
+    reStructuredText simple tables Markdown tables (pipes outside code escaped)."""
+    spec = importlib.util.spec_from_file_location(
+        "docs_griffe", ROOT / "scripts" / "docs_griffe.py"
+    )
+    docs_griffe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(docs_griffe)
+    text = "\n".join(
+        [
+            "See :class:`~puzzlegym.probe.Probe` and :func:`play`. Use::",
+            "",
+            ">>> 1 + 1",
+            "2",
+            "",
+            "=========  ==========",
+            "``kind``   ``a | b``, or |L|",
+            "           continued",
+            "``x``      y",
+            "=========  ==========",
+        ]
+    )
+    assert docs_griffe.markdown_docstring(text).split("\n") == [
+        "See `Probe` and `play`. Use:",
+        "",
+        "```pycon",
+        ">>> 1 + 1",
+        "2",
+        "```",
+        "",
+        "",
+        "| | |",
+        "|---|---|",
+        "| ``kind`` | ``a | b``, or \\|L\\| continued |",
+        "| ``x`` | y |",
+        "",
+    ]
