@@ -27,3 +27,15 @@ def frame_hash(frame: np.ndarray) -> str:
 
 
 ALL_IDS = env_ids()
+
+
+@pytest.fixture
+def sandbox_available():
+    """Skip (with the reason) where bubblewrap cannot run the Code Execution sandbox; found by
+    actually starting one (puzzlegym.agents.isolation.require)."""
+    from puzzlegym.agents.isolation import SandboxUnavailable, require
+
+    try:
+        require()
+    except SandboxUnavailable as exc:
+        pytest.skip(f"bubblewrap cannot run the sandbox here: {exc}")
