@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import logging
 import socket
-import threading
-from contextlib import contextmanager
 from pathlib import Path
 
 import gymnasium as gym
@@ -28,23 +26,11 @@ from puzzlegym.errors import ConfigError
 from puzzlegym.evaluation.records import AGENT_LOG, read_log
 from puzzlegym.evaluation.runner import run_episode
 from puzzlegym.metrics import aggregate, episode_from_record, episode_row
-from puzzlegym.service.scripted_model import demo_script, make_scripted_server
+from puzzlegym.service.scripted_model import demo_script
+from tests.conftest import scripted
 
 MAZE = "LongPuzzle/MazePaint-Easy"
 SECRET = "sk-test-0123456789-SECRET-abcdef"
-
-
-@contextmanager
-def scripted(script: dict):
-    server = make_scripted_server(script)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.scripted, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 def call(name: str, **arguments) -> dict:

@@ -285,3 +285,16 @@ def test_eval_and_report_of_a_run_with_such_episodes_work(tmp_path, capsys):
     table2 = (run / "report" / "table2.md").read_text()
     assert "| openai:deep" in table2 and "| openai:nan" not in table2
     capsys.readouterr()
+
+
+def test_agent_log_lines_always_read_back(tmp_path):
+    from puzzlegym.evaluation.records import AgentLog
+
+    log = AgentLog(tmp_path)
+    log.write({"kind": "request", "prompt_tokens": float("nan"), "completion_tokens": 10**40,
+               "latency_s": float("inf"), "nested": [{"n": -(10**31)}], "ok": 10**29}, 3, 1.5)
+    log.close()
+    (line,) = read_log(tmp_path, AGENT_LOG)
+    assert line == {"kind": "request", "prompt_tokens": "nan", "completion_tokens": "<an integer of more than 30 digits>",
+                    "latency_s": "inf", "nested": [{"n": "<an integer of more than 30 digits>"}], "ok": 10**29,
+                    "step": 3, "t": 1.5}

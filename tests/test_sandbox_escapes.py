@@ -21,10 +21,8 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import threading
 import time
 import uuid
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +30,7 @@ import pytest
 
 from puzzlegym.agents.isolation import SandboxUnavailable
 from puzzlegym.agents.sandbox import Sandbox, SandboxLimits
-from puzzlegym.service.scripted_model import make_scripted_server
+from tests.conftest import scripted
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-escape-test-0123456789-KEY-" + uuid.uuid4().hex
@@ -479,19 +477,6 @@ except ImportError as e:
 
 
 # --------------------------------------------------------------------------- through puzzlegym run
-@contextmanager
-def scripted(script: dict):
-    server = make_scripted_server(script)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.scripted, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
-
-
 def run_code_turn(code: str) -> dict:
     return {"tool_calls": [{"name": "run_code", "arguments": {"code": code}}]}
 
