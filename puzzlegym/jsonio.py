@@ -21,9 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_INT_DIGITS", "JSONError", "Unrepresentable", "dumps_line", "loads", "write_atomic", "write_json"]
+__all__ = ["MAX_INT_DIGITS", "JSONError", "Unrepresentable", "dumps_line", "loads", "representable", "write_atomic",
+           "write_json"]
 
 MAX_INT_DIGITS = 30  # far beyond any count, index or seed puzzlegym takes (2**64 has 20 digits)
+_INT_LIMIT = 10**MAX_INT_DIGITS  # the smallest integer with more digits
 
 
 class JSONError(ValueError):
@@ -76,6 +78,23 @@ def loads(text: str | bytes, *, numbers: str = "reject") -> Any:
         raise
     except json.JSONDecodeError as exc:
         raise JSONError(f"not valid JSON: {exc}") from None
+
+
+def representable(doc: Any) -> Any:
+    """``doc`` with every value :func:`loads` would refuse written as a string instead (NaN,
+    infinities, integers over :data:`MAX_INT_DIGITS` digits, markers), so a line written from
+    it always reads back."""
+    if isinstance(doc, float) and not math.isfinite(doc):
+        return repr(doc)
+    if isinstance(doc, int) and not isinstance(doc, bool) and abs(doc) >= _INT_LIMIT:
+        return f"<an integer of more than {MAX_INT_DIGITS} digits>"
+    if isinstance(doc, Unrepresentable):
+        return repr(doc)
+    if isinstance(doc, dict):
+        return {k: representable(v) for k, v in doc.items()}
+    if isinstance(doc, (list, tuple)):
+        return [representable(v) for v in doc]
+    return doc
 
 
 def dumps_line(doc: Any) -> str:

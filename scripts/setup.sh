@@ -2,8 +2,8 @@
 # Create .venv (if needed) and install puzzlegym into it.
 #   scripts/setup.sh          the library (in-process backend)
 #   scripts/setup.sh dev      + test tools, the docs tools (MkDocs), Stable-Baselines3 and
-#                             sb3-contrib (CPU torch), the openai client (model agents), a SAT
-#                             solver, Ray, and OS Chromium
+#                             sb3-contrib (CPU torch), a SAT solver, Ray, OS Chromium, and
+#                             bubblewrap (the Code Execution sandbox)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -18,6 +18,14 @@ if [ "${1:-}" = "dev" ]; then
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
     else
       echo "note: chromium is not installed; run: sudo apt-get install -y chromium" >&2
+    fi
+  fi
+  # The Code Execution sandbox runs the model's code under bubblewrap (/usr/bin/bwrap).
+  if ! command -v bwrap >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ]; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+    else
+      echo "note: bubblewrap is not installed (needed by --setting code); run: sudo apt-get install -y bubblewrap" >&2
     fi
   fi
   # The CPU build of torch for Stable-Baselines3, first (a plain 'torch' would pull a CUDA

@@ -1,3 +1,6 @@
+import threading
+from contextlib import contextmanager
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -27,3 +30,32 @@ def frame_hash(frame: np.ndarray) -> str:
 
 
 ALL_IDS = env_ids()
+
+
+@pytest.fixture
+def sandbox_available():
+    """Skip (with the reason) where bubblewrap cannot run the Code Execution sandbox; found by
+    actually starting one (puzzlegym.agents.isolation.require)."""
+    from puzzlegym.agents.isolation import SandboxUnavailable, require
+
+    try:
+        require()
+    except SandboxUnavailable as exc:
+        pytest.skip(f"bubblewrap cannot run the sandbox here: {exc}")
+
+
+@contextmanager
+def scripted(script: dict):
+    """The scripted chat-completions server (puzzlegym.service.scripted_model) serving
+    ``script`` in a thread: yields (its ScriptedModel, its base URL)."""
+    from puzzlegym.service.scripted_model import make_scripted_server
+
+    server = make_scripted_server(script)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.scripted, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

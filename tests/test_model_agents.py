@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import logging
 import socket
-import threading
-from contextlib import contextmanager
 from pathlib import Path
 
 import gymnasium as gym
@@ -28,23 +26,11 @@ from puzzlegym.errors import ConfigError
 from puzzlegym.evaluation.records import AGENT_LOG, read_log
 from puzzlegym.evaluation.runner import run_episode
 from puzzlegym.metrics import aggregate, episode_from_record, episode_row
-from puzzlegym.service.scripted_model import demo_script, make_scripted_server
+from puzzlegym.service.scripted_model import demo_script
+from tests.conftest import scripted
 
 MAZE = "LongPuzzle/MazePaint-Easy"
 SECRET = "sk-test-0123456789-SECRET-abcdef"
-
-
-@contextmanager
-def scripted(script: dict):
-    server = make_scripted_server(script)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.scripted, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 def call(name: str, **arguments) -> dict:
@@ -254,7 +240,7 @@ def test_rule_card_goes_into_the_system_prompt_under_k1(tmp_path):
 
 # --------------------------------------------------------------------------- the sandbox
 @pytest.fixture
-def sandbox():
+def sandbox(sandbox_available):
     box = Sandbox(SandboxLimits(time_s=1.0, memory_mb=512, gui_calls=3))
     yield box
     box.close()
@@ -321,9 +307,8 @@ def test_sandbox_enforces_its_limits_and_cannot_reach_the_env(sandbox, tmp_path,
     assert sandbox.sessions == 2
 
 
-def test_sandbox_has_no_network_even_below_python_when_namespaces_allow_it(sandbox):
-    if sandbox.isolation != "netns+audit":
-        pytest.skip("this machine gives no network namespace (the audit hook still refuses sockets)")
+def test_sandbox_has_no_network_even_below_python(sandbox):
+    assert sandbox.isolation == "bwrap"  # an empty network namespace
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
@@ -392,7 +377,7 @@ def test_memory_conditions_produce_the_specified_histories(tmp_path):
     assert [r["purpose"] for r in lines2 if r["kind"] == "request"].count("summary") == 1
 
 
-def test_memory_m0_also_starts_a_fresh_sandbox_session_in_the_code_setting(tmp_path):
+def test_memory_m0_also_starts_a_fresh_sandbox_session_in_the_code_setting(tmp_path, sandbox_available):
     m0, _ = memory_run(tmp_path, "M0", setting="code")
     m1, _ = memory_run(tmp_path, "M1", setting="code")
 
@@ -424,7 +409,7 @@ def ngar_script(level1: list[dict]) -> list[dict]:
     ]
 
 
-def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(tmp_path, capsys):
+def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(tmp_path, capsys, sandbox_available):
     actions, _ = solver_actions(level=1, start="home")
     level1 = [a for a in actions if a["type"] != "answer"]
     n_drags = len(level1) - 2

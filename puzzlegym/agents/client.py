@@ -1,31 +1,45 @@
 """The model client: any OpenAI-compatible chat-completions endpoint with image input (the
-protocol vLLM, SGLang, Ollama, llama.cpp's server and hosted APIs serve), through the official
-``openai`` package (the optional extra ``puzzlegym[openai]``).
+protocol vLLM, SGLang, Ollama, llama.cpp's server and hosted APIs serve), spoken over plain
+HTTP(S) (the standard library's ``http.client``), so every byte and every wait is bounded here:
 
 * base URL, model and key come from arguments, else from ``OPENAI_BASE_URL`` and
   ``OPENAI_API_KEY`` (a local server that checks no key gets a placeholder);
-* every request has a timeout; 429, 5xx, timeouts and refused connections are retried a
-  bounded number of times with exponential backoff (a ``Retry-After`` header is honoured up to
-  the backoff cap); any other error (400, 401, 404, ...) fails at once with :class:`ModelError`;
-* each request's latency, token usage and retries are returned with the reply and summed in
-  :attr:`ChatClient.totals`, for the episode record;
+* ``timeout_s`` is a deadline for the whole of each attempt (connect, send, headers, body): a
+  watchdog shuts the socket at the deadline, so a server that trickles its reply byte by byte
+  cannot stretch a request past it; a reply body is at most :data:`MAX_REPLY_BYTES`;
+* a 200 body is parsed strictly (:mod:`.replies`); a malformed body is a server fault, counted
+  (``errors_by_kind["malformed"]``) and retried like 429, 5xx, timeouts and refused connections,
+  a bounded number of times with exponential backoff (a ``Retry-After`` header is honoured up
+  to the backoff cap); any other status (400, 401, 404, ...) fails at once; a request that
+  fails for good raises :class:`ModelError`, which ends the episode (failed, unscored);
+* each request's latency, token usage, retries and faults are returned with the reply and
+  summed in :attr:`ChatClient.totals`, for the episode record;
 * nothing here logs a key or a prompt: the log names the model, the masked base URL, sizes,
-  statuses and times only (:func:`mask_secret`, :func:`mask_url`).
+  statuses and times only (:func:`mask_secret`, :func:`mask_url`); any text that came from the
+  server (an error message) is masked for the key (:meth:`ChatClient.redact`) before it goes
+  into an exception, a record or a log.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import os
+import socket
+import ssl
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from puzzlegym import jsonio
+from puzzlegym.agents.replies import MAX_TOOL_CALLS, Reply, ReplyError, parse_reply
 from puzzlegym.errors import ConfigError, PuzzleGymError
+from puzzlegym.version import __version__
 
-__all__ = ["ChatClient", "ModelError", "Reply", "mask_secret", "mask_url"]
+__all__ = ["MAX_TOOL_CALLS", "ChatClient", "ModelError", "Reply", "mask_secret", "mask_url"]
 
 log = logging.getLogger("puzzlegym.agents")
 
@@ -34,7 +48,10 @@ API_KEY_ENV = "OPENAI_API_KEY"
 NO_KEY = "no-key"  # what a server that checks no key receives
 MAX_RETRIES = 10
 MAX_TIMEOUT_S = 3600.0
-MAX_TOOL_CALLS = 16  # tool calls kept from one reply (the rest are reported as errors)
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+MAX_REPLY_BYTES = 32 * 1024 * 1024
+MAX_SERVER_TEXT = 300  # characters of a server's error message kept
+MIN_REDACTED_KEY = 6  # shorter keys are not searched for in server text (they would match anywhere)
 
 
 class ModelError(PuzzleGymError):
@@ -57,31 +74,6 @@ def mask_url(url: str | None) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-@dataclass
-class Reply:
-    """One model reply with its accounting."""
-
-    content: str
-    tool_calls: list[dict]  # {"id", "name", "arguments"} (arguments: the raw JSON text)
-    finish_reason: str | None
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    latency_s: float
-    retries: int
-    dropped_tool_calls: int = 0  # calls past MAX_TOOL_CALLS
-
-    @property
-    def message(self) -> dict:
-        """The assistant message to keep in the conversation."""
-        msg: dict[str, Any] = {"role": "assistant", "content": self.content}
-        if self.tool_calls:
-            msg["tool_calls"] = [
-                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
-                for c in self.tool_calls
-            ]
-        return msg
 
 
 @dataclass
@@ -112,6 +104,15 @@ def _number(name: str, value: Any, lo: float, hi: float) -> float:
     return float(value)
 
 
+class _Failure(Exception):
+    """One failed attempt: ``kind`` (timeout, connection, malformed, or the HTTP status),
+    whether it may be retried, the server's text (masked), and a Retry-After in seconds."""
+
+    def __init__(self, kind: str, retryable: bool, detail: str = "", retry_after: float | None = None) -> None:
+        super().__init__(kind)
+        self.kind, self.retryable, self.detail, self.retry_after = kind, retryable, detail, retry_after
+
+
 class ChatClient:
     """A chat-completions client with bounded retries and accounting (module docstring)."""
 
@@ -130,18 +131,18 @@ class ChatClient:
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ConfigError("model: a model name is required (openai:<model>)")
-        try:
-            import openai
-        except ImportError:  # pragma: no cover - the extra is installed in CI
-            raise ConfigError(
-                "model agents need the openai package: pip install 'puzzlegym[openai]'"
-            ) from None
-        self._openai = openai
         self.model = model
         self.base_url = base_url or os.environ.get(BASE_URL_ENV) or None
-        if self.base_url is not None and urlsplit(self.base_url).scheme not in ("http", "https"):
+        url = urlsplit(self.base_url or DEFAULT_BASE_URL)
+        if url.scheme not in ("http", "https") or not url.hostname:
             raise ConfigError(f"base_url: {mask_url(self.base_url)!r} is not an http(s) URL")
+        try:
+            url.port  # noqa: B018 - raises ValueError for a bad port
+        except ValueError:
+            raise ConfigError(f"base_url: {mask_url(self.base_url)!r} has a bad port") from None
+        self._url = url
         key = api_key or os.environ.get(API_KEY_ENV) or NO_KEY
+        self._key = key
         self.key_hint = mask_secret(None if key == NO_KEY else key)
         self.timeout_s = _number("timeout_s", timeout_s, 0.001, MAX_TIMEOUT_S)
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or not 0 <= max_retries <= MAX_RETRIES:
@@ -153,10 +154,6 @@ class ChatClient:
         if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or not 1 <= max_tokens <= 1_000_000):
             raise ConfigError(f"max_tokens: expected an integer in 1..1000000, got {max_tokens!r}")
         self.max_tokens = max_tokens
-        # the package's own retries are off: this class retries, counts and logs them
-        self._client = openai.OpenAI(
-            base_url=self.base_url, api_key=key, timeout=self.timeout_s, max_retries=0
-        )
         self.totals = Totals()
 
     def describe(self) -> dict:
@@ -171,28 +168,114 @@ class ChatClient:
             "max_tokens": self.max_tokens,
         }
 
-    def _retry_delay(self, attempt: int, exc: Exception) -> float:
-        delay = min(self.backoff_max_s, self.backoff_s * (2**attempt))
-        response = getattr(exc, "response", None)
-        header = response.headers.get("retry-after") if response is not None else None
-        if header:
+    def redact(self, text: str) -> str:
+        """``text`` with the key replaced by its masked form (for anything a server said)."""
+        if self._key != NO_KEY and len(self._key) >= MIN_REDACTED_KEY and self._key in text:
+            text = text.replace(self._key, self.key_hint)
+        return text
+
+    # ------------------------------------------------------------------ one attempt
+    def _post(self, payload: bytes) -> tuple[int, dict, bytes]:
+        """POST ``payload``; (status, lower-cased headers, body), all within ``timeout_s``."""
+        url = self._url
+        https = url.scheme == "https"
+        port = url.port or (443 if https else 80)
+        path = (url.path.rstrip("/") or "") + "/chat/completions"
+        deadline = time.monotonic() + self.timeout_s
+        conn = http.client.HTTPConnection(url.hostname, port, timeout=self.timeout_s)
+        held: list[socket.socket] = []  # the connection's socket, for the watchdog
+        fired = threading.Event()
+
+        def abort() -> None:  # the deadline: no read or write may outlast it
+            fired.set()
+            for sock in held:
+                try:
+                    socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the fd itself, TLS or not
+                except OSError:
+                    pass
+
+        watchdog = threading.Timer(self.timeout_s, abort)
+        watchdog.daemon = True
+        watchdog.start()
+        response = None
+        try:
+            sock = socket.create_connection((url.hostname, port), timeout=self.timeout_s)
+            held.append(sock)
+            if https:
+                sock = ssl.create_default_context().wrap_socket(sock, server_hostname=url.hostname,
+                                                                 do_handshake_on_connect=False)
+                held.append(sock)
+                if fired.is_set():
+                    raise TimeoutError
+                sock.do_handshake()
+            conn.sock = sock
+            conn.request("POST", path, body=payload, headers={
+                "Content-Type": "application/json", "Accept": "application/json",
+                "Authorization": f"Bearer {self._key}", "User-Agent": f"puzzlegym/{__version__}",
+                "Connection": "close",
+            })
+            response = conn.getresponse()
+            chunks, size = [], 0
+            while True:
+                chunk = response.read1(1 << 16)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > MAX_REPLY_BYTES:
+                    raise _Failure("malformed", True, f"the reply is over {MAX_REPLY_BYTES} bytes")
+                chunks.append(chunk)
+            if fired.is_set() or time.monotonic() > deadline:
+                raise _Failure("timeout", True)  # a body cut short by the watchdog
+            headers = {k.lower(): v for k, v in response.getheaders()}
+            return response.status, headers, b"".join(chunks)
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            if fired.is_set() or time.monotonic() >= deadline or isinstance(exc, TimeoutError):
+                raise _Failure("timeout", True) from None
+            raise _Failure("connection", True, self.redact(type(exc).__name__)) from None
+        finally:
+            watchdog.cancel()
+            if response is not None:
+                response.close()
+            conn.close()
+            for sock in held:
+                try:
+                    sock.close()
+                except OSError:
+                    pass
+
+    def _attempt(self, payload: bytes, latency0: float, retries: int) -> Reply:
+        status, headers, body = self._post(payload)
+        if status == 200:
             try:
-                delay = max(delay, min(self.backoff_max_s, float(header)))
-            except ValueError:
-                pass
-        return delay
+                return parse_reply(body, time.monotonic() - latency0, retries)
+            except ReplyError as exc:
+                raise _Failure("malformed", True, self.redact(str(exc))[:MAX_SERVER_TEXT]) from None
+        retry_after = None
+        try:
+            retry_after = float(headers.get("retry-after", ""))
+        except ValueError:
+            pass
+        retryable = status == 429 or status >= 500
+        raise _Failure(str(status), retryable, self._server_text(body), retry_after)
 
-    def _retryable(self, exc: Exception) -> tuple[bool, str]:
-        o = self._openai
-        if isinstance(exc, o.APITimeoutError):
-            return True, "timeout"
-        if isinstance(exc, o.APIConnectionError):
-            return True, "connection"
-        if isinstance(exc, o.APIStatusError):
-            status = exc.status_code
-            return status == 429 or status >= 500, str(status)
-        return False, type(exc).__name__
+    def _server_text(self, body: bytes) -> str:
+        """The server's error message (its JSON ``error.message`` or its text), one line,
+        printable, bounded and masked for the key."""
+        text = ""
+        try:
+            doc = jsonio.loads(body, numbers="mark")
+        except jsonio.JSONError:
+            doc = None
+        if isinstance(doc, dict):
+            err = doc.get("error", doc)
+            message = err.get("message") if isinstance(err, dict) else err
+            text = message if isinstance(message, str) else ""
+        if not text:
+            text = body[: 4 * MAX_SERVER_TEXT].decode("utf-8", "replace")
+        text = self.redact("".join(c if c.isprintable() else " " for c in text))
+        return text[:MAX_SERVER_TEXT]
 
+    # ------------------------------------------------------------------ a request
     def complete(self, messages: list[dict], tools: list[dict] | None = None, tool_choice: str | None = None) -> Reply:
         """One chat completion (retried as the module docstring says). Raises ModelError."""
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
@@ -204,84 +287,47 @@ class ChatClient:
             kwargs["temperature"] = self.temperature
         if self.max_tokens is not None:
             kwargs["max_tokens"] = self.max_tokens
+        payload = json.dumps(kwargs, allow_nan=False).encode("utf-8")
         n = self.totals.requests + 1
         retries = 0
+        faults: list[dict] = []
         t0 = time.monotonic()
         while True:
             t_try = time.monotonic()
             try:
-                response = self._client.chat.completions.create(**kwargs)
+                reply = self._attempt(payload, t0, retries)
                 break
-            except self._openai.OpenAIError as exc:
-                retryable, what = self._retryable(exc)
+            except _Failure as exc:
+                what = exc.kind
                 self.totals.by_status[what] = self.totals.by_status.get(what, 0) + 1
-                if not retryable or retries >= self.max_retries:
+                faults.append({"kind": what, "detail": exc.detail} if exc.detail else {"kind": what})
+                if not exc.retryable or retries >= self.max_retries:
                     self.totals.requests += 1
                     self.totals.failures += 1
                     self.totals.retries += retries
                     log.warning("model %s at %s: request %d failed (%s) after %d retries",
                                 self.model, mask_url(self.base_url), n, what, retries)
-                    raise ModelError(
+                    detail = f": {exc.detail}" if exc.detail else ""
+                    raise ModelError(self.redact(
                         f"model {self.model!r} at {mask_url(self.base_url)}: request failed ({what}) "
-                        f"after {retries} retries: {_short_error(exc)}"
-                    ) from None
-                delay = self._retry_delay(retries, exc)
+                        f"after {retries} retries{detail}")) from None
+                delay = min(self.backoff_max_s, self.backoff_s * (2**retries))
+                if exc.retry_after is not None and exc.retry_after == exc.retry_after:  # not NaN
+                    delay = max(delay, min(self.backoff_max_s, max(0.0, exc.retry_after)))
                 retries += 1
                 log.info("model %s: request %d got %s after %.2f s; retry %d/%d in %.2f s",
                          self.model, n, what, time.monotonic() - t_try, retries, self.max_retries, delay)
                 time.sleep(delay)
-        latency = time.monotonic() - t0
-        reply = _parse(response, latency, retries)
+        reply.faults = faults
         t = self.totals
         t.requests += 1
         t.retries += retries
-        t.latency_s += latency
+        t.latency_s += reply.latency_s
         t.prompt_tokens += reply.prompt_tokens or 0
         t.completion_tokens += reply.completion_tokens or 0
         log.debug("model %s: request %d ok in %.2f s (%s prompt / %s completion tokens, %d tool calls)",
-                  self.model, n, latency, reply.prompt_tokens, reply.completion_tokens, len(reply.tool_calls))
+                  self.model, n, reply.latency_s, reply.prompt_tokens, reply.completion_tokens, len(reply.tool_calls))
         return reply
 
     def close(self) -> None:
-        self._client.close()
-
-
-def _short_error(exc: Exception) -> str:
-    """A one-line description of an API error (status and the server's message, bounded)."""
-    body = getattr(exc, "body", None)
-    message = None
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        message = err.get("message") if isinstance(err, dict) else str(err)
-    text = message or str(exc)
-    return text.replace("\n", " ")[:300]
-
-
-def _parse(response: Any, latency: float, retries: int) -> Reply:
-    choices = getattr(response, "choices", None) or []
-    usage = getattr(response, "usage", None)
-    prompt = getattr(usage, "prompt_tokens", None) if usage is not None else None
-    completion = getattr(usage, "completion_tokens", None) if usage is not None else None
-    if not choices:
-        return Reply("", [], None, prompt, completion, latency, retries)
-    choice = choices[0]
-    message = choice.message
-    calls = []
-    for i, call in enumerate(getattr(message, "tool_calls", None) or []):
-        function = getattr(call, "function", None)
-        name = getattr(function, "name", None) or ""
-        arguments = getattr(function, "arguments", None)
-        if not isinstance(arguments, str):  # some servers send an object
-            arguments = json.dumps(arguments) if arguments is not None else ""
-        calls.append({"id": getattr(call, "id", None) or f"call_{i}", "name": name, "arguments": arguments})
-    dropped = max(0, len(calls) - MAX_TOOL_CALLS)
-    return Reply(
-        content=message.content or "",
-        tool_calls=calls[:MAX_TOOL_CALLS],
-        finish_reason=getattr(choice, "finish_reason", None),
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        latency_s=latency,
-        retries=retries,
-        dropped_tool_calls=dropped,
-    )
+        """Nothing stays open between requests (each attempt has its own connection)."""

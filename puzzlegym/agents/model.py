@@ -4,7 +4,8 @@
 talking to :class:`~puzzlegym.agents.client.ChatClient`.
 
 The options dict is validated as a whole before anything is built (an unknown or bad option
-raises ConfigError naming it and what is allowed). Its public form (:func:`public_options`)
+raises ConfigError naming it and what is allowed; setting "code" where the OS sandbox cannot
+run raises :class:`~puzzlegym.agents.isolation.SandboxUnavailable`, saying how to install it). Its public form (:func:`public_options`)
 masks the key, so it can be written to ``run.json``; the key itself can also come from the
 environment (``api_key_env``, default ``OPENAI_API_KEY``), which is how the command line passes
 it, so it never appears in argument lists or files.
@@ -57,6 +58,10 @@ def _check(options: dict[str, Any] | None) -> dict[str, Any]:
         code_only = sorted(k for k in CODE_OPTIONS if options.get(k) is not None)
         if code_only:
             raise ConfigError(f"{code_only[0]}: only applies with setting 'code'")
+    else:  # no sandbox, no Code Execution: refused before anything starts
+        from puzzlegym.agents.isolation import require
+
+        require()
     env_name = options.get("api_key_env")
     if env_name is not None and (not isinstance(env_name, str) or not env_name.replace("_", "").isalnum()):
         raise ConfigError(f"api_key_env: {env_name!r} is not an environment variable name")

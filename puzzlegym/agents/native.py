@@ -114,8 +114,14 @@ class NativeAgent:
         }
 
     def drain_records(self) -> list[dict]:
+        """The record lines since the last call, every string masked for the key (the model's
+        text, tool calls and code come from the server)."""
         out, self._records = self._records, []
-        return out
+        return [_redacted(rec, self.client.redact) for rec in out]
+
+    def redact(self, text: str) -> str:
+        """``text`` masked for the key (for anything else the runner writes)."""
+        return self.client.redact(text)
 
     def summary(self) -> dict:
         return {"setting": self.setting, "memory": self.memory.condition, **self.counts, **self.client.totals.to_json()}
@@ -201,6 +207,7 @@ class NativeAgent:
             "retries": reply.retries,
             "finish_reason": reply.finish_reason,
             "tool_calls": [c["name"] for c in reply.tool_calls],
+            "faults": reply.faults,  # the failed attempts (malformed replies, timeouts, 5xx) retried
         })
 
     def _summarize(self, messages: list[dict]) -> str:
@@ -284,6 +291,16 @@ class NativeAgent:
     def _malformed(self, tool: str, error: str, source: str = "tool") -> None:
         self.counts["malformed"] += 1
         self._records.append({"kind": "malformed", "tool": tool, "source": source, "error": error[:MAX_RECORD_TEXT]})
+
+
+def _redacted(value: Any, redact) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v, redact) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_redacted(v, redact) for v in value]
+    return value
 
 
 def _result_text(n_actions: int, info: dict) -> str:

@@ -1,22 +1,28 @@
 """The program the Code Execution sandbox runs (standard library only; it never imports
-puzzlegym). :mod:`puzzlegym.agents.sandbox` starts it as ``python -I sandbox_child.py CONFIG``
-and speaks to it over its stdin/stdout with length-prefixed JSON frames.
+puzzlegym). :mod:`puzzlegym.agents.sandbox` starts it under bubblewrap
+(:mod:`puzzlegym.agents.isolation`) as ``python -I -S -c SOURCE CONFIG`` and speaks to it over
+its stdin/stdout with length-prefixed JSON frames.
 
-Before any model code runs it
+The operating system is the boundary (namespaces, read-only mounts, no puzzlegym files in
+sight); the parent trusts nothing this program says and bounds every frame, count and wait
+itself. Before any model code runs this program
 
 * moves the protocol onto private file descriptors and points fds 0-2 at /dev/null, so
-  ``print`` (captured, bounded) and stray writes cannot corrupt the protocol;
-* sets resource limits: address space (the memory limit), a CPU-time backstop, the size of
-  files it may write, and no core dumps;
-* installs an audit hook (which Python code cannot remove) that refuses: importing
-  puzzlegym; opening or listing any path outside the Python installation, the site-packages
-  and its own work directory, and every path inside puzzlegym's packages; writing outside the
-  work directory; sockets; starting or signalling processes; and foreign calls through ctypes.
+  ``print`` (captured, bounded) and stray writes cannot corrupt the protocol by accident;
+* sets resource limits, soft and hard (so they cannot be raised again): address space (the
+  memory limit), a CPU-time backstop, file size, open files, threads, no core dumps;
+* installs the seccomp filter the parent built (:mod:`puzzlegym.agents.seccomp`): no new
+  processes, no reaching other processes, less kernel surface;
+* installs an audit hook, as defence in depth only: it refuses importing puzzlegym, opening or
+  listing paths outside what the sandbox binds and its work directory, writing outside the
+  work directory, sockets, starting or signalling processes, and foreign calls through ctypes.
 
 Then it serves: ``{"op": "exec", "code"}`` runs the code in one persistent namespace where
 the GUI API (``click``, ``double_click``, ``drag``, ``key``, ``type_text``, ``scroll``,
 ``wait``, ``screenshot``) sends requests to the agent and waits for the answers; the run ends
-with ``{"op": "done", "stdout", "error"}``.
+with ``{"op": "done", "stdout", "error"}``. Every frame of a run carries the run's number
+(``"run"``) as the exec frame gave it, so the parent can drop frames left over from an earlier
+run.
 """
 
 import io
@@ -32,6 +38,7 @@ MAX_FRAME = 16 * 1024 * 1024
 
 _proto_in = None
 _proto_out = None
+_run_id = None  # the run whose code is running (every frame sent names it)
 
 
 class GUIError(Exception):
@@ -88,6 +95,8 @@ def _recv():
 
 
 def _send(doc):
+    if _run_id is not None:
+        doc = {**doc, "run": _run_id}
     data = json.dumps(doc).encode("utf-8")
     _proto_out.write(HEADER.pack(len(data)) + data)
     _proto_out.flush()
@@ -162,7 +171,6 @@ def _under(path, roots):
 def _install_guard(config):
     work = os.path.realpath(config["workdir"])
     readable = [os.path.realpath(p) for p in config["readable"]] + [work]
-    denied = [os.path.realpath(p) for p in config["denied"]]
     devices = {"/dev/null", "/dev/urandom", "/dev/random"}
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
@@ -171,18 +179,14 @@ def _install_guard(config):
 
     def check_read(p):
         path = resolve(p)
-        if path is None:
+        if path is None or path in devices:
             return
-        if path in devices:
-            return
-        if _under(path, denied) or not _under(path, readable):
+        if not _under(path, readable):
             raise PermissionError(f"sandbox: {os.fsdecode(p)!r} is outside what the sandbox may read")
 
     def check_write(p):
         path = resolve(p)
-        if path is None:
-            return
-        if path == "/dev/null" or (_under(path, [work]) and not _under(path, denied)):
+        if path is None or path == "/dev/null" or _under(path, [work]):
             return
         raise PermissionError(f"sandbox: {os.fsdecode(p)!r} is outside the sandbox's work directory")
 
@@ -221,13 +225,38 @@ def _install_guard(config):
 
 
 def _limit(config):
-    mb = int(config["memory_mb"])
-    resource.setrlimit(resource.RLIMIT_AS, (mb * 1024 * 1024, mb * 1024 * 1024))
+    def fix(kind, value):
+        resource.setrlimit(kind, (value, value))
+
+    fix(resource.RLIMIT_AS, int(config["memory_mb"]) * 1024 * 1024)
     cpu = int(config["cpu_backstop_s"])
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-    fsize = int(config["file_mb"]) * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    fix(resource.RLIMIT_FSIZE, int(config["file_mb"]) * 1024 * 1024)
+    fix(resource.RLIMIT_NOFILE, int(config["open_files"]))
+    fix(resource.RLIMIT_NPROC, int(config["threads"]))
+    fix(resource.RLIMIT_CORE, 0)
+
+
+def _install_seccomp(config):
+    """Load the parent's seccomp filter (bytes of struct sock_filter) with prctl."""
+    program = config.get("seccomp")
+    if not program:
+        return
+    import ctypes
+
+    code = bytes.fromhex(program)
+
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    buf = ctypes.create_string_buffer(code, len(code))
+    fprog = Fprog(len(code) // 8, ctypes.addressof(buf))
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
+    if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0:
+        raise SystemExit(4)
+    if libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(fprog), 0, 0) != 0:
+        raise SystemExit(5)
 
 
 # ---------------------------------------------------------------------- output capture
@@ -261,7 +290,7 @@ def _run(code, namespace, limit):
         error = "SystemExit: exit() does nothing here; the run ended"
     except BaseException as exc:  # noqa: BLE001 - the model's code may raise anything
         tb = traceback.TracebackException.from_exception(exc, limit=-8)
-        lines = [ln for ln in tb.format() if "sandbox_child.py" not in ln]
+        lines = [ln for ln in tb.format() if 'File "<string>"' not in ln]  # this program's frames
         error = "".join(lines)[-limit:]
     finally:
         sys.stdout = sys.stderr = _Capture(0)
@@ -269,22 +298,26 @@ def _run(code, namespace, limit):
 
 
 def main():
-    global _proto_in, _proto_out
+    global _proto_in, _proto_out, _run_id
     config = json.loads(sys.argv[1])
     _proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
     _proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
+    os.close(devnull)
     os.chdir(config["workdir"])
+    sys.path[:] = list(config["sys_path"])
     _limit(config)
+    _install_seccomp(config)
     _install_guard(config)
     namespace = {"__name__": "__sandbox__", "__builtins__": __builtins__, **API}
-    _send({"op": "ready", "pid": os.getpid()})
+    _send({"op": "ready"})
     while True:
         msg = _recv()
         if msg.get("op") != "exec":
             continue
+        _run_id = msg.get("run")
         stdout, error = _run(msg["code"], namespace, int(config["output_chars"]))
         _send({"op": "done", "stdout": stdout, "error": error})
 

@@ -15,10 +15,10 @@ field and what is allowed; the agent returns it to the model and counts it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from puzzlegym import jsonio
 from puzzlegym.actions import (
     GAME_KEYS,
     MAX_BATCH_LENGTH,
@@ -28,7 +28,7 @@ from puzzlegym.actions import (
     parse_action,
 )
 from puzzlegym.agents.screenshots import ScreenEncoder
-from puzzlegym.errors import ActionError
+from puzzlegym.errors import ActionError, shown
 
 __all__ = [
     "CODE_TOOLS",
@@ -127,10 +127,10 @@ def _arguments(name: str, raw: Any) -> dict:
         raise ToolError(f"{name}: arguments must be a JSON object")
     if len(raw) > MAX_ARGUMENT_CHARS:
         raise ToolError(f"{name}: arguments of {len(raw)} characters are too long; at most {MAX_ARGUMENT_CHARS}")
-    try:
-        args = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ToolError(f"{name}: arguments are not valid JSON ({exc.msg} at character {exc.pos})") from None
+    try:  # strict: nesting too deep is an error, odd numbers become markers no field accepts
+        args = jsonio.loads(raw, numbers="mark")
+    except jsonio.JSONError as exc:
+        raise ToolError(f"{name}: arguments are not valid JSON ({str(exc).removeprefix('not valid JSON: ')})") from None
     if not isinstance(args, dict):
         raise ToolError(f"{name}: arguments must be a JSON object, got {type(args).__name__}")
     return args
@@ -149,7 +149,7 @@ def _pixel(where: str, field: str, value: Any, limit: int) -> int:
 def _to_screen(where: str, kind: Any, args: dict, enc: ScreenEncoder) -> dict:
     """An action dict with its coordinates checked against the image and mapped to the screen."""
     out = dict(args)
-    names = _COORDS.get(kind, ())
+    names = _COORDS.get(kind, ()) if isinstance(kind, str) else ()
     for i in range(0, len(names), 2):
         fx, fy = names[i], names[i + 1]
         if fx in out and fy in out:
@@ -163,8 +163,10 @@ def parse_call(call: dict, enc: ScreenEncoder, allowed: tuple[str, ...]) -> Pars
     """A model tool call (``{"id", "name", "arguments"}``) as a :class:`ParsedCall`."""
     name = call.get("name") or ""
     cid = str(call.get("id") or "")
-    if name not in allowed:
-        raise ToolError(f"unknown tool {name!r}; available tools: {', '.join(allowed)}")
+    if not isinstance(name, str) or name not in allowed:
+        raise ToolError(f"unknown tool {shown(name)}; available tools: {', '.join(allowed)}")
+    if call.get("error"):  # found while the reply was parsed (puzzlegym.agents.replies)
+        raise ToolError(f"{name}: {call['error']}")
     args = _arguments(name, call.get("arguments"))
     if name in ("screenshot", "wait") and args:
         raise ToolError(f"{name}: takes no arguments, got {sorted(args)}")

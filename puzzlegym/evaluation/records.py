@@ -168,7 +168,8 @@ class AgentLog:
             raise RecordError(f"{self.dir / AGENT_LOG} already exists; records are never overwritten") from None
 
     def write(self, record: dict, step: int, t: float) -> None:
-        line = json.dumps({**record, "step": step, "t": round(t, 3)}, sort_keys=True, separators=(",", ":"), default=str)
+        doc = jsonio.representable({**record, "step": step, "t": round(t, 3)})  # NaN, 10**40: strings
+        line = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str, allow_nan=False)
         if len(line) > MAX_AGENT_LINE:  # bounded: a runaway line is cut to its kind
             line = json.dumps({"kind": record.get("kind"), "step": step, "t": round(t, 3), "truncated": len(line)})
         self._log.write(line + "\n")

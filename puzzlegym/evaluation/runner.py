@@ -161,7 +161,8 @@ def run_episode(
         return result
     except Exception as exc:
         if agent_log is not None:  # the episode is not scored; say why in its record
-            agent_log.write({"kind": "error", "error": f"{type(exc).__name__}: {exc}"[:2000]}, *_stamp(env.unwrapped))
+            text = getattr(policy, "redact", str)(f"{type(exc).__name__}: {exc}")  # key masked
+            agent_log.write({"kind": "error", "error": text[:2000]}, *_stamp(env.unwrapped))
         raise
     finally:
         if agent_log is not None:
