@@ -333,21 +333,23 @@ class PuzzleEnv(gym.Env):
             now = self.clock.elapsed_s  # the action's time (one reading, so wall-clock records replay)
             ev = self.evaluator
             ev.step, ev.t = self.actions, now
+            this = False  # this primitive's own acceptance (a batch member's, in the record)
             if isinstance(prim, Answer):
                 ev.answer(prim.text)
-                terminated = accepted = True
+                terminated = this = True
             else:
                 t_ms = int(round(now * 1000))
                 for event in self.backend.perform(prim, t_ms):
                     for gesture in self.recognizer.feed(event):
-                        accepted |= self.suite.handle(gesture)
+                        this |= self.suite.handle(gesture)
+            accepted |= this
             self._record(
                 {
                     "kind": "action",
                     "step": self.actions,
                     "t": round(now, 3),
                     "action": to_dict(prim),
-                    "accepted": accepted,
+                    "accepted": this,
                     "screen": self.suite.screen,
                     "feedback": self.suite.board.feedback if self.suite.board else "",
                 }

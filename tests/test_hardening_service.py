@@ -48,7 +48,7 @@ class Server:
 
 def serve(record_dir, **kwargs):
     extra = {k: kwargs.pop(k) for k in ("token", "max_connections", "request_timeout_s") if k in kwargs}
-    service = Service(backend="native", clock="sim", record_dir=record_dir, **kwargs)
+    service = Service(**{"backend": "native", "clock": "sim", "record_dir": record_dir, **kwargs})
     return Server(make_serve_server("127.0.0.1", 0, service, **extra), service.close)
 
 

@@ -10,7 +10,11 @@ record was made with ``record_frames="hash"``, every frame's SHA-256.
 
 Wall-clock records are replayed on a clock that replays the logged action times, so the
 gesture recogniser sees the same timestamps. A record whose process died mid-way is compared
-up to its last complete action (the torn tail is reported, not failed).
+up to its last complete action (the torn tail is reported, not failed). An episode ended from
+outside (``PuzzleEnv.end_episode``: a ``serve`` session deleted, expired, reset over or
+stopped; its result says ``ended``) is ended the same way after its last action. Each action
+line carries that action's own acceptance, so a batch replays member by member when the
+record has no frame hashes to group it by.
 """
 
 from __future__ import annotations
@@ -136,6 +140,10 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
                 # deadline step performs nothing, then the episode ends as recorded
                 env.clock.finish(float(config["budget_s"]))
                 env.step({"type": "wait"})
+            if not done and isinstance(result.get("ended"), str):
+                # ended from outside (a service session deleted, expired, reset over or
+                # stopped): the attempt in progress was closed then, as the replay does now
+                env.end_episode(result["ended"])
         finally:
             env.close()
         replayed = read_log(tmp)
