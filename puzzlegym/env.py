@@ -436,7 +436,12 @@ class PuzzleEnv(gym.Env):
         if self.recorder is not None:
             self.recorder.close()
             self.recorder = None
-        self.backend.close()
+        self.backend.close()  # the renderer's cached images are freed here
+        if self.evaluator is not None:
+            # the evaluator's sink is this env's bound method: the one reference cycle of an
+            # episode. Cut, a closed env is freed as soon as its last reference goes (with the
+            # cycle, its frame buffers waited for a full garbage collection: issue 21)
+            self.evaluator.sink = None
 
     # ------------------------------------------------------------------ info
     def _info(self, accepted: bool) -> dict:

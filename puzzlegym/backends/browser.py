@@ -247,6 +247,7 @@ class BrowserBackend(FrameBuffer):
 
     def close(self) -> None:
         self._drop()
+        self.release()
         if self._pw is not None:
             try:
                 self._pw.stop()
