@@ -239,7 +239,7 @@ class PuzzleEnv(gym.Env):
             self.suite.choose_game(self.game.name)
             self.suite.enter_tier(self.tier)
 
-    def _open_record(self) -> None:
+    def _open_record(self, restored: dict | None = None) -> None:
         if self.recorder is not None:
             self.recorder.close()
             self.recorder = None
@@ -259,6 +259,7 @@ class PuzzleEnv(gym.Env):
                 "agent": self.agent_name,
                 "instruction": self.instruction,
                 "record_frames": self.record_frames,
+                **({"restored": restored} if restored is not None else {}),
             },
         )
 
@@ -303,7 +304,7 @@ class PuzzleEnv(gym.Env):
         if seed is not None:
             self.action_space.seed(seed)
         if parts is not None:
-            self._restore(parts)
+            self._restore(parts, ckpt)
         else:
             self._seed = seed
             self._new_episode(seed)
@@ -531,9 +532,15 @@ class PuzzleEnv(gym.Env):
         parts.update(steps=p["steps"], actions=p["actions"], _terminated=p["terminated"], _seed=p["seed"])
         return parts
 
-    def _restore(self, parts: dict[str, Any]) -> None:
+    def _restore(self, parts: dict[str, Any], ckpt: Checkpoint) -> None:
         for name, value in parts.items():
             setattr(self, name, value)
         self.evaluator.step, self.evaluator.t = self.actions, self.clock.elapsed_s
-        self._open_record()
+        # the record says it continues a checkpoint: not a whole objective run (not scored)
+        self._open_record(restored={
+            "payload_sha256": ckpt.to_json()["payload_sha256"],
+            "steps": self.steps,
+            "actions": self.actions,
+            "elapsed_s": round(self.clock.elapsed_s, 3),
+        })
         self.backend.invalidate()

@@ -284,7 +284,9 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     ``agent.jsonl``, or action lines), ``usage`` (a model agent's totals from ``agent.jsonl``:
     requests, tokens, latency, retries, malformed calls; None for other agents),
     ``agent_error`` (why a model agent's episode stopped, if it failed), ``finished``
-    (manifest has a result), ``torn_line`` (a torn last log line that was dropped, or None).
+    (manifest has a result), ``torn_line`` (a torn last log line that was dropped, or None),
+    ``restored`` (the episode continues a checkpoint: the manifest's ``restored``; such an
+    episode is no objective run and is never scored).
     A damaged manifest or log line raises :class:`~puzzlegym.errors.RecordError` naming file
     and line.
     """
@@ -410,6 +412,7 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
         "agent_error": agent_error,
         "finished": result is not None,
         "torn_line": log.torn_line,
+        "restored": manifest.get("restored") is not None,
     }
 
 
@@ -443,7 +446,8 @@ def find_records(root: str | os.PathLike) -> list[Path]:
 
 def aggregate_records(directories: Iterable[str | os.PathLike]) -> dict[str, Any]:
     """:func:`aggregate` over episode records, plus their dead-end statistics."""
-    eps = [episode_from_record(d) for d in directories]
+    # an episode restored from a checkpoint continues another one: not an objective run
+    eps = [e for e in (episode_from_record(d) for d in directories) if not e["restored"]]
     out = aggregate(episode_row(e) for e in eps)
     out["dead_ends"] = dead_end_stats(eps)
     return out

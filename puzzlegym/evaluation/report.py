@@ -70,6 +70,10 @@ def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
         # (paper B.1); it is listed under the failed episodes instead
         if rec.resolve().parent in failed_dirs:
             continue
+        if ep["restored"]:  # continues a checkpoint: not a whole objective run, not scored
+            errors.append({"dir": str(rec), "agent": ep["agent"], "env_id": ep["env_id"], "seed": ep["seed"],
+                           "error": "restored from a checkpoint: not an objective run (not scored)"})
+            continue
         if ep.get("agent_error"):
             errors.append({"dir": str(rec), "agent": ep["agent"], "env_id": ep["env_id"], "seed": ep["seed"], "error": ep["agent_error"]})
             continue
