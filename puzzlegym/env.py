@@ -47,12 +47,12 @@ ANNOTATION_KINDS = ("intervention",)  # record lines wrappers may add (PuzzleEnv
 
 
 def _positive_finite(value: Any) -> bool:
-    return (
-        isinstance(value, (int, float, np.integer, np.floating))
-        and not isinstance(value, (bool, np.bool_))
-        and math.isfinite(value)
-        and value > 0
-    )
+    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, (bool, np.bool_)):
+        return False
+    try:
+        return math.isfinite(value) and value > 0
+    except OverflowError:  # an int beyond any float (10**400)
+        return False
 
 
 def _check_record_dir(record_dir: Any) -> str:
@@ -136,7 +136,16 @@ class PuzzleEnv(gym.Env):
         agent: str | None = None,
         record_frames: str | None = None,
         render_cache_bytes: int | None = None,
+        **unknown: Any,
     ) -> None:
+        if unknown:
+            raise ConfigError(
+                f"{sorted(unknown)[0]}: not a keyword argument of puzzlegym envs; allowed: backend, start, "
+                "level, clock, budget_s, reward, render_mode, action_cost_s, levels, record_dir, agent, "
+                "record_frames, render_cache_bytes"
+            )
+        if agent is not None and (not isinstance(agent, str) or not 1 <= len(agent) <= 200):
+            raise ConfigError(f"agent: expected None or the agent's name (1..200 characters), got {shown(agent)}")
         self.game = get_game(game)
         if tier not in self.game.tiers:
             raise ConfigError(f"tier: {tier!r} is not a tier of {game}; allowed: {', '.join(self.game.tiers)}")

@@ -44,8 +44,13 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.errors import RecordError
-from puzzlegym.evaluation.records import AGENT_LOG, is_superseded, read_json, read_log
+from puzzlegym.evaluation.records import (
+    AGENT_LOG,
+    check_line,
+    is_superseded,
+    read_log,
+    read_manifest,
+)
 
 # The tier ladder used when a game is not registered here (e.g. the paper's rows): a tier
 # counts for LC_hard when it is above the easiest one; single-tier games ("Default") never do.
@@ -270,6 +275,15 @@ def _targets_of(manifest: dict, game: str, tier: str) -> list[int]:
     return list(range(1, len(get_game(game).load_catalogue(tier)) + 1))
 
 
+_NUMBER = (int, float)
+_LINE_FIELDS = {  # the fields episode_from_record reads, by line kind
+    "action": {"t": _NUMBER, "step": (int,)},
+    "level_reached": {"t": _NUMBER, "level": (int,)},
+    "level_won": {"t": _NUMBER, "level": (int,)},
+    "snapshot": {"t": _NUMBER, "level": (int,), "potential": _NUMBER},
+}
+
+
 def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     """One episode's outcome rebuilt from its record's log (evaluator events and snapshots).
 
@@ -291,9 +305,7 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     and line.
     """
     d = Path(directory)
-    manifest = read_json(d / "manifest.json", "record manifest")
-    if not isinstance(manifest, dict):
-        raise RecordError(f"{d / 'manifest.json'}: the record manifest is not a JSON object")
+    manifest = read_manifest(d)
     log = read_log(d)
     game, tier = _objective_of(manifest)
     targets = _targets_of(manifest, game, tier)
@@ -313,8 +325,9 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     def on_target(rec: dict) -> bool:
         return rec.get("game") == game and rec.get("tier") == tier and rec.get("level") in target_set
 
-    for rec in log:
+    for n, rec in enumerate(log, 1):
         kind = rec.get("kind")
+        check_line(rec, f"{d / 'log.jsonl'}:{n}", _LINE_FIELDS.get(kind, {}))
         if "t" in rec:
             elapsed = max(elapsed, float(rec["t"]))
         if kind == "action":

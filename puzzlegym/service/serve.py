@@ -36,6 +36,7 @@ import numpy as np
 
 from puzzlegym.actions import Answer, parse_action
 from puzzlegym.errors import ConfigError, PuzzleGymError, shown
+from puzzlegym.fields import MAX_SEED
 from puzzlegym.registry import ID_PREFIX, parse_env_id
 from puzzlegym.service.http import (
     HTTPServer,
@@ -48,7 +49,6 @@ from puzzlegym.service.http import (
 
 __all__ = ["MAX_SEED", "Service", "Session", "make_serve_server"]
 
-MAX_SEED = 2**32 - 1
 
 
 @dataclass
