@@ -276,6 +276,25 @@ def process_state(pid: int) -> str:
         return "gone"
 
 
+def watched(episode, progress, frozen, release_signal, failure: str) -> None:
+    """Run ``episode`` in a thread (Playwright's sync API lives in the thread that started
+    it); fail if it makes no step for 60 s (the regression), then send ``release_signal`` to
+    the ``frozen`` processes so the test ends either way."""
+    worker = threading.Thread(target=episode, daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(timeout=1)
+            if time.monotonic() - progress[0] > 60:
+                pytest.fail(failure)
+    finally:
+        for pid in frozen:
+            try:
+                os.kill(pid, release_signal)
+            except OSError:
+                pass
+
+
 def test_frozen_chromium_is_killed_relaunched_and_nothing_is_lost():
     """Issue 15, item 14: a Chromium that stops answering (SIGSTOP, not dead) no longer hangs
     env.step: the call hits the backend's timeout, Chromium is killed and relaunched, and the
@@ -311,19 +330,7 @@ def test_frozen_chromium_is_killed_relaunched_and_nothing_is_lost():
         finally:
             browser.close()
 
-    worker = threading.Thread(target=episode, daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(timeout=1)
-            if time.monotonic() - progress[0] > 60:  # the regression: unfreeze so the test ends
-                pytest.fail(f"env.step hung on a frozen Chromium at step {len(got)}")
-    finally:
-        for pid in frozen:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+    watched(episode, progress, frozen, signal.SIGKILL, f"env.step hung on a frozen Chromium after {len(got)} steps")
     if "error" in outcome:
         raise outcome["error"]
     assert outcome["timeouts"] >= 2 and outcome["restarts"] >= 2
@@ -373,19 +380,7 @@ def test_frozen_playwright_driver_is_killed_relaunched_and_nothing_is_lost():
         finally:
             browser.close()
 
-    worker = threading.Thread(target=episode, daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(timeout=1)
-            if time.monotonic() - progress[0] > 60:  # the regression: unfreeze so the test ends
-                pytest.fail(f"env.step hung on a frozen Playwright driver at step {len(got)}")
-    finally:
-        for pid in frozen:
-            try:
-                os.kill(pid, signal.SIGCONT)
-            except OSError:
-                pass
+    watched(episode, progress, frozen, signal.SIGCONT, "env.step hung on a frozen Playwright driver")
     if "error" in outcome:
         raise outcome["error"]
     assert outcome["timeouts"] == 2 and len(outcome["driver"]) == 1  # a new driver after each

@@ -91,3 +91,18 @@ def test_batch_members_are_recorded_with_their_own_acceptance(tmp_path):
     rep = reproduces(record)
     assert rep["frames"] == 0 and rep["steps"] == len(actions)  # member by member
     assert main(["replay", str(tmp_path / "records")]) == 0  # the CLI over the whole directory
+
+
+def test_a_serve_process_stopped_by_sigterm_ends_its_episodes_and_they_reproduce(tmp_path):
+    from tests.test_server import request, start
+
+    proc, url = start(["serve", "--record-dir", str(tmp_path / "records")], tmp_path)  # wall clock
+    try:
+        record = Path(request(url, "/reset", RESET)[1]["record"])
+        for action in SWIPES:
+            assert request(url, "/action", action)[0] == 200
+    finally:
+        proc.terminate()  # SIGTERM: the server stops and ends the running episodes
+        assert proc.wait(timeout=30) == 0
+    assert json.loads((record / "manifest.json").read_text())["result"]["ended"] == "server_stopped"
+    reproduces(record)

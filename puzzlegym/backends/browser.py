@@ -85,11 +85,9 @@ class BrowserHung(PuzzleGymError):
     """Chromium did not answer a call within the backend's timeout (it was killed)."""
 
 
-def _process_tree(marker: bytes) -> set[int]:
-    """The processes whose command line holds ``marker`` (one Chromium's main process) and
-    every process descending from them (zygotes, renderers, GPU and utility processes)."""
-    children: dict[int, list[int]] = {}
-    found: set[int] = set()
+def _processes() -> list[tuple[int, int, bytes]]:
+    """Every process now: (pid, parent pid, command line)."""
+    out = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -100,9 +98,19 @@ def _process_tree(marker: bytes) -> set[int]:
                 cmdline = fh.read()
         except (OSError, ValueError, IndexError):
             continue
-        children.setdefault(ppid, []).append(int(entry))
+        out.append((int(entry), ppid, cmdline))
+    return out
+
+
+def _process_tree(marker: bytes) -> set[int]:
+    """The processes whose command line holds ``marker`` (one Chromium's main process) and
+    every process descending from them (zygotes, renderers, GPU and utility processes)."""
+    children: dict[int, list[int]] = {}
+    found: set[int] = set()
+    for pid, ppid, cmdline in _processes():
+        children.setdefault(ppid, []).append(pid)
         if marker in cmdline:
-            found.add(int(entry))
+            found.add(pid)
     stack = list(found)
     while stack:
         for child in children.get(stack.pop(), []):
@@ -114,21 +122,8 @@ def _process_tree(marker: bytes) -> set[int]:
 
 def _driver_processes() -> set[int]:
     """This process's children that are Playwright drivers (``... run-driver``)."""
-    me, found = os.getpid(), set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
-            if ppid != me:
-                continue
-            with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                if b"run-driver" in fh.read():
-                    found.add(int(entry))
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
+    me = os.getpid()
+    return {pid for pid, ppid, cmdline in _processes() if ppid == me and b"run-driver" in cmdline}
 
 
 _STARTING = threading.Lock()  # one driver starts at a time, so its process is known
