@@ -167,6 +167,15 @@ def test_connections_are_bounded(srv):
     assert srv.request("GET", "/status")[0] == 409  # served again (no episode yet)
 
 
+def test_responses_are_not_held_back_by_nagle(srv):
+    """Headers and body leave in separate writes: without TCP_NODELAY on the connections each
+    small response waited for the client's delayed ACK. asyncio sets it on connections of a
+    socket whose protocol is TCP; Linux copies it from the listening socket too."""
+    sock = srv.server.socket
+    assert sock.proto == socket.IPPROTO_TCP
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+
+
 class Trickler:
     """Slow-loris clients: each socket sends one more byte of an endless header every
     ``period_s`` (far below any per-read timeout) until the server closes it."""
