@@ -177,8 +177,9 @@ class Payload(_Strict):
 
 
 def validate_payload(payload: Any) -> None:
-    """Check every field of a checkpoint payload for type and range; raises
-    :class:`CheckpointError` naming the first bad field (``payload.evaluator.snapshots.3.t``)."""
+    """Check every field of a checkpoint payload for type and range, then that its results
+    agree with its own history (:func:`check_results`); raises :class:`CheckpointError`
+    naming the first bad field (``payload.evaluator.snapshots.3.t``)."""
     try:
         Payload.model_validate(payload)
     except ValidationError as exc:
@@ -187,6 +188,53 @@ def validate_payload(payload: Any) -> None:
         raise CheckpointError(f"checkpoint {where}: {err['msg']} (got {shown(err.get('input'))})") from None
     except RecursionError:
         raise CheckpointError("checkpoint payload: nested too deeply") from None
+    check_results(payload["evaluator"])
+
+
+def check_results(evaluator: dict) -> None:
+    """The evaluator's ``results`` must be what its own events and snapshots support, as the
+    evaluator derives them: a target level is ``reached`` exactly when a ``level_reached``
+    event names it, ``won`` exactly when a ``level_won`` event names it (after a snapshot
+    of it solved), and its ``max_potential`` is the highest potential of its snapshots (0
+    without any); the results name exactly the objective's targets. So editing results alone
+    (and resealing the digest) is refused. A payload whose history was forged as well is
+    beyond what a digest can catch: restored episodes are marked in their record
+    (``restored``) and not scored as objective runs (:mod:`puzzlegym.evaluation.report`)."""
+    obj = evaluator["objective"]
+    game, tier = obj["game"], obj["tier"]
+    results = evaluator["results"]
+    if sorted(int(k) for k in results) != sorted(set(obj["targets"])) or len(results) != len(obj["targets"]):
+        raise CheckpointError(
+            f"checkpoint payload.evaluator.results: levels {sorted(int(k) for k in results)} "
+            f"are not the objective's targets {obj['targets']}"
+        )
+
+    def of(rec: dict, index: int) -> bool:
+        return rec.get("game") == game and rec.get("tier") == tier and rec.get("level") == index + 1
+
+    events = evaluator["events"]
+    for key, res in results.items():
+        i = int(key)
+        where = f"checkpoint payload.evaluator.results.{key}"
+        reached = any(e["kind"] == "level_reached" and of(e, i) for e in events)
+        won_at = [n for n, e in enumerate(events) if e["kind"] == "level_won" and of(e, i)]
+        snaps = [snap for snap in evaluator["snapshots"] if of(snap, i)]
+        best = max((snap["potential"] for snap in snaps), default=0.0)
+        if res["reached"] != reached:
+            raise CheckpointError(
+                f"{where}.reached: {res['reached']} but the events have "
+                f"{'a' if reached else 'no'} level_reached for level {i + 1}"
+            )
+        if res["won"] != bool(won_at):
+            raise CheckpointError(
+                f"{where}.won: {res['won']} but the events have {'a' if won_at else 'no'} level_won for level {i + 1}"
+            )
+        if res["won"] and not any(snap["solved"] for snap in snaps):
+            raise CheckpointError(f"{where}.won: no snapshot of level {i + 1} shows it solved")
+        if res["max_potential"] > best:
+            raise CheckpointError(
+                f"{where}.max_potential: {res['max_potential']} exceeds the level's best snapshot potential {best}"
+            )
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,27 @@ import sys
 from puzzlegym.errors import ConfigError, PuzzleGymError
 
 
+def int_in(lo: int, hi: int):
+    """An argparse type: an integer lo..hi (argparse names the flag in its error). Most
+    options are checked where they are used (the env, the run, the service); this is for
+    those that reach the operating system or a loop first (ports, benchmark counts)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"expected an integer {lo}..{hi}, got {text[:40]!r}")
+        return value
+
+    return parse
+
+
+PORT = int_in(0, 65535)
+COUNT = int_in(1, 10**9)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from puzzlegym.agents.model import is_model_spec
     from puzzlegym.evaluation.runner import run_episode
@@ -202,14 +223,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="measure steps per second (native) or step latency (browser)")
     bench.add_argument("env_id")
     bench.add_argument("--backend", default="native", choices=["native", "browser"])
-    bench.add_argument("--steps", type=int, default=None, help="default 3000 (native), 300 (browser)")
-    bench.add_argument("--transitions", type=int, default=200_000, help="rules-model transitions timed (default 200000)")
+    bench.add_argument("--steps", type=COUNT, default=None, help="default 3000 (native), 300 (browser)")
+    bench.add_argument("--transitions", type=COUNT, default=200_000, help="rules-model transitions timed (default 200000)")
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=_cmd_bench)
 
     serve = sub.add_parser("serve", help="HTTP observation service for agents in another process")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765, help="0 picks a free port (printed)")
+    serve.add_argument("--port", type=PORT, default=8765, help="0 picks a free port (printed)")
     serve.add_argument("--backend", default="native", choices=["native", "browser"])
     serve.add_argument("--clock", default="wall", choices=["wall", "sim"])
     serve.add_argument("--record-dir", default="runs/serve")
@@ -224,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("env_id", nargs="?", default="LongPuzzle/MazePaint-Easy")
     play.add_argument("--level", type=int, default=None)
     play.add_argument("--host", default="127.0.0.1")
-    play.add_argument("--port", type=int, default=8766, help="0 picks a free port (printed)")
+    play.add_argument("--port", type=PORT, default=8766, help="0 picks a free port (printed)")
     play.add_argument("--record-dir", default="runs/human")
     play.set_defaults(func=_cmd_play)
 
@@ -238,8 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="run agents over objectives and seeds, writing episode records")
     ev.add_argument("--agents", default="solver", help="comma list: solver, random, openai:MODEL, module:callable")
     ev.add_argument("--objectives", default="all", help="'all' or a comma list of ids (MazePaint-Easy,...)")
-    ev.add_argument("--seeds", default="0", help="comma list or range, e.g. 0,1 or 0-4")
-    ev.add_argument("--workers", type=int, default=1, help="parallel episode processes")
+    ev.add_argument("--seeds", default="0", help="comma list or range, e.g. 0,1 or 0-4 (at most 10000 seeds)")
+    ev.add_argument("--workers", type=int, default=1,
+                    help="parallel episode processes (1..64; never more than the run has episodes)")
     ev.add_argument("--run-dir", required=True)
     ev.add_argument("--backend", default="native")
     ev.add_argument("--clock", default=None, choices=["sim", "wall"], help="default: wall for model agents, sim otherwise")

@@ -59,12 +59,12 @@ ANNOTATION_KINDS = ("intervention",)  # record lines wrappers may add (PuzzleEnv
 
 
 def _positive_finite(value: Any) -> bool:
-    return (
-        isinstance(value, (int, float, np.integer, np.floating))
-        and not isinstance(value, (bool, np.bool_))
-        and math.isfinite(value)
-        and value > 0
-    )
+    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, (bool, np.bool_)):
+        return False
+    try:
+        return math.isfinite(value) and value > 0
+    except OverflowError:  # an int beyond any float (10**400)
+        return False
 
 
 def _check_record_dir(record_dir: Any) -> str:
@@ -148,7 +148,16 @@ class PuzzleEnv(gym.Env):
         agent: str | None = None,
         record_frames: str | None = None,
         render_cache_bytes: int | None = None,
+        **unknown: Any,
     ) -> None:
+        if unknown:
+            raise ConfigError(
+                f"{sorted(unknown)[0]}: not a keyword argument of puzzlegym envs; allowed: backend, start, "
+                "level, clock, budget_s, reward, render_mode, action_cost_s, levels, record_dir, agent, "
+                "record_frames, render_cache_bytes"
+            )
+        if agent is not None and (not isinstance(agent, str) or not 1 <= len(agent) <= 200):
+            raise ConfigError(f"agent: expected None or the agent's name (1..200 characters), got {shown(agent)}")
         self.game = get_game(game)
         if tier not in self.game.tiers:
             raise ConfigError(f"tier: {tier!r} is not a tier of {game}; allowed: {', '.join(self.game.tiers)}")
@@ -255,7 +264,7 @@ class PuzzleEnv(gym.Env):
             self.suite.choose_game(self.game.name)
             self.suite.enter_tier(self.tier)
 
-    def _open_record(self) -> None:
+    def _open_record(self, restored: dict | None = None) -> None:
         self.records.close()
         if self.record_dir is None:
             return
@@ -273,6 +282,7 @@ class PuzzleEnv(gym.Env):
                 "agent": self.agent_name,
                 "instruction": self.instruction,
                 "record_frames": self.record_frames,
+                **({"restored": restored} if restored is not None else {}),
             },
         )
 
@@ -326,7 +336,7 @@ class PuzzleEnv(gym.Env):
             self.action_space.seed(seed)
         self._episode += 1
         if parts is not None:
-            self._restore(parts)
+            self._restore(parts, ckpt)
         else:
             self._seed = seed
             self._new_episode(seed)
@@ -355,17 +365,19 @@ class PuzzleEnv(gym.Env):
             self.actions += 1
             now = self.clock.elapsed_s  # the action's time (one reading, so wall-clock records replay)
             self._now = now
+            this = False  # this primitive's own acceptance (a batch member's, in the record)
             if isinstance(prim, Answer):
                 self.evaluator.answer(prim.text)
-                terminated = accepted = True
+                terminated = this = True
             else:
                 t_ms = int(round(now * 1000))
                 for event in self.backend.perform(prim, t_ms):
                     for gesture in self.recognizer.feed(event):
-                        accepted |= self.suite.handle(gesture)
+                        this |= self.suite.handle(gesture)
+            accepted |= this
             feedback = self.suite.board.feedback if self.suite.board else ""
             action = freeze(to_dict(prim))
-            self.bus.publish(ActionTaken(self.actions, round(now, 3), action, accepted, self.suite.screen, feedback))
+            self.bus.publish(ActionTaken(self.actions, round(now, 3), action, this, self.suite.screen, feedback))
             if self.evaluator.success:
                 terminated = True
             if terminated:
@@ -446,7 +458,12 @@ class PuzzleEnv(gym.Env):
 
     def close(self) -> None:
         self.records.close()
-        self.backend.close()
+        self.backend.close()  # the renderer's cached images are freed here
+        if self.evaluator is not None:
+            # the evaluator's publish and stamp are this env's bound methods: the one reference
+            # cycle of an episode. Cut, a closed env is freed as soon as its last reference goes
+            # (with the cycle, its frame buffers waited for a full garbage collection)
+            self.evaluator.detach()
 
     # ------------------------------------------------------------------ info
     def _info(self, accepted: bool) -> dict:
@@ -585,9 +602,15 @@ class PuzzleEnv(gym.Env):
         parts.update(steps=p["steps"], actions=p["actions"], _terminated=p["terminated"], _seed=p["seed"])
         return parts
 
-    def _restore(self, parts: dict[str, Any]) -> None:
+    def _restore(self, parts: dict[str, Any], ckpt: Checkpoint) -> None:
         for name, value in parts.items():
             setattr(self, name, value)
         self._now = self.clock.elapsed_s
-        self._open_record()
+        # the record says it continues a checkpoint: not a whole objective run (not scored)
+        self._open_record(restored={
+            "payload_sha256": ckpt.to_json()["payload_sha256"],
+            "steps": self.steps,
+            "actions": self.actions,
+            "elapsed_s": round(self.clock.elapsed_s, 3),
+        })
         self.backend.invalidate()

@@ -14,6 +14,8 @@ from typing import Any
 
 from puzzlegym.errors import shown
 
+MAX_SEED = 2**32 - 1  # the largest episode seed the entry points take (CLI, eval, serve)
+
 
 def is_int(value: Any) -> bool:
     """An int that is not a bool (JSON's true/false are not numbers here)."""

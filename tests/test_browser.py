@@ -139,8 +139,12 @@ def test_page_receives_pixels_only():
     env.reset()
     backend = env.unwrapped.backend
     page = backend._page
+
+    def in_driver(fn):  # Playwright's objects are used in the thread that owns its driver
+        return backend._driver.call(fn, 60)
+
     requests, sent = [], []
-    page.on("request", lambda r: requests.append(r.url))
+    in_driver(lambda: page.on("request", lambda r: requests.append(r.url)))
     real_evaluate = page.evaluate
 
     def spy(expression, arg=None):
@@ -152,8 +156,8 @@ def test_page_receives_pixels_only():
         agent = SolverAgent(env.unwrapped)
         for _ in range(15):
             env.step(agent())
-        globals_ = set(real_evaluate("Object.keys(window)"))
-        dom = page.content()
+        globals_ = set(in_driver(lambda: real_evaluate("Object.keys(window)")))
+        dom = in_driver(page.content)
     finally:
         page.evaluate = real_evaluate
         env.close()
@@ -245,12 +249,50 @@ def test_memory_stays_bounded_over_100_resets():
     assert late < early * 1.5 + 50_000
 
 
+def playwright_drivers() -> set[int]:
+    """Playwright driver processes (node ... run-driver) started by this test process, not
+    yet reaped (a killed one is gone or a zombie)."""
+    out = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmd = fh.read()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and b"run-driver" in cmd and fields[0] != "Z":
+            out.add(int(entry))
+    return out
+
+
 def process_state(pid: int) -> str:
     try:
         with open(f"/proc/{pid}/stat") as fh:
             return fh.read().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "gone"
+
+
+def watched(episode, progress, frozen, release_signal, failure: str) -> None:
+    """Run ``episode`` in a thread (Playwright's sync API lives in the thread that started
+    it); fail if it makes no step for 60 s (the regression), then send ``release_signal`` to
+    the ``frozen`` processes so the test ends either way."""
+    worker = threading.Thread(target=episode, daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(timeout=1)
+            if time.monotonic() - progress[0] > 60:
+                pytest.fail(failure)
+    finally:
+        for pid in frozen:
+            try:
+                os.kill(pid, release_signal)
+            except OSError:
+                pass
 
 
 def test_frozen_chromium_is_killed_relaunched_and_nothing_is_lost():
@@ -288,22 +330,60 @@ def test_frozen_chromium_is_killed_relaunched_and_nothing_is_lost():
         finally:
             browser.close()
 
-    worker = threading.Thread(target=episode, daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(timeout=1)
-            if time.monotonic() - progress[0] > 60:  # the regression: unfreeze so the test ends
-                pytest.fail(f"env.step hung on a frozen Chromium at step {len(got)}")
-    finally:
-        for pid in frozen:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+    watched(episode, progress, frozen, signal.SIGKILL, f"env.step hung on a frozen Chromium after {len(got)} steps")
     if "error" in outcome:
         raise outcome["error"]
     assert outcome["timeouts"] >= 2 and outcome["restarts"] >= 2
     assert all(np.array_equal(x, y) for x, y in zip(expected, got, strict=True))
     assert outcome["actions"] == len(script) and outcome["success"]  # nothing lost, nothing doubled
     assert all(process_state(pid) in ("gone", "Z") for pid in frozen)  # the frozen ones were killed
+
+
+def test_frozen_playwright_driver_is_killed_relaunched_and_nothing_is_lost():
+    """Issue 21, item 6: with Playwright's own driver frozen (SIGSTOP on its node process),
+    killing Chromium alone never unblocked the call (a step took 44 s against a 10 s bound).
+    Every call now runs in the driver's thread under a deadline: on expiry the driver and its
+    Chromium are killed and the step completes on new ones, frames as in-process."""
+    script = scripted_episode("LongPuzzle/MazePaint-Easy", 1)
+    native = gym.make("LongPuzzle/MazePaint-Easy", level=1)
+    expected = play(native, script)
+    native.close()
+    frozen: list[int] = []
+    drivers: list[int] = []
+    got: list = []
+    outcome: dict = {}
+    progress = [time.monotonic()]
+
+    others = playwright_drivers()
+
+    def episode():
+        browser = gym.make("LongPuzzle/MazePaint-Easy", level=1, backend="browser")
+        backend = browser.unwrapped.backend
+        backend.timeout_s = 2.0
+        try:
+            obs, _ = browser.reset(seed=0)
+            got.append(obs)
+            for i, a in enumerate(script):
+                if i in (4, 8):  # freeze this env's driver between two steps
+                    mine = playwright_drivers() - others - set(drivers)
+                    assert len(mine) == 1, mine
+                    drivers.extend(mine)
+                    frozen.extend(mine)
+                    os.kill(drivers[-1], signal.SIGSTOP)
+                obs, *_ = browser.step(a)
+                got.append(obs)
+                progress[0] = time.monotonic()
+            outcome.update(timeouts=backend.timeouts, driver=playwright_drivers() - others - set(drivers),
+                           actions=browser.unwrapped.actions, success=browser.unwrapped.evaluator.success)
+        except Exception as exc:
+            outcome["error"] = exc
+        finally:
+            browser.close()
+
+    watched(episode, progress, frozen, signal.SIGCONT, "env.step hung on a frozen Playwright driver")
+    if "error" in outcome:
+        raise outcome["error"]
+    assert outcome["timeouts"] == 2 and len(outcome["driver"]) == 1  # a new driver after each
+    assert all(process_state(pid) in ("gone", "Z") for pid in drivers)  # the frozen ones were killed
+    assert all(np.array_equal(x, y) for x, y in zip(expected, got, strict=True))
+    assert outcome["actions"] == len(script) and outcome["success"]  # nothing lost, nothing doubled

@@ -121,7 +121,7 @@ def test_records_and_run_outputs_are_never_overwritten(tmp_path):
     run = tmp_path / "run"
     run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=5, progress=False)
     before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file() and p.name != ".lock"}
-    with pytest.raises(ConfigError, match="already holds an episode; continue the run with --resume"):
+    with pytest.raises(ConfigError, match=r"already holds a run .*; continue it with --resume"):
         run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=5, progress=False)
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file() and p.name != ".lock"} == before
     unfinished = episode_dir(run, "random", "LongPuzzle/MazePaint-Easy", 1)

@@ -47,8 +47,8 @@ class Server:
 
 
 def serve(record_dir, **kwargs):
-    extra = {"token": kwargs.pop("token")} if "token" in kwargs else {}
-    service = Service(backend="native", clock="sim", record_dir=record_dir, **kwargs)
+    extra = {k: kwargs.pop(k) for k in ("token", "max_connections", "request_timeout_s") if k in kwargs}
+    service = Service(**{"backend": "native", "clock": "sim", "record_dir": record_dir, **kwargs})
     return Server(make_serve_server("127.0.0.1", 0, service, **extra), service.close)
 
 
@@ -129,22 +129,30 @@ def post_head(srv, length: str | None, path="/action") -> bytes:
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 
-def test_content_length_must_be_a_bounded_byte_count(srv, monkeypatch):
+@pytest.fixture
+def quick_srv(tmp_path):
+    """A server whose request deadline is 0.5 s."""
+    s = serve(tmp_path / "records", request_timeout_s=0.5)
+    yield s
+    s.close()
+
+
+def test_content_length_must_be_a_bounded_byte_count(quick_srv):
+    srv = quick_srv
     srv.request("POST", "/reset", RESET)
     before = srv.request("GET", "/status")[1]
     for length, status in [("-1", b" 400 "), (None, b" 411 "), ("1e3", b" 400 "), ("99999999", b" 413 ")]:
         answer = raw_request(srv, post_head(srv, length), json.dumps(WAIT).encode() + b" " * 60_000)
         assert status in answer.split(b"\r\n", 1)[0], (length, answer[:200])
     assert srv.request("GET", "/status")[1] == before  # nothing was applied
-    # a client that announces a body and never sends it is dropped at the socket timeout
-    monkeypatch.setattr(service_http.Handler, "timeout", 0.5)
+    # a client that announces a body and never sends it is answered 408 and dropped at the
+    # request deadline
     answer = raw_request(srv, post_head(srv, "100"), b'{"type"')
     assert b" 408 " in answer.split(b"\r\n", 1)[0]
     assert srv.request("GET", "/status")[1] == before
 
 
-def test_connections_are_bounded(srv, monkeypatch):
-    monkeypatch.setattr(service_http.Handler, "timeout", 5)
+def test_connections_are_bounded(srv):
     idle = [socket.create_connection((srv.host, srv.port)) for _ in range(service_http.MAX_CONNECTIONS)]
     try:
         time.sleep(0.3)
@@ -157,6 +165,100 @@ def test_connections_are_bounded(srv, monkeypatch):
     while srv.request("GET", "/status")[0] == 503 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert srv.request("GET", "/status")[0] == 409  # served again (no episode yet)
+
+
+def test_responses_are_not_held_back_by_nagle(srv):
+    """Headers and body leave in separate writes: without TCP_NODELAY on the connections each
+    small response waited for the client's delayed ACK. asyncio sets it on connections of a
+    socket whose protocol is TCP; Linux copies it from the listening socket too."""
+    sock = srv.server.socket
+    assert sock.proto == socket.IPPROTO_TCP
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+
+
+class Trickler:
+    """Slow-loris clients: each socket sends one more byte of an endless header every
+    ``period_s`` (far below any per-read timeout) until the server closes it."""
+
+    def __init__(self, srv, n: int, period_s: float = 0.25) -> None:
+        self.socks = [socket.create_connection((srv.host, srv.port)) for _ in range(n)]
+        self.head = f"GET /status HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\nX-Slow: ".encode()
+        self.closed_by_server = [False] * n
+        self.answers = [b""] * n
+        self.period_s, self._stop = period_s, threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        sent = 0
+        while not self._stop.is_set() and not all(self.closed_by_server):
+            for i, sock in enumerate(self.socks):
+                if self.closed_by_server[i]:
+                    continue
+                try:
+                    data = sock.recv(4096, socket.MSG_DONTWAIT)
+                    self.answers[i] += data
+                    self.closed_by_server[i] = True  # an answer or EOF: the server is done with it
+                    continue
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    self.closed_by_server[i] = True
+                    continue
+                try:
+                    sock.send(self.head[sent : sent + 1] if sent < len(self.head) else b"x")
+                except OSError:
+                    self.closed_by_server[i] = True
+            sent += 1
+            self._stop.wait(self.period_s)
+
+    def open_count(self) -> int:
+        return self.closed_by_server.count(False)
+
+    def close(self) -> None:
+        self._stop.set()
+        self.thread.join(10)
+        for sock in self.socks:
+            sock.close()
+
+
+def test_slow_loris_clients_do_not_lock_out_others_and_are_cut_at_the_request_deadline(tmp_path):
+    srv = serve(tmp_path / "records", request_timeout_s=5)
+    slow = Trickler(srv, 64)
+    try:
+        time.sleep(1.0)  # every slow client is connected and has sent a few bytes
+        assert slow.open_count() == 64
+        status, _ = srv.request("GET", "/status")
+        assert status == 409  # served (no episode yet), not 503
+        assert srv.request("POST", "/reset", RESET)[0] == 200
+        assert slow.open_count() == 64  # ... while every slow client still holds its connection
+        deadline = time.monotonic() + 60  # a bound on this test's loop, not on the server's speed
+        while slow.open_count() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert slow.open_count() == 0  # the server closed each one, though it kept sending
+        assert all(a.startswith(b"HTTP/1.1 408 ") and b"within 5 s" in a for a in slow.answers)
+    finally:
+        slow.close()
+        srv.close()
+
+
+def test_more_slow_clients_than_the_connection_cap_delay_others_only_until_the_deadline(tmp_path):
+    srv = serve(tmp_path / "records", request_timeout_s=2, max_connections=16)
+    slow = Trickler(srv, 24)
+    try:
+        time.sleep(0.5)
+        statuses = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            statuses.append(srv.request("GET", "/status")[0])
+            if statuses[-1] != 503:
+                break
+            time.sleep(0.2)
+        assert statuses[0] == 503 and statuses[-1] == 409  # refused at the cap, then served
+        assert slow.open_count() == 0
+    finally:
+        slow.close()
+        srv.close()
 
 
 # ------------------------------------------------------------------------------- item 4

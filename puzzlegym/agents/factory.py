@@ -10,9 +10,9 @@ from puzzlegym.agents.model import build_model_agent, is_model_spec, model_label
 from puzzlegym.agents.random import RandomAgent
 from puzzlegym.agents.scripted import ScriptedAgent
 from puzzlegym.agents.solver import SolverAgent
-from puzzlegym.errors import ConfigError
+from puzzlegym.errors import ConfigError, shown
 
-__all__ = ["agent_label", "make_agent"]
+__all__ = ["agent_label", "check_agent", "make_agent"]
 
 
 def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -33,17 +33,45 @@ def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] 
         return RandomAgent(env, seed)
     if spec == "scripted":
         return ScriptedAgent(env, seed)
-    module, sep, attr = spec.partition(":")
+    factory = _factory(spec)
+    try:
+        agent = factory(env)
+    except Exception as exc:  # not an agent factory (e.g. os:system): say so, no traceback
+        raise ConfigError(f"agent: {spec!r} is not an agent factory: calling it with the env raised "
+                          f"{type(exc).__name__}: {str(exc)[:200]}") from None
+    if not callable(agent):
+        raise ConfigError(f"agent: {spec!r} returned {type(agent).__name__}, not a callable agent (obs, info) -> action")
+    return agent
+
+
+BUILTIN = ("solver", "random", "scripted")
+
+
+def _factory(spec: str):
+    """The ``module:callable`` a spec names (imported; it must be callable)."""
+    module, sep, attr = spec.partition(":") if isinstance(spec, str) else ("", "", "")
     if not sep or not module or not attr:
-        raise ValueError(f"agent: {spec!r} is not 'solver', 'random', 'scripted', 'openai:MODEL' or 'module:callable'")
+        raise ConfigError(f"agent: {shown(spec)} is not 'solver', 'random', 'scripted', 'openai:MODEL' or 'module:callable'")
     try:
         factory = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"agent: cannot import {spec!r}: {exc}") from None
-    return factory(env)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ConfigError(f"agent: cannot import {spec!r}: {exc}") from None
+    if not callable(factory):
+        raise ConfigError(f"agent: {spec!r} is a {type(factory).__name__}, not a callable agent factory")
+    return factory
+
+
+def check_agent(spec: str) -> None:
+    """Raise :class:`ConfigError` unless ``spec`` names an agent :func:`make_agent` can try to
+    build (a built-in name, ``openai:MODEL``, or an importable callable), before any env exists."""
+    if not isinstance(spec, str):
+        raise ConfigError(f"agent: expected a name such as 'solver', got {shown(spec)}")
+    if spec not in BUILTIN and not is_model_spec(spec):
+        _factory(spec)
 
 
 def agent_label(spec: str, options: dict[str, Any] | None = None) -> str:
     """The agent's name in records, run directories and reports: the spec itself, or for a
     model agent ``openai:MODEL/<setting>/<memory>`` (see :func:`~puzzlegym.agents.model.model_label`)."""
+    check_agent(spec)
     return model_label(spec, options) if is_model_spec(spec) else spec

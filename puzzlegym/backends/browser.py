@@ -13,7 +13,11 @@ the whole frame from the suite (which lives in this process), so nothing is lost
 into the browser is bounded by ``timeout_s`` (default 10 s, ``PUZZLEGYM_BROWSER_TIMEOUT_S``):
 a Chromium that stops answering (frozen, not dead) is killed, with every process it started,
 and the step completes on a new one exactly as after a crash; an action whose events never
-reached the suite is performed again, so nothing is lost or doubled.
+reached the suite is performed again, so nothing is lost or doubled. The bound holds when
+Playwright's own driver (its node process) freezes too: every Playwright call runs in the
+thread that owns that driver (:class:`Driver`) and the caller waits for it with a deadline; on
+expiry the Chromium and the driver are both killed, the thread is abandoned, and the next call
+starts a new driver and a new Chromium.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import base64
 import io
 import os
+import queue
 import signal
 import threading
 import uuid
@@ -80,11 +85,9 @@ class BrowserHung(PuzzleGymError):
     """Chromium did not answer a call within the backend's timeout (it was killed)."""
 
 
-def _process_tree(marker: bytes) -> set[int]:
-    """The processes whose command line holds ``marker`` (one Chromium's main process) and
-    every process descending from them (zygotes, renderers, GPU and utility processes)."""
-    children: dict[int, list[int]] = {}
-    found: set[int] = set()
+def _processes() -> list[tuple[int, int, bytes]]:
+    """Every process now: (pid, parent pid, command line)."""
+    out = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -95,9 +98,19 @@ def _process_tree(marker: bytes) -> set[int]:
                 cmdline = fh.read()
         except (OSError, ValueError, IndexError):
             continue
-        children.setdefault(ppid, []).append(int(entry))
+        out.append((int(entry), ppid, cmdline))
+    return out
+
+
+def _process_tree(marker: bytes) -> set[int]:
+    """The processes whose command line holds ``marker`` (one Chromium's main process) and
+    every process descending from them (zygotes, renderers, GPU and utility processes)."""
+    children: dict[int, list[int]] = {}
+    found: set[int] = set()
+    for pid, ppid, cmdline in _processes():
+        children.setdefault(ppid, []).append(pid)
         if marker in cmdline:
-            found.add(int(entry))
+            found.add(pid)
     stack = list(found)
     while stack:
         for child in children.get(stack.pop(), []):
@@ -105,6 +118,95 @@ def _process_tree(marker: bytes) -> set[int]:
                 found.add(child)
                 stack.append(child)
     return found
+
+
+def _driver_processes() -> set[int]:
+    """This process's children that are Playwright drivers (``... run-driver``)."""
+    me = os.getpid()
+    return {pid for pid, ppid, cmdline in _processes() if ppid == me and b"run-driver" in cmdline}
+
+
+_STARTING = threading.Lock()  # one driver starts at a time, so its process is known
+
+
+class Expired(Exception):
+    """A call into the driver's thread did not return within its deadline."""
+
+
+class Driver:
+    """One Playwright driver and the thread that owns its sync API. :meth:`call` runs a
+    function in that thread and waits for it at most ``limit`` seconds (:class:`Expired`
+    otherwise), whatever the driver or Chromium do; :meth:`kill` ends the driver process
+    and abandons the thread (it exits once its call fails, or is left, a daemon, if even
+    that never happens)."""
+
+    def __init__(self, limit: float) -> None:
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self.pid: int | None = None
+        self.dead = False
+        self.thread = threading.Thread(target=self._serve, name="puzzlegym-playwright", daemon=True)
+        self.thread.start()
+        try:
+            self.playwright = self.call(self._start, limit)
+        except BaseException:
+            self.kill()
+            raise
+
+    def _start(self) -> Any:
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError as exc:  # pragma: no cover - playwright is a dependency
+            raise BrowserUnavailable(f"playwright is not installed: {exc}") from None
+        with _STARTING:
+            before = _driver_processes()
+            pw = sync_playwright().start()
+            new = _driver_processes() - before
+        self.pid = new.pop() if len(new) == 1 else None
+        return pw
+
+    def _serve(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            fn, box, done = job
+            try:
+                box["value"] = fn()
+            except BaseException as exc:  # handed to the caller
+                box["error"] = exc
+            done.set()
+            if self.dead:
+                return
+
+    def call(self, fn: Callable[[], Any], limit: float) -> Any:
+        if self.dead:
+            raise BrowserHung("the Playwright driver was killed")
+        box: dict[str, Any] = {}
+        done = threading.Event()
+        self._jobs.put((fn, box, done))
+        if not done.wait(limit):
+            raise Expired
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    def kill(self) -> None:
+        self.dead = True
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        self._jobs.put(None)
+
+    def stop(self, limit: float) -> None:
+        """Stop Playwright (bounded; killed if it does not stop), then the thread."""
+        if not self.dead:
+            try:
+                self.call(self.playwright.stop, limit)
+            except Exception:
+                pass
+        self.kill()
 
 
 def chromium_path() -> str:
@@ -155,7 +257,7 @@ class BrowserBackend(FrameBuffer):
         self.timeout_s = float(timeout_s)  # bound of every call into the browser
         self.timeouts = 0  # calls that hit the bound (Chromium killed and relaunched)
         self._marker: str | None = None  # a switch on this Chromium's command line
-        self._pw = None
+        self._driver: Driver | None = None
         self._browser = None
         self._page = None
         self._cdp = None
@@ -165,16 +267,20 @@ class BrowserBackend(FrameBuffer):
 
     # ------------------------------------------------------------------ lifecycle
     def _launch(self) -> None:
-        try:
-            from playwright.sync_api import sync_playwright
-        except ImportError as exc:  # pragma: no cover - playwright is a dependency
-            raise BrowserUnavailable(f"playwright is not installed: {exc}") from None
-        if self._pw is None:
-            self._pw = sync_playwright().start()
+        if self._driver is None or self._driver.dead:
+            try:
+                self._driver = Driver(LAUNCH_TIMEOUT_S)
+            except Expired:
+                raise BrowserUnavailable(f"Playwright's driver did not start within {LAUNCH_TIMEOUT_S:g} s") from None
+            except BrowserUnavailable:
+                raise
+            except Exception as exc:
+                raise BrowserUnavailable(f"Playwright's driver failed to start: {exc}") from None
+        pw = self._driver.playwright
         self._marker = f"--puzzlegym-browser={os.getpid()}-{uuid.uuid4().hex}"
         try:
             self._browser = self._bounded(
-                "launching Chromium", self._pw.chromium.launch, executable_path=chromium_path(),
+                "launching Chromium", pw.chromium.launch, executable_path=chromium_path(),
                 headless=self.headless, args=[*CHROMIUM_ARGS, self._marker],
                 timeout=1000 * LAUNCH_TIMEOUT_S, limit=LAUNCH_TIMEOUT_S,
             )
@@ -195,35 +301,40 @@ class BrowserBackend(FrameBuffer):
         self._version = -1
 
     def _ensure(self) -> None:
-        if self._page is None or self._page.is_closed() or not self._browser.is_connected():
-            if self._page is not None:
-                self.restarts += 1
-                self._drop()
-            self._launch()
+        if self._page is not None:
+            try:
+                alive = self._bounded("checking Chromium",
+                                      lambda: not self._page.is_closed() and self._browser.is_connected())
+            except BrowserHung:
+                alive = False
+            if alive:
+                return
+            self.restarts += 1
+            self._drop()
+        self._launch()
 
     def _bounded(self, what: str, fn: Callable[..., Any], *args: Any, limit: float | None = None, **kwargs: Any) -> Any:
-        """``fn(*args, **kwargs)``, bounded: if it has not returned after ``limit`` seconds
-        (default ``timeout_s``), this Chromium is killed, which makes the pending call fail;
-        that failure is raised as :class:`BrowserHung`."""
-        fired = threading.Event()
-        marker = self._marker
-
-        def on_timeout() -> None:
-            fired.set()
-            self._kill(marker)
-
-        timer = threading.Timer(self.timeout_s if limit is None else limit, on_timeout)
-        timer.daemon = True
-        timer.start()
+        """``fn(*args, **kwargs)`` in the driver's thread, bounded: if it has not returned
+        after ``limit`` seconds (default ``timeout_s``), this Chromium and the Playwright
+        driver are killed (frozen ones included) and :class:`BrowserHung` is raised at once;
+        the next call starts both anew."""
+        limit = self.timeout_s if limit is None else limit
+        driver = self._driver
+        if driver is None or driver.dead:
+            raise BrowserHung(f"{what}: no Playwright driver (it was killed)")
         try:
-            return fn(*args, **kwargs)
-        except Exception as exc:
-            if fired.is_set():
-                self.timeouts += 1
-                raise BrowserHung(f"{what}: Chromium did not answer within {self.timeout_s:g} s; it was killed") from exc
-            raise
-        finally:
-            timer.cancel()
+            return driver.call(lambda: fn(*args, **kwargs), limit)
+        except Expired:
+            self.timeouts += 1
+            self._abandon()
+            raise BrowserHung(f"{what}: no answer within {limit:g} s; Chromium and the Playwright driver were killed") from None
+
+    def _abandon(self) -> None:
+        """Kill this Chromium (every process it started) and the driver; forget both."""
+        self._kill(self._marker)
+        if self._driver is not None:
+            self._driver.kill()
+        self._driver, self._browser, self._page, self._cdp = None, None, None, None
 
     @staticmethod
     def _kill(marker: str | None) -> None:
@@ -239,20 +350,20 @@ class BrowserBackend(FrameBuffer):
     def _drop(self) -> None:
         """Forget a dead, frozen or closing browser (best effort, bounded)."""
         browser, self._browser, self._page, self._cdp = self._browser, None, None, None
-        if browser is not None:
+        if browser is not None and self._driver is not None and not self._driver.dead:
             try:
                 self._bounded("closing Chromium", browser.close)
             except Exception:
                 self._kill(self._marker)
+        else:
+            self._kill(self._marker)
 
     def close(self) -> None:
         self._drop()
-        if self._pw is not None:
-            try:
-                self._pw.stop()
-            except Exception:
-                pass
-            self._pw = None
+        self.release()
+        if self._driver is not None:
+            self._driver.stop(self.timeout_s)
+            self._driver = None
 
     # ------------------------------------------------------------------ actions
     def _drive(self, action: Action) -> None:

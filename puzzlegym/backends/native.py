@@ -35,6 +35,11 @@ class FrameBuffer:
         self.canvas.invalidate()
         self._version = -1
 
+    def release(self) -> None:
+        """Free the canvas's cached images (the env was closed)."""
+        self.canvas.release()
+        self._version = -1
+
 
 class NativeBackend(FrameBuffer):
     """Observations at ``resolution`` (the full screen unless :meth:`set_resolution` chose a
@@ -81,4 +86,6 @@ class NativeBackend(FrameBuffer):
             self._screen.invalidate()
 
     def close(self) -> None:
-        pass
+        self.release()
+        if self._screen is not None:
+            self._screen.release()

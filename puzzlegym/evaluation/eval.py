@@ -31,8 +31,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-from puzzlegym.errors import ConfigError, RecordError
+from puzzlegym.errors import ConfigError, RecordError, shown
 from puzzlegym.evaluation.records import SUPERSEDED, lock_file, read_json, unused_path
+from puzzlegym.fields import MAX_SEED
 from puzzlegym.jsonio import write_json
 from puzzlegym.registry import ID_PREFIX, catalogue_sha256, env_ids, parse_env_id
 from puzzlegym.version import __version__
@@ -57,23 +58,69 @@ def parse_objectives(spec: str | list[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+MAX_SEEDS = 10_000  # seeds in one run
+MAX_WORKERS = 64  # worker processes of one run (never more than it has episodes)
+
+
 def parse_seeds(spec: str | list[int]) -> list[int]:
-    """``"0,1,2"``, ``"0-4"`` (inclusive) or a list of ints."""
+    """``"0,1,2"``, ``"0-4"`` (inclusive) or a list of ints; each seed 0..MAX_SEED, at most
+    :data:`MAX_SEEDS` of them (a range is checked before it is expanded)."""
+    items: list[int | tuple[int, int]] = []
     if not isinstance(spec, str):
-        return [int(s) for s in spec]
+        items = list(spec)
+    else:
+        for part in spec.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            m = re.fullmatch(r"(\d{1,12})-(\d{1,12})", part)
+            if m:
+                items.append((int(m.group(1)), int(m.group(2))))
+            elif re.fullmatch(r"\d{1,12}", part):
+                items.append(int(part))
+            else:
+                raise ConfigError(f"seeds: {part[:40]!r} is not a seed (0..{MAX_SEED}) or a range a-b")
     seeds: list[int] = []
-    for part in spec.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        m = re.fullmatch(r"(\d+)-(\d+)", part)
-        try:
-            seeds.extend(range(int(m.group(1)), int(m.group(2)) + 1) if m else [int(part)])
-        except ValueError:
-            raise ConfigError(f"seeds: {part!r} is not an integer or a range a-b") from None
+    for item in items:
+        lo, hi = item if isinstance(item, tuple) else (item, item)
+        for v in (lo, hi):
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_SEED:
+                raise ConfigError(f"seeds: {shown(v)} is not a seed; seeds are integers 0..{MAX_SEED}")
+        if hi < lo:
+            raise ConfigError(f"seeds: the range {lo}-{hi} is empty (write it low-high)")
+        if len(seeds) + (hi - lo + 1) > MAX_SEEDS:
+            raise ConfigError(f"seeds: more than {MAX_SEEDS} seeds in one run")
+        seeds.extend(range(lo, hi + 1))
     if not seeds:
         raise ConfigError("seeds: empty")
     return list(dict.fromkeys(seeds))
+
+
+def check_run_dir(run: Path) -> None:
+    """``run_dir`` is a directory or a path to create: not a file, not a dangling symlink."""
+    if run.is_symlink() and not run.exists():
+        raise ConfigError(f"run_dir: {run} is a symbolic link to nothing ({os.readlink(run)!r})")
+    if run.exists() and not run.is_dir():
+        raise ConfigError(f"run_dir: {run} exists and is not a directory")
+
+
+def check_run_json(run: Path, resume: bool) -> None:
+    """Without ``resume`` the run directory holds no earlier run's ``run.json``; with it, its
+    ``run.json`` is a puzzlegym run description. :class:`ConfigError` otherwise."""
+    meta = run / "run.json"
+    if not (meta.exists() or meta.is_symlink()):
+        return
+    if not resume:
+        raise ConfigError(
+            f"run_dir: {run} already holds a run ({meta}); continue it with --resume or choose a new "
+            "run directory (a run's description is never overwritten)"
+        )
+    try:
+        doc = read_json(meta, "run description")
+    except RecordError as exc:
+        raise ConfigError(f"run_dir: {exc}; not resumed") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("puzzlegym_version"), str) or not isinstance(doc.get("agents"), list):
+        raise ConfigError(f"run_dir: {meta} is not a puzzlegym eval run description; not resumed (nothing overwritten)")
 
 
 def agent_slug(agent: str) -> str:
@@ -155,16 +202,28 @@ def run_eval(
         raise ConfigError("address: only with executor='ray'")
     from puzzlegym.agents.factory import agent_label
     from puzzlegym.agents.model import is_model_spec
+    from puzzlegym.evaluation.runner import check_run_limits
 
     run = Path(run_dir)
     if not agents:
         raise ConfigError("agents: empty")
-    if workers < 1:
-        raise ConfigError(f"workers: must be at least 1, got {workers}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise ConfigError(f"workers: expected an integer 1..{MAX_WORKERS}, got {shown(workers)}")
+    seeds = parse_seeds(seeds)
+    check_run_limits(max_steps=max_steps)
     labels = {a: agent_label(a, agent_options if is_model_spec(a) else None) for a in agents}  # validates
+    check_run_dir(run)
     run.mkdir(parents=True, exist_ok=True)
-    with open(run / ".lock", "a+", encoding="utf-8") as lock:  # held until the run ends
+    lock_path = run / ".lock"
+    had_lock = lock_path.exists()
+    with open(lock_path, "a+", encoding="utf-8") as lock:  # held until the run ends
         lock_file(lock, f"the run directory {run} (another puzzlegym eval is writing it)")
+        try:
+            check_run_json(run, resume)
+        except ConfigError:
+            if not had_lock:
+                lock_path.unlink()  # a refused run leaves the directory as it was
+            raise
         lock.truncate(0)
         lock.write(f"{os.getpid()}\n")
         lock.flush()
@@ -233,6 +292,8 @@ def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backen
             # an unfinished or damaged episode is kept (never deleted) and run again
             aside.append((out, unused_path(run / SUPERSEDED / out.relative_to(run), taken=Path.exists)))
         todo.append(i)
+    # never more worker processes than episodes to play
+    workers = meta["workers"] = max(1, min(workers, len(todo)))
     # after every check: a refused run changes nothing
     write_json(run / "run.json", meta)
     for out, kept in aside:
@@ -315,6 +376,9 @@ def cmd(args) -> int:
     errors = [r for r in results if "error" in r]
     for r in errors:
         print(f"episode failed: {r['agent']} {r['env_id']} seed {r['seed']}: {r['error']}")
+    if len(errors) == len(results):
+        print(f"puzzlegym eval: error: every episode failed ({len(errors)}); nothing to score", file=sys.stderr)
+        return 1
     for line in summary_lines(args.run_dir):
         print(line)
     print(f"{len(results)} episodes, records under {Path(args.run_dir) / 'episodes'}; "

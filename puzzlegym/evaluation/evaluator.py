@@ -83,6 +83,11 @@ class Evaluator:
         self.attempts: list[dict] = []  # closed level attempts
         self.attempt: dict | None = None  # the attempt in progress
 
+    def detach(self) -> None:
+        """Forget the env's callbacks (publish, stamp) when the env closes: they are bound
+        methods of the env, so keeping them would keep a closed env alive in a cycle."""
+        self.publish, self.stamp = None, _no_stamp
+
     # ------------------------------------------------------------------ queries
     def is_target(self, board: Board) -> bool:
         return (board.game.name, board.tier) == self.objective.key and board.index in self.objective.targets

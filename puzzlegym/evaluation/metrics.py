@@ -45,10 +45,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.errors import RecordError
 from puzzlegym.evaluation.events import EpisodeEnded, event_from_record, freeze
 from puzzlegym.evaluation.outcome import Outcome, fold
-from puzzlegym.evaluation.records import AGENT_LOG, is_superseded, read_json, read_log
+from puzzlegym.evaluation.records import AGENT_LOG, is_superseded, read_log, read_manifest
 
 # The tier ladder used when a game is not registered here (e.g. the paper's rows): a tier
 # counts for LC_hard when it is above the easiest one; single-tier games ("Default") never do.
@@ -287,14 +286,14 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     ``agent.jsonl``, or action lines), ``usage`` (a model agent's totals from ``agent.jsonl``:
     requests, tokens, latency, retries, malformed calls; None for other agents),
     ``agent_error`` (why a model agent's episode stopped, if it failed), ``finished``
-    (manifest has a result), ``torn_line`` (a torn last log line that was dropped, or None).
+    (manifest has a result), ``torn_line`` (a torn last log line that was dropped, or None),
+    ``restored`` (the episode continues a checkpoint: the manifest's ``restored``; such an
+    episode is no objective run and is never scored).
     A damaged manifest or log line raises :class:`~puzzlegym.errors.RecordError` naming file
     and line.
     """
     d = Path(directory)
-    manifest = read_json(d / "manifest.json", "record manifest")
-    if not isinstance(manifest, dict):
-        raise RecordError(f"{d / 'manifest.json'}: the record manifest is not a JSON object")
+    manifest = read_manifest(d)
     log = read_log(d)
     game, tier = _objective_of(manifest)
     targets = _targets_of(manifest, game, tier)
@@ -352,6 +351,7 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
         "agent_error": agent_error,
         "finished": result is not None,
         "torn_line": log.torn_line,
+        "restored": manifest.get("restored") is not None,
     }
 
 
@@ -420,7 +420,8 @@ def find_records(root: str | os.PathLike) -> list[Path]:
 
 def aggregate_records(directories: Iterable[str | os.PathLike]) -> dict[str, Any]:
     """:func:`aggregate` over episode records, plus their dead-end statistics."""
-    eps = [episode_from_record(d) for d in directories]
+    # an episode restored from a checkpoint continues another one: not an objective run
+    eps = [e for e in (episode_from_record(d) for d in directories) if not e["restored"]]
     out = aggregate(episode_row(e) for e in eps)
     out["dead_ends"] = dead_end_stats(eps)
     return out

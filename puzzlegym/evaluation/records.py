@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from puzzlegym import jsonio
-from puzzlegym.errors import RecordError
+from puzzlegym.errors import RecordError, shown
 
 try:  # POSIX
     import fcntl
@@ -41,8 +41,10 @@ __all__ = [
     "holds_record",
     "is_superseded",
     "lock_file",
+    "check_line",
     "read_json",
     "read_log",
+    "read_manifest",
     "unused_path",
 ]
 
@@ -235,3 +237,48 @@ def read_json(path: str | os.PathLike, what: str = "file") -> Any:
         return jsonio.loads(raw)
     except jsonio.JSONError as exc:
         raise RecordError(f"{path}: the {what} is damaged ({exc})") from None
+
+
+def read_manifest(directory: str | os.PathLike) -> dict:
+    """A record's ``manifest.json``, its fields checked (an object; ``env_id`` an env id
+    (``objective`` in records written before 0.2);
+    ``config`` an object, with ``env_id`` an env id, if present; ``seed`` None or an integer;
+    ``result`` None or an object; ``targets`` a list of level numbers if present): a
+    :class:`RecordError` naming the file and field otherwise."""
+    path = Path(directory) / "manifest.json"
+    doc = read_json(path, "record manifest")
+    if not isinstance(doc, dict):
+        raise RecordError(f"{path}: the record manifest is not a JSON object (got {type(doc).__name__})")
+
+    def bad(field: str, expected: str) -> RecordError:
+        return RecordError(f"{path}: manifest field {field!r}: expected {expected}, got {shown(doc.get(field))}")
+
+    config = doc.get("config", {})
+    if not isinstance(config, dict):
+        raise bad("config", "an object (the env's configuration)")
+    key = "env_id" if "env_id" in doc or "objective" not in doc else "objective"
+    ids = [(key, doc.get(key))] + ([("config.env_id", config["env_id"])] if "env_id" in config else [])
+    for name, value in ids:
+        if not isinstance(value, str) or "/" not in value or "-" not in value:
+            raise RecordError(f"{path}: manifest field {name!r}: expected an env id such as "
+                              f"'LongPuzzle/MazePaint-Easy', got {shown(value)}")
+    seed = doc.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise bad("seed", "null or an integer")
+    if doc.get("result") is not None and not isinstance(doc["result"], dict):
+        raise bad("result", "null or an object")
+    targets = doc.get("targets")
+    if targets is not None and (not isinstance(targets, list) or not all(
+            isinstance(t, int) and not isinstance(t, bool) for t in targets)):
+        raise bad("targets", "a list of level numbers")
+    return doc
+
+
+def check_line(rec: dict, where: str, fields: dict[str, tuple[type, ...]]) -> None:
+    """One log line has ``fields`` with values of those types (numbers: not booleans):
+    else a :class:`RecordError` naming ``where`` (file:line) and the field."""
+    for name, types in fields.items():
+        value = rec.get(name)
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            raise RecordError(f"{where}: a {rec.get('kind')!r} line without a valid {name!r} "
+                              f"(got {shown(value)})")

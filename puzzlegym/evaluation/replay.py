@@ -10,7 +10,11 @@ record was made with ``record_frames="hash"``, every frame's SHA-256.
 
 Wall-clock records are replayed on a clock that replays the logged action times, so the
 gesture recognizer sees the same timestamps. A record whose process died mid-way is compared
-up to its last complete action (the torn tail is reported, not failed).
+up to its last complete action (the torn tail is reported, not failed). An episode ended from
+outside (``PuzzleEnv.end_episode``: a ``serve`` session deleted, expired, reset over or
+stopped; its result says ``ended``) is ended the same way after its last action. Each action
+line carries that action's own acceptance, so a batch replays member by member when the
+record has no frame hashes to group it by.
 """
 
 from __future__ import annotations
@@ -21,9 +25,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.errors import RecordError
+from puzzlegym.errors import PuzzleGymError, RecordError
 from puzzlegym.evaluation.loop import play
-from puzzlegym.evaluation.records import read_json, read_log
+from puzzlegym.evaluation.records import check_line, read_log, read_manifest
 
 
 class ReplayClock:
@@ -57,6 +61,10 @@ class ReplayClock:
 
     def load_json(self, doc: dict) -> None:  # pragma: no cover - replays never restore
         self._elapsed = float(doc["elapsed_s"])
+
+
+# the env settings a manifest's config holds (PuzzleEnv.config)
+CONFIG_KEYS = {"env_id", "backend", "start", "level", "clock", "budget_s", "reward", "action_cost_s", "levels"}
 
 
 def _steps(log: list[dict]) -> list[list[dict]]:
@@ -97,9 +105,19 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
     from puzzlegym.registry import catalogue_sha256, parse_env_id
 
     d = Path(directory)
-    manifest = read_json(d / "manifest.json", "record manifest")
+    manifest = read_manifest(d)
     original = read_log(d)
-    config = dict(manifest["config"])
+    config = dict(manifest.get("config", {}))
+    if "env_id" not in config:
+        raise RecordError(f"{d / 'manifest.json'}: manifest field 'config.env_id' is missing (the env to replay)")
+    unknown = sorted(set(config) - CONFIG_KEYS)
+    if unknown:
+        raise RecordError(f"{d / 'manifest.json'}: manifest field 'config.{unknown[0]}' is not an env setting")
+    if config.get("clock") == "wall" and not isinstance(config.get("budget_s"), (int, float)):
+        raise RecordError(f"{d / 'manifest.json'}: a wall-clock record needs a numeric 'config.budget_s'")
+    for n, rec in enumerate(original, 1):
+        if rec.get("kind") == "action":
+            check_line(rec, f"{d / 'log.jsonl'}:{n}", {"action": (dict,), "t": (int, float)})
     env_id = config.pop("env_id")
     if backend is not None:
         config["backend"] = backend
@@ -131,6 +149,10 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
                 # deadline step performs nothing, then the episode ends as recorded
                 env.clock.finish(float(config["budget_s"]))
                 env.step({"type": "wait"})
+            if not done and isinstance(result.get("ended"), str):
+                # ended from outside (a service session deleted, expired, reset over or
+                # stopped): the attempt in progress was closed then, as the replay does now
+                env.end_episode(result["ended"])
         finally:
             env.close()
         replayed = read_log(tmp)
@@ -202,7 +224,8 @@ def cmd(args) -> int:
     for d in dirs:
         try:
             rep = replay(d, backend=args.backend)
-        except RecordError as exc:  # a damaged record: say so, go on with the others
+        except PuzzleGymError as exc:  # a damaged record (or a setting, an action in it that no
+            # env accepts): say so, go on with the others
             ok = False
             print(json.dumps({"ok": False, "record": str(d), "damaged": str(exc)}) if args.json else f"DAMAGED: {exc}")
             continue

@@ -46,6 +46,10 @@ TABLE2_COLUMNS = ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "NGAR", "S
 def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
     """Every episode record under ``run_dir``, grouped by agent, with rows and figures."""
     run = Path(run_dir)
+    if not run.exists():
+        raise RecordError(f"run_dir: {run} does not exist")
+    if not run.is_dir():
+        raise RecordError(f"run_dir: {run} is not a directory")
     errors, damaged = [], []
     failed_dirs = set()
     for res in sorted(run.rglob("result.json")):
@@ -70,24 +74,30 @@ def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
         # (paper B.1); it is listed under the failed episodes instead
         if rec.resolve().parent in failed_dirs:
             continue
+        if ep["restored"]:  # continues a checkpoint: not a whole objective run, not scored
+            errors.append({"dir": str(rec), "agent": ep["agent"], "env_id": ep["env_id"], "seed": ep["seed"],
+                           "error": "restored from a checkpoint: not an objective run (not scored)"})
+            continue
         if ep.get("agent_error"):
             errors.append({"dir": str(rec), "agent": ep["agent"], "env_id": ep["env_id"], "seed": ep["seed"], "error": ep["agent_error"]})
             continue
         episodes[str(ep["agent"] or "unknown")].append(ep)
     lab = lab_tables(run, episodes)
     if not found and not lab:
-        raise FileNotFoundError(f"no episode records (manifest.json + log.jsonl) or lab outcomes under {run}")
+        raise RecordError(f"run_dir: no episode records (manifest.json + log.jsonl) or lab outcomes under {run}")
     if found and not episodes:
-        raise FileNotFoundError(f"no scored episode records under {run}: every episode failed ("
+        raise RecordError(f"run_dir: no scored episode records under {run}: every episode failed ("
                                 + "; ".join(f"{e['agent']} {e['env_id']}: {e['error']}" for e in errors[:3]) + ")")
     torn = [f"{ep['dir']}: log line {ep['torn_line']} is torn (the writer was killed mid-line)"
             for eps in episodes.values() for ep in eps if ep.get("torn_line")]
     meta = {}
     if (run / "run.json").exists():
-        try:
-            meta = read_json(run / "run.json", "run description")
-        except RecordError as exc:
-            damaged.append(str(exc))
+        meta = read_json(run / "run.json", "run description")  # damaged: a RecordError naming it
+        if not isinstance(meta, dict) or not all(
+            isinstance(meta.get(k, []), list) for k in ("agents", "objectives", "seeds")
+        ):
+            raise RecordError(f"{run / 'run.json'}: the run description is not a puzzlegym eval run.json "
+                              "(an object whose agents, objectives and seeds are lists)")
     order = list(meta.get("agents", [])) if meta else []
     agents = [a for a in order if a in episodes] + sorted(a for a in episodes if a not in order)
     obj_order = {e: i for i, e in enumerate(meta.get("objectives", []))}

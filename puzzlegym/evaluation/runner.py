@@ -13,9 +13,10 @@ from PIL import Image
 from tqdm import tqdm
 
 from puzzlegym.agents import agent_label, make_agent
-from puzzlegym.errors import PuzzleGymError
+from puzzlegym.errors import ConfigError, PuzzleGymError, shown
 from puzzlegym.evaluation.loop import EpisodeEnd, Observer, Step, play
 from puzzlegym.evaluation.records import AgentLog, holds_record, unused_path
+from puzzlegym.fields import MAX_SEED
 from puzzlegym.jsonio import write_atomic, write_json
 from puzzlegym.registry import parse_env_id
 
@@ -82,6 +83,19 @@ class Progress(Observer):
         self.bar.close()
 
 
+MAX_STEPS = 10**9
+
+
+def check_run_limits(seed: Any = 0, max_steps: Any = None) -> None:
+    """An episode's ``seed`` (0..MAX_SEED) and harness cap ``max_steps`` (None or
+    1..10**9): :class:`ConfigError` naming the field."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ConfigError(f"seed: expected an integer 0..{MAX_SEED}, got {shown(seed)}")
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int)
+                                  or not 1 <= max_steps <= MAX_STEPS):
+        raise ConfigError(f"max_steps: expected None or an integer 1..{MAX_STEPS}, got {shown(max_steps)}")
+
+
 def holds_output(out: Path) -> bool:
     """Whether ``out`` holds an earlier episode's output (its result or record)."""
     return (out / "result.json").exists() or holds_record(out / "record") or (out / "record").exists()
@@ -112,7 +126,8 @@ def run_episode(
     clock unless ``clock`` says otherwise.
     """
     parse_env_id(env_id)  # a clear ConfigError for an unknown id
-    label = agent_label(agent, agent_options)  # validates the options before anything starts
+    check_run_limits(seed=seed, max_steps=max_steps)
+    label = agent_label(agent, agent_options)  # validates the agent and its options first
     # a new output directory: out_dir, or out_dir-2, ... if it holds an earlier episode
     out = unused_path(out_dir, taken=holds_output) if out_dir is not None else None
     record_dir = str(out / "record") if out is not None else None
@@ -121,7 +136,12 @@ def run_episode(
     env = gym.make(env_id, record_dir=record_dir, agent=label, **env_kwargs)
     policy = agent_log = None
     try:
-        policy = make_agent(agent, env.unwrapped, seed=seed, options=agent_options)
+        try:
+            policy = make_agent(agent, env.unwrapped, seed=seed, options=agent_options)
+        except Exception:
+            if out is not None and out.is_dir() and not any(out.iterdir()):
+                out.rmdir()  # nothing was played: leave no empty output directory
+            raise
         drain = getattr(policy, "drain_records", None)
         if drain is not None and record_dir is not None:
             agent_log = AgentLog(record_dir)

@@ -191,6 +191,14 @@ class Canvas:
         """Forget the previous scene: the next render composites the whole frame."""
         self._order = []
 
+    def release(self) -> None:
+        """Drop the cached widget images and the retained scene (the env was closed): their
+        memory goes back at once; a later render paints what it needs again."""
+        self._order = []
+        self._cache.clear()
+        self.cached_bytes = 0
+        self._boxes.clear()
+
     def _box(self, rect: Rect) -> tuple[int, int, int, int]:
         """The output box (x0, y0, x1, y1) of a screen rectangle."""
         if self._identity:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import threading
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from puzzlegym.backends.browser import page_file
 from puzzlegym.errors import PuzzleGymError, shown
 from puzzlegym.screen.input import Event, Gesture, GestureRecognizer
 from puzzlegym.screen.render import SCREEN, Rect
-from puzzlegym.service.http import RequestError, make_server, png_bytes
+from puzzlegym.service.http import HTTPServer, Reply, RequestError, make_server, png_bytes
 
 __all__ = ["PlaySession", "gesture_action", "make_play_server", "parse_events", "play_page"]
 
@@ -123,12 +122,12 @@ def play_page() -> bytes:
     return html.replace('<script src="page.js"></script>', '<script>window.PUZZLEGYM_REMOTE = true;</script>\n<script src="page.js"></script>').encode()
 
 
-def make_play_server(host: str, port: int, play: PlaySession) -> ThreadingHTTPServer:
+def make_play_server(host: str, port: int, play: PlaySession) -> HTTPServer:
     script = page_file("page.js").read_bytes()
     routes = {
-        ("GET", "/"): lambda h, s: h._send(200, play_page(), "text/html; charset=utf-8"),
-        ("GET", "/page.js"): lambda h, s: h._send(200, script, "text/javascript"),
-        ("GET", "/play/frame"): lambda h, s: h._json(200, play.full_frame()),
-        ("POST", "/play/events"): lambda h, s: h._json(200, play.events(h._body())),
+        ("GET", "/"): lambda s, _: Reply(200, play_page(), "text/html; charset=utf-8"),
+        ("GET", "/page.js"): lambda s, _: Reply(200, script, "text/javascript"),
+        ("GET", "/play/frame"): lambda s, _: Reply.json(play.full_frame()),
+        ("POST", "/play/events"): lambda s, body: Reply.json(play.events(body)),
     }
     return make_server(host, port, routes)

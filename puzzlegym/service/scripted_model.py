@@ -38,7 +38,7 @@ import time
 from typing import Any
 
 from puzzlegym import jsonio
-from puzzlegym.service.http import RequestError, make_server, serve_until_interrupted
+from puzzlegym.service.http import Reply, RequestError, make_server, serve_until_interrupted
 
 __all__ = ["MAX_KEPT", "ScriptedModel", "demo_script", "make_scripted_server"]
 
@@ -160,25 +160,20 @@ def make_scripted_server(script: dict, host: str = "127.0.0.1", port: int = 0):
     """A threaded server replaying ``script``; ``server.scripted`` is its :class:`ScriptedModel`."""
     scripted = ScriptedModel(script)
 
-    def completions(handler, _session) -> None:
-        body = handler._body()
+    def completions(_session: str, body: Any) -> Reply:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             raise RequestError(400, "body: expected a chat-completions request with 'messages'")
         i, turn = scripted.next_turn(body)
         if turn.get("delay_s"):
-            time.sleep(float(turn["delay_s"]))
+            time.sleep(float(turn["delay_s"]))  # a client that gave up meanwhile gets nothing
         status = turn.get("status")
-        try:
-            if status is not None:
-                kind = "rate_limit_exceeded" if status == 429 else "server_error"
-                handler._json(status, {"error": {"message": f"scripted status {status}", "type": kind, "code": status}})
-            else:
-                handler._json(200, scripted.reply(i, turn, body))
-        except OSError:  # the client gave up waiting (a scripted timeout): nobody to answer
-            handler.close_connection = True
+        if status is not None:
+            kind = "rate_limit_exceeded" if status == 429 else "server_error"
+            return Reply.json({"error": {"message": f"scripted status {status}", "type": kind, "code": status}}, status)
+        return Reply.json(scripted.reply(i, turn, body))
 
-    def models(handler, _session) -> None:
-        handler._json(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in scripted.scripts]})
+    def models(_session: str, _body: Any) -> Reply:
+        return Reply.json({"object": "list", "data": [{"id": m, "object": "model"} for m in scripted.scripts]})
 
     routes = {("POST", "/v1/chat/completions"): completions, ("GET", "/v1/models"): models}
     server = make_server(host, port, routes, max_body_bytes=MAX_REQUEST_BYTES)

@@ -28,7 +28,6 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +36,19 @@ import numpy as np
 
 from puzzlegym.actions import Answer, parse_action
 from puzzlegym.errors import ConfigError, PuzzleGymError, shown
+from puzzlegym.fields import MAX_SEED
 from puzzlegym.registry import ID_PREFIX, parse_env_id
-from puzzlegym.service.http import RequestError, is_loopback, make_server, png_bytes
+from puzzlegym.service.http import (
+    HTTPServer,
+    Reply,
+    RequestError,
+    is_loopback,
+    make_server,
+    png_bytes,
+)
 
 __all__ = ["MAX_SEED", "Service", "Session", "make_serve_server"]
 
-MAX_SEED = 2**32 - 1
 
 
 @dataclass
@@ -296,19 +302,23 @@ class Service:
                 s.end("server_stopped")
 
 
-def make_serve_server(host: str, port: int, service: Service, token: str | None = None) -> ThreadingHTTPServer:
-    """The ``serve`` HTTP server; a non-loopback ``host`` needs a ``token``."""
+def make_serve_server(
+    host: str, port: int, service: Service, token: str | None = None, **limits: Any
+) -> HTTPServer:
+    """The ``serve`` HTTP server; a non-loopback ``host`` needs a ``token``. ``limits``:
+    :func:`puzzlegym.service.http.make_server`'s ``max_connections`` and
+    ``request_timeout_s``."""
     if token is None and not is_loopback(host):
         raise ConfigError(f"serve --host {host}: anything but loopback needs --token (sent as 'Authorization: Bearer <token>')")
     if token is not None and not 16 <= len(token) <= 256:
         raise ConfigError("serve --token: use 16..256 characters")
     routes = {
-        ("POST", "/reset"): lambda h, s: h._json(200, service.reset(s, h._body())),
-        ("POST", "/action"): lambda h, s: h._json(200, service.act(s, h._body())),
-        ("POST", "/answer"): lambda h, s: h._json(200, service.act(s, h._body(), answer=True)),
-        ("GET", "/screenshot"): lambda h, s: h._send(200, service.screenshot(s), "image/png"),
-        ("GET", "/status"): lambda h, s: h._json(200, service.status(s)),
-        ("DELETE", "/session"): lambda h, s: h._json(200, service.delete(s)),
+        ("POST", "/reset"): lambda s, body: Reply.json(service.reset(s, body)),
+        ("POST", "/action"): lambda s, body: Reply.json(service.act(s, body)),
+        ("POST", "/answer"): lambda s, body: Reply.json(service.act(s, body, answer=True)),
+        ("GET", "/screenshot"): lambda s, _: Reply(200, service.screenshot(s), "image/png"),
+        ("GET", "/status"): lambda s, _: Reply.json(service.status(s)),
+        ("DELETE", "/session"): lambda s, _: Reply.json(service.delete(s)),
     }
     service.start_reaper()
-    return make_server(host, port, routes, token=token)
+    return make_server(host, port, routes, token=token, **limits)
