@@ -281,6 +281,7 @@ def test_the_play_page_fits_the_window_and_clicks_land_on_the_screen_pixel(sessi
             for move in moves:
                 (action,) = u.probe().board.actions_for_move(move)
                 click(action.x, action.y)
+            _wait(lambda: s.done)  # the session's reply to the winning click
             browser.close()
         assert u.evaluator.success and s.done
         log = Path(s.env.unwrapped.record_path) / "log.jsonl"

@@ -404,6 +404,7 @@ class Suite:
             raise ValueError(f"suite: screen {screen!r} needs a board")
         self.screen, self.game, self.tier = screen, game, tier
         self.progress, self.board = progress, board
+        self.last_move = None
         self._changed()
 
     def _game(self, name: Any, where: str) -> Game:
