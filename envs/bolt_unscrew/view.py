@@ -262,31 +262,27 @@ def _tables(level: Level, area: Rect):
         pts_local = tuple((x - bx0, y - by0) for x, y in pts)
         key = (bd.kind, pts_local[0], pts_local[-1], radius, pts_local, r_anchor, bd.layer, shadow)
         boards.append(Widget(f"bolt:board{b}", rect, _paint_board, key, opaque=False))
-    ha = int(r_anchor) + 8
-    anchors = []
-    for a in range(len(level.anchors)):
-        x, y = anchor_xy(level, a, area)
-        rect = Rect(x - ha, y - ha, 2 * ha, 2 * ha)
-        anchors.append(tuple(
-            Widget(f"bolt:anchor{a}", rect, _paint_anchor, (r_anchor, free), opaque=False) for free in (False, True)
-        ))
     r_screw = float(G.SCREW_R) * pitch
-    half = int(r_screw) + 7
-    screws = []
-    for a in range(len(level.anchors)):
+
+    def around(a: int, half: int) -> Rect:
         x, y = anchor_xy(level, a, area)
-        rect = Rect(x - half, y - half, 2 * half, 2 * half)
-        screws.append(tuple(
-            Widget(f"bolt:screw{a}", rect, _paint_screw, (r_screw, pitch * 0.06, held), opaque=False)
+        return Rect(x - half, y - half, 2 * half, 2 * half)
+
+    n, ha, hs, hr = len(level.anchors), int(r_anchor) + 8, int(r_screw) + 7, int(r_screw) + 16
+    anchors = tuple(
+        tuple(Widget(f"bolt:anchor{a}", around(a, ha), _paint_anchor, (r_anchor, free), opaque=False) for free in (False, True))
+        for a in range(n)
+    )
+    screws = tuple(
+        tuple(
+            Widget(f"bolt:screw{a}", around(a, hs), _paint_screw, (r_screw, pitch * 0.06, held), opaque=False)
             for held in (False, True)
-        ))
-    rh = int(r_screw) + 16
-    rings = []
-    for a in range(len(level.anchors)):
-        x, y = anchor_xy(level, a, area)
-        rings.append(Widget("bolt:ring", Rect(x - rh, y - rh, 2 * rh, 2 * rh), _paint_ring, (r_screw + 7,), opaque=False))
+        )
+        for a in range(n)
+    )
+    rings = tuple(Widget("bolt:ring", around(a, hr), _paint_ring, (r_screw + 7,), opaque=False) for a in range(n))
     layers = sorted({bd.layer for bd in level.boards})
-    return plate_w, tuple(boards), tuple(anchors), tuple(screws), tuple(rings), tuple(layers)
+    return plate_w, tuple(boards), anchors, screws, rings, tuple(layers)
 
 
 class BoltUnscrewView(SelectionUI):
