@@ -202,7 +202,7 @@ def test_the_screen_shows_dots_paths_and_the_path_being_drawn(tmp_path):
     """A Hard board with its most colours: every dot shows its pair's colour; the finished
     paths are wide, the one being drawn narrower. (Saved as PNG for a look.)"""
     from puzzlegym import solvers
-    from puzzlegym.screen import theme
+    from puzzlegym.screen.palette import PIECES
     from puzzlegym.screen.render import Canvas
 
     level = GAME.load_catalogue("Hard")[-1]
@@ -221,12 +221,12 @@ def test_the_screen_shows_dots_paths_and_the_path_being_drawn(tmp_path):
     for k, ends in enumerate(level.endpoints):
         for x in ends:
             cx, cy = cell_rect(level, x, BOARD_AREA).center
-            assert tuple(frame[cy, cx - size * 28 // 100]) == theme.PIECE_COLOURS[k][1], (k, x)
+            assert tuple(frame[cy, cx - size * 28 // 100]) == PIECES[k].rgb, (k, x)
 
     def line_width(cell):
         r = cell_rect(level, cell, BOARD_AREA)
-        colour = theme.PIECE_COLOURS[last.pair if cell in half else next(
-            k for k, p in enumerate(state.paths) if p and cell in p)][1]
+        colour = PIECES[last.pair if cell in half else next(
+            k for k, p in enumerate(state.paths) if p and cell in p)].rgb
         column = frame[r.y:r.y1, r.center[0]]
         row = frame[r.center[1], r.x:r.x1]
         return max(sum(tuple(px) == colour for px in column), sum(tuple(px) == colour for px in row))

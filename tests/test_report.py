@@ -118,3 +118,20 @@ def test_levels_doc_ends_with_each_games_level_format(tmp_path):
     assert nest_headings("### T\n\ntext\n#### Sub\n```\n# code\n```", 3) == "### T\n\ntext\n#### Sub\n```\n# code\n```"
     assert nest_headings("# T\n## Sub", 3) == "### T\n#### Sub" and nest_headings("plain", 3) == "plain"
 
+
+
+def test_cumulative_lc_plot_spans_the_episodes_and_shows_a_line_at_zero(run_dir, tmp_path):
+    """Issue 25 (9): the x-axis ends just after the last episode (it used the whole 3600 s
+    budget, so 6 % of the range held the lines) and the y-axis keeps a line at 0 % (the
+    random agent's) off the frame."""
+    from puzzlegym.evaluation.report import CUMULATIVE_HEADROOM, plot_cumulative_lc
+
+    data = load_run(run_dir)
+    eps = [e for a in data["agents"] for e in data["episodes"][a]]
+    last = max(e["elapsed_s"] for e in eps)
+    assert 0 < last < 3600 and all(e["budget_s"] == 3600 for e in eps)
+    (x0, x1), (y0, y1) = plot_cumulative_lc(data, tmp_path / "lc.png")
+    assert (x0, x1) == (0.0, pytest.approx(CUMULATIVE_HEADROOM * last))
+    assert last / x1 > 0.9  # the episodes fill the axis
+    assert y0 < 0.0 and y1 > 100.0  # 0 % and 100 % lines are inside the frame, not on it
+    assert (tmp_path / "lc.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -43,9 +43,11 @@ def drag_vehicle(state, vehicle, dx, dy, grab=None):
 
 def test_geometry_fits_the_board_area():
     grid = V.grid_rect(LEVEL, BOARD_AREA)
-    assert CELL == V.MAX_CELL
-    assert BOARD_AREA.x <= grid.x - V.FRAME and grid.x1 + V.FRAME + V.EXIT_W <= BOARD_AREA.x1
-    assert BOARD_AREA.y <= grid.y - V.FRAME and grid.y1 + V.FRAME <= BOARD_AREA.y1
+    assert CELL == (686 - 2 * (16 + V.FRAME)) // 6 == 103  # the shared size rule: the height fills
+    board = V.board_rect(LEVEL, BOARD_AREA)
+    assert (board.x - BOARD_AREA.x) - (BOARD_AREA.x1 - board.x1) in (0, 1)  # frame + exit centred
+    assert BOARD_AREA.x + 16 <= grid.x - V.FRAME and grid.x1 + V.FRAME + V.EXIT_W <= BOARD_AREA.x1 - 16
+    assert BOARD_AREA.y + 16 <= grid.y - V.FRAME and grid.y1 + V.FRAME <= BOARD_AREA.y1 - 16
     assert V.cell_at(LEVEL, BOARD_AREA, grid.x, grid.y) == (0, 0)
     assert V.cell_at(LEVEL, BOARD_AREA, grid.x1 - 1, grid.y1 - 1) == (5, 5)
     assert V.cell_at(LEVEL, BOARD_AREA, grid.x - 1, grid.y) is None

@@ -159,25 +159,40 @@ def test_random_gui_sequences_only_raise_documented_rejections(make_env, actions
             break
 
 
+class _Calls:
+    """A suite listener that lists the calls it gets."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        return lambda board, *args: self.calls.append(name)
+
+
 def test_objective_complete_screen_and_reentry_after_all_levels():
+    """A level's win shows the banner with Next; the win that completes the difficulty goes
+    straight to the objective-complete screen, after the win is reported."""
     from puzzlegym import solvers
     from puzzlegym.registry import get_game
     from puzzlegym.screen.input import Gesture
     from puzzlegym.screen.suite import Suite
 
     game = get_game("MazePaint")
-    suite = Suite({"MazePaint": game}, lambda g, t: game.load_catalogue(t)[:2])
+    listener = _Calls()
+    suite = Suite({"MazePaint": game}, lambda g, t: game.load_catalogue(t)[:2], listener)
     suite.choose_game("MazePaint")
     suite.enter_tier("Easy")
     swipes = {"up": (0, -100), "down": (0, 100), "left": (-100, 0), "right": (100, 0)}
-    for _ in range(2):
+    for k in range(2):
         for move in solvers.solve(suite.board.level).moves:
             dx, dy = swipes[move]  # a swipe anywhere on the board rolls the ball
             suite.handle(Gesture("drag", 640 + dx, 450 + dy, 640, 450, move))
-        assert suite.screen == "level_complete"
-        nx, ny = suite.targets()["next"].center
-        suite.handle(Gesture("click", nx, ny))
-    assert suite.screen == "objective_complete"
+        if k == 0:
+            assert suite.screen == "level_complete" and set(suite.targets()) == {"next", "menu"}
+            nx, ny = suite.targets()["next"].center
+            suite.handle(Gesture("click", nx, ny))
+    assert listener.calls[-3:] == ["board_settled", "level_won", "left_level"]
+    assert suite.screen == "objective_complete" and suite.board is None
     assert set(suite.targets()) == {"menu"}
     labels = [w.key[0] for w in suite_widgets(suite) if w.id in ("title", "body")]
     assert labels == ["Objective complete", "Every level of Maze Paint at Easy difficulty is done."]

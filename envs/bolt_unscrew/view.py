@@ -5,7 +5,19 @@ The picture draws exactly the shapes the rules decide covering with (:mod:`.geom
 anchors and board holes are discs of radius ``ANCHOR_R``, bars capsules of half-width
 ``BAR_HALF`` between their end holes, pads discs of radius ``PAD_R`` -- all in pitch units of
 the lattice. Board holes are transparent, so whatever lies below (an anchor, a screw, a lower
-board) shows through them. Each layer has its own wood tone and a deeper drop shadow.
+board) shows through them.
+
+Every rule that decides a move is in the pixels:
+
+* an anchor is drawn one of two ways: **free** (empty and touched by no remaining board: a
+  dark hole with a green rim, the only places a screw can go) or **closed** (covered by a
+  remaining board, even where the board has a hole there: a grey capped disc, so its visible
+  part never looks like a hole);
+* a screw is drawn **bright** when it can be picked and **dim** (dark face, no shine) when a
+  board above holds it down; it lies just above the top board it passes through, so a board
+  that pins it is drawn over it;
+* each layer has its own wood tint, darker to lighter from the bottom layer up, and every
+  board a dark outline and a drop shadow that deepens with its layer.
 
 Interaction state (``ui``): the selected screw's anchor, or None. Click a selectable screw to
 select it (a ring shows the selection), click it again to deselect, click another selectable
@@ -14,6 +26,7 @@ screw to switch; with a screw selected, click an anchor to move it there.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -21,35 +34,40 @@ from PIL import Image, ImageDraw
 
 from puzzlegym.actions import Click
 from puzzlegym.game import SelectionUI, ViewOutcome
+from puzzlegym.screen.grid import fit_unit
 from puzzlegym.screen.input import Gesture
+from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget
 
 from . import geometry as G
 from . import rules
 from .rules import Level, State, bits
 
-MAX_PITCH = 104
+PLATE_MARGIN = Fraction(6, 5)  # the plate reaches this many pitches beyond the outer anchors
 SS = 3  # supersampling factor for smooth edges
 
-BOARD_BG = (244, 241, 234)
 PLATE = (171, 181, 192)
 PLATE_EDGE = (120, 130, 142)
 PLATE_LIGHT = (190, 199, 209)
-ANCHOR = (30, 33, 40)
-ANCHOR_RIM = (112, 120, 132)
-# wood per layer, bottom to top: (face, edge, grain)
+ANCHOR = (30, 33, 40)  # a free anchor's hole
+FREE_RIM = (0, 158, 115)  # the rim that marks a free anchor
+CLOSED = (146, 156, 168)  # a closed (covered) anchor's cap
+CLOSED_RIM = (128, 138, 150)
+# wood per layer, bottom to top: (face, edge, grain); tints far apart in lightness and hue
 WOODS = (
-    ((150, 96, 54), (92, 56, 28), (136, 86, 46)),
-    ((190, 132, 74), (118, 76, 38), (174, 118, 64)),
-    ((214, 164, 102), (140, 96, 52), (198, 150, 90)),
-    ((230, 190, 132), (156, 114, 66), (214, 174, 118)),
-    ((200, 116, 70), (124, 66, 34), (184, 104, 60)),
-    ((236, 206, 160), (166, 130, 84), (222, 192, 146)),
+    ((112, 72, 42), (56, 34, 18), (98, 62, 36)),
+    ((186, 106, 58), (98, 52, 24), (168, 94, 50)),
+    ((226, 186, 112), (128, 92, 44), (208, 170, 100)),
+    ((244, 230, 196), (150, 130, 92), (226, 212, 178)),
 )
+OUTLINE = (28, 24, 20)  # every board's outline
 SCREW_FACE = (206, 210, 216)
 SCREW_RIM = (112, 116, 124)
 SCREW_LIGHT = (240, 242, 246)
 SCREW_SLOT = (64, 68, 76)
+HELD_FACE = (104, 108, 116)  # a screw held down by a board above it
+HELD_RIM = (72, 76, 84)
+HELD_SLOT = (56, 60, 66)
 RING = (255, 190, 0)
 RING_EDGE = (40, 40, 48)
 
@@ -59,13 +77,21 @@ NEED_SCREW = "Select a screw first"
 
 @lru_cache(maxsize=256)
 def layout(size: tuple[int, int], area: Rect) -> tuple[int, int, int]:
-    """Pitch and the pixel of lattice point (0, 0) inside ``area``."""
+    """Pitch and the pixel of lattice point (0, 0) inside ``area`` (the shared size rule: the
+    plate, :data:`PLATE_MARGIN` pitches beyond the outer anchors, fills the area)."""
     cols, rows = size
-    # room for a pad (radius 1 pitch) and its shadow around the outer lattice points
-    pitch = int(min(MAX_PITCH, area.w / (cols + 1.5), area.h / (rows + 1.5)))
+    pitch = fit_unit(area, cols - 1 + 2 * PLATE_MARGIN, rows - 1 + 2 * PLATE_MARGIN)
     ox = area.x + (area.w - (cols - 1) * pitch) // 2
     oy = area.y + (area.h - (rows - 1) * pitch) // 2
     return pitch, ox, oy
+
+
+def plate_rect(level: Level, area: Rect) -> Rect:
+    """The backplate's pixels."""
+    pitch, ox, oy = layout(level.size, area)
+    cols, rows = level.size
+    m = int(PLATE_MARGIN * pitch)
+    return Rect(ox - m, oy - m, (cols - 1) * pitch + 2 * m, (rows - 1) * pitch + 2 * m)
 
 
 def anchor_xy(level: Level, a: int, area: Rect) -> tuple[int, int]:
@@ -91,21 +117,37 @@ def _px(v, pitch: int) -> float:
 
 # ----------------------------------------------------------------------------- painters
 def _paint_plate(draw: ImageDraw.ImageDraw, img, key) -> None:
-    plate, anchors, r = key
+    """The shared panel and the steel backplate (the anchors are widgets of their own)."""
+    panel, plate = key
     w, h = img.size
-    big = Image.new("RGB", (w * SS, h * SS), BOARD_BG)
+    paint_panel(draw, img.size, panel)
+    big = Image.new("RGBA", (w * SS, h * SS), (0, 0, 0, 0))
     d = ImageDraw.Draw(big)
     x0, y0, x1, y1 = (v * SS for v in plate)
-    d.rounded_rectangle((x0 + 3 * SS, y0 + 4 * SS, x1 + 3 * SS, y1 + 4 * SS), radius=18 * SS, fill=(205, 200, 190))
-    d.rounded_rectangle((x0, y0, x1, y1), radius=18 * SS, fill=PLATE_EDGE)
-    d.rounded_rectangle((x0 + 3 * SS, y0 + 3 * SS, x1 - 3 * SS, y1 - 3 * SS), radius=15 * SS, fill=PLATE)
-    d.rounded_rectangle((x0 + 6 * SS, y0 + 6 * SS, x1 - 6 * SS, y0 + 14 * SS), radius=4 * SS, fill=PLATE_LIGHT)
-    for cx, cy in anchors:
-        cx, cy = cx * SS, cy * SS
-        rr = r * SS
-        rim = rr + 3 * SS
-        d.ellipse((cx - rim, cy - rim, cx + rim, cy + rim), fill=ANCHOR_RIM)
-        d.ellipse((cx - rr, cy - rr, cx + rr, cy + rr), fill=ANCHOR)
+    d.rounded_rectangle((x0 + 3 * SS, y0 + 4 * SS, x1 + 3 * SS, y1 + 4 * SS), radius=18 * SS, fill=(20, 16, 12, 60))
+    d.rounded_rectangle((x0, y0, x1, y1), radius=18 * SS, fill=(*PLATE_EDGE, 255))
+    d.rounded_rectangle((x0 + 3 * SS, y0 + 3 * SS, x1 - 3 * SS, y1 - 3 * SS), radius=15 * SS, fill=(*PLATE, 255))
+    d.rounded_rectangle((x0 + 6 * SS, y0 + 6 * SS, x1 - 6 * SS, y0 + 14 * SS), radius=4 * SS, fill=(*PLATE_LIGHT, 255))
+    small = big.reduce(SS)
+    img.paste(small, (0, 0), small)
+
+
+def _paint_anchor(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """An anchor: free (dark hole, green rim) or closed (grey cap)."""
+    r, free = key
+    w, _ = img.size
+    big = Image.new("RGBA", (w * SS, w * SS), (0, 0, 0, 0))
+    d = ImageDraw.Draw(big)
+    c = w * SS / 2
+    rr = r * SS
+    if free:
+        rim = rr + 5 * SS
+        d.ellipse((c - rim, c - rim, c + rim, c + rim), fill=(*FREE_RIM, 255))
+        d.ellipse((c - rr, c - rr, c + rr, c + rr), fill=(*ANCHOR, 255))
+    else:
+        rim = rr + 2 * SS
+        d.ellipse((c - rim, c - rim, c + rim, c + rim), fill=(*CLOSED_RIM, 255))
+        d.ellipse((c - rr, c - rr, c + rr, c + rr), fill=(*CLOSED, 255))
     img.paste(big.reduce(SS))
 
 
@@ -121,7 +163,8 @@ def _capsule(d: ImageDraw.ImageDraw, p0, p1, r: float, fill) -> None:
 
 
 def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
-    """A board: drop shadow, dark edge, wood face with grain, transparent holes."""
+    """A board: drop shadow, dark outline, the layer's edge and wood face with grain,
+    transparent holes."""
     kind, p0, p1, radius, holes, hole_r, layer, shadow = key
     face, edge, grain = WOODS[layer % len(WOODS)]
     w, h = img.size
@@ -131,9 +174,10 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     def s(p, off=0.0):
         return (p[0] + off) * SS, (p[1] + off) * SS
 
-    _capsule(d, s(p0, shadow), s(p1, shadow), radius * SS, (20, 16, 12, 80))
-    _capsule(d, s(p0), s(p1), radius * SS, (*edge, 255))
-    _capsule(d, s(p0), s(p1), (radius - 3) * SS, (*face, 255))
+    _capsule(d, s(p0, shadow), s(p1, shadow), radius * SS, (20, 16, 12, 90))
+    _capsule(d, s(p0), s(p1), radius * SS, (*OUTLINE, 255))
+    _capsule(d, s(p0), s(p1), (radius - 2) * SS, (*edge, 255))
+    _capsule(d, s(p0), s(p1), (radius - 5) * SS, (*face, 255))
     # grain: thin lines along a bar, rings on a pad
     if kind == "pad":
         for k in (0.35, 0.6):
@@ -158,22 +202,25 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
 
 
 def _paint_screw(draw: ImageDraw.ImageDraw, img, key) -> None:
-    r, slot = key
+    """A screw head: bright when it can be picked, dim when a board above holds it down."""
+    r, slot, held = key
+    face, rim, cross = (HELD_FACE, HELD_RIM, HELD_SLOT) if held else (SCREW_FACE, SCREW_RIM, SCREW_SLOT)
     w, h = img.size
-    big = Image.new("RGBA", (w * SS, h * SS), (*SCREW_RIM, 0))
+    big = Image.new("RGBA", (w * SS, h * SS), (*rim, 0))
     d = ImageDraw.Draw(big)
     c = w * SS / 2
     rr = r * SS
     d.ellipse((c - rr + 2 * SS, c - rr + 3 * SS, c + rr + 2 * SS, c + rr + 3 * SS), fill=(0, 0, 0, 90))
-    d.ellipse((c - rr, c - rr, c + rr, c + rr), fill=(*SCREW_RIM, 255))
+    d.ellipse((c - rr, c - rr, c + rr, c + rr), fill=(*rim, 255))
     ri = rr - 2.5 * SS
-    d.ellipse((c - ri, c - ri, c + ri, c + ri), fill=(*SCREW_FACE, 255))
-    rl = ri * 0.55
-    d.ellipse((c - ri * 0.75 - rl * 0.2, c - ri * 0.75 - rl * 0.2, c - ri * 0.75 + rl * 1.6, c - ri * 0.75 + rl * 1.6), fill=(*SCREW_LIGHT, 255))
+    d.ellipse((c - ri, c - ri, c + ri, c + ri), fill=(*face, 255))
+    if not held:
+        rl = ri * 0.55
+        d.ellipse((c - ri * 0.75 - rl * 0.2, c - ri * 0.75 - rl * 0.2, c - ri * 0.75 + rl * 1.6, c - ri * 0.75 + rl * 1.6), fill=(*SCREW_LIGHT, 255))
     arm = ri * 0.62
     sw = max(2, round(slot)) * SS
-    d.line((c - arm, c, c + arm, c), fill=(*SCREW_SLOT, 255), width=sw)
-    d.line((c, c - arm, c, c + arm), fill=(*SCREW_SLOT, 255), width=sw)
+    d.line((c - arm, c, c + arm, c), fill=(*cross, 255), width=sw)
+    d.line((c, c - arm, c, c + arm), fill=(*cross, 255), width=sw)
     img.paste(big.reduce(SS))
 
 
@@ -192,17 +239,16 @@ def _paint_ring(draw: ImageDraw.ImageDraw, img, key) -> None:
 # ----------------------------------------------------------------------------- static tables
 @lru_cache(maxsize=64)
 def _tables(level: Level, area: Rect):
-    """Per level: the plate widget, one widget per board, per-anchor screw widgets, the ring."""
+    """Per level: the plate widget, one widget per board, per anchor its free and closed
+    widgets and its bright and held screw widgets, and the selection ring per anchor."""
     pitch, ox, oy = layout(level.size, area)
-    cols, rows = level.size
-    m = round(pitch * 1.18)
-    plate = (
-        max(0, ox - m - area.x), max(0, oy - m - area.y),
-        min(area.w - 1, ox + (cols - 1) * pitch + m - area.x), min(area.h - 1, oy + (rows - 1) * pitch + m - area.y),
+    plate = plate_rect(level, area)
+    panel = panel_rect(plate)
+    local = (plate.x - area.x, plate.y - area.y, plate.x1 - 1 - area.x, plate.y1 - 1 - area.y)
+    plate_w = Widget(
+        "bolt:plate", area, _paint_plate, (Rect(panel.x - area.x, panel.y - area.y, panel.w, panel.h), local)
     )
     r_anchor = float(G.ANCHOR_R) * pitch
-    anchors_local = tuple((ox + x * pitch - area.x, oy + y * pitch - area.y) for x, y in level.anchors)
-    plate_w = Widget("bolt:plate", area, _paint_plate, (plate, anchors_local, r_anchor))
     boards = []
     for b, bd in enumerate(level.boards):
         radius = float(level.radius(b)) * pitch
@@ -213,22 +259,30 @@ def _tables(level: Level, area: Rect):
         bx0, by0 = min(p0[0], p1[0]) - pad, min(p0[1], p1[1]) - pad
         bx1, by1 = max(p0[0], p1[0]) + pad, max(p0[1], p1[1]) + pad
         rect = Rect(bx0, by0, bx1 - bx0, by1 - by0)
-        local = tuple((x - bx0, y - by0) for x, y in pts)
-        key = (bd.kind, local[0], local[-1], radius, local, r_anchor, bd.layer, shadow)
+        pts_local = tuple((x - bx0, y - by0) for x, y in pts)
+        key = (bd.kind, pts_local[0], pts_local[-1], radius, pts_local, r_anchor, bd.layer, shadow)
         boards.append(Widget(f"bolt:board{b}", rect, _paint_board, key, opaque=False))
     r_screw = float(G.SCREW_R) * pitch
-    half = int(r_screw) + 7
-    screws = []
-    for a in range(len(level.anchors)):
+
+    def around(a: int, half: int) -> Rect:
         x, y = anchor_xy(level, a, area)
-        screws.append(Widget(f"bolt:screw{a}", Rect(x - half, y - half, 2 * half, 2 * half), _paint_screw, (r_screw, pitch * 0.06), opaque=False))
-    rh = int(r_screw) + 16
-    rings = []
-    for a in range(len(level.anchors)):
-        x, y = anchor_xy(level, a, area)
-        rings.append(Widget("bolt:ring", Rect(x - rh, y - rh, 2 * rh, 2 * rh), _paint_ring, (r_screw + 7,), opaque=False))
+        return Rect(x - half, y - half, 2 * half, 2 * half)
+
+    n, ha, hs, hr = len(level.anchors), int(r_anchor) + 8, int(r_screw) + 7, int(r_screw) + 16
+    anchors = tuple(
+        tuple(Widget(f"bolt:anchor{a}", around(a, ha), _paint_anchor, (r_anchor, free), opaque=False) for free in (False, True))
+        for a in range(n)
+    )
+    screws = tuple(
+        tuple(
+            Widget(f"bolt:screw{a}", around(a, hs), _paint_screw, (r_screw, pitch * 0.06, held), opaque=False)
+            for held in (False, True)
+        )
+        for a in range(n)
+    )
+    rings = tuple(Widget("bolt:ring", around(a, hr), _paint_ring, (r_screw + 7,), opaque=False) for a in range(n))
     layers = sorted({bd.layer for bd in level.boards})
-    return plate_w, tuple(boards), tuple(screws), tuple(rings), tuple(layers)
+    return plate_w, tuple(boards), anchors, screws, rings, tuple(layers)
 
 
 class BoltUnscrewView(SelectionUI):
@@ -237,9 +291,10 @@ class BoltUnscrewView(SelectionUI):
     selected_item = "anchor index"
 
     def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
-        plate, boards, screws, rings, layers = _tables(level, area)
+        plate, boards, anchors, screws, rings, layers = _tables(level, area)
         rem, occ = state.remaining, state.occupied
         holed = level.holed_boards
+        free = rules.available(level, state)
         # each screw is drawn just above the top remaining board it passes through
         by_layer: dict[int, list[int]] = {}
         for a in bits(occ):
@@ -247,11 +302,17 @@ class BoltUnscrewView(SelectionUI):
             for b in bits(holed[a] & rem):
                 top = max(top, level.boards[b].layer)
             by_layer.setdefault(top, []).append(a)
+        pinned = level.pinners
+
+        def screw(a: int) -> Widget:
+            return screws[a][bool(pinned[a] & rem)]
+
         out = [plate]
-        out.extend(screws[a] for a in by_layer.get(-1, ()))
+        out.extend(anchors[a][free >> a & 1] for a in range(len(anchors)) if not occ >> a & 1)
+        out.extend(screw(a) for a in by_layer.get(-1, ()))
         for layer in layers:
             out.extend(boards[b] for b in bits(rem) if level.boards[b].layer == layer)
-            out.extend(screws[a] for a in by_layer.get(layer, ()))
+            out.extend(screw(a) for a in by_layer.get(layer, ()))
         if ui is not None and 0 <= ui < len(rings):
             out.append(rings[ui])
         return out

@@ -42,9 +42,9 @@ MAX_PAIRS = len(PAIR_LETTERS)
 MIN_SIZE = 2
 MAX_SIZE = 16
 
-CONNECTED_REASON = "That colour is already connected"
-NOT_CONNECTED_REASON = "That colour has no path to remove"
-ENDS_REASON = "A path must join the two dots of one colour"
+CONNECTED_REASON = "That color is already connected"
+NOT_CONNECTED_REASON = "That color has no path to remove"
+ENDS_REASON = "A path must join the two dots of one color"
 ADJACENT_REASON = "A path moves one cell up, down, left or right at a time"
 SELF_REASON = "A path cannot cross itself"
 BLOCKED_REASON = "Paths cannot go through a blocked cell"

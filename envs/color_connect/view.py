@@ -15,8 +15,9 @@ its cells so far, from the endpoint where it started). The controls:
 A refused click leaves the board and the path being drawn as they were and shows a neutral
 feedback line. Drags do nothing but say that the game is played with clicks.
 
-Each pair has a colour (:data:`puzzlegym.screen.theme.PIECE_COLOURS`) and its letter on both
-dots, so no pair depends on hue alone. Finished paths are wide lines; the path being drawn is
+Pair ``k`` has the palette's colour ``k`` (:data:`puzzlegym.screen.palette.PIECES`) and that
+colour's letter on both dots (the same letter a nut of that colour shows), so no pair
+depends on hue alone. Finished paths are wide lines; the path being drawn is
 a narrower line with a ring on its last cell, so it reads as unfinished at a glance.
 """
 
@@ -30,25 +31,25 @@ from PIL import ImageDraw
 
 from puzzlegym.actions import Click
 from puzzlegym.game import ResetUI, ViewOutcome
-from puzzlegym.screen import theme
 from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import Gesture
+from puzzlegym.screen.palette import EDGE, PIECES
+from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget, font
 
 from . import rules
 from .rules import PAIR_LETTERS, Connect, Level, Remove, State
 
-MAX_CELL = 88
-BOARD_BG = (236, 232, 222)
+FRAME = 6  # the frame around the grid
 CELL = (250, 248, 243)
 GRID_LINE = (206, 200, 188)
+FRAME_FILL = (150, 142, 128)
 BLOCKED = (74, 80, 98)
 BLOCKED_HATCH = (98, 105, 124)
-EDGE = theme.PIECE_EDGE
 RING = (33, 37, 41)
 MAX_DRAWING = rules.MAX_SIZE * rules.MAX_SIZE
 
-START_HINT = "Click a coloured dot to start a path"
+START_HINT = "Click a colored dot to start a path"
 LINE_HINT = "Click a cell in the same row or column as the path's end"
 PARTNER_HINT = "The path ends where it reaches its matching dot"
 DRAG_HINT = "Draw paths with clicks, not drags"
@@ -66,8 +67,8 @@ class Drawing:
 
 
 def layout(level: Level, area: Rect) -> GridLayout:
-    """The grid's cells inside ``area``."""
-    return GridLayout.fit(area, level.height, level.width, MAX_CELL)
+    """The grid's cells inside ``area`` (room left for the frame)."""
+    return GridLayout.board(area, level.height, level.width, FRAME, FRAME)
 
 
 def cell_rect(level: Level, index: int, area: Rect) -> Rect:
@@ -104,8 +105,10 @@ def _side(level: Level, x: int, y: int) -> int:
 
 def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     cell, ox, oy, height, width, blocked = key
-    draw.rectangle((0, 0, img.width, img.height), fill=BOARD_BG)
-    draw.rectangle((ox - 3, oy - 3, ox + width * cell + 2, oy + height * cell + 2), fill=GRID_LINE)
+    framed = Rect(ox - FRAME, oy - FRAME, width * cell + 2 * FRAME, height * cell + 2 * FRAME)
+    paint_panel(draw, img.size, panel_rect(framed))
+    draw.rounded_rectangle((framed.x, framed.y, framed.x1 - 1, framed.y1 - 1), radius=FRAME, fill=FRAME_FILL)
+    draw.rectangle((ox, oy, ox + width * cell - 1, oy + height * cell - 1), fill=GRID_LINE)
     for r, c in blocked:
         x, y = ox + c * cell, oy + r * cell
         draw.rectangle((x, y, x + cell - 1, y + cell - 1), fill=BLOCKED)
@@ -117,14 +120,15 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
 
 def _paint_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
     """One cell: background, the path's line through it, the dot, rings. ``key`` is
-    ``(colour or -1, sides, active, letter, ring)``; ``ring`` is "start", "head" or ""."""
-    colour, sides, active, letter, ring = key
+    ``(colour or -1, sides, active, dot, ring)``: ``dot`` whether the cell holds a dot of
+    colour ``colour``, ``ring`` "start", "head" or ""."""
+    colour, sides, active, dot, ring = key
     s = img.width
     draw.rectangle((0, 0, s, s), fill=GRID_LINE)
     draw.rectangle((1, 1, s - 2, s - 2), fill=CELL)
     c = (s - 1) / 2
     if colour >= 0 and sides:
-        rgb = theme.PIECE_COLOURS[colour][1]
+        rgb = PIECES[colour].rgb
         half = max(3, round(s * (0.12 if active else 0.2)))
         edge = 2
         for grow, fill in ((edge, EDGE), (0, rgb)):
@@ -141,12 +145,12 @@ def _paint_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
     if ring:
         rad = s * 0.46
         draw.ellipse((c - rad, c - rad, c + rad, c + rad), outline=RING, width=max(3, s // 16))
-    if letter:
-        rgb = theme.PIECE_COLOURS[colour][1]
+    if dot:
+        piece = PIECES[colour]
         rad = s * 0.36
-        draw.ellipse((c - rad, c - rad, c + rad, c + rad), fill=rgb, outline=EDGE, width=2)
+        draw.ellipse((c - rad, c - rad, c + rad, c + rad), fill=piece.rgb, outline=EDGE, width=2)
         f = font(max(11, round(s * 0.36)), True)
-        draw.text((c, c + 1), letter, font=f, fill=theme.text_colour(rgb), anchor="mm")
+        draw.text((c, c + 1), piece.letter, font=f, fill=piece.text, anchor="mm")
 
 
 # ----------------------------------------------------------------------------- the view
@@ -273,8 +277,7 @@ class ColorConnectView(ResetUI):
                     ring = "start"
                 elif index == drawing[-1]:
                     ring = "head"
-            letter = PAIR_LETTERS[o] if o >= 0 else ""
-            out.append(Widget(f"cell{index}", rect, _paint_cell, (colour, sides, active, letter, ring)))
+            out.append(Widget(f"cell{index}", rect, _paint_cell, (colour, sides, active, o >= 0, ring)))
         return out
 
 

@@ -1,4 +1,8 @@
-"""Maze Paint's view: the grid as widgets, swipes (drags) and arrow keys as moves."""
+"""Maze Paint's view: the grid as widgets, swipes (drags) and arrow keys as moves.
+
+On the human page a slide rolls (:meth:`MazePaintView.motion_frames`): the ball passes cell
+by cell, painting as it goes. Observations show the settled board only.
+"""
 
 from __future__ import annotations
 
@@ -11,27 +15,30 @@ from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, Drag
 from puzzlegym.game import StatelessUI, ViewOutcome
 from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import Gesture
+from puzzlegym.screen.palette import colour
+from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget
 
 from . import rules
 from .rules import Level, State
 
-MAX_CELL = 64
+FRAME = 8  # the dark frame around the maze
 WALL = (58, 64, 84)
 WALL_EDGE = (42, 46, 62)
 FLOOR = (226, 222, 212)
-PAINT = (240, 128, 60)
-BALL = (250, 250, 250)
+PAINT = colour("orange").rgb
+BALL = colour("white").rgb
 BALL_EDGE = (60, 60, 72)
-BOARD_BG = (244, 241, 234)
 
 KEY_MOVES = {"ArrowUp": "up", "ArrowDown": "down", "ArrowLeft": "left", "ArrowRight": "right"}
+_DELTAS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
+MAX_ROLL = 10  # in-between frames of a slide, at most
 SWIPE_HINT = "Swipe straight up, down, left or right"
 
 
 def layout(level: Level, area: Rect) -> GridLayout:
-    """The grid's cells inside ``area``."""
-    return GridLayout.fit(area, level.height, level.width, MAX_CELL)
+    """The grid's cells inside ``area`` (room left for the frame)."""
+    return GridLayout.board(area, level.height, level.width, FRAME, FRAME)
 
 
 def cell_rect(level: Level, index: int, area: Rect) -> Rect:
@@ -40,7 +47,10 @@ def cell_rect(level: Level, index: int, area: Rect) -> Rect:
 
 def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     grid, cell, ox, oy = key
-    draw.rectangle((0, 0, img.width, img.height), fill=BOARD_BG)
+    gw, gh = cell * len(grid[0]), cell * len(grid)
+    framed = Rect(ox - FRAME, oy - FRAME, gw + 2 * FRAME, gh + 2 * FRAME)
+    paint_panel(draw, img.size, panel_rect(framed))
+    draw.rounded_rectangle((framed.x, framed.y, framed.x1 - 1, framed.y1 - 1), radius=FRAME, fill=WALL_EDGE)
     for r, row in enumerate(grid):
         for c, ch in enumerate(row):
             if ch == rules.WALL_CHAR:
@@ -78,6 +88,25 @@ class MazePaintView(StatelessUI):
         if gesture.kind == "key" and gesture.value in KEY_MOVES:
             return ViewOutcome(move=KEY_MOVES[gesture.value])
         return ViewOutcome()
+
+    def motion_frames(
+        self, level: Level, state: State, ui: Any, move: str, result: State | None, area: Rect
+    ) -> list[list[Widget]]:
+        """The board while the ball rolls from its cell to ``result``'s, one cell a frame
+        (evenly spaced frames when the slide is longer than ``MAX_ROLL`` cells)."""
+        if result is None or result.ball == state.ball:
+            return []
+        dr, dc = _DELTAS[move]
+        step = dr * level.width + dc
+        cells = list(range(state.ball + step, result.ball, step))  # passed before it stops
+        if len(cells) > MAX_ROLL:
+            cells = [cells[len(cells) * (k + 1) // MAX_ROLL - 1] for k in range(MAX_ROLL)]
+        out = []
+        for ball in cells:
+            crossed = range(state.ball, ball + step, step)
+            painted = state.painted | sum(1 << x for x in crossed)
+            out.append(self.widgets(level, State(ball, painted), ui, area))
+        return out
 
     def actions_for_move(self, level: Level, state: State, ui: Any, move: str, area: Rect) -> list:
         """GUI actions that perform ``move``: a swipe starting on the ball."""

@@ -35,7 +35,7 @@ MAX_BOLTS = 20
 SAME_BOLT_REASON = "Pick a different bolt to move the nuts to"
 EMPTY_SOURCE_REASON = "That bolt has no nuts"
 FULL_REASON = "No room on that bolt"
-COLOUR_REASON = "Nuts can only go onto the same colour or an empty bolt"
+COLOUR_REASON = "Nuts can only go onto the same color or an empty bolt"
 
 _JSON_REQUIRED = ("id", "tier", "capacity", "bolts")
 _JSON_OPTIONAL = ("solution_length", "optimal")  # catalogue metadata, checked and ignored
@@ -99,14 +99,14 @@ class Level:
         _check_capacity(data["capacity"])
         raw = data["bolts"]
         if not isinstance(raw, list | tuple):
-            raise LevelError(f"bolts: expected a list of lists of colours, got {type(raw).__name__}")
+            raise LevelError(f"bolts: expected a list of lists of colors, got {type(raw).__name__}")
         bolts = []
         for i, bolt in enumerate(raw):
             if not isinstance(bolt, list | tuple):
-                raise LevelError(f"bolts[{i}]: expected a list of colours, got {type(bolt).__name__}")
+                raise LevelError(f"bolts[{i}]: expected a list of colors, got {type(bolt).__name__}")
             for j, nut in enumerate(bolt):
                 if isinstance(nut, bool) or not isinstance(nut, int):
-                    raise LevelError(f"bolts[{i}][{j}]: expected an integer colour, got {shown(nut)}")
+                    raise LevelError(f"bolts[{i}][{j}]: expected an integer color, got {shown(nut)}")
             bolts.append(tuple(bolt))
         level = cls(data["id"], data["tier"], data["capacity"], tuple(bolts))
         level.validate()
@@ -127,19 +127,19 @@ def _check_bolts(bolts: tuple[tuple[int, ...], ...], capacity: int) -> None:
             raise LevelError(f"bolts[{i}]: holds {len(bolt)} nuts, more than the capacity {capacity}")
         for j, nut in enumerate(bolt):
             if not 0 <= nut < MAX_COLOURS:
-                raise LevelError(f"bolts[{i}][{j}]: colour {nut} is outside 0..{MAX_COLOURS - 1}")
+                raise LevelError(f"bolts[{i}][{j}]: color {nut} is outside 0..{MAX_COLOURS - 1}")
             counts[nut] = counts.get(nut, 0) + 1
     if not counts:
         raise LevelError("bolts: the level has no nuts")
     wrong = sorted(c for c, n in counts.items() if n != capacity)
     if wrong:
-        shown = ", ".join(f"colour {c} has {counts[c]}" for c in wrong)
-        raise LevelError(f"bolts: every colour needs exactly {capacity} nuts (the capacity); {shown}")
+        shown = ", ".join(f"color {c} has {counts[c]}" for c in wrong)
+        raise LevelError(f"bolts: every color needs exactly {capacity} nuts (the capacity); {shown}")
     colours = sorted(counts)
     if colours != list(range(len(colours))):
-        raise LevelError(f"bolts: colours must be 0..{len(colours) - 1} without gaps, got {colours}")
+        raise LevelError(f"bolts: colors must be 0..{len(colours) - 1} without gaps, got {colours}")
     if len(bolts) < len(colours) + 1:
-        raise LevelError(f"bolts: {len(colours)} colours need at least {len(colours) + 1} bolts")
+        raise LevelError(f"bolts: {len(colours)} colors need at least {len(colours) + 1} bolts")
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,15 +262,15 @@ def state_from_json(level: Level, data: Any) -> State:
     bolts = []
     for i, bolt in enumerate(raw):
         if not isinstance(bolt, list | tuple) or len(bolt) > level.capacity:
-            raise ValueError(f"bolts[{i}]: expected a list of at most {level.capacity} colours, got {shown(bolt)}")
+            raise ValueError(f"bolts[{i}]: expected a list of at most {level.capacity} colors, got {shown(bolt)}")
         for j, nut in enumerate(bolt):
             if isinstance(nut, bool) or not isinstance(nut, int) or nut not in level.colours:
-                raise ValueError(f"bolts[{i}][{j}]: {shown(nut)} is not a colour of this level")
+                raise ValueError(f"bolts[{i}][{j}]: {shown(nut)} is not a color of this level")
         bolts.append(tuple(bolt))
     counts = sorted(n for b in bolts for n in b)
     expected = sorted(n for b in level.bolts for n in b)
     if counts != expected:
-        raise ValueError(f"bolts: every colour must have exactly {level.capacity} nuts")
+        raise ValueError(f"bolts: every color must have exactly {level.capacity} nuts")
     return State(tuple(bolts))
 
 

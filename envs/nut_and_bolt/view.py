@@ -6,13 +6,18 @@ the same bolt again deselects; clicking another bolt asks the rules for the tran
 rejected transfer leaves the board and the selection as they were and shows the rules' neutral
 reason; an applied one clears the selection. A click on the board between bolts deselects.
 
-Every colour has a palette entry chosen to stay distinguishable with the common colour-vision
-deficiencies (Okabe–Ito hues first, then light/dark variants) and, so that no nut depends on
-hue alone, a letter printed on the nut.
+Every colour is the palette's (:data:`puzzlegym.screen.palette.PIECES`: nut colour ``k`` is
+``PIECES[k]``) and, so that no nut depends on hue alone, its letter is printed on the nut.
+
+Geometry follows the shared size rule (:func:`puzzlegym.screen.grid.fit_unit`): the unit is a
+nut's height; a nut is :data:`NUT_W` units wide, a bolt's column :data:`COLUMN`; a row of
+bolts is tall enough for a full bolt plus its lifted run; the bolts are centred in the board
+area on the shared panel.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -21,44 +26,51 @@ from PIL import ImageDraw
 from puzzlegym.actions import Click
 from puzzlegym.game import SelectionUI, ViewOutcome
 from puzzlegym.screen import theme
+from puzzlegym.screen.grid import fit_unit
 from puzzlegym.screen.input import Gesture
+from puzzlegym.screen.palette import EDGE, PIECES
+from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget, font
 
 from .rules import Level, State, top_run
 
-# (name, fill RGB, letter): the shared piece colours, each with its own letter.
-PALETTE: tuple[tuple[str, tuple[int, int, int], str], ...] = tuple(
-    (name, rgb, letter) for (name, rgb), letter in zip(theme.PIECE_COLOURS, "OSGYBVPKWNEAILTM", strict=True)
-)
-
-BOARD_BG = (236, 232, 222)
+PALETTE = PIECES  # nut colour k is PALETTE[k]
 ROD = (150, 155, 165)
 ROD_EDGE = (95, 100, 110)
 BASE = (88, 94, 108)
 SELECT = (46, 111, 188)
-NUT_EDGE = theme.PIECE_EDGE
-MAX_NUT_H = 48
-MAX_NUT_W = 92
-MAX_COL_W = 150
+NUT_EDGE = EDGE
+NUT_W = Fraction(9, 5)  # a nut's width, in nut heights (the unit)
+COLUMN = Fraction(12, 5)  # a bolt's column, in nut heights
+ROW_EXTRA = Fraction(3, 5)  # a row's height beyond (capacity + 1) nuts: rod top and base plate
+ROW_GAP = Fraction(1, 2)  # between two rows of bolts
+MAX_ROWS = 2
 
 EMPTY_BOLT_FEEDBACK = "That bolt has no nuts"
 
 
 @lru_cache(maxsize=256)
 def _geometry(n_bolts: int, capacity: int, area: Rect) -> tuple[tuple[Rect, ...], int, int]:
-    """The column rectangle of every bolt, the nut height and the nut width."""
-    rows = 1 if n_bolts <= 10 else 2
+    """The column rectangle of every bolt, the nut height and the nut width: the bolts on
+    one or two rows, whichever lets the nuts be larger (one row on a tie)."""
+    row_units = (capacity + 1) + ROW_EXTRA
+
+    def unit(rows: int) -> int:
+        per_row = -(-n_bolts // rows)
+        return fit_unit(area, per_row * COLUMN, rows * row_units + (rows - 1) * ROW_GAP)
+
+    rows = max(range(1, MAX_ROWS + 1), key=lambda r: (unit(r), -r))
     per_row = -(-n_bolts // rows)
-    col_w = min(MAX_COL_W, area.w // per_row)
-    row_h = area.h // rows
-    nut_h = min(MAX_NUT_H, (row_h - 40) // (capacity + 1))
-    nut_w = min(MAX_NUT_W, col_w - 24)
+    nut_h = unit(rows)
+    col, nut_w = int(nut_h * COLUMN), int(nut_h * NUT_W) // 2 * 2
+    row_h, gap = int(nut_h * row_units), int(nut_h * ROW_GAP)
+    y0 = area.y + (area.h - rows * row_h - (rows - 1) * gap) // 2
     rects = []
     for i in range(n_bolts):
         r, c = divmod(i, per_row)
         in_row = min(per_row, n_bolts - r * per_row)
-        x0 = area.x + (area.w - in_row * col_w) // 2
-        rects.append(Rect(x0 + c * col_w, area.y + r * row_h, col_w, row_h))
+        x0 = area.x + (area.w - in_row * col) // 2
+        rects.append(Rect(x0 + c * col, y0 + r * (row_h + gap), col, row_h))
     return tuple(rects), nut_h, nut_w
 
 
@@ -73,21 +85,31 @@ def bolt_at(level: Level, area: Rect, x: int, y: int) -> int | None:
     return None
 
 
+def board_rect(level: Level, area: Rect) -> Rect:
+    """The pixels of the bolts (every column), the panel's inside."""
+    rects = bolt_rects(level, area)
+    x0, y0 = min(r.x for r in rects), min(r.y for r in rects)
+    return Rect(x0, y0, max(r.x1 for r in rects) - x0, max(r.y1 for r in rects) - y0)
+
+
 def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
-    draw.rectangle((0, 0, img.width, img.height), fill=BOARD_BG)
+    (panel,) = key
+    paint_panel(draw, img.size, panel)
 
 
 def _paint_bolt(draw: ImageDraw.ImageDraw, img, key) -> None:
     nuts, capacity, nut_h, nut_w, lifted, selected = key
     w, h = img.width, img.height
-    draw.rectangle((0, 0, w, h), fill=BOARD_BG)
+    draw.rectangle((0, 0, w, h), fill=theme.BOARD_PANEL)
     if selected:
         draw.rounded_rectangle((3, 3, w - 4, h - 4), radius=12, outline=SELECT, width=4)
     cx = w // 2
-    base_y = h - 16  # top of the base plate
-    rod_top = base_y - capacity * nut_h - 10
-    draw.rounded_rectangle((cx - 5, rod_top, cx + 5, base_y), radius=4, fill=ROD, outline=ROD_EDGE)
-    draw.rounded_rectangle((cx - nut_w // 2 - 8, base_y, cx + nut_w // 2 + 8, base_y + 9), radius=3, fill=BASE)
+    base_h = max(6, nut_h // 5)
+    base_y = h - base_h - 4  # top of the base plate
+    rod_top = base_y - capacity * nut_h - nut_h // 4
+    rod = max(5, nut_h // 9)
+    draw.rounded_rectangle((cx - rod, rod_top, cx + rod, base_y), radius=rod, fill=ROD, outline=ROD_EDGE)
+    draw.rounded_rectangle((cx - nut_w // 2 - 8, base_y, cx + nut_w // 2 + 8, base_y + base_h), radius=3, fill=BASE)
     f = font(max(12, nut_h * 11 // 20), True)
     n = len(nuts)
     lift_from = n - lifted
@@ -96,17 +118,17 @@ def _paint_bolt(draw: ImageDraw.ImageDraw, img, key) -> None:
         if k >= lift_from:
             y1 -= nut_h + 4
         y0 = y1 - nut_h + 3
-        _name, rgb, letter = PALETTE[colour]
+        piece = PALETTE[colour]
         x0, x1 = cx - nut_w // 2, cx + nut_w // 2
         cut = max(4, nut_h // 4)  # hexagon-like nut outline
         mid = (y0 + y1) // 2
         draw.polygon(
             [(x0 + cut, y0), (x1 - cut, y0), (x1, mid), (x1 - cut, y1), (x0 + cut, y1), (x0, mid)],
-            fill=rgb,
+            fill=piece.rgb,
             outline=NUT_EDGE,
             width=2,
         )
-        draw.text((cx, mid), letter, font=f, fill=theme.text_colour(rgb), anchor="mm")
+        draw.text((cx, mid), piece.letter, font=f, fill=piece.text, anchor="mm")
 
 
 class NutAndBoltView(SelectionUI):
@@ -116,7 +138,8 @@ class NutAndBoltView(SelectionUI):
 
     def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
         rects, nut_h, nut_w = _geometry(level.n_bolts, level.capacity, area)
-        out = [Widget("board", area, _paint_board, ())]
+        panel = panel_rect(board_rect(level, area))
+        out = [Widget("board", area, _paint_board, (Rect(panel.x - area.x, panel.y - area.y, panel.w, panel.h),))]
         cap = level.capacity
         for i, (rect, nuts) in enumerate(zip(rects, state.bolts, strict=True)):
             selected = ui == i

@@ -12,6 +12,11 @@ box. The target car is red with a white arrow pointing to the exit, which is an 
 right side of the frame in its row, marked with an arrow and the word EXIT.
 
 The view has no interaction state (``ui`` is None).
+
+On the human page the dragged vehicle follows the pointer along its axis, up to the first
+wall or vehicle in the way (:meth:`RushHourView.drag_preview`), and a slide made otherwise
+(an agent's drag replayed) glides to its cell (:meth:`RushHourView.motion_frames`).
+Observations show the settled board only.
 """
 
 from __future__ import annotations
@@ -25,16 +30,17 @@ from puzzlegym.actions import Drag
 from puzzlegym.game import StatelessUI, ViewOutcome
 from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import SWIPE_MIN_PX, Gesture
+from puzzlegym.screen.palette import colour
+from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget, font
 
 from .rules import BLOCKED_REASON, TARGET, Level, State, slide_range
 
-MAX_CELL = 96
 FRAME = 18  # the frame around the grid
 EXIT_W = 120  # room right of the frame for the exit marker
 SS = 3  # supersampling of vehicle images (smooth rounded corners)
+MOTION_STEPS = 6  # a glide's in-between frames, plus one
 
-BOARD_BG = (244, 241, 234)
 FRAME_FILL = (74, 80, 96)
 FRAME_EDGE = (52, 56, 68)
 FLOOR = (206, 210, 216)
@@ -43,34 +49,38 @@ WALL = (92, 88, 84)
 WALL_HATCH = (130, 124, 118)
 EXIT = (46, 140, 87)
 EXIT_TEXT = (255, 255, 255)
-TARGET_RED = (214, 39, 40)
+TARGET_RED = colour("red").rgb
 TARGET_MARK = (255, 255, 255)
 GLASS = (52, 62, 78)
 OUTLINE = (40, 40, 48)
-# the other vehicles' colours (no red: that is the target car's)
-PALETTE: tuple[tuple[int, int, int], ...] = (
-    (240, 196, 40),   # yellow
-    (44, 112, 200),   # blue
-    (40, 160, 96),    # green
-    (142, 92, 192),   # purple
-    (240, 140, 40),   # orange
-    (32, 152, 164),   # teal
-    (150, 100, 60),   # brown
-    (150, 200, 64),   # lime
-    (46, 62, 124),    # navy
-    (112, 182, 232),  # sky blue
-    (226, 132, 176),  # pink
-    (128, 128, 50),   # olive
-    (150, 150, 160),  # grey
-    (186, 64, 150),   # magenta
+# the other vehicles' colours, from the shared palette (none red-like: red is the target car's)
+PALETTE: tuple[tuple[int, int, int], ...] = tuple(
+    colour(name).rgb
+    for name in (
+        "yellow", "blue", "green", "purple", "orange", "teal", "brown", "sky blue", "navy",
+        "pink", "olive", "grey", "white", "black",
+    )
 )
 
 ACROSS_HINT = "Drag a vehicle along its length"
 
 
 def layout(level: Level, area: Rect) -> GridLayout:
-    """The grid's cells inside ``area`` (room left for the frame and the exit marker)."""
-    return GridLayout.fit(area, level.height, level.width, MAX_CELL, FRAME + EXIT_W, FRAME)
+    """The grid's cells inside ``area``: the frame, the grid and the exit marker right of it
+    are centred together (the shared size rule)."""
+    return _layout(level.height, level.width, area)
+
+
+@lru_cache(maxsize=256)
+def _layout(height: int, width: int, area: Rect) -> GridLayout:
+    centred = GridLayout.board(area, height, width, FRAME + EXIT_W // 2, FRAME)
+    return GridLayout(height, width, centred.cell, centred.x0 - EXIT_W // 2, centred.y0)
+
+
+def board_rect(level: Level, area: Rect) -> Rect:
+    """The board's own pixels: the frame around the grid and the exit marker."""
+    g = layout(level, area).rect
+    return Rect(g.x - FRAME, g.y - FRAME, g.w + 2 * FRAME + EXIT_W, g.h + 2 * FRAME)
 
 
 def grid_rect(level: Level, area: Rect) -> Rect:
@@ -109,8 +119,8 @@ def _paint_floor(draw: ImageDraw.ImageDraw, x: int, y: int, cell: int) -> None:
 
 def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     height, width, walls, exit_row, cell, gx, gy = key  # gx, gy: grid origin inside the widget
-    draw.rectangle((0, 0, img.width, img.height), fill=BOARD_BG)
     gw, gh = cell * width, cell * height
+    paint_panel(draw, img.size, panel_rect(Rect(gx - FRAME, gy - FRAME, gw + 2 * FRAME + EXIT_W, gh + 2 * FRAME)))
     draw.rounded_rectangle(
         (gx - FRAME, gy - FRAME, gx + gw + FRAME - 1, gy + gh + FRAME - 1), radius=14, fill=FRAME_FILL, outline=FRAME_EDGE, width=2
     )
@@ -136,9 +146,9 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     draw.rectangle((gx + gw, ey + 4, gx + gw + FRAME + 1, ey + cell - 5), fill=EXIT)
     ax = gx + gw + FRAME + 10
     mid = ey + cell // 2
-    f = font(max(14, cell // 4), True)
+    f = font(min(22, max(14, cell // 4)), True)  # the marker stays inside EXIT_W
     label_w = int(draw.textlength("EXIT", font=f)) + 20
-    head = cell // 4
+    head = min(24, cell // 4)
     draw.rectangle((ax, mid - cell // 3, ax + label_w, mid + cell // 3), fill=EXIT)
     draw.polygon(
         [(ax + label_w, mid - cell // 3 - 6), (ax + label_w + head, mid), (ax + label_w, mid + cell // 3 + 6)], fill=EXIT
@@ -147,17 +157,34 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
 
 
 def _paint_vehicle(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """A parked vehicle with the floor under it (opaque)."""
     cell, length, horizontal, colour, target = key
-    # the floor under the vehicle, then the vehicle drawn lying horizontally, supersampled
     for k in range(length):
         _paint_floor(draw, k * cell if horizontal else 0, 0 if horizontal else k * cell, cell)
+    body = _body(key)
+    img.paste(body, (0, 0), body)
+
+
+def _paint_moving(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """A vehicle on the move: the body alone, over the floor of the board (transparent)."""
+    img.paste(_body(key), (0, 0))
+
+
+def _body(key) -> Image.Image:
+    """The vehicle's body, its cells' size, transparent around it."""
+    cell, length, horizontal, colour, target = key
     w, h = length * cell, cell
     big = Image.new("RGBA", (w * SS, h * SS), (0, 0, 0, 0))
     _draw_body(ImageDraw.Draw(big), w * SS, h * SS, cell * SS, length, colour, target)
     body = big.resize((w, h), Image.Resampling.LANCZOS)
     if not horizontal:
         body = body.transpose(Image.Transpose.ROTATE_270)  # the front (right) points down
-    img.paste(body, (0, 0), body)
+    return body
+
+
+def _moved(widget: Widget, x: int, y: int) -> Widget:
+    """``widget`` (a parked vehicle) on the move, its top-left corner at ``(x, y)``."""
+    return Widget(widget.id, Rect(x, y, widget.rect.w, widget.rect.h), _paint_moving, widget.key, opaque=False)
 
 
 def _shade(rgb: tuple[int, int, int], f: float) -> tuple[int, int, int]:
@@ -233,6 +260,44 @@ class RushHourView(StatelessUI):
         if to == p:
             return ViewOutcome(feedback=BLOCKED_REASON)
         return ViewOutcome(move=(i, to))
+
+    def drag_preview(
+        self, level: Level, state: State, ui: Any, x0: int, y0: int, x: int, y: int, area: Rect
+    ) -> list[Widget] | None:
+        """The board while a drag that grabbed a vehicle at ``(x0, y0)`` is held at ``(x, y)``:
+        the vehicle shifted by the drag along its axis, within its free run. None when the
+        drag did not start on a vehicle."""
+        cell = cell_at(level, area, x0, y0)
+        i = None if cell is None else vehicle_at(level, state, cell)
+        if i is None:
+            return None
+        v = level.vehicles[i]
+        size = layout(level, area).cell
+        p = state.positions[i]
+        lo, hi = slide_range(level, state, i)
+        shift = min((hi - p) * size, max((lo - p) * size, (x - x0) if v.horizontal else (y - y0)))
+        out = self.widgets(level, state, ui, area)
+        r = out[1 + i].rect
+        dx, dy = (shift, 0) if v.horizontal else (0, shift)
+        out.append(_moved(out.pop(1 + i), r.x + dx, r.y + dy))  # on top of the others
+        return out
+
+    def motion_frames(
+        self, level: Level, state: State, ui: Any, move: tuple[int, int], result: State | None, area: Rect
+    ) -> list[list[Widget]]:
+        """The board while vehicle ``move[0]`` glides from its position to ``move[1]``."""
+        if result is None:
+            return []
+        i, to = move
+        a = vehicle_rect(level, i, state.positions[i], area)
+        b = vehicle_rect(level, i, to, area)
+        out = []
+        for k in range(1, MOTION_STEPS):
+            frame = self.widgets(level, state, ui, area)
+            x, y = a.x + (b.x - a.x) * k // MOTION_STEPS, a.y + (b.y - a.y) * k // MOTION_STEPS
+            frame.append(_moved(frame.pop(1 + i), x, y))
+            out.append(frame)
+        return out
 
     def actions_for_move(self, level: Level, state: State, ui: Any, move: tuple[int, int], area: Rect) -> list:
         """A drag from the vehicle's centre to its centre at the new position."""

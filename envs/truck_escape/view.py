@@ -11,6 +11,10 @@ touch), and the heading never depends on colour.
 A click anywhere on a truck's cells asks it to leave; a blocked truck stays and the rules'
 feedback line says so. Clicks on empty cells or off the lot, drags and keys do nothing. The
 view has no interaction state (``ui`` is None).
+
+On the human page a request moves (:meth:`TruckEscapeView.motion_frames`): a truck that
+leaves drives to the lot's edge; a blocked one rolls up to its blocker and back, as the rules
+say. Observations show the settled board only.
 """
 
 from __future__ import annotations
@@ -24,15 +28,16 @@ from puzzlegym.actions import Click
 from puzzlegym.game import StatelessUI, ViewOutcome
 from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import Gesture
+from puzzlegym.screen.palette import colour
+from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget
 
 from .rules import DELTAS, Level, State
 
-MAX_CELL = 76
 CURB = 18  # width of the curb around the lot, in pixels
+MOTION_STEPS = 5  # frames of a blocked truck's roll to its blocker (and as many back)
 SS = 3  # supersampling factor for smooth truck outlines
 
-BOARD_BG = (244, 241, 234)
 CURB_FILL = (200, 196, 186)
 CURB_EDGE = (150, 146, 138)
 LOT = (64, 70, 82)
@@ -44,18 +49,14 @@ ARROW = (255, 255, 255)
 WHEEL = (28, 30, 36)
 OUTLINE = (30, 32, 40)
 
-# (name, body RGB): hues far enough apart to tell neighbours apart on the dark lot
-PALETTE: tuple[tuple[str, tuple[int, int, int]], ...] = (
-    ("red", (214, 62, 52)),
-    ("orange", (238, 142, 36)),
-    ("yellow", (236, 204, 52)),
-    ("green", (64, 166, 86)),
-    ("teal", (34, 160, 164)),
-    ("blue", (56, 112, 214)),
-    ("purple", (140, 88, 204)),
-    ("pink", (230, 108, 172)),
-    ("brown", (156, 100, 58)),
-    ("silver", (184, 190, 200)),
+# (name, body RGB) from the shared palette: hues far enough apart to tell neighbours apart,
+# and none too dark for the dark lot
+PALETTE: tuple[tuple[str, tuple[int, int, int]], ...] = tuple(
+    (name, colour(name).rgb)
+    for name in (
+        "red", "orange", "yellow", "green", "sky blue", "blue", "purple", "pink",
+        "grey", "white",
+    )
 )
 
 _TURN = {
@@ -67,8 +68,8 @@ _TURN = {
 
 
 def layout(level: Level, area: Rect) -> GridLayout:
-    """The lot's cells inside ``area`` (room left for the curb)."""
-    return GridLayout.fit(area, level.rows, level.cols, MAX_CELL, CURB, CURB)
+    """The lot's cells inside ``area`` (room left for the curb; the shared size rule)."""
+    return GridLayout.board(area, level.rows, level.cols, CURB, CURB)
 
 
 def cell_rect(level: Level, row: int, col: int, area: Rect) -> Rect:
@@ -134,8 +135,8 @@ def truck_colours(level: Level) -> tuple[int, ...]:
 def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     """The curb, the lot and its grid of parking cells."""
     rows, cols, cell, ox, oy = key
-    draw.rectangle((0, 0, img.width, img.height), fill=BOARD_BG)
     gw, gh = cols * cell, rows * cell
+    paint_panel(draw, img.size, panel_rect(Rect(ox - CURB, oy - CURB, gw + 2 * CURB, gh + 2 * CURB)))
     draw.rounded_rectangle(
         (ox - CURB, oy - CURB, ox + gw + CURB - 1, oy + gh + CURB - 1), radius=14, fill=CURB_FILL, outline=CURB_EDGE, width=2
     )
@@ -227,6 +228,38 @@ class TruckEscapeView(StatelessUI):
         if i is None:
             return ViewOutcome()
         return ViewOutcome(move=i)
+
+    def motion_frames(
+        self, level: Level, state: State, ui: Any, move: int, result: State | None, area: Rect
+    ) -> list[list[Widget]]:
+        """The board while truck ``move`` drives out (``result`` is the board after it left)
+        or, blocked (``result`` None), rolls up to the first truck on its path and back."""
+        if not state.remaining >> move & 1:
+            return []
+        truck = level.trucks[move]
+        path = truck.path(level.rows, level.cols)
+        cell = layout(level, area).cell
+        if result is None:
+            free = next(
+                (k for k, c in enumerate(path) if (j := level.occupant.get(c)) is not None and state.remaining >> j & 1),
+                len(path),
+            )
+            reach = free * cell + cell // 6  # up to the blocker, nudging it
+            steps = [reach * k // MOTION_STEPS for k in range(1, MOTION_STEPS + 1)]
+            offsets = steps + steps[-2::-1] if len(steps) > 1 else steps
+        else:
+            reach = len(path) * cell + CURB  # to the lot's edge and onto the curb
+            offsets = [reach * k // (2 * MOTION_STEPS) for k in range(1, 2 * MOTION_STEPS + 1)]
+        board, trucks = _widget_table(level, area)
+        dr, dc = DELTAS[truck.facing]
+        still = [w for i, w in enumerate(trucks) if state.remaining >> i & 1 and i != move]
+        moving = trucks[move]
+        out = []
+        for d in offsets:
+            r = moving.rect
+            shifted = Widget(moving.id, Rect(r.x + dc * d, r.y + dr * d, r.w, r.h), moving.painter, moving.key, opaque=False)
+            out.append([board, *still, shifted])
+        return out
 
     def actions_for_move(self, level: Level, state: State, ui: Any, move: int, area: Rect) -> list:
         """One click on the truck's cab."""

@@ -249,23 +249,46 @@ def plot_lc_heatmap(data: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def plot_cumulative_lc(data: dict, path: Path) -> None:
+CUMULATIVE_HEADROOM = 1.05  # the x-axis runs this far past the last episode's end
+LC_YLIM = (-3.0, 103.0)  # lines at 0 % and 100 % stay clear of the frame
+
+
+def cumulative_lc_times(data: dict) -> tuple[list[float], float, float]:
+    """The sample times of the cumulative-LC plot, the x-axis end and the budget: the axis
+    ends a little after the last episode ended (LC no longer changes after that), never past
+    the budget; the samples are an even grid plus every win time, so each step is exact."""
+    eps = [e for a in data["agents"] for e in data["episodes"][a]]
+    budget = max((e["budget_s"] or 0.0 for e in eps), default=3600.0) or 3600.0
+    last = max((e.get("elapsed_s") or 0.0 for e in eps), default=0.0)
+    last = max([last, *(t for e in eps for t, _lv in e["win_times"])])
+    x_end = min(budget, CUMULATIVE_HEADROOM * last) if last > 0 else budget
+    grid = {x_end * k / 400 for k in range(401)}
+    wins = {t for e in eps for t, _lv in e["win_times"] if t <= x_end}
+    return sorted(grid | wins), x_end, budget
+
+
+def plot_cumulative_lc(data: dict, path: Path) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Write the plot; returns its x and y limits."""
     plt = _plt()
-    budget = max((e["budget_s"] or 0.0 for a in data["agents"] for e in data["episodes"][a]), default=3600.0) or 3600.0
-    times = [budget * k / 200 for k in range(201)]
+    times, x_end, budget = cumulative_lc_times(data)
     fig, ax = plt.subplots(figsize=(7, 4))
-    for a in data["agents"]:
-        ax.step(times, metrics.lc_over_time(data["episodes"][a], times), where="post", label=a)
-    ax.set_xlabel("elapsed time (s)")
+    styles = ("-", "--", "-.", ":")
+    for i, a in enumerate(data["agents"]):
+        ax.step(times, metrics.lc_over_time(data["episodes"][a], times), where="post", label=a,
+                linestyle=styles[i % len(styles)], linewidth=2, clip_on=False, zorder=3 + i)
+    cut = f"; axis ends at {x_end:.0f} s, the budget is {budget:.0f} s" if x_end < budget else ""
+    ax.set_xlabel(f"elapsed time (s){cut}")
     ax.set_ylabel("LC (%), game-macro")
-    ax.set_ylim(0, 100)
-    ax.set_xlim(0, budget)
+    ax.set_ylim(*LC_YLIM)
+    ax.set_xlim(0, x_end)
     ax.set_title("Cumulative level completion over elapsed time")
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
+    limits = (tuple(float(v) for v in ax.get_xlim()), tuple(float(v) for v in ax.get_ylim()))
     jsonio.write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=110, metadata={"Software": None}))
     plt.close(fig)
+    return limits  # type: ignore[return-value]
 
 
 def plot_dead_end_delays(data: dict, path: Path) -> None:

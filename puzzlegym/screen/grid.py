@@ -1,16 +1,39 @@
 """GridLayout: a board of square cells centred in an area, the one piece of grid geometry every
-grid view shares (cell size and origin, a cell's rectangle, the cell under a pixel).
+grid view shares (cell size and origin, a cell's rectangle, the cell under a pixel), and
+:func:`fit_unit`, the one size rule of every board.
 
-All arithmetic is on integers, so a layout is exact: the same area and grid size always give
-the same pixels.
+The size rule: a board is measured in its game's units (grid cells, lattice pitches, bolt
+columns) plus a frame of fixed pixels on each side (a curb, an exit marker); it is drawn at
+the largest whole number of pixels per unit that fits the board area with the panel's
+padding (:data:`~puzzlegym.screen.theme.PANEL_PAD`) around it, and never above
+:data:`~puzzlegym.screen.theme.CELL_CAP`. So every board fills the area along its limiting
+side, whatever game it is.
+
+All arithmetic is on integers (or exact fractions), so a layout is exact: the same area and
+grid size always give the same pixels.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 from puzzlegym.screen.render import Rect
+from puzzlegym.screen.theme import CELL_CAP, PANEL_PAD
+
+
+def fit_unit(
+    area: Rect, units_w: int | Fraction, units_h: int | Fraction, margin_x: int = 0, margin_y: int = 0
+) -> int:
+    """The pixels per unit of a board ``units_w`` x ``units_h`` units large with ``margin_x``
+    / ``margin_y`` pixels of frame on each side: the largest whole number that fits ``area``
+    inside the panel's padding, at most ``CELL_CAP`` (the module's size rule)."""
+    if units_w <= 0 or units_h <= 0:
+        raise ValueError(f"fit_unit: a board needs a positive size, got {units_w} x {units_h} units")
+    room_w = area.w - 2 * (PANEL_PAD + margin_x)
+    room_h = area.h - 2 * (PANEL_PAD + margin_y)
+    return max(1, min(CELL_CAP, int(Fraction(room_w) / Fraction(units_w)), int(Fraction(room_h) / Fraction(units_h))))
 
 
 @dataclass(frozen=True)
@@ -30,6 +53,14 @@ class GridLayout:
         ``margin_x``/``margin_y`` pixels kept free on each side (a frame, a curb, an exit
         marker), the grid centred in ``area``. Cached per arguments."""
         return _fit(area, rows, cols, max_cell, margin_x, margin_y)
+
+    @staticmethod
+    def board(area: Rect, rows: int, cols: int, margin_x: int = 0, margin_y: int = 0) -> GridLayout:
+        """A game's board of ``rows`` x ``cols`` cells sized by the shared rule
+        (:func:`fit_unit`), ``margin_x``/``margin_y`` pixels of the game's own frame on each
+        side, centred in ``area``."""
+        cell = fit_unit(area, cols, rows, margin_x, margin_y)
+        return _fit(area, rows, cols, cell, 0, 0)
 
     @property
     def rect(self) -> Rect:

@@ -12,6 +12,7 @@ LABELS: dict[str, dict[str, str]] = {
         "home_subtitle": "Choose a game",
         "difficulty_subtitle": "Choose a difficulty",
         "tier_progress": "{solved} / {total} solved",
+        "tier_complete": "Complete · {solved} / {total}",
         "back": "Back",
         "menu": "Menu",
         "restart": "Restart",

@@ -14,11 +14,13 @@ from puzzlegym.screen.render import Rect
 __all__ = [
     "BACK_BUTTON",
     "BANNER",
+    "BELOW_HEADER",
     "BOARD_AREA",
     "CARD_GAP",
     "CARD_H",
     "CARD_PAD",
     "CARD_W",
+    "COMPLETE_BADGE",
     "DIFFICULTY",
     "FEEDBACK",
     "HEADER",
@@ -54,6 +56,7 @@ INSTRUCTION = Rect(0, 72, 1280, 44)
 BOARD_AREA = Rect(40, 124, 1200, 686)
 FEEDBACK = Rect(0, 816, 1280, 44)
 HEADER_BUTTONS = ("menu", "restart", "undo")  # right to left
+BELOW_HEADER = Rect(0, 72, 1280, 828)  # dimmed behind the level-complete banner
 BANNER = Rect(390, 340, 500, 220)
 NEXT_BUTTON = Rect(540, 470, 200, 60)
 # home, difficulty and objective-complete screens
@@ -63,6 +66,7 @@ TIER_SEP = " · "  # between the tier names on a home card
 TIER_W, TIER_H, TIER_GAP = 420, 72, 20
 BACK_BUTTON = Rect(540, 780, 200, 56)
 MENU_BUTTON_CENTER = Rect(540, 520, 200, 60)
+COMPLETE_BADGE = Rect(600, 200, 80, 80)  # the objective-complete screen's check badge
 
 
 def card_rect(i: int) -> Rect:

@@ -1,5 +1,8 @@
 """The Game Suite's state machine: home, difficulty select, level screen, level-complete
 banner, objective-complete screen; sequential unlock and re-entry at the first unsolved level.
+Winning a level shows the banner with Next, except for the win that completes the
+difficulty, which goes straight to the objective-complete screen (the win is reported to the
+listener first, the moment the board is solved).
 
 The suite owns the screen and the board in play. It receives gestures from the input layer,
 routes those on the board to the game's view, applies moves with the game's rules, and tells
@@ -7,7 +10,10 @@ its listener (the evaluator) what happened. It exposes its clickable controls by
 (:meth:`Suite.targets`); what each screen looks like is :mod:`puzzlegym.screen.suite_view`'s
 job, where things are :mod:`puzzlegym.screen.layout`'s.
 
-Its whole state serialises to a plain document (:meth:`Suite.to_json`).
+Its whole state serialises to a plain document (:meth:`Suite.to_json`). One thing lies
+outside that state: :attr:`Suite.last_move`, the board move the last gesture tried, kept only
+so the human page (``puzzlegym play``) can draw the move's in-between frames; it never
+changes what the suite does or shows.
 """
 
 from __future__ import annotations
@@ -76,6 +82,24 @@ class Board:
         return self.game.rules.potential(self.level, self.state)
 
 
+@dataclass(frozen=True)
+class LastMove:
+    """The board move the last gesture tried, for the human page's in-between frames only:
+    the board before it (level, rules state, ui), the move, the rules' new state (None when
+    they refused it) and what the level screen showed around the board afterwards."""
+
+    game: Game
+    tier: str
+    index: int
+    level: Any
+    state: Any
+    ui: Any
+    move: Any
+    result: Any
+    feedback: str
+    undoable: bool
+
+
 LevelProvider = Callable[[str, str], list]
 
 
@@ -98,6 +122,7 @@ class Suite:
         self.progress: dict[tuple[str, str], set[int]] = {}
         self.version = 0  # bumps on every change of what the screen shows
         self.pressed: list[str] = []  # controls pressed (and acting) since the env last cleared it
+        self.last_move: LastMove | None = None  # the last gesture's board move (see module doc)
 
     # ------------------------------------------------------------------ navigation
     def _changed(self) -> None:
@@ -178,6 +203,7 @@ class Suite:
         """Apply one gesture. Returns whether it was accepted: it pressed a control or changed
         the board or its selection (a rejected move, which only changes the feedback line,
         is not accepted)."""
+        self.last_move = None
         if gesture.kind == "click":
             for name, rect in self.targets().items():
                 if rect.contains(gesture.x, gesture.y):
@@ -263,6 +289,7 @@ class Suite:
         b_ui = outcome.ui
         feedback = outcome.feedback if outcome.feedback is not None else b.feedback
         moved = False
+        before, before_ui = b.state, b.ui
         if outcome.move is not None:
             result = rules.apply(b.level, b.state, outcome.move)
             if isinstance(result, Rejected):
@@ -277,6 +304,11 @@ class Suite:
                 moved = accepted = True
         visible = accepted or feedback != b.feedback
         b.ui, b.feedback = b_ui, feedback
+        if outcome.move is not None:
+            self.last_move = LastMove(
+                b.game, b.tier, b.index, b.level, before, before_ui, outcome.move,
+                b.state if moved else None, feedback, b.undoable,
+            )
         if not visible:
             return False
         self._changed()
@@ -288,6 +320,10 @@ class Suite:
                 self.screen = LEVEL_COMPLETE
                 if self.listener:
                     self.listener.level_won(b)
+                if self.first_unsolved(b.game.name, b.tier) is None:
+                    # the difficulty's last level: its completion screen at once (no Next)
+                    self._leave_board()
+                    self.screen = OBJECTIVE_COMPLETE
         return accepted
 
     # ------------------------------------------------------------------ state document
@@ -368,6 +404,7 @@ class Suite:
             raise ValueError(f"suite: screen {screen!r} needs a board")
         self.screen, self.game, self.tier = screen, game, tier
         self.progress, self.board = progress, board
+        self.last_move = None
         self._changed()
 
     def _game(self, name: Any, where: str) -> Game:
@@ -409,6 +446,37 @@ def gesture_changes(screen: str, controls: Mapping[str, Rect], board: BoardLike 
         if screen == LEVEL:
             return _board_changes(board, gesture)
     return False
+
+
+POINTER_SHAPES = ("default", "pointer", "grab")
+PROBE_DRAG_PX = 160  # the length of the drags pointer_shape tries from a board pixel
+
+
+def pointer_shape(screen: str, controls: Mapping[str, Rect], board: BoardLike | None, x: int, y: int) -> str:
+    """The pointer's shape over pixel ``(x, y)`` (one of :data:`POINTER_SHAPES`): "pointer"
+    over a control, and on the level screen over a part of the board a click reaches (the
+    game's view answers it with a move, a selection or a feedback line); "grab" over a part a
+    drag reaches (a drag of :data:`PROBE_DRAG_PX` in any of the four directions); else
+    "default". It asks only the view, never the rules, so it tells apart what the pictures
+    show (a piece, a cell, an anchor), not which moves are legal."""
+    for rect in controls.values():
+        if rect.contains(x, y):
+            return "pointer"
+    if screen != LEVEL or board is None or not BOARD_AREA.contains(x, y):
+        return "default"
+    view = board.game.view
+
+    def answers(gesture: Gesture) -> bool:
+        outcome = view.on_gesture(board.level, board.state, board.ui, gesture, BOARD_AREA)
+        return outcome.move is not None or outcome.ui != board.ui or outcome.feedback is not None
+
+    if answers(Gesture("click", x, y)):
+        return "pointer"
+    d = PROBE_DRAG_PX
+    for swipe, (dx, dy) in (("up", (0, -d)), ("down", (0, d)), ("left", (-d, 0)), ("right", (d, 0))):
+        if answers(Gesture("drag", x + dx, y + dy, x, y, swipe)):
+            return "grab"
+    return "default"
 
 
 def _press_changes(name: str, b: BoardLike | None) -> bool:

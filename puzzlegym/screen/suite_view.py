@@ -1,21 +1,27 @@
 """What each screen of the Game Suite looks like: the suite's state as widgets, back to
 front, for the renderer (:mod:`puzzlegym.screen.render`), and the painters of the suite's
-own widgets (background, titles, header, buttons, cards, tier buttons, banner). The board
-itself is the game view's (``GameView.widgets``); the geometry is
+own widgets (background, titles, header, buttons, cards, tier buttons, banner and the dimming
+behind it). The board itself is the game view's (``GameView.widgets``); the geometry is
 :mod:`puzzlegym.screen.layout`'s.
+
+Two kinds of scene exist for the human page only (``puzzlegym play``), never for
+observations: :func:`motion_scenes`, the in-between frames of a move, and
+:func:`drag_scene`, a drag's preview.
 """
 
 from __future__ import annotations
 
-from PIL import ImageDraw
+from PIL import Image, ImageDraw
 
 from puzzlegym.screen import theme
 from puzzlegym.screen.labels import label
 from puzzlegym.screen.layout import (
     BACK_BUTTON,
     BANNER,
+    BELOW_HEADER,
     BOARD_AREA,
     CARD_PAD,
+    COMPLETE_BADGE,
     DIFFICULTY,
     FEEDBACK,
     HEADER,
@@ -41,7 +47,9 @@ from puzzlegym.screen.render import (
     wrap_text,
 )
 
-__all__ = ["suite_widgets"]
+__all__ = ["MAX_MOTION_FRAMES", "drag_scene", "motion_scenes", "suite_widgets"]
+
+MAX_MOTION_FRAMES = 12  # in-between frames of one move on the human page, at most
 
 
 def suite_widgets(suite) -> list[Widget]:
@@ -72,8 +80,10 @@ def _difficulty(suite) -> list[Widget]:
     for i, tier in enumerate(g.tiers):
         total = len(suite.levels(g.name, tier))
         solved = len(suite.solved_levels(g.name, tier))
-        progress = label("tier_progress", solved=solved, total=total)
-        out.append(Widget(f"tier:{tier}", tier_rect(i), _paint_tier, (tier, progress, solved == total)))
+        complete = solved == total
+        key = "tier_complete" if complete else "tier_progress"
+        progress = label(key, solved=solved, total=total)
+        out.append(Widget(f"tier:{tier}", tier_rect(i), _paint_tier, (tier, progress, complete)))
     out.append(_button("back", BACK_BUTTON, label("back")))
     return out
 
@@ -82,19 +92,67 @@ def _level(suite) -> list[Widget]:
     b = suite.board
     assert b is not None
     complete = suite.screen == LEVEL_COMPLETE
-    n = len(suite.levels(b.game.name, b.tier))
-    header = label("header", game=b.game.title, tier=b.tier, k=b.index + 1, n=n)
-    out = [Widget("header", Rect(0, 0, 860, 72), _paint_header, header)]
-    for name, rect in header_buttons(b.game.has_undo).items():
-        dim = (complete and name != "menu") or (name == "undo" and not b.undoable)
-        out.append(_button(name, rect, label(name), dim=dim, on=theme.HEADER))
-    out.append(_title("instruction", INSTRUCTION, b.game.instruction, theme.BODY_SIZE, muted=True))
-    out.extend(b.game.view.widgets(b.level, b.state, b.ui, BOARD_AREA))
-    out.append(_title("feedback", FEEDBACK, b.feedback, theme.BODY_SIZE))
+    board = b.game.view.widgets(b.level, b.state, b.ui, BOARD_AREA)
+    out = _level_screen(suite, b.game, b.tier, b.index, b.undoable, b.feedback, board, complete)
     if complete:
+        out.append(Widget("dim", BELOW_HEADER, _paint_dim, theme.DIM_ALPHA, opaque=False))
         out.append(Widget("banner", BANNER, _paint_banner, label("level_complete"), opaque=False))
-        out.append(_button("next", NEXT_BUTTON, label("next"), accent=True, on=theme.SUCCESS))
+        out.append(_button("next", NEXT_BUTTON, label("next"), "on_success", on=theme.SUCCESS))
     return out
+
+
+def _level_screen(
+    suite, game, tier: str, index: int, undoable: bool, feedback: str, board: list[Widget],
+    complete: bool = False,
+) -> list[Widget]:
+    """The level screen around ``board`` (the board's widgets): header, controls,
+    instruction, feedback line."""
+    n = len(suite.levels(game.name, tier))
+    header = label("header", game=game.title, tier=tier, k=index + 1, n=n)
+    out = [Widget("header", Rect(0, 0, 860, 72), _paint_header, header)]
+    for name, rect in header_buttons(game.has_undo).items():
+        disabled = (complete and name != "menu") or (name == "undo" and not undoable)
+        out.append(_button(name, rect, label(name), "disabled" if disabled else "plain", on=theme.HEADER))
+    out.append(_title("instruction", INSTRUCTION, game.instruction, theme.BODY_SIZE, muted=True))
+    out.extend(board)
+    out.append(_title("feedback", FEEDBACK, feedback, theme.BODY_SIZE))
+    return out
+
+
+def motion_scenes(suite) -> list[list[Widget]]:
+    """The level screens between the board before and after the last gesture's move
+    (:attr:`Suite.last_move <puzzlegym.screen.suite.Suite.last_move>`), at most
+    :data:`MAX_MOTION_FRAMES`, for the human page only: a truck rolling to its blocker and
+    back, a vehicle sliding, the ball rolling. Empty when the game's view draws no motion
+    (its optional ``motion_frames``) or the last gesture tried no move."""
+    rec = suite.last_move
+    if rec is None:
+        return []
+    motion = getattr(rec.game.view, "motion_frames", None)
+    if motion is None:
+        return []
+    boards = motion(rec.level, rec.state, rec.ui, rec.move, rec.result, BOARD_AREA)[:MAX_MOTION_FRAMES]
+    background = Widget("bg", SCREEN, _paint_background, (True,))
+    return [
+        [background, *_level_screen(suite, rec.game, rec.tier, rec.index, rec.undoable, rec.feedback, board)]
+        for board in boards
+    ]
+
+
+def drag_scene(suite, x0: int, y0: int, x: int, y: int) -> list[Widget] | None:
+    """The level screen while a drag that started at ``(x0, y0)`` is held at ``(x, y)``:
+    the board as the game's view previews it (a vehicle following the pointer), for the
+    human page only; None when the view previews nothing there (its optional
+    ``drag_preview``) or the screen is not a level."""
+    b = suite.board
+    if suite.screen != LEVEL or b is None or not BOARD_AREA.contains(x0, y0):
+        return None
+    preview = getattr(b.game.view, "drag_preview", None)
+    board = None if preview is None else preview(b.level, b.state, b.ui, x0, y0, x, y, BOARD_AREA)
+    if board is None:
+        return None
+    background = Widget("bg", SCREEN, _paint_background, (True,))
+    return [background, *_level_screen(suite, b.game, b.tier, b.index, b.undoable, b.feedback, board)]
 
 
 def _objective_complete(suite) -> list[Widget]:
@@ -102,9 +160,10 @@ def _objective_complete(suite) -> list[Widget]:
     assert g is not None and suite.tier is not None
     body = label("objective_complete_body", game=g.title, tier=suite.tier)
     return [
+        Widget("badge", COMPLETE_BADGE, _paint_badge, (), opaque=False),
         _title("title", Rect(0, 300, 1280, 70), label("objective_complete"), theme.TITLE_SIZE),
         _title("body", Rect(0, 390, 1280, 40), body, theme.BODY_SIZE),
-        _button("menu", MENU_BUTTON_CENTER, label("menu"), accent=True),
+        _button("menu", MENU_BUTTON_CENTER, label("menu"), "accent"),
     ]
 
 
@@ -124,12 +183,16 @@ def _title(wid: str, rect: Rect, text: str, size: int, muted: bool = False) -> W
     return Widget(wid, rect, _paint_text, (text, size, muted))
 
 
+BUTTON_STYLES = ("plain", "accent", "on_success", "disabled")
+
+
 def _button(
-    wid: str, rect: Rect, text: str, accent: bool = False, dim: bool = False,
-    on: tuple[int, int, int] = theme.BACKGROUND,
+    wid: str, rect: Rect, text: str, style: str = "plain", on: tuple[int, int, int] = theme.BACKGROUND
 ) -> Widget:
-    """A rounded button; ``on`` is the colour of what it sits on (its corners)."""
-    return Widget(wid, rect, _paint_button, (text, accent, dim, on))
+    """A rounded button in one of :data:`BUTTON_STYLES`; ``on`` is the colour of what it sits
+    on (its corners, and a disabled button's face)."""
+    assert style in BUTTON_STYLES, style
+    return Widget(wid, rect, _paint_button, (text, style, on))
 
 
 # ---------------------------------------------------------------------- painters
@@ -157,34 +220,83 @@ def _paint_header(draw: ImageDraw.ImageDraw, img, text) -> None:
 
 
 def _paint_button(draw: ImageDraw.ImageDraw, img, key) -> None:
-    text, accent, dim, on = key
-    draw.rectangle((0, 0, img.width, img.height), fill=on)
-    fill = theme.ACCENT if accent else theme.BUTTON
-    if dim:
-        fill = theme.LOCKED
-    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=theme.RADIUS, fill=fill, outline=theme.BUTTON_BORDER, width=2)
-    color = theme.ACCENT_TEXT if accent else theme.BUTTON_TEXT
-    draw_text_centered(draw, (0, 0, img.width, img.height), text, theme.BUTTON_SIZE, color, bold=True)
+    text, style, on = key
+    w, h = img.width, img.height
+    draw.rectangle((0, 0, w, h), fill=on)
+    box = (0, 0, w - 1, h - 1)
+    if style == "disabled":
+        # flat: the surface shows through, a thin outline, faint text
+        dark = sum(on) < 3 * 128
+        border = theme.DISABLED_BORDER_ON_DARK if dark else theme.DISABLED_BORDER
+        colour = theme.DISABLED_TEXT_ON_DARK if dark else theme.DISABLED_TEXT
+        draw.rounded_rectangle(box, radius=theme.RADIUS, outline=border, width=1)
+        draw_text_centered(draw, (0, 0, w, h), text, theme.BUTTON_SIZE, colour)
+        return
+    fill, border, colour = {
+        "plain": (theme.BUTTON, theme.BUTTON_BORDER, theme.BUTTON_TEXT),
+        "accent": (theme.ACCENT, theme.BUTTON_BORDER, theme.ACCENT_TEXT),
+        "on_success": (theme.SUCCESS_TEXT, theme.SUCCESS_TEXT, theme.SUCCESS),
+    }[style]
+    draw.rounded_rectangle(box, radius=theme.RADIUS, fill=fill, outline=border, width=2)
+    draw_text_centered(draw, (0, 0, w, h), text, theme.BUTTON_SIZE, colour, bold=True)
+
+
+CARD_RADIUS = 16
+CARD_STRIP = 18  # the accent strip across a home card's top
 
 
 def _paint_card(draw: ImageDraw.ImageDraw, img, key) -> None:
     title, tiers = key
-    draw.rectangle((0, 0, img.width, img.height), fill=theme.BACKGROUND)
-    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=16, fill=theme.CARD, outline=theme.CARD_BORDER, width=3)
-    draw.rectangle((3, 3, img.width - 4, 18), fill=theme.ACCENT)
-    draw_text_centered(draw, (0, 30, img.width, 130), title, theme.HEADING_SIZE + 4, theme.TEXT, bold=True)
-    lines = wrap_text(tiers, img.width - 2 * CARD_PAD, theme.SMALL_SIZE, sep=TIER_SEP)
-    draw_lines_centered(draw, (0, 130, img.width, 180), lines, theme.SMALL_SIZE, theme.MUTED_TEXT)
+    w, h = img.width, img.height
+    draw.rectangle((0, 0, w, h), fill=theme.BACKGROUND)
+    draw.rounded_rectangle((0, 0, w - 1, h - 1), radius=CARD_RADIUS, fill=theme.CARD, outline=theme.CARD_BORDER, width=3)
+    # the strip is the card's top edge itself: the card's own rounded outline, cut below the
+    # strip, so its corners follow the card's and nothing shows above it
+    strip = Image.new("L", (w, h), 0)
+    ImageDraw.Draw(strip).rounded_rectangle((0, 0, w - 1, h - 1), radius=CARD_RADIUS, fill=255)
+    strip.paste(0, (0, CARD_STRIP + 1, w, h))
+    img.paste(theme.ACCENT, (0, 0), strip)
+    draw_text_centered(draw, (0, 30, w, 130), title, theme.HEADING_SIZE + 4, theme.TEXT, bold=True)
+    lines = wrap_text(tiers, w - 2 * CARD_PAD, theme.SMALL_SIZE, sep=TIER_SEP)
+    draw_lines_centered(draw, (0, 130, w, 180), lines, theme.SMALL_SIZE, theme.MUTED_TEXT)
+
+
+TIER_BADGE = 30  # the completed tier's check badge
+
+
+def _check_badge(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int]) -> None:
+    """A green disc with a white check mark (the non-colour mark of completion)."""
+    x0, y0, x1, y1 = box
+    draw.ellipse(box, fill=theme.SUCCESS)
+    s = x1 - x0
+    pts = [(x0 + s * 0.27, y0 + s * 0.52), (x0 + s * 0.44, y0 + s * 0.69), (x0 + s * 0.74, y0 + s * 0.34)]
+    draw.line(pts, fill=theme.SUCCESS_TEXT, width=max(3, s // 9), joint="curve")
 
 
 def _paint_tier(draw: ImageDraw.ImageDraw, img, key) -> None:
     tier, progress, complete = key
-    draw.rectangle((0, 0, img.width, img.height), fill=theme.BACKGROUND)
-    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=12, fill=theme.CARD, outline=theme.SUCCESS if complete else theme.CARD_BORDER, width=3)
-    draw.text((28, img.height // 2), tier, font=font(theme.HEADING_SIZE - 2, True), fill=theme.TEXT, anchor="lm")
-    draw.text((img.width - 28, img.height // 2), progress, font=font(theme.SMALL_SIZE), fill=theme.SUCCESS if complete else theme.MUTED_TEXT, anchor="rm")
+    w, h = img.width, img.height
+    draw.rectangle((0, 0, w, h), fill=theme.BACKGROUND)
+    border = theme.SUCCESS if complete else theme.CARD_BORDER
+    draw.rounded_rectangle((0, 0, w - 1, h - 1), radius=12, fill=theme.CARD, outline=border, width=3)
+    x = 28
+    if complete:
+        top = (h - TIER_BADGE) // 2
+        _check_badge(draw, (x, top, x + TIER_BADGE, top + TIER_BADGE))
+        x += TIER_BADGE + 14
+    draw.text((x, h // 2), tier, font=font(theme.HEADING_SIZE - 2, True), fill=theme.TEXT, anchor="lm")
+    colour = theme.SUCCESS if complete else theme.MUTED_TEXT
+    draw.text((w - 28, h // 2), progress, font=font(theme.SMALL_SIZE, complete), fill=colour, anchor="rm")
+
+
+def _paint_dim(draw: ImageDraw.ImageDraw, img, alpha) -> None:
+    draw.rectangle((0, 0, img.width, img.height), fill=(*theme.OVERLAY, alpha))
 
 
 def _paint_banner(draw: ImageDraw.ImageDraw, img, text) -> None:
-    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=18, fill=theme.SUCCESS, outline=theme.OVERLAY, width=3)
+    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=18, fill=theme.SUCCESS, outline=theme.SUCCESS_TEXT, width=3)
     draw_text_centered(draw, (0, 20, img.width, 110), text, theme.HEADING_SIZE + 6, theme.SUCCESS_TEXT, bold=True)
+
+
+def _paint_badge(draw: ImageDraw.ImageDraw, img, key) -> None:
+    _check_badge(draw, (0, 0, img.width - 1, img.height - 1))

@@ -1,9 +1,9 @@
-"""The small shared theme: colours and sizes used by the suite shell and game views."""
+"""The small shared theme: the colours and sizes of the suite shell and of the board panel
+every game view draws its board on. Piece colours are :mod:`puzzlegym.screen.palette`'s."""
 
 from __future__ import annotations
 
 BACKGROUND = (244, 241, 234)
-PANEL = (255, 255, 255)
 HEADER = (38, 50, 72)
 HEADER_TEXT = (255, 255, 255)
 TEXT = (33, 37, 41)
@@ -13,12 +13,25 @@ ACCENT_TEXT = (255, 255, 255)
 BUTTON = (226, 231, 238)
 BUTTON_BORDER = (160, 170, 184)
 BUTTON_TEXT = (33, 37, 41)
-LOCKED = (200, 200, 200)
+# a disabled button is flat and faint: its face is the surface it sits on, with a thin
+# outline and muted text (a pressed-looking grey would read as "held down")
+DISABLED_BORDER_ON_DARK = (88, 100, 124)
+DISABLED_TEXT_ON_DARK = (128, 140, 162)
+DISABLED_BORDER = (200, 205, 212)
+DISABLED_TEXT = (170, 176, 184)
 SUCCESS = (46, 140, 87)
 SUCCESS_TEXT = (255, 255, 255)
 OVERLAY = (24, 32, 48)
+DIM_ALPHA = 120  # how strongly the screen behind a banner is dimmed (of 255)
 CARD = (255, 255, 255)
 CARD_BORDER = (188, 196, 208)
+
+# the panel under every game's board: one look for all six games
+BOARD_PANEL = (232, 227, 216)
+BOARD_PANEL_EDGE = (196, 188, 172)
+PANEL_PAD = 16  # the panel's padding around a board (the board's own frame included)
+PANEL_RADIUS = 16
+CELL_CAP = 128  # no board cell (grid cell, lattice pitch, bolt column) is drawn larger
 
 TITLE_SIZE = 44
 HEADING_SIZE = 28
@@ -26,33 +39,3 @@ BODY_SIZE = 20
 SMALL_SIZE = 16
 BUTTON_SIZE = 20
 RADIUS = 10
-
-# Piece colours of games that tell pieces apart by colour (nuts, colour pairs): 16 entries,
-# chosen to stay distinguishable with the common colour-vision deficiencies (Okabe-Ito hues
-# first, then light and dark variants). Views also print a letter on every piece, so no piece
-# depends on hue alone.
-PIECE_COLOURS: tuple[tuple[str, tuple[int, int, int]], ...] = (
-    ("orange", (230, 159, 0)),
-    ("sky blue", (86, 180, 233)),
-    ("green", (0, 158, 115)),
-    ("yellow", (240, 228, 66)),
-    ("blue", (0, 90, 178)),
-    ("vermilion", (213, 94, 0)),
-    ("purple", (204, 121, 167)),
-    ("black", (34, 34, 34)),
-    ("white", (250, 250, 250)),
-    ("brown", (130, 80, 35)),
-    ("grey", (150, 150, 150)),
-    ("navy", (25, 35, 105)),
-    ("pink", (255, 190, 205)),
-    ("olive", (125, 125, 20)),
-    ("teal", (0, 110, 115)),
-    ("maroon", (125, 10, 40)),
-)
-PIECE_EDGE = (40, 40, 48)
-
-
-def text_colour(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
-    """Dark or light text, whichever reads on ``rgb``."""
-    r, g, b = rgb
-    return (20, 20, 20) if 0.299 * r + 0.587 * g + 0.114 * b > 140 else (250, 250, 250)

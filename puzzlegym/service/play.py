@@ -4,6 +4,12 @@
 its real pointer and keyboard events here, the gestures they make are played as GUI actions
 (and recorded as an episode in the agents' format), and the changed screen regions go back
 as PNG.
+
+The page shown to a person is a :class:`~puzzlegym.backends.human.HumanPage`: the env's
+settled frames, plus, for the person only, a move's in-between frames and a drag's preview
+(pointer moves are never actions). A reply is ``{"frames": [...], "cursor": shape}``: the
+frames to draw in order (each a list of ``[x, y, base64 PNG]`` patches) and the pointer's
+shape (``default``, ``pointer`` or ``grab``) at the last pointer position the batch held.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 import gymnasium as gym
 
 from puzzlegym.backends.browser import page_file
+from puzzlegym.backends.human import HumanPage
 from puzzlegym.errors import PuzzleGymError, shown
 from puzzlegym.screen.input import Event, Gesture, GestureRecognizer
 from puzzlegym.screen.render import SCREEN, Rect
@@ -76,42 +83,81 @@ def parse_events(raw: Any) -> list[Event]:
     return out
 
 
+MAX_PATCHES = 8  # a frame with more changed regions is sent whole
+
+
 class PlaySession:
     """A human playing one objective in an ordinary browser, recorded as an episode."""
 
     def __init__(self, env_id: str, record_dir: str | Path, **env_kwargs: Any) -> None:
         self.env = gym.make(env_id, clock="wall", record_dir=str(record_dir), agent="human", **env_kwargs)
         self.obs, _ = self.env.reset(seed=0)
+        self.page = HumanPage(self.env)
+        self.page.full()
         self.recognizer = GestureRecognizer()
         self.lock = threading.Lock()
         self.done = False
+        self._down: tuple[int, int] | None = None  # where the pointer was pressed
+        self._pointer = (0, 0)  # the last pointer position the page reported
 
-    def full_frame(self) -> list:
+    def _patches(self, rects: list[Rect]) -> list:
+        frame = self.page.frame
+        rects = [SCREEN] if len(rects) > MAX_PATCHES else rects
+        return [[r.x, r.y, base64.b64encode(png_bytes(frame, r)).decode("ascii")] for r in rects]
+
+    def _reply(self, frames: list[list]) -> dict:
+        return {"frames": frames, "cursor": self.page.cursor(*self._pointer)}
+
+    def full_frame(self) -> dict:
         with self.lock:
-            return [[0, 0, base64.b64encode(png_bytes(self.obs)).decode("ascii")]]
+            self.page.full()
+            return self._reply([self._patches([SCREEN])])
 
-    def events(self, raw: Any) -> list:
+    def events(self, raw: Any) -> dict:
         """Play a batch of the page's events; the whole batch is validated first, so a
-        malformed event anywhere rejects the batch with nothing applied or recorded."""
+        malformed event anywhere rejects the batch with nothing applied or recorded. Pointer
+        moves only move the pointer (a held drag's preview, the pointer's shape)."""
         batch = parse_events(raw)
         with self.lock:
-            canvas = self.env.unwrapped.backend.canvas
-            dirty: list[Rect] = []
+            frames: list[list] = []  # the frames to draw, each encoded as soon as it is drawn
+
+            def shown(rects: list[Rect] | None) -> None:
+                if rects:
+                    frames.append(self._patches(rects))
+
+            preview = None  # the last pointer position of a held drag, if the batch moved it
             for event in batch:
+                if event.kind in ("pointer_down", "pointer_move", "pointer_up"):
+                    self._pointer = (event.x, event.y)
+                if event.kind == "pointer_move":
+                    if self._down is not None:
+                        preview = (event.x, event.y)
+                    continue
+                if event.kind == "pointer_down":
+                    self._down = (event.x, event.y)
+                elif event.kind == "pointer_up":
+                    self._down, preview = None, None
                 for g in self.recognizer.feed(event):
                     action = gesture_action(g)
                     if action is None or self.done:
                         continue
+                    previewed = self.page.previewing
                     try:
                         before = self.env.unwrapped.probe().version
                         self.obs, _, term, trunc, _ = self.env.step(action)
                     except PuzzleGymError:
                         continue  # e.g. a key outside the allowed set: not a game input
-                    if self.env.unwrapped.probe().version != before:
-                        dirty.extend(canvas.last_dirty)
+                    if previewed:  # the piece already follows the pointer: it settles at once
+                        shown(self.page.settled())
+                    elif self.env.unwrapped.probe().version != before:
+                        for rects in self.page.after_step():
+                            shown(rects)
                     self.done = bool(term or trunc)
-            rects = [SCREEN] if len(dirty) > 8 else dirty
-            return [[r.x, r.y, base64.b64encode(png_bytes(self.obs, r)).decode("ascii")] for r in rects]
+            if preview is not None and self._down is not None and not self.done:
+                shown(self.page.preview(*self._down, *preview))
+            elif self._down is None and self.page.previewing:
+                shown(self.page.settled())
+            return self._reply(frames)
 
     def close(self) -> None:
         self.env.close()

@@ -1,36 +1,77 @@
 // The puzzlegym page: shows the frames the renderer produces in a canvas and reports the
 // page's real pointer and keyboard events. It receives pixels only, never game state.
+//
+// For the browser backend (agents) the canvas is the 1280x900 viewport itself, at scale 1.
+// For human play (`puzzlegym play`, window.PUZZLEGYM_REMOTE) the canvas is scaled to fit the
+// window (aspect kept, centred) and pointer positions are mapped back to screen pixels; the
+// server's replies also carry the frames of a move's motion and a drag's preview, and the
+// pointer's shape (one of CURSORS).
 (function () {
   "use strict";
+  const W = 1280, H = 900;
   const canvas = document.getElementById("screen");
   const ctx = canvas.getContext("2d", { alpha: false });
   const sink = document.getElementById("sink");
+  const remote = !!window.PUZZLEGYM_REMOTE;
   const GAME_KEYS = new Set(["Enter", "Tab", "Escape", "Backspace", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"]);
+  const CURSORS = new Set(["default", "pointer", "grab"]);
+  const FRAME_MS = 30;  // between the frames of a move's motion
   let queue = [];
   let listeners = [];
+  let cursor = "default";
+  let pressed = false;
 
   function t() { return performance.now(); }
   function push(ev) {
-    queue.push(ev);
+    const last = queue[queue.length - 1];
+    if (remote && ev.kind === "pointer_move" && last && last.kind === "pointer_move") {
+      queue[queue.length - 1] = ev;  // only the latest position of a run of moves matters
+    } else {
+      queue.push(ev);
+    }
     for (const fn of listeners) fn(ev);
   }
+  // the screen pixel under a pointer event: the canvas box maps onto 1280x900 exactly
   function pos(e) {
     const r = canvas.getBoundingClientRect();
-    return [Math.round(e.clientX - r.left), Math.round(e.clientY - r.top)];
+    const x = Math.floor((e.clientX - r.left) * W / r.width);
+    const y = Math.floor((e.clientY - r.top) * H / r.height);
+    return [Math.min(W - 1, Math.max(0, x)), Math.min(H - 1, Math.max(0, y))];
+  }
+  function showCursor() {
+    canvas.style.cursor = pressed && cursor === "grab" ? "grabbing" : cursor;
+  }
+  function fit() {
+    const s = Math.min(window.innerWidth / W, window.innerHeight / H);
+    const w = W * s, h = H * s;
+    canvas.style.width = w + "px";
+    canvas.style.height = h + "px";
+    canvas.style.left = (window.innerWidth - w) / 2 + "px";
+    canvas.style.top = (window.innerHeight - h) / 2 + "px";
+  }
+  if (remote) {
+    canvas.style.position = "absolute";
+    fit();
+    window.addEventListener("resize", fit);
   }
   canvas.addEventListener("pointerdown", (e) => {
     canvas.setPointerCapture(e.pointerId);
     const [x, y] = pos(e);
+    pressed = true;
+    showCursor();
     push({ kind: "pointer_down", t: t(), x: x, y: y });
     sink.focus();
   });
   canvas.addEventListener("pointermove", (e) => {
-    if (!(e.buttons & 1) || window.PUZZLEGYM_REMOTE) return;  // only press and release matter remotely
+    // remotely the server previews held drags and shapes the pointer; moves are no actions
+    if (!(e.buttons & 1) && !remote) return;
     const [x, y] = pos(e);
     push({ kind: "pointer_move", t: t(), x: x, y: y });
   });
   canvas.addEventListener("pointerup", (e) => {
     const [x, y] = pos(e);
+    pressed = false;
+    showCursor();
     push({ kind: "pointer_up", t: t(), x: x, y: y });
   });
   window.addEventListener("keydown", (e) => {
@@ -67,19 +108,40 @@
     takeEvents: function () { const q = queue; queue = []; return q; },
   };
 
-  // Human play (`puzzlegym play`): send the events to the server, draw the regions it returns.
-  if (window.PUZZLEGYM_REMOTE) {
-    let chain = fetch("play/frame").then((r) => r.json()).then(drawPatches);
-    const flush = () => {
-      const batch = window.puzzlegym.takeEvents();
-      if (!batch.length) return;
-      chain = chain.then(() => fetch("play/events", {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(batch),
-      })).then((r) => r.json()).then(drawPatches).catch((e) => console.error(e));
-    };
-    listeners.push((ev) => { if (ev.kind !== "pointer_down" && ev.kind !== "pointer_move") flush(); });
+  // Human play: send the events to the server, draw the frames it returns, one request at a
+  // time (events that arrive meanwhile go in the next batch).
+  if (remote) {
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    async function show(reply) {
+      const frames = reply.frames;
+      for (let i = 0; i < frames.length; i++) {
+        if (i > 0) await sleep(FRAME_MS);
+        await drawPatches(frames[i]);
+      }
+      if (CURSORS.has(reply.cursor)) { cursor = reply.cursor; showCursor(); }
+    }
+    let busy = false;
+    async function send(path, batch) {
+      busy = true;
+      try {
+        const options = batch === null ? {} : {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify(batch),
+        };
+        await show(await (await fetch(path, options)).json());
+      } catch (e) {
+        console.error(e);
+      }
+      busy = false;
+      flush();
+    }
+    function flush() {
+      if (busy || !queue.length) return;
+      send("play/events", window.puzzlegym.takeEvents());
+    }
+    listeners.push(() => flush());
+    send("play/frame", null);
   }
   sink.focus();
 })();

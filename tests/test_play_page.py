@@ -1,0 +1,296 @@
+"""The human page of ``puzzlegym play`` (issue 25, part 2, items 1 and 4): a move's
+in-between frames and a drag's preview for the person only (the env's observations stay the
+settled frames, pointer moves are no actions), the pointer's shape (from what the pictures
+show, not from which moves are legal), replies that hold frames and a pointer shape only;
+and in a real Chromium at 1366x768 and 1920x1080 the page scaled to the window with the
+pointer mapped back to the exact screen pixel."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import threading
+import time
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from PIL import Image
+
+from puzzlegym import solvers
+from puzzlegym.envs.bolt_unscrew import rules as BR
+from puzzlegym.envs.bolt_unscrew import view as BV
+from puzzlegym.envs.rush_hour import rules as RR
+from puzzlegym.envs.rush_hour import view as RV
+from puzzlegym.envs.truck_escape import rules as TR
+from puzzlegym.envs.truck_escape import view as TV
+from puzzlegym.screen.layout import BOARD_AREA, FEEDBACK
+from puzzlegym.screen.suite_view import MAX_MOTION_FRAMES, motion_scenes
+from puzzlegym.service.play import PlaySession, make_play_server
+
+
+class Page:
+    """The page as the browser would draw it: the replies' patches applied in order."""
+
+    def __init__(self, session: PlaySession):
+        self.session = session
+        self.frame = np.zeros((900, 1280, 3), np.uint8)
+        self.frames: list[np.ndarray] = []  # every frame drawn, in order
+        self.t = 1000.0
+        self.draw(session.full_frame())
+
+    def draw(self, reply: dict) -> dict:
+        assert set(reply) == {"frames", "cursor"} and reply["cursor"] in ("default", "pointer", "grab")
+        json.dumps(reply)  # plain JSON
+        for patches in reply["frames"]:
+            for x, y, data in patches:
+                assert isinstance(x, int) and isinstance(y, int) and isinstance(data, str)
+                img = Image.open(io.BytesIO(base64.b64decode(data)))
+                assert img.format == "PNG" and img.mode == "RGB"
+                arr = np.asarray(img)
+                self.frame[y : y + arr.shape[0], x : x + arr.shape[1]] = arr
+            self.frames.append(self.frame.copy())
+        return reply
+
+    def send(self, *events) -> dict:
+        batch = []
+        for kind, *rest in events:
+            self.t += 40
+            ev = {"kind": kind, "t": self.t}
+            if rest:
+                ev["x"], ev["y"] = rest
+            batch.append(ev)
+        return self.draw(self.session.events(batch))
+
+    def click(self, x, y) -> dict:
+        return self.send(("pointer_down", x, y), ("pointer_up", x, y))
+
+
+@pytest.fixture
+def session(tmp_path):
+    made = []
+
+    def _make(env_id, **kwargs):
+        s = PlaySession(env_id, tmp_path / f"human{len(made)}", **kwargs)
+        made.append(s)
+        return s
+
+    yield _make
+    for s in made:
+        s.close()
+
+
+def test_a_blocked_truck_rolls_to_its_blocker_and_back_on_the_page_only(session):
+    s = session("LongPuzzle/TruckEscape-Default", start="board")
+    page = Page(s)
+    u = s.env.unwrapped
+    level, state = u.probe().board.level, u.probe().board.state
+    blocked = next(i for i in range(level.n_trucks) if not TR.can_leave(level, state, i))
+    page.frames.clear()
+    reply = page.click(*TV.click_point(level, blocked, BOARD_AREA))
+    assert u.actions == 1 and u.probe().board.feedback == TR.BLOCKED_REASON
+    n = len(reply["frames"])
+    assert 3 <= n <= MAX_MOTION_FRAMES + 1
+    # the in-between frames show the truck off its cells; the last one is the env's frame
+    assert all(not np.array_equal(f, s.obs) for f in page.frames[:-1])
+    assert np.array_equal(page.frames[-1], s.obs)
+    # it rolls along its heading up to the first truck on its path (nudging it) and back
+    truck = level.trucks[blocked]
+    path = truck.path(level.rows, level.cols)
+    gap = next(k for k, c in enumerate(path) if c in level.occupant)
+    cell = TV.layout(level, BOARD_AREA).cell
+    dr, dc = TR.DELTAS[truck.facing]
+    home = TV.truck_rect(level, blocked, BOARD_AREA)
+    offsets = []
+    for scene in motion_scenes(u.suite):
+        r = next(w.rect for w in scene if w.id == f"truck{blocked}")
+        assert (r.x - home.x) * dr == 0 and (r.y - home.y) * dc == 0  # along its heading
+        offsets.append((r.x - home.x) * dc + (r.y - home.y) * dr)
+    peak = offsets.index(max(offsets))
+    assert max(offsets) == gap * cell + cell // 6
+    assert offsets[: peak + 1] == sorted(offsets[: peak + 1]) and offsets[peak:] == sorted(offsets[peak:], reverse=True)
+    assert 0 < offsets[-1] < max(offsets)
+    # the env saw one settled frame, the same as an env that never had a page
+    plain = gym.make("LongPuzzle/TruckEscape-Default", start="board")
+    try:
+        plain.reset(seed=0)
+        obs, *_ = plain.step({"type": "click", "x": TV.click_point(level, blocked, BOARD_AREA)[0],
+                              "y": TV.click_point(level, blocked, BOARD_AREA)[1]})
+        assert np.array_equal(obs, s.obs)
+    finally:
+        plain.close()
+
+
+def test_a_whole_objective_played_through_the_page_ends_on_the_env_frame(session):
+    """Every reply of a solved objective stays bounded, and the page ends showing exactly the
+    env's frame (the objective-complete screen)."""
+    s = session("LongPuzzle/TruckEscape-Default")
+    page = Page(s)
+    u = s.env.unwrapped
+    steps = 0
+    while not s.done:
+        probe = u.probe()
+        if probe.board is not None and probe.screen == "level":
+            move = solvers.solve(probe.board.level, probe.board.state).moves[0]
+            (action,) = probe.board.actions_for_move(move)
+            x, y = action.x, action.y
+        else:
+            x, y = next(iter(probe.controls.values())).center if probe.screen != "home" else \
+                probe.controls["game:TruckEscape"].center
+        reply = page.click(x, y)
+        assert len(reply["frames"]) <= MAX_MOTION_FRAMES + 1
+        steps += 1
+        assert steps < 200
+    assert u.probe().screen == "objective_complete" and u.evaluator.success
+    assert np.array_equal(page.frame, s.obs)
+
+
+def test_a_held_drag_previews_the_vehicle_and_moves_are_no_actions(session):
+    s = session("LongPuzzle/RushHour-Easy", start="board")
+    page = Page(s)
+    u = s.env.unwrapped
+    level, state = u.probe().board.level, u.probe().board.state
+    i = next(k for k in range(len(level.vehicles)) if RR.slide_range(level, state, k)[1] > state.positions[k]
+             and level.vehicles[k].horizontal)
+    lo, hi = RR.slide_range(level, state, i)
+    cell = RV.layout(level, BOARD_AREA).cell
+    x0, y0 = RV.vehicle_rect(level, i, state.positions[i], BOARD_AREA).center
+    page.send(("pointer_down", x0, y0))
+    shown = page.send(("pointer_move", x0 + 20, y0), ("pointer_move", x0 + cell // 2, y0 + 3))
+    assert len(shown["frames"]) == 1 and shown["cursor"] == "grab"
+    assert u.actions == 0 and u.probe().board.state == state  # nothing played yet
+    assert not np.array_equal(page.frame, s.obs)
+    scene = page.session.page  # the preview follows the pointer, within the free run
+    far = page.send(("pointer_move", x0 + 5000, y0))
+    assert len(far["frames"]) == 1
+    from puzzlegym.screen.suite_view import drag_scene
+
+    moved = next(w for w in reversed(drag_scene(u.suite, x0, y0, x0 + 5000, y0)) if w.id == f"rush:v{i}")
+    home = RV.vehicle_rect(level, i, state.positions[i], BOARD_AREA)
+    assert moved.rect.x - home.x == (hi - state.positions[i]) * cell
+    assert scene.previewing
+    done = page.send(("pointer_up", x0 + cell, y0))
+    assert u.actions == 1 and u.probe().board.state.positions[i] == state.positions[i] + 1
+    assert len(done["frames"]) == 1 and np.array_equal(page.frame, s.obs)
+    # a drag let go where it started (a click): the preview is taken back
+    page.send(("pointer_down", x0 + cell, y0), ("pointer_move", x0 + cell + 40, y0))
+    page.send(("pointer_move", x0 + cell + 2, y0), ("pointer_up", x0 + cell + 2, y0))
+    assert np.array_equal(page.frame, s.obs) and not scene.previewing
+
+
+def test_the_pointer_shape_tells_pieces_apart_not_legal_moves(session):
+    s = session("LongPuzzle/BoltUnscrew-Hard", start="board")
+    page = Page(s)
+    u = s.env.unwrapped
+    level, state = u.probe().board.level, u.probe().board.state
+
+    def shape(x, y):
+        return page.send(("pointer_move", x, y))["cursor"]
+
+    pinned = next(a for a in BR.bits(state.occupied) if not BR.selectable(level, state, a))
+    pickable = next(a for a in BR.bits(state.occupied) if BR.selectable(level, state, a))
+    free = next(BR.bits(BR.available(level, state)))
+    closed = next(BR.bits(level.all_anchors & ~state.occupied & level.covered(state.remaining)))
+    for a in (pinned, pickable, free, closed):
+        assert shape(*BV.anchor_xy(level, a, BOARD_AREA)) == "pointer", a
+    plate = BV.plate_rect(level, BOARD_AREA)
+    assert shape(plate.x + 4, plate.y + 4) == "default"
+    assert shape(*u.probe().controls["menu"].center) == "pointer"
+    assert shape(5, 880) == "default"
+    assert u.actions == 0  # pointer moves are never actions
+    s2 = session("LongPuzzle/RushHour-Easy", start="board")
+    page2 = Page(s2)
+    lv, st = s2.env.unwrapped.probe().board.level, s2.env.unwrapped.probe().board.state
+    x, y = RV.vehicle_rect(lv, 0, st.positions[0], BOARD_AREA).center
+    assert page2.send(("pointer_move", x, y))["cursor"] == "grab"
+    empty = next((r, c) for r in range(lv.height) for c in range(lv.width) if RV.vehicle_at(lv, st, (r, c)) is None)
+    assert page2.send(("pointer_move", *RV.layout(lv, BOARD_AREA).center(*empty)))["cursor"] == "default"
+
+
+# ----------------------------------------------------------------------------- real Chromium
+class _Server:
+    def __init__(self, session: PlaySession):
+        self.server = make_play_server("127.0.0.1", 0, session)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _wait(condition, timeout=10.0):
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "the page did not catch up"
+        time.sleep(0.05)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("viewport", [(1366, 768), (1920, 1080)])
+def test_the_play_page_fits_the_window_and_clicks_land_on_the_screen_pixel(session, viewport):
+    from playwright.sync_api import sync_playwright
+
+    from puzzlegym.backends.browser import CHROMIUM_ARGS, chromium_path
+
+    s = session("LongPuzzle/TruckEscape-Default", start="board", level=1)
+    server = _Server(s)
+    u = s.env.unwrapped
+    vw, vh = viewport
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium_path(), args=list(CHROMIUM_ARGS))
+            page = browser.new_page(viewport={"width": vw, "height": vh})
+            page.goto(server.url + "/")
+            box = page.evaluate("(() => { const r = document.getElementById('screen').getBoundingClientRect();"
+                                " return [r.left, r.top, r.width, r.height]; })()")
+            left, top, w, h = box
+            scale = min(vw / 1280, vh / 900)
+            px = 0.1  # CSS layout rounds to 1/64 px
+            assert w == pytest.approx(1280 * scale, abs=px) and h == pytest.approx(900 * scale, abs=px)
+            assert left == pytest.approx((vw - w) / 2, abs=px) and top == pytest.approx((vh - h) / 2, abs=px)
+            level = u.probe().board.level
+            blocked = next(i for i in range(level.n_trucks) if not TR.can_leave(level, u.probe().board.state, i))
+
+            def click(x, y):
+                n = u.actions
+                page.mouse.click(left + (x + 0.5) * scale, top + (y + 0.5) * scale)
+                _wait(lambda: u.actions == n + 1)
+
+            def differences():
+                """Mean difference of the board area and the feedback line, as the page shows
+                them, from the env's frame scaled the same way."""
+                shot = np.asarray(Image.open(io.BytesIO(page.screenshot())).convert("RGB")).astype(int)
+                assert shot.shape == (vh, vw, 3)
+                want = np.asarray(Image.fromarray(s.obs).resize((round(w), round(h)), Image.Resampling.BILINEAR))
+                out = []
+                for rect in (BOARD_AREA, FEEDBACK):  # inside the window, and showing the frame
+                    x0, y0 = round(left + rect.x * scale), round(top + rect.y * scale)
+                    x1, y1 = round(left + rect.x1 * scale), round(top + rect.y1 * scale)
+                    assert 0 <= x0 < x1 <= vw and 0 <= y0 < y1 <= vh, rect
+                    ref = want[y0 - round(top) : y1 - round(top), x0 - round(left) : x1 - round(left)]
+                    out.append(float(np.abs(shot[y0:y1, x0:x1] - ref.astype(int)).mean()))
+                return out
+
+            click(*TV.click_point(level, blocked, BOARD_AREA))  # "That truck is blocked"
+            assert u.probe().board.feedback == TR.BLOCKED_REASON
+            _wait(lambda: max(differences()) < 6)  # the reply's frames are drawn
+            moves = solvers.solve(level, u.probe().board.state).moves
+            for move in moves:
+                (action,) = u.probe().board.actions_for_move(move)
+                click(action.x, action.y)
+            _wait(lambda: s.done)  # the session's reply to the winning click
+            browser.close()
+        assert u.evaluator.success and s.done
+        log = Path(s.env.unwrapped.record_path) / "log.jsonl"
+        actions = [rec["action"] for rec in map(json.loads, log.open()) if rec["kind"] == "action"]
+        want_xy = [TV.click_point(level, blocked, BOARD_AREA)]
+        state = TR.initial_state(level)
+        for move in moves:
+            want_xy.append(TV.click_point(level, move, BOARD_AREA))
+            state = TR.apply(level, state, move)
+        assert [(a["x"], a["y"]) for a in actions] == want_xy  # the exact screen pixels
+    finally:
+        server.close()
