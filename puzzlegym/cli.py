@@ -9,6 +9,43 @@ import sys
 
 from puzzlegym.errors import ConfigError, PuzzleGymError
 
+SEED_LIMIT = 2**31  # level seeds of generated levels are 0..2**31-1 (puzzlegym.splits)
+
+
+def _int_in(low: int, high: int):
+    """An argparse type: an integer ``low..high`` (argparse names the flag in its error)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected an integer {low}..{high}, got {text[:40]!r}")
+        return value
+
+    return parse
+
+
+def _split_kwargs(args: argparse.Namespace) -> dict:
+    """The env keywords of ``--levels``, ``--num-levels``, ``--start-level`` (checked together)."""
+    if args.levels == "catalogue":
+        for flag, value in (("--num-levels", args.num_levels), ("--start-level", args.start_level)):
+            if value is not None:
+                raise ConfigError(f"{flag}: only with --levels generated (the catalogue's levels are fixed)")
+        return {}
+    out = {"levels": "generated"}
+    if args.num_levels is not None:
+        out["num_levels"] = args.num_levels
+    if args.start_level is not None:
+        out["start_level"] = args.start_level
+    if (args.start_level or 0) + (args.num_levels or 0) > SEED_LIMIT:
+        raise ConfigError(
+            f"--num-levels: --start-level + --num-levels must be at most 2**31 (level seeds are "
+            f"0..{SEED_LIMIT - 1}), got {args.start_level} + {args.num_levels}"
+        )
+    return out
+
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from puzzlegym.agents.model import is_model_spec
@@ -16,6 +53,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from puzzlegym.registry import parse_env_id
 
     parse_env_id(args.env_id)
+    split = _split_kwargs(args)
     options = model_options(args)
     out = args.out or f"runs/{args.env_id.split('/')[-1]}-{args.agent.replace(':', '_').replace('/', '_')}-seed{args.seed}"
     clock = args.clock or ("wall" if is_model_spec(args.agent) else "sim")
@@ -24,6 +62,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         kwargs["level"] = args.level
     if args.budget_s is not None:
         kwargs["budget_s"] = args.budget_s
+    kwargs.update(split)
     result = run_episode(
         args.env_id,
         args.agent,
@@ -189,6 +228,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--backend", default="native", choices=["native", "browser"])
     run.add_argument("--level", type=int, default=None, help="play only level K (1-based)")
     run.add_argument("--start", default="home", choices=["home", "board"])
+    run.add_argument("--levels", default="catalogue", choices=["catalogue", "generated"],
+                     help="the catalogue (default) or generated levels of the tier (never a catalogue level)")
+    run.add_argument("--num-levels", type=_int_in(0, SEED_LIMIT), default=None, metavar="N",
+                     help="with --levels generated: level seeds start_level + i mod N (0: unbounded, the default)")
+    run.add_argument("--start-level", type=_int_in(0, SEED_LIMIT - 1), default=None, metavar="S",
+                     help="with --levels generated: the first level seed (default 0)")
     run.add_argument("--clock", default=None, choices=["sim", "wall"], help="default: wall for model agents, sim otherwise")
     run.add_argument("--budget-s", type=float, default=None)
     run.add_argument("--seed", type=int, default=0)

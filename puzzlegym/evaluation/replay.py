@@ -1,7 +1,8 @@
 """``puzzlegym replay DIR``: re-run an episode record and check that it reproduces itself.
 
-The record's manifest gives the env config and seed; its log gives every primitive action in
-order. The replay builds a fresh env with that config, resets it with the seed, performs the
+The record's manifest gives the env config and seed (and, for generated levels, the
+episode's ``first_level``); its log gives every primitive action in order. The replay builds
+a fresh env with that config, resets it with the seed (and that first level), performs the
 logged actions (grouped into the same env steps when the record has frame hashes, since a
 frame is observed once per step), records the replay to a scratch directory, and compares the
 two logs line by line: every action line (time, acceptance, screen, feedback), every evaluator
@@ -118,7 +119,9 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
             **config,
         )
         try:
-            env.reset(seed=manifest.get("seed"))
+            # a generated episode's levels: its first training level, as recorded
+            first = manifest.get("first_level")
+            env.reset(seed=manifest.get("seed"), options=None if first is None else {"first_level": first})
             if config.get("clock") == "wall":
                 env.clock = ReplayClock(times, float(config["budget_s"]))
             done = False
