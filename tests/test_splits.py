@@ -331,3 +331,33 @@ def test_hydra_env_configs_take_the_split(tmp_path):
                           f"hydra.run.dir={tmp_path / 'h2'}", "out_dir=null"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "num_levels: only with levels='generated'" in bad.stderr
+
+
+def test_levels_generate_fills_the_cache_once(tmp_path, monkeypatch, capsys):
+    from puzzlegym.levelcache import LevelCache
+
+    monkeypatch.setenv("PUZZLEGYM_CACHE", str(tmp_path / "cache"))
+    argv = ["levels", "generate", "--env-id", "LongPuzzle/MazePaint-Medium", "--num-levels", "6",
+            "--start-level", "321", "--json"]
+    assert main([*argv, "--workers", "2"]) == 0
+    first = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert (first["levels"], first["generated"], first["read"]) == (6, 6, 0)
+    assert main(argv) == 0
+    again = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert (again["levels"], again["generated"], again["read"]) == (6, 0, 6)
+    maze = get_game("MazePaint")
+    cache = LevelCache(tmp_path / "cache")
+    assert [cache.get(maze, "Medium", 321 + i) for i in range(6)] == [maze.generate("Medium", 321 + i) for i in range(6)]
+    for extra, message in ((["--num-levels", "2"], "--env-id: generate needs"),
+                           (["--env-id", MAZE_EASY], "--num-levels: generate needs"),
+                           (["--env-id", "LongPuzzle/Nope-Easy", "--num-levels", "2"], "Nope")):
+        assert main(["levels", "generate", *extra]) == 2
+        assert message in capsys.readouterr().err
+    monkeypatch.setenv("PUZZLEGYM_CACHE", "off")
+    assert main(["levels", "generate", "--env-id", MAZE_EASY, "--num-levels", "2"]) == 2
+    assert "PUZZLEGYM_CACHE is off" in capsys.readouterr().err
+    monkeypatch.setenv("PUZZLEGYM_CACHE", str(tmp_path / "small"))
+    monkeypatch.setenv("PUZZLEGYM_CACHE_MAX_MB", "1")
+    assert main(["levels", "generate", "--env-id", MAZE_EASY, "--num-levels", "1000"]) == 2
+    assert "raise PUZZLEGYM_CACHE_MAX_MB" in capsys.readouterr().err
+    assert not (tmp_path / "small").exists()  # refused before anything was written
