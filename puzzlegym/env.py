@@ -19,6 +19,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding as gymnasium_seeding
 
 from puzzlegym.actions import (
     SCREEN_HEIGHT,
@@ -316,6 +317,14 @@ class PuzzleEnv(gym.Env):
         if ckpt is not None:
             self._check_checkpoint(ckpt)
             parts = self._restored_parts(ckpt)  # validates everything; changes nothing
+        elif self.split is not None:
+            drawn = first is None
+            if drawn:  # the draw reset() will make, on a copy of the generator it will use
+                rng = gymnasium_seeding.np_random(seed)[0] if seed is not None else copy.deepcopy(self.np_random)
+                first = self.split.draw(rng)
+            # the episode's first target level, generated before anything changes (a
+            # generator that fails raises here, not half-way into the episode)
+            self.training_levels.level(first + (self.config["level"] or 1) - 1)
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
@@ -323,9 +332,9 @@ class PuzzleEnv(gym.Env):
         if parts is not None:
             self._restore(parts)
         else:
+            if self.split is not None and drawn:
+                first = self.split.draw(self.np_random)  # the same draw, now on the env's generator
             self._seed = seed
-            if self.split is not None and first is None:
-                first = self.split.draw(self.np_random)
             self._new_episode(first)
             self._now = 0.0
             self._open_record()

@@ -7,11 +7,11 @@ every level seed from ``S`` up). Defaults: ``num_levels=0``, ``start_level=0``.
 
 * **The level of a seed.** Level seed ``s`` is ``game.generate(tier, s)`` (seeded and
   solver-verified), unless that level is a catalogue level of the game (any tier, by its
-  canonical hash: :mod:`puzzlegym.levelhash`) or has more board targets than the tier's
-  largest catalogue level (so action spaces padded to the tier fit every generated level);
-  then the next candidate is ``generate(tier, s + 2**31)``, ``s + 2 * 2**31``, ... (seeds no
-  other level seed uses), at most :data:`MAX_REDRAWS` times. So the catalogue's levels are a
-  clean test set.
+  canonical hash: :mod:`puzzlegym.levelhash`), has more board targets than the tier's
+  largest catalogue level (so action spaces padded to the tier fit every generated level),
+  or the generator finds none for that seed (``RuntimeError``); then the next candidate is
+  ``generate(tier, s + 2**31)``, ``s + 2 * 2**31``, ... (seeds no other level seed uses), at
+  most :data:`MAX_REDRAWS` times. So the catalogue's levels are a clean test set.
 * **An episode's levels.** An objective of ``n`` target levels (the tier's catalogue size) is
   ``n`` consecutive training levels: each reset draws the episode's first training level
   ``j`` uniformly from ``[0, M)`` with the env's seeded generator (``env.np_random``:
@@ -19,8 +19,9 @@ every level seed from ``S`` up). Defaults: ``num_levels=0``, ``start_level=0``.
   level ``k`` (1-based) of the episode is training level ``j + k - 1``. With ``level=k`` the
   episode is that one level, so one-level episodes play training levels uniformly too.
   ``reset(options={"first_level": j})`` fixes ``j`` instead of drawing it (replays use it).
-  Levels are generated when first opened (a level never reached costs nothing), kept in
-  memory (:data:`MEMO_LEVELS` per env) and on disk (:mod:`puzzlegym.levelcache`).
+  The episode's first target level is generated at reset, before anything changes; the
+  others when first opened (a level never reached costs nothing). Levels are kept in memory
+  (:data:`MEMO_LEVELS` per env) and on disk (:mod:`puzzlegym.levelcache`).
 
 The env's config carries ``levels``, ``num_levels`` and ``start_level`` (records and
 checkpoints too) and its checkpoints the episode's ``first_level``, so a generated episode
@@ -141,12 +142,18 @@ class TrainingLevels:
         self._memo: OrderedDict[int, tuple[int, Any]] = OrderedDict()  # level seed -> (source, level)
 
     def _generate(self, seed: int):
+        """The generator's level for ``seed`` (None: the generator found none)."""
         if self.cache is not None:
             level = self.cache.get(self.game, self.tier, seed)
             if level is not None:
                 return level
-        level = self.game.generate(self.tier, seed)
         self.generated += 1
+        try:
+            level = self.game.generate(self.tier, seed)
+        except RecursionError:
+            raise
+        except RuntimeError:  # "no level found for seed ... in N attempts": take the next candidate
+            return None
         if self.cache is not None:
             self.cache.put(self.game, self.tier, seed, level)
         return level
@@ -171,12 +178,12 @@ class TrainingLevels:
         for k in range(MAX_REDRAWS):
             source = seed + k * SEED_LIMIT
             level = self._generate(source)
-            if self.accepts(level):
+            if level is not None and self.accepts(level):
                 break
         else:
             raise LevelError(
-                f"{self.game.name}-{self.tier}: level seed {seed} has no training level: its "
-                f"{MAX_REDRAWS} candidates were all catalogue levels or too large"
+                f"{self.game.name}-{self.tier}: level seed {seed} has no training level: for its "
+                f"{MAX_REDRAWS} candidates the generator found none, a catalogue level or one too large"
             )
         self._memo[seed] = (source, level)
         if len(self._memo) > MEMO_LEVELS:

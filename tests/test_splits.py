@@ -361,3 +361,47 @@ def test_levels_generate_fills_the_cache_once(tmp_path, monkeypatch, capsys):
     assert main(["levels", "generate", "--env-id", MAZE_EASY, "--num-levels", "1000"]) == 2
     assert "raise PUZZLEGYM_CACHE_MAX_MB" in capsys.readouterr().err
     assert not (tmp_path / "small").exists()  # refused before anything was written
+
+
+def test_a_seed_the_generator_finds_no_level_for_is_redrawn():
+    """The generators give up on a seed after their attempts (RuntimeError): such a seed is
+    redrawn like a catalogue level, and only when every candidate fails is it an error."""
+    import dataclasses
+
+    maze = get_game("MazePaint")
+    failing = {31, 31 + SEED_LIMIT}
+
+    def generate(tier, seed):
+        if seed in failing:
+            raise RuntimeError(f"no {tier} level found for seed {seed} in 400 attempts")
+        return maze.generate(tier, seed)
+
+    game = dataclasses.replace(maze, generate=generate)
+    training = TrainingLevels(game, "Easy", Split(3, 30), cache=None)
+    assert [training.entry(i)[0] for i in range(3)] == [30, 31 + 2 * SEED_LIMIT, 32]
+    assert training.level(1) == maze.generate("Easy", 31 + 2 * SEED_LIMIT)
+    hopeless = dataclasses.replace(maze, generate=lambda tier, seed: generate(tier, 31))
+    from puzzlegym.errors import LevelError
+
+    with pytest.raises(LevelError, match="level seed 31 has no training level"):
+        TrainingLevels(hopeless, "Easy", Split(3, 30), cache=None).level(1)
+
+
+def test_a_reset_whose_level_cannot_be_generated_changes_nothing(make_env):
+    import dataclasses
+
+    from puzzlegym.errors import LevelError
+
+    def hopeless(tier, seed):
+        raise RuntimeError(f"no {tier} level found for seed {seed} in 400 attempts")
+
+    env = make_env(MAZE_EASY, levels="generated", num_levels=5, start_level=70, level=1, start="board")
+    obs, _ = env.reset(seed=0)
+    level, episode = board(env).level, env.unwrapped.probe().episode
+    base = env.unwrapped
+    base.training_levels = TrainingLevels(dataclasses.replace(base.game, generate=hopeless), "Easy", base.split,
+                                          cache=None)
+    with pytest.raises(LevelError, match="has no training level"):
+        env.reset()
+    assert board(env).level == level and base.probe().episode == episode
+    assert np.array_equal(env.step({"type": "wait"})[0], obs)
