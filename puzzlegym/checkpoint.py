@@ -174,6 +174,7 @@ class Payload(_Strict):
     actions: Count
     seed: Annotated[int, Field(ge=0, le=2**64 - 1)] | None
     terminated: bool
+    first_level: Annotated[int, Field(ge=0, lt=2**31)] | None = None  # levels="generated" only
 
 
 def validate_payload(payload: Any) -> None:

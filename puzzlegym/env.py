@@ -19,6 +19,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding as gymnasium_seeding
 
 from puzzlegym.actions import (
     SCREEN_HEIGHT,
@@ -51,9 +52,13 @@ from puzzlegym.screen.labels import label
 from puzzlegym.screen.layout import BOARD_AREA, LEVEL
 from puzzlegym.screen.resolution import Resolution
 from puzzlegym.screen.suite import Suite
+from puzzlegym.splits import LevelSet, TrainingLevels, check_split
 from puzzlegym.version import __version__
 
 STARTS = ("home", "board")
+# the keys of PuzzleEnv.config: what shapes an episode (records and checkpoints carry it)
+CONFIG_KEYS = frozenset({"env_id", "backend", "start", "level", "clock", "budget_s", "reward",
+                         "action_cost_s", "levels", "num_levels", "start_level"})
 REWARDS = ("potential", "sparse")
 ANNOTATION_KINDS = ("intervention",)  # record lines wrappers may add (PuzzleEnv.annotate)
 
@@ -86,29 +91,6 @@ def _check_record_dir(record_dir: Any) -> str:
     return str(record_dir)
 
 
-class LevelSet:
-    """The levels of one tier: the catalogue, or procedural variants generated lazily from a
-    seed (``generate(tier, seed)``), so an objective of generated levels costs nothing until
-    a level is opened."""
-
-    def __init__(self, game, tier: str, variant_seed: int | None) -> None:
-        self.game, self.tier, self.variant_seed = game, tier, variant_seed
-        self._catalogue = game.load_catalogue(tier)
-        self._generated: dict[int, Any] = {}
-
-    def __len__(self) -> int:
-        return len(self._catalogue)
-
-    def __getitem__(self, index: int):
-        if self.variant_seed is None:
-            return self._catalogue[index]
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        if index not in self._generated:
-            self._generated[index] = self.game.generate(self.tier, self.variant_seed * 1000 + index)
-        return self._generated[index]
-
-
 class PuzzleEnv(gym.Env):
     """One objective (game, difficulty, target levels) played through GUI actions.
 
@@ -116,8 +98,11 @@ class PuzzleEnv(gym.Env):
     "board"), ``level`` (None for the whole objective, or k, 1-based, for one level),
     ``clock`` ("sim" or "wall"), ``budget_s`` (3600), ``reward`` ("potential" or "sparse"),
     ``render_mode`` (None or "rgb_array"), ``action_cost_s`` (simulated seconds per action),
-    ``levels`` ("catalogue" or "generated": procedural variants of the tier, seeded by
-    ``reset(seed=...)``), ``record_dir`` (write the episode record there, or, if it already holds one, in the first free ``<record_dir>-2``, ``-3``, ...; each reset starts a new record; ``record_path`` says where the current one is), ``agent`` (the
+    ``levels`` ("catalogue" or "generated": procedural, solver-verified levels of the tier,
+    never a catalogue level), ``num_levels`` and ``start_level`` (with "generated" only: the
+    training distribution's level seeds ``start_level + i mod num_levels``, ``num_levels=0``
+    (the default) unbounded; each reset draws the episode's levels with ``np_random``,
+    :mod:`puzzlegym.splits`), ``record_dir`` (write the episode record there, or, if it already holds one, in the first free ``<record_dir>-2``, ``-3``, ...; each reset starts a new record; ``record_path`` says where the current one is), ``agent`` (the
     agent's name, for records), ``record_frames`` (None, or ``"hash"``: the record also gets
     a ``frame`` line with the SHA-256 of every full-resolution frame, for ``puzzlegym
     replay``; off by default since hashing costs ~2 ms per step), ``render_cache_bytes``
@@ -144,6 +129,8 @@ class PuzzleEnv(gym.Env):
         render_mode: str | None = None,
         action_cost_s: float = 1.0,
         levels: str = "catalogue",
+        num_levels: int | None = None,
+        start_level: int | None = None,
         record_dir: str | None = None,
         agent: str | None = None,
         record_frames: str | None = None,
@@ -177,8 +164,7 @@ class PuzzleEnv(gym.Env):
             raise ConfigError(f"render_mode: {render_mode!r} is not supported; allowed: None, 'rgb_array'")
         if not _positive_finite(action_cost_s):
             raise ConfigError(f"action_cost_s: must be a positive, finite number of seconds, got {shown(action_cost_s)}")
-        if levels not in ("catalogue", "generated"):
-            raise ConfigError(f"levels: {levels!r} is not allowed; allowed: catalogue, generated")
+        split = check_split(levels, num_levels, start_level)
         if record_dir is not None:
             record_dir = _check_record_dir(record_dir)
         if render_cache_bytes is not None and (
@@ -200,6 +186,12 @@ class PuzzleEnv(gym.Env):
             "action_cost_s": float(action_cost_s),
             "levels": levels,
         }
+        if split is not None:  # catalogue configs stay as they were (records, checkpoints)
+            self.config.update(num_levels=split.num_levels, start_level=split.start_level)
+        self.split = split
+        # the training distribution of a generated objective (None: the catalogue)
+        self.training_levels = None if split is None else TrainingLevels(self.game, tier, split)
+        self._first_level: int | None = None  # the episode's first training level
         self.render_mode = render_mode
         self.record_dir = record_dir
         self.record_path: str | None = None  # the current episode's record directory
@@ -230,13 +222,12 @@ class PuzzleEnv(gym.Env):
         k = self.config["level"]
         return Objective(self.game.name, self.tier, tuple(range(n)) if k is None else (k - 1,))
 
-    def _episode_parts(self, seed: int | None) -> dict[str, Any]:
-        """A fresh suite, evaluator, clock and recognizer (not yet the env's)."""
-        variant = None
-        if self.config["levels"] == "generated":
-            variant = 0 if seed is None else int(seed)
+    def _episode_parts(self, first_level: int | None) -> dict[str, Any]:
+        """A fresh suite, evaluator, clock and recognizer (not yet the env's); a generated
+        objective's tier holds the training levels from ``first_level`` on."""
+        mine = (self.game.name, self.tier)
         level_sets = {
-            (g.name, t): LevelSet(g, t, variant if (g.name, t) == (self.game.name, self.tier) else None)
+            (g.name, t): LevelSet(g, t, self.training_levels, first_level) if (g.name, t) == mine else LevelSet(g, t)
             for g in games().values()
             for t in g.tiers
         }
@@ -250,9 +241,10 @@ class PuzzleEnv(gym.Env):
             "actions": 0,
         }
 
-    def _new_episode(self, seed: int | None) -> None:
-        for name, value in self._episode_parts(seed).items():
+    def _new_episode(self, first_level: int | None) -> None:
+        for name, value in self._episode_parts(first_level).items():
             setattr(self, name, value)
+        self._first_level = first_level
         self.backend.invalidate()
 
     def _start_position(self) -> None:
@@ -271,20 +263,21 @@ class PuzzleEnv(gym.Env):
         # one new record per episode: record_dir, or the first of record_dir-2, -3, ... that
         # holds none (an earlier record, of this env or another run, is never overwritten)
         self.record_path = str(unused_path(self.record_dir))
-        self.records.open(
-            self.record_path,
-            {
-                "puzzlegym_version": __version__,
-                "catalogue_sha256": catalogue_sha256([self.game.name]),
-                "env_id": self.config["env_id"],
-                "config": self.config,
-                "seed": self._seed,
-                "agent": self.agent_name,
-                "instruction": self.instruction,
-                "record_frames": self.record_frames,
-                **({"restored": restored} if restored is not None else {}),
-            },
-        )
+        manifest = {
+            "puzzlegym_version": __version__,
+            "catalogue_sha256": catalogue_sha256([self.game.name]),
+            "env_id": self.config["env_id"],
+            "config": self.config,
+            "seed": self._seed,
+            "agent": self.agent_name,
+            "instruction": self.instruction,
+            "record_frames": self.record_frames,
+        }
+        if restored is not None:
+            manifest["restored"] = restored
+        if self.split is not None:  # the episode's levels: replay passes it to reset()
+            manifest["first_level"] = self._first_level
+        self.records.open(self.record_path, manifest)
 
     def _stamp(self) -> tuple[int, float]:
         """The env's action count and the current action's time (what events carry)."""
@@ -317,20 +310,35 @@ class PuzzleEnv(gym.Env):
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         options = dict(options or {})
-        unknown = sorted(set(options) - {"checkpoint"})
+        unknown = sorted(set(options) - {"checkpoint", "first_level"})
         if unknown:
-            raise ConfigError(f"reset options: unknown option {unknown[0]!r}; allowed: 'checkpoint'")
+            raise ConfigError(f"reset options: unknown option {unknown[0]!r}; allowed: 'checkpoint', 'first_level'")
         ckpt = options.get("checkpoint")
         if ckpt is not None and not isinstance(ckpt, Checkpoint):
             raise CheckpointError(
                 f"reset options['checkpoint']: expected a puzzlegym Checkpoint, got {type(ckpt).__name__}"
             )
+        first = options.get("first_level")  # a generated episode's first training level
+        if first is not None:
+            if self.split is None:
+                raise ConfigError("reset options['first_level']: only with levels='generated'")
+            if ckpt is not None:
+                raise ConfigError("reset options: 'first_level' and 'checkpoint' do not go together")
+            first = self.split.check_first_level(first, "reset options['first_level']")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64):
             raise ConfigError(f"seed: expected None or an integer 0..2**64-1, got {shown(seed)}")
         parts = None
         if ckpt is not None:
             self._check_checkpoint(ckpt)
             parts = self._restored_parts(ckpt)  # validates everything; changes nothing
+        elif self.split is not None:
+            drawn = first is None
+            if drawn:  # the draw reset() will make, on a copy of the generator it will use
+                rng = gymnasium_seeding.np_random(seed)[0] if seed is not None else copy.deepcopy(self.np_random)
+                first = self.split.draw(rng)
+            # the episode's first target level, generated before anything changes (a
+            # generator that fails raises here, not half-way into the episode)
+            self.training_levels.level(first + (self.config["level"] or 1) - 1)
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
@@ -338,8 +346,10 @@ class PuzzleEnv(gym.Env):
         if parts is not None:
             self._restore(parts, ckpt)
         else:
+            if self.split is not None and drawn:
+                first = self.split.draw(self.np_random)  # the same draw, now on the env's generator
             self._seed = seed
-            self._new_episode(seed)
+            self._new_episode(first)
             self._now = 0.0
             self._open_record()
             self._start_position()
@@ -555,6 +565,8 @@ class PuzzleEnv(gym.Env):
             "seed": self._seed,
             "terminated": self._terminated,
         }
+        if self.split is not None:
+            payload["first_level"] = self._first_level
         digest = catalogue_sha256([self.game.name])
         return Checkpoint(copy.deepcopy(self.config), copy.deepcopy(payload), digest, __version__)
 
@@ -587,7 +599,17 @@ class PuzzleEnv(gym.Env):
             raise CheckpointError(
                 f"checkpoint payload.clock.kind: {p['clock']['kind']!r} does not fit this env's clock {self.config['clock']!r}"
             )
-        parts = self._episode_parts(p["seed"])
+        first = p.get("first_level")
+        if self.split is None and first is not None:
+            raise CheckpointError("checkpoint payload.first_level: a catalogue episode has none")
+        if self.split is not None:
+            if first is None:
+                raise CheckpointError("checkpoint payload.first_level: a generated episode needs its first training level")
+            try:
+                first = self.split.check_first_level(first, "checkpoint payload.first_level")
+            except ConfigError as exc:
+                raise CheckpointError(str(exc)) from None
+        parts = self._episode_parts(first)
         try:
             parts["suite"].load_json(p["suite"])
             parts["evaluator"].load_json(p["evaluator"])
@@ -599,7 +621,9 @@ class PuzzleEnv(gym.Env):
             raise CheckpointError(f"checkpoint payload is invalid: {str(exc)[:400]}") from None
         except RecursionError:
             raise CheckpointError("checkpoint payload: nested too deeply") from None
-        parts.update(steps=p["steps"], actions=p["actions"], _terminated=p["terminated"], _seed=p["seed"])
+        parts.update(
+            steps=p["steps"], actions=p["actions"], _terminated=p["terminated"], _seed=p["seed"], _first_level=first
+        )
         return parts
 
     def _restore(self, parts: dict[str, Any], ckpt: Checkpoint) -> None:

@@ -1,3 +1,4 @@
+import os
 import threading
 from contextlib import contextmanager
 
@@ -7,6 +8,19 @@ import pytest
 
 import puzzlegym  # noqa: F401  (registers the ids)
 from puzzlegym.registry import env_ids
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _level_cache(tmp_path_factory):
+    """Generated levels are cached in a directory of this test run (examples run as
+    subprocesses inherit it), never in the user's cache."""
+    old = os.environ.get("PUZZLEGYM_CACHE")
+    os.environ["PUZZLEGYM_CACHE"] = str(tmp_path_factory.mktemp("level-cache"))
+    yield
+    if old is None:
+        os.environ.pop("PUZZLEGYM_CACHE", None)
+    else:
+        os.environ["PUZZLEGYM_CACHE"] = old
 
 
 @pytest.fixture

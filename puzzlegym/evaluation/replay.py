@@ -1,7 +1,8 @@
 """``puzzlegym replay DIR``: re-run an episode record and check that it reproduces itself.
 
-The record's manifest gives the env config and seed; its log gives every primitive action in
-order. The replay builds a fresh env with that config, resets it with the seed, performs the
+The record's manifest gives the env config and seed (and, for generated levels, the
+episode's ``first_level``); its log gives every primitive action in order. The replay builds
+a fresh env with that config, resets it with the seed (and that first level), performs the
 logged actions (grouped into the same env steps when the record has frame hashes, since a
 frame is observed once per step), records the replay to a scratch directory, and compares the
 two logs line by line: every action line (time, acceptance, screen, feedback), every evaluator
@@ -64,7 +65,6 @@ class ReplayClock:
 
 
 # the env settings a manifest's config holds (PuzzleEnv.config)
-CONFIG_KEYS = {"env_id", "backend", "start", "level", "clock", "budget_s", "reward", "action_cost_s", "levels"}
 
 
 def _steps(log: list[dict]) -> list[list[dict]]:
@@ -101,7 +101,7 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
     ``steps``, ``lines_compared``, ``snapshots`` and ``frames`` checked, ``finished`` (the
     record has a final result), ``torn_tail`` (lines after the last complete action of an
     unfinished record, not compared) and ``mismatch`` (the first difference, or None)."""
-    from puzzlegym.env import PuzzleEnv
+    from puzzlegym.env import CONFIG_KEYS, PuzzleEnv
     from puzzlegym.registry import catalogue_sha256, parse_env_id
 
     d = Path(directory)
@@ -137,7 +137,9 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
             **config,
         )
         try:
-            env.reset(seed=manifest.get("seed"))
+            # a generated episode's levels: its first training level, as recorded
+            first = manifest.get("first_level")
+            env.reset(seed=manifest.get("seed"), options=None if first is None else {"first_level": first})
             if config.get("clock") == "wall":
                 env.clock = ReplayClock(times, float(config["budget_s"]))
             recorded = iter(actions[0] if len(actions) == 1 else {"type": "batch", "actions": actions} for actions in steps)

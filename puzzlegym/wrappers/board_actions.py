@@ -16,8 +16,9 @@ from gymnasium import spaces
 
 from puzzlegym.actions import Action, Click, Wait, to_dict
 from puzzlegym.errors import ActionError, ConfigError, PuzzleGymError
-from puzzlegym.probe import BOARD_AREA, LEVEL
+from puzzlegym.probe import LEVEL
 from puzzlegym.screen.input import GestureRecognizer, action_events
+from puzzlegym.splits import level_targets, tier_targets
 
 __all__ = ["BUTTONS", "BoardActions"]
 
@@ -34,8 +35,9 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     ``buttons[j]``.
 
     ``K`` is the largest number of board targets over the objective's levels (levels with
-    fewer are padded with targets that do not exist); ``max_targets`` sets it by hand (needed
-    only when ``levels="generated"`` produces levels with more targets than the catalogue).
+    fewer are padded with targets that do not exist; for ``levels="generated"``, over the
+    tier's catalogue levels, which no generated level exceeds); ``max_targets`` sets it
+    higher by hand.
     ``buttons`` (default: every entry of :data:`BUTTONS` the game has) are clicks on the
     suite's controls: ``"game"`` and ``"tier"`` are the objective's card on the home screen
     and its difficulty button.
@@ -97,18 +99,17 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         return button
 
     def _objective_targets(self) -> int:
-        """The most board targets of a level of the env's objective (catalogue levels)."""
+        """The most board targets of a level of the env's objective: its catalogue levels,
+        or for generated levels the tier's most (no generated level has more:
+        :mod:`puzzlegym.splits`)."""
         base = self._base
         game = base.game
         levels = game.load_catalogue(base.tier)
         k = base.config["level"]
-        if k is not None:
-            levels = [levels[k - 1]]
-        most = 0
-        for level in levels:
-            state = game.rules.initial_state(level)
-            ui = game.view.initial_ui(level, state)
-            most = max(most, len(game.view.board_targets(level, state, ui, BOARD_AREA)))
+        if base.config["levels"] == "generated":
+            most = tier_targets(game, base.tier)
+        else:
+            most = max(level_targets(game, level) for level in (levels if k is None else [levels[k - 1]]))
         if most == 0:
             raise ConfigError(f"BoardActions: {game.name} has no board targets (GameView.board_targets)")
         return most
