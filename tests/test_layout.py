@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("screen", ["puzzlegym.screen", "puzzlegym.screen.input", "puzzlegym.screen.render",
                 "puzzlegym.screen.resolution", "puzzlegym.screen.theme", "puzzlegym.screen.labels",
                 "puzzlegym.screen.clock", "puzzlegym.screen.grid", "puzzlegym.screen.layout"]),
-    ("protocol", ["puzzlegym.game", "puzzlegym.catalogue", "puzzlegym.screen.suite",
+    ("protocol", ["puzzlegym.game", "puzzlegym.planes", "puzzlegym.catalogue", "puzzlegym.screen.suite",
                   "puzzlegym.screen.suite_view"]),
     ("games", ["puzzlegym.envs", "puzzlegym.envs.*", "puzzlegym.solvers", "puzzlegym.solvers.*"]),
     ("registry", ["puzzlegym.registry"]),
