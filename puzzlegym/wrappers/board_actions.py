@@ -44,8 +44,9 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     button not on this screen) performs a ``wait``: time passes and nothing else happens.
     :meth:`action_masks` marks the indices that would change the screen, the board or its
     selection (asked of the env's probe, which changes nothing: ``Probe.would_change``),
-    in the form sb3-contrib's ``MaskablePPO`` reads; when nothing would change anything, every
-    index is marked valid, so a masked policy can still act.
+    in the form sb3-contrib's ``MaskablePPO`` reads; when nothing would change anything (and
+    before the first ``reset()``), every index is marked valid, so a masked policy can still
+    act.
     """
 
     def __init__(
@@ -171,8 +172,12 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
 
     def action_masks(self) -> np.ndarray:
         """A bool array over the indices: True where the action would change the screen, the
-        board or its selection (all True when none would)."""
-        probe = self._probe()
+        board or its selection (all True when none would, and before the first ``reset()``:
+        vector envs may ask before they reset)."""
+        try:
+            probe = self._base.probe()
+        except PuzzleGymError:  # no episode yet
+            return np.ones(self.action_space.n, dtype=bool)
         mask = np.zeros(self.action_space.n, dtype=bool)
         for i, action in enumerate(self.targets(probe)):
             if action is not None:
