@@ -24,6 +24,7 @@ from puzzlegym.screen.render import Canvas
 from puzzlegym.wrappers import (
     BoardActions,
     BoardObservation,
+    DiscreteGUIActions,
     LowResObservation,
     check_sb3_env,
     make_sb3_env,
@@ -450,6 +451,12 @@ def test_observation_modes_that_do_not_fit_are_refused_naming_what_fits(make_env
         BoardObservation(cartpole)
     with pytest.raises(ConfigError, match=r"BoardActions: wraps puzzlegym envs only .*CartPoleEnv"):
         BoardActions(cartpole)
+    with pytest.raises(ConfigError, match=r"DiscreteGUIActions: maps indices to puzzlegym GUI actions.*Discrete\(2\)"):
+        DiscreteGUIActions(cartpole)
+    with pytest.raises(ConfigError, match=r"BoardActions: performs puzzlegym GUI actions.*in place of DiscreteGUIActions"):
+        BoardActions(DiscreteGUIActions(make_env()))
+    with pytest.raises(ConfigError, match=r"DiscreteGUIActions: maps indices.*Discrete"):
+        DiscreteGUIActions(BoardActions(make_env()))
     with pytest.raises(ConfigError, match="apply BoardObservation first.*in place of LowResObservation"):
         BoardObservation(LowResObservation(make_env()))
     with pytest.raises(ConfigError, match="must be the full 1280x900 screen"):

@@ -14,7 +14,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from puzzlegym.actions import Action, Click, Wait, to_dict
+from puzzlegym.actions import Action, Click, GUIActionSpace, Wait, to_dict
 from puzzlegym.errors import ActionError, ConfigError, PuzzleGymError
 from puzzlegym.probe import BOARD_AREA, LEVEL
 from puzzlegym.screen.input import GestureRecognizer, action_events
@@ -62,7 +62,15 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         base = env.unwrapped
         game = getattr(base, "game", None)
         if game is None or not hasattr(base, "probe"):
-            raise ConfigError(f"BoardActions: wraps puzzlegym envs only, got {type(base).__name__}")
+            raise ConfigError(
+                f"BoardActions: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got "
+                f"{type(base).__name__}; other envs keep their own action space"
+            )
+        if not isinstance(env.action_space, GUIActionSpace):
+            raise ConfigError(
+                f"BoardActions: performs puzzlegym GUI actions, but the wrapped env acts with "
+                f"{env.action_space}; apply it in place of DiscreteGUIActions, not over it"
+            )
         self._base = base
         if buttons is None:
             buttons = tuple(b for b in BUTTONS if b != "undo" or game.has_undo)
