@@ -485,3 +485,20 @@ def test_a_larger_board_shape_pads_and_a_level_too_large_is_named():
     big = game.load_catalogue("Hard")[0]
     with pytest.raises(ValueError, match=rf"level {big.id!r} needs \d+ planes of \d+x\d+, more than"):
         game.planes.encode(big, game.rules.initial_state(big), None, game.planes.shape(game.load_catalogue("Easy")))
+
+
+def test_agent_facing_surfaces_never_reach_the_symbolic_board():
+    """The agents, the HTTP services, the page, the evaluation tools and the lab neither
+    import the board encoders nor switch an env's frames off: what they hand an agent stays
+    pixels, public info and text."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "puzzlegym"
+    surfaces = [*root.glob("agents/*.py"), *root.glob("service/*.py"), *root.glob("backends/page/*"),
+                *root.glob("evaluation/*.py"), *root.glob("lab/*.py"), root / "wrappers" / "blackbox.py",
+                root / "wrappers" / "text.py"]
+    assert len(surfaces) > 30
+    for path in surfaces:
+        text = path.read_text(encoding="utf-8")
+        for word in ("BoardObservation", "board_observation", "planes", "set_observation", "observation=\"board\""):
+            assert word not in text, f"{path.relative_to(root)} mentions {word}"
