@@ -4,6 +4,7 @@ rendering at a step, the checkers, and the errors that guide."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import warnings
@@ -16,7 +17,7 @@ from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puzzlegym.errors import ConfigError
+from puzzlegym.errors import ConfigError, PuzzleGymError
 from puzzlegym.probe import BOARD_AREA, LEVEL, SCREENS
 from puzzlegym.registry import env_ids, games, parse_env_id
 from puzzlegym.screen.input import GestureRecognizer, action_events
@@ -481,6 +482,15 @@ def test_a_larger_board_shape_pads_and_a_level_too_large_is_named():
     assert obs.shape == (25, 9, 10) and not obs[:20, 7:, :].any() and not obs[:20, :, 7:].any()
     assert obs[20 + SCREENS.index(LEVEL)].all()  # the screen planes are constant
     env.close()
+    small = BoardObservation(gym.make("LongPuzzle/MazePaint-Easy", start="board"))
+    small.reset(seed=0)
+    probe = small.unwrapped.probe()
+    big_board = GAMES["MazePaint"].load_catalogue("Hard")[-1]
+    larger = dataclasses.replace(probe, board=dataclasses.replace(probe.board, level=big_board,
+                                                                  state=GAMES["MazePaint"].rules.initial_state(big_board)))
+    with pytest.raises(PuzzleGymError, match=r"needs 4 planes of 1\dx1\d.*make_sb3_env\(board_shape="):
+        small.encode(larger)
+    small.close()
     game = GAMES["ColorConnect"]
     big = game.load_catalogue("Hard")[0]
     with pytest.raises(ValueError, match=rf"level {big.id!r} needs \d+ planes of \d+x\d+, more than"):

@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH
-from puzzlegym.errors import ConfigError
+from puzzlegym.errors import ConfigError, PuzzleGymError
 from puzzlegym.probe import LEVEL, LEVEL_COMPLETE, SCREENS
 
 __all__ = ["BOARD_SCREENS", "BoardObservation"]
@@ -104,7 +104,13 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         out = np.zeros(self.observation_space.shape, dtype=np.uint8)
         board = probe.board
         if board is not None and probe.screen in BOARD_SCREENS and board.game is self.game and board.tier == self.tier:
-            out[: self._screen0] = self.game.planes.encode(board.level, board.state, board.ui, self.board_shape)
+            try:
+                out[: self._screen0] = self.game.planes.encode(board.level, board.state, board.ui, self.board_shape)
+            except ValueError as exc:  # a generated level larger than the catalogue's
+                raise PuzzleGymError(
+                    f"BoardObservation: {exc}: BoardObservation(shape=(C, H, W)) or "
+                    "make_sb3_env(board_shape=(C, H, W)) sizes it for larger levels"
+                ) from None
             if self.game.has_undo and board.undoable and probe.screen == LEVEL:
                 out[-1] = 1
         out[self._screen0 + SCREENS.index(probe.screen)] = 1
