@@ -35,25 +35,26 @@ from puzzlegym.wrappers.board_observation import BOARD_SCREENS
 ALL_IDS = env_ids()
 GAMES = games()
 
-# (C, H, W) of every objective: the game's planes padded to the tier's largest board, then
-# the five screen planes (and Nut and Bolt's undoable plane)
+# (game planes, level bits, C, H, W) of every objective: the game's planes padded to the
+# tier's largest board, the five screen planes, the level index in binary (as many bits as the
+# catalogue needs) and Nut and Bolt's undoable plane
 SHAPES = {
-    "LongPuzzle/BoltUnscrew-Easy": (14, 5, 6),
-    "LongPuzzle/BoltUnscrew-Hard": (15, 6, 9),
-    "LongPuzzle/RushHour-Easy": (13, 6, 6),
-    "LongPuzzle/RushHour-Medium": (13, 6, 6),
-    "LongPuzzle/RushHour-Hard": (13, 6, 6),
-    "LongPuzzle/NutAndBolt-Easy": (13, 4, 6),
-    "LongPuzzle/NutAndBolt-Medium": (16, 4, 9),
-    "LongPuzzle/NutAndBolt-Hard": (20, 6, 13),
-    "LongPuzzle/NutAndBolt-Extreme": (23, 5, 16),
-    "LongPuzzle/NutAndBolt-Nightmare": (18, 8, 11),
-    "LongPuzzle/TruckEscape-Default": (12, 10, 10),
-    "LongPuzzle/MazePaint-Easy": (9, 8, 8),
-    "LongPuzzle/MazePaint-Medium": (9, 10, 10),
-    "LongPuzzle/MazePaint-Hard": (9, 12, 12),
-    "LongPuzzle/ColorConnect-Easy": (19, 7, 7),
-    "LongPuzzle/ColorConnect-Hard": (26, 12, 12),
+    "LongPuzzle/BoltUnscrew-Easy": (9, 3, 17, 5, 6),
+    "LongPuzzle/BoltUnscrew-Hard": (10, 3, 18, 6, 9),
+    "LongPuzzle/RushHour-Easy": (8, 4, 17, 6, 6),
+    "LongPuzzle/RushHour-Medium": (8, 4, 17, 6, 6),
+    "LongPuzzle/RushHour-Hard": (8, 4, 17, 6, 6),
+    "LongPuzzle/NutAndBolt-Easy": (7, 2, 15, 4, 6),
+    "LongPuzzle/NutAndBolt-Medium": (10, 2, 18, 4, 9),
+    "LongPuzzle/NutAndBolt-Hard": (14, 2, 22, 6, 13),
+    "LongPuzzle/NutAndBolt-Extreme": (17, 2, 25, 5, 16),
+    "LongPuzzle/NutAndBolt-Nightmare": (12, 1, 19, 8, 11),
+    "LongPuzzle/TruckEscape-Default": (7, 3, 15, 10, 10),
+    "LongPuzzle/MazePaint-Easy": (4, 4, 13, 8, 8),
+    "LongPuzzle/MazePaint-Medium": (4, 4, 13, 10, 10),
+    "LongPuzzle/MazePaint-Hard": (4, 4, 13, 12, 12),
+    "LongPuzzle/ColorConnect-Easy": (14, 4, 23, 7, 7),
+    "LongPuzzle/ColorConnect-Hard": (21, 4, 30, 12, 12),
 }
 
 
@@ -235,11 +236,16 @@ def test_board_observation_shape_names_and_the_checkers(env_id):
 
     env = make_sb3_env(env_id, observation="board", actions="board", budget_s=40)
     try:
-        assert env.observation_space == gym.spaces.Box(0, 1, SHAPES[env_id], np.uint8)
+        own, bits, *shape = SHAPES[env_id]
+        assert env.observation_space == gym.spaces.Box(0, 1, tuple(shape), np.uint8)
         board = env.env.env.env  # BoardActions > NumpyInfo > BlackBox > BoardObservation
         assert isinstance(board, BoardObservation)
-        assert len(board.names) == SHAPES[env_id][0] and len(set(board.names)) == len(board.names)
-        assert board.names[-5:] == tuple(f"screen:{s}" for s in SCREENS) or board.names[-1] == "undoable"
+        game, tier = parse_env_id(env_id)
+        assert 2 ** bits >= len(game.load_catalogue(tier)) > 2 ** (bits - 1) or bits == 1
+        assert board.names == (game.planes.names(board.board_shape) + tuple(f"screen:{s}" for s in SCREENS)
+                               + tuple(f"level_bit{k}" for k in range(bits))
+                               + (("undoable",) if game.has_undo else ()))
+        assert len(board.names) == shape[0] == own + 5 + bits + game.has_undo
         assert [w.name for w in env.spec.additional_wrappers] == [
             "BoardObservation", "BlackBox", "NumpyInfo", "BoardActions"]
         with warnings.catch_warnings():
@@ -251,6 +257,27 @@ def test_board_observation_shape_names_and_the_checkers(env_id):
         check_sb3_env(env, policy="MlpPolicy")
     finally:
         env.close()
+
+
+def test_two_levels_sharing_a_board_differ_by_their_level_bits():
+    """Two Nut and Bolt levels of one capacity and bolt count (as generated levels can be):
+    one arrangement of nuts is a board of both, and only the level bits (the header's
+    number) tell them apart."""
+    from puzzlegym.envs.nut_and_bolt import rules as R
+
+    env = BoardObservation(gym.make("LongPuzzle/NutAndBolt-Easy", start="board"))
+    env.reset(seed=0)
+    probe = env.unwrapped.probe()
+    one = GAMES["NutAndBolt"].load_catalogue("Easy")[0]
+    two = R.Level.from_json({**one.to_json(), "id": "other", "bolts": [list(b) for b in reversed(one.bolts)]})
+    state = R.initial_state(one)
+    assert R.state_from_json(two, R.state_to_json(one, state)) == state  # a board of both levels
+    a = env.encode(dataclasses.replace(probe, board=dataclasses.replace(probe.board, index=0, level=one, state=state)))
+    b = env.encode(dataclasses.replace(probe, board=dataclasses.replace(probe.board, index=1, level=two, state=state)))
+    bit0 = env.names.index("level_bit0")
+    assert np.array_equal(a[:bit0], b[:bit0]) and not a[bit0].any() and b[bit0].all()
+    assert not np.array_equal(a, b)
+    env.close()
 
 
 def test_catalogue_levels_give_distinct_first_boards():
@@ -479,7 +506,7 @@ def test_observation_modes_that_do_not_fit_are_refused_naming_what_fits(make_env
 def test_a_larger_board_shape_pads_and_a_level_too_large_is_named():
     env = make_sb3_env("LongPuzzle/ColorConnect-Easy", observation="board", board_shape=(20, 9, 10), start="board")
     obs, _ = env.reset(seed=0)
-    assert obs.shape == (25, 9, 10) and not obs[:20, 7:, :].any() and not obs[:20, :, 7:].any()
+    assert obs.shape == (29, 9, 10) and not obs[:20, 7:, :].any() and not obs[:20, :, 7:].any()
     assert obs[20 + SCREENS.index(LEVEL)].all()  # the screen planes are constant
     env.close()
     small = BoardObservation(gym.make("LongPuzzle/MazePaint-Easy", start="board"))

@@ -32,8 +32,12 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     they hold the board while the screen shows one of the objective's tier (the level screen
     and the level-complete banner) and are 0 elsewhere. Then one plane per suite screen
     (``screen:home``, ``screen:difficulty``, ``screen:level``, ``screen:level_complete``,
-    ``screen:objective_complete``: all ones on the screen shown) and, for games with Undo,
-    ``undoable`` (all ones when the level screen's Undo would undo a move). :attr:`names` names every plane.
+    ``screen:objective_complete``: all ones on the screen shown), the index of the board's
+    level in binary (``level_bit0``, ``level_bit1``, ...: all ones where the bit is set; as
+    many as the tier's catalogue needs, 0 off the board's screens; two levels can share a
+    board, a Nut and Bolt arrangement say, and the header tells them apart) and, for games
+    with Undo, ``undoable`` (all ones when the level screen's Undo would undo a move).
+    :attr:`names` names every plane.
 
     Two different boards (level, rules state, interaction state: a selected screw, a lifted
     stack, the path being drawn) never give the same tensor, and a restored checkpoint gives
@@ -90,11 +94,15 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
                 )
             need = shape
         self.board_shape = need
-        extra = list(SCREENS) + (["undoable"] if game.has_undo else [])
-        self.names: tuple[str, ...] = game.planes.names(need) + tuple(
-            name if name == "undoable" else f"screen:{name}" for name in extra
+        self.level_bits = max(1, (len(game.load_catalogue(base.tier)) - 1).bit_length())
+        self.names: tuple[str, ...] = (
+            game.planes.names(need)
+            + tuple(f"screen:{name}" for name in SCREENS)
+            + tuple(f"level_bit{k}" for k in range(self.level_bits))
+            + (("undoable",) if game.has_undo else ())
         )
         self._screen0 = need[0]  # the first screen plane
+        self._bit0 = need[0] + len(SCREENS)  # the first level bit
         self.observation_space = spaces.Box(0, 1, (len(self.names), need[1], need[2]), np.uint8)
         base.set_observation("none")
         self._base = base
@@ -111,6 +119,14 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
                     f"BoardObservation: {exc}: BoardObservation(shape=(C, H, W)) or "
                     "make_sb3_env(board_shape=(C, H, W)) sizes it for larger levels"
                 ) from None
+            if board.index >> self.level_bits:
+                raise PuzzleGymError(
+                    f"BoardObservation: level {board.number} needs more than the {self.level_bits} "
+                    "level bits the tier's catalogue sized"
+                )
+            for k in range(self.level_bits):
+                if board.index >> k & 1:
+                    out[self._bit0 + k] = 1
             if self.game.has_undo and board.undoable and probe.screen == LEVEL:
                 out[-1] = 1
         out[self._screen0 + SCREENS.index(probe.screen)] = 1
