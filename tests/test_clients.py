@@ -197,7 +197,7 @@ def test_torchrl_gym_wrapper_passes_its_checks_and_reads_the_info_numbers(observ
     assert rollout["next", "elapsed_s"].tolist() == [float(s) for s in steps]
     assert rollout["next", "budget_s"].tolist() == [20.0] * 12
     assert str(rollout["next", "accepted"].dtype) == "torch.bool" and str(rollout["next", "step"].dtype) == "torch.int64"
-    shape = (84, 84, 3) if observation == "pixels" else (9, 8, 8)
+    shape = (84, 84, 3) if observation == "pixels" else (13, 8, 8)
     assert tuple(rollout["next", "pixels" if observation == "pixels" else "observation"].shape) == (12, *shape)
     env.close()
 

@@ -258,7 +258,7 @@ def test_train_ppo_on_the_symbolic_board_picks_mlp_policy(tmp_path):
         "agent.hyperparameters.n_epochs=1", cwd=tmp_path, timeout=600,
     )
     result = last_json(proc.stdout)
-    assert result["policy"] == "MlpPolicy" and result["observation_shape"] == [9, 8, 8]
+    assert result["policy"] == "MlpPolicy" and result["observation_shape"] == [13, 8, 8]
     assert result["make_kwargs"]["observation"] == "board" and result["actions"] == 4
     assert result["trained"]["episodes"] == 3
     bad = run("train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra2'}", f"out_dir={tmp_path / 'ppo2'}",
