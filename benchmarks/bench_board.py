@@ -36,6 +36,7 @@ import gymnasium as gym
 import numpy as np
 
 import puzzlegym  # noqa: F401  (registers the ids)
+from puzzlegym.evaluation.bench import timed_steps
 from puzzlegym.registry import env_ids
 from puzzlegym.wrappers import BoardActions, BoardObservation, LowResObservation, make_sb3_env
 
@@ -79,18 +80,8 @@ def plan(env_id: str, steps: int, seed: int = 0) -> list[int | None]:
 
 def replay(env, actions, seed: int = 0) -> float:
     """Steps per second inside ``step`` replaying ``actions``."""
-    env.reset(seed=seed)
-    clock = time.perf_counter
-    n, spent = 0, 0.0
-    for i in actions:
-        if i is None:
-            env.reset(seed=seed)
-            continue
-        t0 = clock()
-        env.step(i)
-        spent += clock() - t0
-        n += 1
-    return n / spent
+    latencies = timed_steps(env, actions, seed)
+    return len(latencies) / sum(latencies)
 
 
 def step_rates(env_id: str, steps: int, rounds: int) -> dict:
