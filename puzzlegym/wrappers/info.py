@@ -7,7 +7,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-__all__ = ["NUMERIC_INFO_KEYS", "NumpyInfo", "torchrl_info_reader"]
+__all__ = ["NUMERIC_INFO_KEYS", "InfoWrapper", "NumpyInfo", "torchrl_info_reader"]
 
 # the public info keys that hold numbers, and the numpy type each becomes
 NUMERIC_INFO_KEYS: dict[str, type] = {
@@ -19,7 +19,23 @@ NUMERIC_INFO_KEYS: dict[str, type] = {
 }
 
 
-class NumpyInfo(gym.Wrapper, gym.utils.RecordConstructorArgs):
+class InfoWrapper(gym.Wrapper):
+    """A wrapper that changes only the infos of ``reset`` and ``step`` (:meth:`info` maps
+    one info to a new dict); observations, rewards and flags pass unchanged."""
+
+    def info(self, info: dict) -> dict:
+        raise NotImplementedError
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        return obs, self.info(info)
+
+    def step(self, action: Any):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return obs, reward, terminated, truncated, self.info(info)
+
+
+class NumpyInfo(InfoWrapper, gym.utils.RecordConstructorArgs):
     """The public numbers of ``reset`` and ``step`` infos (:data:`NUMERIC_INFO_KEYS`: the
     step and action counts, the elapsed time and the budget, whether the step was accepted)
     as numpy scalars of one type each; every other key (text: the screen, the feedback line,
@@ -36,22 +52,13 @@ class NumpyInfo(gym.Wrapper, gym.utils.RecordConstructorArgs):
         gym.utils.RecordConstructorArgs.__init__(self)
         super().__init__(env)
 
-    @staticmethod
-    def typed(info: dict) -> dict:
+    def info(self, info: dict) -> dict:
         """``info`` with its numbers as numpy scalars (a new dict)."""
         out = dict(info)
         for key, kind in NUMERIC_INFO_KEYS.items():
             if key in out:
                 out[key] = kind(out[key])
         return out
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        obs, info = self.env.reset(seed=seed, options=options)
-        return obs, self.typed(info)
-
-    def step(self, action: Any):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        return obs, reward, terminated, truncated, self.typed(info)
 
 
 def torchrl_info_reader():
