@@ -8,6 +8,7 @@ clock and the input recognizer live here; the backend moves events and pixels.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import math
 import os
@@ -59,6 +60,7 @@ STARTS = ("home", "board")
 # the keys of PuzzleEnv.config: what shapes an episode (records and checkpoints carry it)
 CONFIG_KEYS = frozenset({"env_id", "backend", "start", "level", "clock", "budget_s", "reward",
                          "action_cost_s", "levels", "num_levels", "start_level"})
+OBSERVATIONS = ("pixels", "none")  # set_observation: frames, or none painted at all
 REWARDS = ("potential", "sparse")
 ANNOTATION_KINDS = ("intervention",)  # record lines wrappers may add (PuzzleEnv.annotate)
 
@@ -91,6 +93,11 @@ def _check_record_dir(record_dir: Any) -> str:
     return str(record_dir)
 
 
+def _level_set(level_sets: dict, game: str, tier: str) -> LevelSet:
+    """The suite's ``levels(game, tier)`` (a module function under a partial: envs pickle)."""
+    return level_sets[(game, tier)]
+
+
 class PuzzleEnv(gym.Env):
     """One objective (game, difficulty, target levels) played through GUI actions.
 
@@ -112,6 +119,12 @@ class PuzzleEnv(gym.Env):
     Observations are the 1280×900 screen unless :meth:`set_resolution` picked a reduced
     resolution (``puzzlegym.wrappers.LowResObservation`` does): then the renderer composites
     the observation directly at that size and ``render()`` still returns the full screen.
+    :meth:`set_observation` ``("none")`` turns frames off altogether
+    (``puzzlegym.wrappers.BoardObservation`` does: it observes the board through the probe):
+    steps paint nothing, and ``render()`` or :meth:`screenshot` paint the screen when asked.
+
+    Envs pickle and deep-copy (before and after ``reset``; not while writing a record or on the
+    browser backend); a copy plays on exactly as the original would.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -212,6 +225,7 @@ class PuzzleEnv(gym.Env):
         self.bus.subscribe(self.records)
         self._now = 0.0  # the time of the action in progress (every event carries it)
         self._frame: np.ndarray | None = None
+        self._observation = "pixels"  # set_observation
         self._done = True
         self._seed: int | None = None
         self._episode = 0  # resets so far (restores included): probes tell screens apart by it
@@ -234,7 +248,7 @@ class PuzzleEnv(gym.Env):
         evaluator = Evaluator(self._objective(), publish=self.bus.publish, stamp=self._stamp)
         return {
             "evaluator": evaluator,
-            "suite": Suite(games(), lambda g, t: level_sets[(g, t)], evaluator),
+            "suite": Suite(games(), functools.partial(_level_set, level_sets), evaluator),
             "clock": make_clock(self.config["clock"], self.config["action_cost_s"]),
             "recognizer": GestureRecognizer(),
             "steps": 0,
@@ -356,7 +370,7 @@ class PuzzleEnv(gym.Env):
             self._terminated = False
         self._done = self._terminated
         self._phi = self.evaluator.progress(self.suite.board)
-        self._frame = self.backend.observe(self.suite)
+        self._frame = self._observe()
         self._record_frame()
         return self._frame, self._info(accepted=True)
 
@@ -403,7 +417,7 @@ class PuzzleEnv(gym.Env):
         else:
             reward = float(int(phi) - int(self._phi))
         self._phi = phi
-        self._frame = self.backend.observe(self.suite)
+        self._frame = self._observe()
         self._record_frame()
         info = self._info(accepted=accepted)
         if self._done:
@@ -432,7 +446,56 @@ class PuzzleEnv(gym.Env):
         self._done = True
         self._end({"terminated": False, "truncated": False, "ended": str(reason)})
 
-    # ------------------------------------------------------------------ resolution
+    # ------------------------------------------------------------------ observations
+    def _observe(self) -> np.ndarray:
+        if self._observation == "none":
+            return np.zeros((0,), dtype=np.uint8)
+        return self.backend.observe(self.suite)
+
+    @property
+    def observation(self) -> str:
+        """What observations are: ``"pixels"`` (frames at :attr:`resolution`) or ``"none"``."""
+        return self._observation
+
+    def set_observation(self, kind: str) -> None:
+        """``"none"``: paint no frames from now on; observations are an empty ``uint8`` array
+        (``observation_space`` ``Box(0, 255, (0,))``), for wrappers that observe the board
+        through the probe (``puzzlegym.wrappers.BoardObservation``). ``render()``,
+        :meth:`screenshot` and frame hashes still paint the full screen, byte-identical,
+        when asked. ``"pixels"``: frames again, at :attr:`resolution`. The in-process backend
+        only (the browser backend's observation is the page's screenshot)."""
+        if kind not in OBSERVATIONS:
+            raise ConfigError(f"observation: {shown(kind)} is not allowed; allowed: {', '.join(OBSERVATIONS)}")
+        if kind == "none" and self.config["backend"] != "native":
+            raise ConfigError(
+                f"observation: 'none' (no frames) needs backend='native'; this env uses "
+                f"{self.config['backend']!r}, whose observations are the page's screenshots "
+                "(allowed there: 'pixels')"
+            )
+        self._observation = kind
+        self.observation_space = self._observation_space()
+        if self.suite is not None:
+            self._frame = self._observe()
+
+    def _observation_space(self) -> spaces.Box:
+        shape = (0,) if self._observation == "none" else self.resolution.shape
+        return spaces.Box(0, 255, shape, np.uint8)
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict:
+        # rebuilt on load, not stored: the observation space (Gymnasium's Box holds bounds
+        # the size of a frame) and the current frame (the copy's canvas paints it again,
+        # byte-identical); the backend keeps no frame or image cache either
+        state = self.__dict__.copy()
+        del state["observation_space"]
+        state["_frame"] = self._frame is not None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.observation_space = self._observation_space()
+        self._frame = self._observe() if state["_frame"] else None
+
     @property
     def resolution(self) -> Resolution:
         """The resolution observations are rendered at (the full screen by default)."""
@@ -444,6 +507,9 @@ class PuzzleEnv(gym.Env):
         size; ``render()`` and frame hashes keep using the full screen."""
         if not isinstance(resolution, Resolution):
             raise ConfigError(f"resolution: expected a puzzlegym Resolution, got {type(resolution).__name__}")
+        if self._observation == "none":
+            raise ConfigError("resolution: observations are off (set_observation('none')); "
+                              "call set_observation('pixels') first")
         if not hasattr(self.backend, "set_resolution"):
             if resolution.is_full:
                 return
@@ -453,7 +519,7 @@ class PuzzleEnv(gym.Env):
                 "puzzlegym.wrappers.DownscaleObservation instead"
             )
         self.backend.set_resolution(resolution)
-        self.observation_space = spaces.Box(0, 255, resolution.shape, np.uint8)
+        self.observation_space = self._observation_space()
         if self.suite is not None:
             self._frame = self.backend.observe(self.suite)
 
@@ -462,7 +528,7 @@ class PuzzleEnv(gym.Env):
         observations use."""
         if self._frame is None:
             raise PuzzleGymError("screenshot() before reset()")
-        if self.resolution.is_full:
+        if self._observation == "pixels" and self.resolution.is_full:
             return self._frame
         return self.backend.screenshot(self.suite)
 

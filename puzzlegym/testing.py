@@ -84,7 +84,7 @@ def _check_fields(game: Game) -> None:
     if not game.rule_card.strip() or not game.instruction.strip() or not game.title.strip():
         _fail(game, "rule_card/instruction/title", "must not be empty")
     if game.dead_end is None:
-        _fail(game, "dead_end", "no certificate (games from the registry get the exact certifier)")
+        _fail(game, "dead_end", "no certificate (puzzlegym.envs.game gives a game its exact certifier)")
 
 
 def _check_level(game: Game, where: str, level: Any) -> None:

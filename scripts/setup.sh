@@ -29,9 +29,10 @@ if [ "${1:-}" = "dev" ]; then
     fi
   fi
   # The CPU build of torch for Stable-Baselines3, first (a plain 'torch' would pull a CUDA
-  # build); then the extras the tests need: rl (SB3, sb3-contrib) and distributed (Ray).
+  # build); then the extras the tests need: rl (SB3, sb3-contrib), distributed (Ray) and
+  # torchrl (TorchRL, whose 0.14 takes the torch installed here, so torch is never changed).
   $PIP install -q 'torch==2.13.0' 2>/dev/null || $PIP install -q 'torch>=2.3,<2.14'
-  $PIP install -q -e '.[dev,rl,openai,sat,distributed]'
+  $PIP install -q -e '.[dev,rl,openai,sat,distributed,torchrl]'
 else
   $PIP install -q -e .
 fi

@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, list[str]]] = [
                 "puzzlegym.screen.resolution", "puzzlegym.screen.theme", "puzzlegym.screen.palette",
                 "puzzlegym.screen.labels", "puzzlegym.screen.clock", "puzzlegym.screen.grid",
                 "puzzlegym.screen.panel", "puzzlegym.screen.layout"]),
-    ("protocol", ["puzzlegym.game", "puzzlegym.catalogue", "puzzlegym.screen.suite",
+    ("protocol", ["puzzlegym.game", "puzzlegym.planes", "puzzlegym.catalogue", "puzzlegym.screen.suite",
                   "puzzlegym.screen.suite_view", "puzzlegym.levelhash", "puzzlegym.levelcache",
                   "puzzlegym.splits"]),
     ("games", ["puzzlegym.envs", "puzzlegym.envs.*", "puzzlegym.solvers", "puzzlegym.solvers.*"]),

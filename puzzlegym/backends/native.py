@@ -40,6 +40,18 @@ class FrameBuffer:
         self.canvas.release()
         self._version = -1
 
+    def __getstate__(self) -> dict:
+        # a pickle or copy holds the canvas's resolution, not its frame and widget image
+        # cache (megabytes): the copy draws its next frame in full, byte-identical
+        state = self.__dict__.copy()
+        state["canvas"] = self.canvas.resolution
+        state["_version"] = -1
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.canvas = Canvas(state["canvas"], cache_bytes=self.cache_bytes)
+
 
 class NativeBackend(FrameBuffer):
     """Observations at ``resolution`` (the full screen unless :meth:`set_resolution` chose a

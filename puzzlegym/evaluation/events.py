@@ -16,6 +16,7 @@ back, so a record's log is the episode's event stream.
 
 from __future__ import annotations
 
+import copyreg
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from types import MappingProxyType
@@ -45,6 +46,21 @@ __all__ = [
     "freeze",
     "thaw",
 ]
+
+
+def read_only(items: dict) -> MappingProxyType:
+    """A read-only mapping of ``items`` (how a pickled one loads)."""
+    return MappingProxyType(items)
+
+
+def _reduce_read_only(mapping: MappingProxyType) -> tuple:
+    return (read_only, (dict(mapping),))
+
+
+# Read-only mappings (every frozen payload, the outcome's, a probe's controls) pickle and
+# deep-copy as read-only mappings of the same items (the standard library refuses them), so
+# envs, evaluators and probes can be pickled and copied.
+copyreg.pickle(MappingProxyType, _reduce_read_only)
 
 
 def freeze(value: Any) -> Any:

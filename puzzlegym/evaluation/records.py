@@ -124,6 +124,12 @@ class EpisodeRecorder:
         if not self._log.closed:
             self._log.close()
 
+    def __reduce__(self):
+        raise TypeError(
+            f"an env writing an episode record ({self.dir}) cannot be pickled or copied: two "
+            "envs would write one record; copy an env made without record_dir"
+        )
+
 
 class RecordWriter:
     """The episode record as a subscriber of the env's events: each event becomes a line of
@@ -180,6 +186,12 @@ class AgentLog:
     def close(self) -> None:
         if not self._log.closed:
             self._log.close()
+
+    def __reduce__(self):
+        raise TypeError(
+            f"an env writing an episode record ({self.dir}) cannot be pickled or copied: two "
+            "envs would write one record; copy an env made without record_dir"
+        )
 
 
 class Log(list):

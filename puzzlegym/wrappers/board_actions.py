@@ -14,7 +14,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from puzzlegym.actions import Action, Click, Wait, to_dict
+from puzzlegym.actions import Action, Click, GUIActionSpace, Wait, to_dict
 from puzzlegym.errors import ActionError, ConfigError, PuzzleGymError
 from puzzlegym.probe import LEVEL
 from puzzlegym.screen.input import GestureRecognizer, action_events
@@ -46,8 +46,9 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     button not on this screen) performs a ``wait``: time passes and nothing else happens.
     :meth:`action_masks` marks the indices that would change the screen, the board or its
     selection (asked of the env's probe, which changes nothing: ``Probe.would_change``),
-    in the form sb3-contrib's ``MaskablePPO`` reads; when nothing would change anything, every
-    index is marked valid, so a masked policy can still act.
+    in the form sb3-contrib's ``MaskablePPO`` reads; when nothing would change anything (and
+    before the first ``reset()``), every index is marked valid, so a masked policy can still
+    act.
     """
 
     def __init__(
@@ -63,7 +64,15 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         base = env.unwrapped
         game = getattr(base, "game", None)
         if game is None or not hasattr(base, "probe"):
-            raise ConfigError(f"BoardActions: wraps puzzlegym envs only, got {type(base).__name__}")
+            raise ConfigError(
+                f"BoardActions: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got "
+                f"{type(base).__name__}; other envs keep their own action space"
+            )
+        if not isinstance(env.action_space, GUIActionSpace):
+            raise ConfigError(
+                f"BoardActions: performs puzzlegym GUI actions, but the wrapped env acts with "
+                f"{env.action_space}; apply it in place of DiscreteGUIActions, not over it"
+            )
         self._base = base
         if buttons is None:
             buttons = tuple(b for b in BUTTONS if b != "undo" or game.has_undo)
@@ -172,8 +181,12 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
 
     def action_masks(self) -> np.ndarray:
         """A bool array over the indices: True where the action would change the screen, the
-        board or its selection (all True when none would)."""
-        probe = self._probe()
+        board or its selection (all True when none would, and before the first ``reset()``:
+        vector envs may ask before they reset)."""
+        try:
+            probe = self._base.probe()
+        except PuzzleGymError:  # no episode yet
+            return np.ones(self.action_space.n, dtype=bool)
         mask = np.zeros(self.action_space.n, dtype=bool)
         for i, action in enumerate(self.targets(probe)):
             if action is not None:
