@@ -229,6 +229,7 @@ class PuzzleEnv(gym.Env):
         self._done = True
         self._seed: int | None = None
         self._episode = 0  # resets so far (restores included): probes tell screens apart by it
+        self._probe_cache: tuple[tuple, Probe] | None = None
 
     # ------------------------------------------------------------------ episode set-up
     def _objective(self) -> Objective:
@@ -489,6 +490,7 @@ class PuzzleEnv(gym.Env):
         state = self.__dict__.copy()
         del state["observation_space"]
         state["_frame"] = self._frame is not None
+        state["_probe_cache"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -546,7 +548,7 @@ class PuzzleEnv(gym.Env):
         suite, ev = self.suite, self.evaluator
         board = suite.board
         on_target = board is not None and ev.is_target(board)
-        last = ev.snapshots[-1] if ev.snapshots else None
+        last = ev.last_snapshot
         return {
             # public: what the player could know
             "step": self.steps,
@@ -567,7 +569,7 @@ class PuzzleEnv(gym.Env):
                 "lc": ev.lc,
                 "fgp": ev.fgp,
                 "success": ev.success,
-                "dead_end": last["dead_end"] if last else None,
+                "dead_end": last.dead_end if last else None,
                 "mismatch": ev.mismatch,
             },
         }
@@ -581,13 +583,18 @@ class PuzzleEnv(gym.Env):
         if self.suite is None:
             raise PuzzleGymError("probe() before reset()")
         suite, ev = self.suite, self.evaluator
+        # a probe is a value of these: one per moment, however many readers ask for it
+        key = (self._episode, suite.version, self.actions, self.steps)
+        cached = self._probe_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
         b = suite.board
         board = None
         if b is not None:
             board = BoardProbe(
                 b.game, b.tier, b.index, b.level, b.state, b.ui, len(b.history), b.feedback, ev.is_target(b)
             )
-        return Probe(
+        probe = Probe(
             env_id=self.config["env_id"],
             objective=ev.objective,
             screen=suite.screen,
@@ -606,8 +613,10 @@ class PuzzleEnv(gym.Env):
             lc=ev.lc,
             fgp=ev.fgp,
             progress=self._phi,
-            _snapshot=ev.snapshots[-1] if ev.snapshots else None,
+            _snapshot=ev.last_snapshot,
         )
+        self._probe_cache = (key, probe)
+        return probe
 
     def summary(self) -> dict:
         """The evaluator's summary of the episode so far (what the record's result holds:
