@@ -12,7 +12,7 @@ from puzzlegym.errors import ConfigError
 from puzzlegym.wrappers.action import DiscreteGUIActions
 from puzzlegym.wrappers.blackbox import BlackBox
 from puzzlegym.wrappers.board_actions import BoardActions
-from puzzlegym.wrappers.lowres import FITS, LowResObservation, resolution_for
+from puzzlegym.wrappers.lowres import FITS, VIEWS, LowResObservation, resolution_for
 from puzzlegym.wrappers.observation import DownscaleObservation
 
 __all__ = ["ACTIONS", "MAX_CNN_PARAMETERS", "check_sb3_env", "make_sb3_env", "nature_cnn_parameters"]
@@ -93,6 +93,7 @@ def make_sb3_env(
     scale=None,
     max_targets: int | None = None,
     force: bool = False,
+    view: str = "screen",
     **env_kwargs: Any,
 ) -> gym.Env:
     """``gym.make(env_id, **env_kwargs)`` ready for SB3's ``CnnPolicy``: observations
@@ -104,7 +105,9 @@ def make_sb3_env(
     (:class:`DiscreteGUIActions`), ``actions="board"`` the level's board targets plus the
     suite's ``buttons`` (:class:`BoardActions`, with ``action_masks()`` for
     ``MaskablePPO``; ``max_targets`` as there). A uniform ``scale`` (e.g. ``"1/16"``:
-    56×80) replaces ``size``.
+    56×80) replaces ``size``. ``view="board"`` observes through the training view (the
+    board's panel alone, in the training style: :class:`LowResObservation`; the native
+    backend only).
 
     Sizes whose NatureCNN would exceed :data:`MAX_CNN_PARAMETERS` are refused unless
     ``force=True`` (NatureCNN needs at least 36×36). ``env_kwargs`` go to ``gym.make``
@@ -113,8 +116,10 @@ def make_sb3_env(
         raise ConfigError(f"actions: {actions!r} is not allowed; allowed: {', '.join(ACTIONS)}")
     if fit not in FITS:
         raise ConfigError(f"fit: {fit!r} is not allowed; allowed: {', '.join(FITS)}")
+    if view not in VIEWS:
+        raise ConfigError(f"view: {view!r} is not allowed; allowed: {', '.join(VIEWS)}")
     if scale is not None:
-        res = resolution_for(None, scale, grayscale)
+        res = resolution_for(None, scale, grayscale, view=view)
         height, width = res.height, res.width
         size = None
     else:
@@ -127,7 +132,13 @@ def make_sb3_env(
     env = gym.make(env_id, **env_kwargs)
     try:
         if env.unwrapped.config["backend"] == "native":
-            env = LowResObservation(env, size=size, grayscale=grayscale, scale=scale, fit=fit)
+            env = LowResObservation(env, size=size, grayscale=grayscale, scale=scale, fit=fit, view=view)
+        elif view == "board":
+            raise ConfigError(
+                f"view: 'board' (the training view) is rendered in process and needs backend='native'; "
+                f"this env uses {env.unwrapped.config['backend']!r}, whose screenshots can only be "
+                "resized (view='screen')"
+            )
         else:
             env = DownscaleObservation(env, size=(height, width), grayscale=grayscale)
         env = BlackBox(env)
