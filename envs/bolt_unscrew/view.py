@@ -24,7 +24,7 @@ are one flat near-white surface, a free anchor a near-black disc, a closed ancho
 near-white of the plate, every board a flat face at its layer's training luma (48, 92, 164,
 204 from the bottom layer up) with a near-black outline, a screw that can be picked white and
 one held down mid-grey (128), both with a near-black rim; the selected screw is covered by a
-near-black disc twice its size with a white centre.
+near-black disc reaching 15 pixels beyond it all round, with a white centre.
 
 Interaction state (``ui``): the selected screw's anchor, or None. Click a selectable screw to
 select it (a ring shows the selection), click it again to deselect, click another selectable
@@ -261,7 +261,8 @@ def _paint_training_anchor(draw: ImageDraw.ImageDraw, img, key) -> None:
     w, _ = img.size
     c = (w - 1) / 2
     rr = r + (4 if free else 2)
-    draw.ellipse((c - rr, c - rr, c + rr, c + rr), fill=(*(TRAINING_DARK if free else TRAINING_LIGHT), 255))
+    fill = TRAINING_DARK if free else TRAINING_LIGHT
+    draw.ellipse((c - rr, c - rr, c + rr, c + rr), fill=(*fill, 255))
 
 
 def _paint_training_board(draw: ImageDraw.ImageDraw, img, key) -> None:
@@ -294,17 +295,17 @@ def _paint_training_screw(draw: ImageDraw.ImageDraw, img, key) -> None:
     c = (w - 1) / 2
     draw.ellipse((c - r, c - r, c + r, c + r), fill=(*TRAINING_DARK, 255))
     ri = r - max(2, r / 4)
-    draw.ellipse((c - ri, c - ri, c + ri, c + ri), fill=(*(TRAINING_HELD if held else TRAINING_SCREW), 255))
+    fill = TRAINING_HELD if held else TRAINING_SCREW
+    draw.ellipse((c - ri, c - ri, c + ri, c + ri), fill=(*fill, 255))
 
 
 def _paint_training_ring(draw: ImageDraw.ImageDraw, img, key) -> None:
-    """The selection: a near-black disc over the screw, twice its size, with a white
-    centre."""
-    (r,) = key
+    """The selection: a near-black disc over the screw as large as the ring's widget (the
+    screw's radius and 15 pixels), with a white centre."""
     w, _ = img.size
     c = (w - 1) / 2
-    draw.ellipse((c - r - 3, c - r - 3, c + r + 3, c + r + 3), fill=(*TRAINING_DARK, 255))
-    ri = (r + 3) * 0.4
+    draw.ellipse((0, 0, w - 1, w - 1), fill=(*TRAINING_DARK, 255))
+    ri = w * 0.16
     draw.ellipse((c - ri, c - ri, c + ri, c + ri), fill=(*TRAINING_SCREW, 255))
 
 
@@ -375,7 +376,9 @@ class BoltUnscrewView(SelectionUI):
     def panel(self, level: Level, area: Rect) -> Rect:
         return panel_rect(plate_rect(level, area))
 
-    def widgets(self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE) -> list[Widget]:
+    def widgets(
+        self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE
+    ) -> list[Widget]:
         plate, boards, anchors, screws, rings, layers = _tables(level, area, style)
         rem, occ = state.remaining, state.occupied
         holed = level.holed_boards
