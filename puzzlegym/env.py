@@ -445,7 +445,8 @@ class PuzzleEnv(gym.Env):
         size; ``render()`` and frame hashes keep using the full screen."""
         if not isinstance(resolution, (Resolution, TrainingView)):
             raise ConfigError(
-                f"resolution: expected a puzzlegym Resolution or TrainingView, got {type(resolution).__name__}"
+                "resolution: expected a puzzlegym Resolution or TrainingView, got "
+                f"{type(resolution).__name__}"
             )
         if not hasattr(self.backend, "set_resolution"):
             if resolution.is_full:

@@ -64,7 +64,9 @@ class GameView(Protocol):
 
     def initial_ui(self, level: Any, state: Any) -> Any: ...
 
-    def widgets(self, level: Any, state: Any, ui: Any, area: Rect, style: str = "screen") -> list[Widget]:
+    def widgets(
+        self, level: Any, state: Any, ui: Any, area: Rect, style: str = "screen"
+    ) -> list[Widget]:
         """The board as widgets inside ``area`` (screen coordinates), back to front, painted
         in ``style`` (``puzzlegym.screen.palette.STYLES``: ``"screen"``, or ``"training"``
         for the training view: palette colours as their training twins, and cues such as a

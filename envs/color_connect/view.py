@@ -315,7 +315,9 @@ class ColorConnectView(ResetUI):
     def panel(self, level: Level, area: Rect) -> Rect:
         return panel_rect(board_rect(level, area))
 
-    def widgets(self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE) -> list[Widget]:
+    def widgets(
+        self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE
+    ) -> list[Widget]:
         board, cells = _widget_table(level, area, style)
         paint_cell = _PAINTERS[style][1]
         keys: dict[int, tuple] = {}
@@ -348,7 +350,8 @@ class ColorConnectView(ResetUI):
                     ring = "start"
                 elif index == drawing[-1]:
                     ring = "head"
-            out.append(Widget(f"cell{index}", rect, paint_cell, (colour, sides, active, o >= 0, ring)))
+            key = (colour, sides, active, o >= 0, ring)
+            out.append(Widget(f"cell{index}", rect, paint_cell, key))
         return out
 
 
@@ -397,7 +400,9 @@ def click(level: Level, state: State, ui: Drawing | None, index: int) -> ViewOut
 
 
 @lru_cache(maxsize=256)
-def _widget_table(level: Level, area: Rect, style: str) -> tuple[Widget, tuple[tuple[int, Rect], ...]]:
+def _widget_table(
+    level: Level, area: Rect, style: str
+) -> tuple[Widget, tuple[tuple[int, Rect], ...]]:
     """The board widget and the rectangle of every cell that is not blocked, built once per
     level, area and style."""
     grid = layout(level, area)

@@ -89,7 +89,8 @@ def _paint_training_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     """The training style's board: the frame and every wall one near-black block (the floor
     cells are widgets of their own)."""
     grid, cell, ox, oy = key
-    framed = Rect(ox - FRAME, oy - FRAME, cell * len(grid[0]) + 2 * FRAME, cell * len(grid) + 2 * FRAME)
+    gw, gh = cell * len(grid[0]), cell * len(grid)
+    framed = Rect(ox - FRAME, oy - FRAME, gw + 2 * FRAME, gh + 2 * FRAME)
     paint_panel(draw, img.size, panel_rect(framed), TRAINING_STYLE)
     draw.rectangle((framed.x, framed.y, framed.x1 - 1, framed.y1 - 1), fill=TRAINING_DARK)
 
@@ -102,7 +103,10 @@ def _paint_training_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
     draw.rectangle((0, 0, w, h), fill=PAINT_COLOUR.training if painted else TRAINING_LIGHT)
     if ball:
         m = max(2, w // 8)
-        draw.ellipse((m, m, w - 1 - m, h - 1 - m), fill=BALL_COLOUR.training, outline=TRAINING_DARK, width=max(2, w // 8))
+        draw.ellipse(
+            (m, m, w - 1 - m, h - 1 - m), fill=BALL_COLOUR.training, outline=TRAINING_DARK,
+            width=max(2, w // 8),
+        )
 
 
 _PAINTERS = {  # (board, cell) painters per style
@@ -114,7 +118,9 @@ _PAINTERS = {  # (board, cell) painters per style
 class MazePaintView(StatelessUI):
     """Layout and input mapping; Maze Paint has no interaction state (ui is None)."""
 
-    def widgets(self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE) -> list[Widget]:
+    def widgets(
+        self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE
+    ) -> list[Widget]:
         board, cells = _widget_table(level, area, style)
         painted, ball = state.painted, state.ball
         out = [board]
@@ -175,7 +181,8 @@ def _widget_table(
     once per level and style so a frame's scene is assembled by lookups."""
     grid = layout(level, area)
     paint_board, paint_cell = _PAINTERS[style]
-    board = Widget("board", area, paint_board, (level.grid, grid.cell, grid.x0 - area.x, grid.y0 - area.y))
+    key = (level.grid, grid.cell, grid.x0 - area.x, grid.y0 - area.y)
+    board = Widget("board", area, paint_board, key)
     cells = []
     for r, row in enumerate(level.grid):
         for c, ch in enumerate(row):

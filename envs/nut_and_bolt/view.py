@@ -162,13 +162,15 @@ def _paint_training_bolt(draw: ImageDraw.ImageDraw, img, key) -> None:
     rod_top = base_y - capacity * nut_h - nut_h // 4
     rod = max(5, nut_h // 9)
     draw.rectangle((cx - rod, rod_top, cx + rod, base_y), fill=TRAINING_DARK)
-    draw.rectangle((cx - nut_w // 2 - 8, base_y, cx + nut_w // 2 + 8, base_y + base_h), fill=TRAINING_DARK)
+    plate = (cx - nut_w // 2 - 8, base_y, cx + nut_w // 2 + 8, base_y + base_h)
+    draw.rectangle(plate, fill=TRAINING_DARK)
     lift_from = len(nuts) - lifted
     for k, colour in enumerate(nuts):
         y1 = base_y - k * nut_h - 1
         if k >= lift_from:
             y1 -= nut_h + 4
-        draw.rectangle((cx - nut_w // 2, y1 - nut_h + 3, cx + nut_w // 2, y1), fill=PALETTE[colour].training)
+        nut = (cx - nut_w // 2, y1 - nut_h + 3, cx + nut_w // 2, y1)
+        draw.rectangle(nut, fill=PALETTE[colour].training)
 
 
 _PAINTERS = {  # (board, bolt) painters per style
@@ -182,16 +184,20 @@ class NutAndBoltView(SelectionUI):
 
     selected_item = "bolt index"
 
-    def widgets(self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE) -> list[Widget]:
+    def widgets(
+        self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE
+    ) -> list[Widget]:
         rects, nut_h, nut_w = _geometry(level.n_bolts, level.capacity, area)
         panel = self.panel(level, area)
         paint_board, paint_bolt = _PAINTERS[style]
-        out = [Widget("board", area, paint_board, (Rect(panel.x - area.x, panel.y - area.y, panel.w, panel.h),))]
+        local = Rect(panel.x - area.x, panel.y - area.y, panel.w, panel.h)
+        out = [Widget("board", area, paint_board, (local,))]
         cap = level.capacity
         for i, (rect, nuts) in enumerate(zip(rects, state.bolts, strict=True)):
             selected = ui == i
             lifted = top_run(nuts) if selected else 0
-            out.append(Widget(f"bolt{i}", rect, paint_bolt, (nuts, cap, nut_h, nut_w, lifted, selected)))
+            key = (nuts, cap, nut_h, nut_w, lifted, selected)
+            out.append(Widget(f"bolt{i}", rect, paint_bolt, key))
         return out
 
     def panel(self, level: Level, area: Rect) -> Rect:

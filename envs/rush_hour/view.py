@@ -177,8 +177,9 @@ def _paint_training_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     opening in the frame with a near-black arrow beside it."""
     height, width, walls, exit_row, cell, gx, gy = key
     gw, gh = cell * width, cell * height
-    paint_panel(draw, img.size, panel_rect(Rect(gx - FRAME, gy - FRAME, gw + 2 * FRAME + EXIT_W, gh + 2 * FRAME)), TRAINING_STYLE)
-    draw.rectangle((gx - FRAME, gy - FRAME, gx + gw + FRAME - 1, gy + gh + FRAME - 1), fill=TRAINING_DARK)
+    board = Rect(gx - FRAME, gy - FRAME, gw + 2 * FRAME + EXIT_W, gh + 2 * FRAME)
+    paint_panel(draw, img.size, panel_rect(board), TRAINING_STYLE)
+    draw.rectangle((board.x, board.y, board.x1 - 1 - EXIT_W, board.y1 - 1), fill=TRAINING_DARK)
     draw.rectangle((gx, gy, gx + gw - 1, gy + gh - 1), fill=TRAINING_LIGHT)
     for r, c in walls:
         x, y = gx + c * cell, gy + r * cell
@@ -186,7 +187,8 @@ def _paint_training_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     ey = gy + exit_row * cell
     draw.rectangle((gx + gw, ey, gx + gw + FRAME - 1, ey + cell - 1), fill=TRAINING_LIGHT)
     ax, mid, half = gx + gw + FRAME + 10, ey + cell // 2, cell * 2 // 5
-    draw.polygon([(ax, mid - half), (ax + min(EXIT_W - 20, cell * 4 // 5), mid), (ax, mid + half)], fill=TRAINING_DARK)
+    tip = ax + min(EXIT_W - 20, cell * 4 // 5)
+    draw.polygon([(ax, mid - half), (tip, mid), (ax, mid + half)], fill=TRAINING_DARK)
 
 
 def _paint_training_vehicle(draw: ImageDraw.ImageDraw, img, key) -> None:
@@ -274,7 +276,9 @@ def _draw_body(d: ImageDraw.ImageDraw, w: int, h: int, cell: int, length: int, c
 class RushHourView(StatelessUI):
     """Layout, drawing and drag mapping; Rush Hour has no interaction state (ui is None)."""
 
-    def widgets(self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE) -> list[Widget]:
+    def widgets(
+        self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE
+    ) -> list[Widget]:
         board, keys = _static(level, area, style)
         paint = _PAINTERS[style][1]
         out = [board]
@@ -377,7 +381,9 @@ _PAINTERS = {  # (board, parked vehicle) painters per style
 
 
 @lru_cache(maxsize=256)
-def _static(level: Level, area: Rect, style: str = SCREEN_STYLE) -> tuple[Widget, tuple[tuple, ...]]:
+def _static(
+    level: Level, area: Rect, style: str = SCREEN_STYLE
+) -> tuple[Widget, tuple[tuple, ...]]:
     """The board widget and each vehicle's paint key, built once per level and style."""
     grid = layout(level, area)
     cell = grid.cell

@@ -230,8 +230,9 @@ def _paint_training_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     """The training style's lot: flat near-white inside a near-black curb."""
     rows, cols, cell, ox, oy = key
     gw, gh = cols * cell, rows * cell
-    paint_panel(draw, img.size, panel_rect(Rect(ox - CURB, oy - CURB, gw + 2 * CURB, gh + 2 * CURB)), TRAINING_STYLE)
-    draw.rectangle((ox - CURB, oy - CURB, ox + gw + CURB - 1, oy + gh + CURB - 1), fill=TRAINING_DARK)
+    curb = Rect(ox - CURB, oy - CURB, gw + 2 * CURB, gh + 2 * CURB)
+    paint_panel(draw, img.size, panel_rect(curb), TRAINING_STYLE)
+    draw.rectangle((curb.x, curb.y, curb.x1 - 1, curb.y1 - 1), fill=TRAINING_DARK)
     draw.rectangle((ox, oy, ox + gw - 1, oy + gh - 1), fill=TRAINING_LIGHT)
 
 
@@ -251,8 +252,10 @@ def _paint_training_truck(draw: ImageDraw.ImageDraw, img, key) -> None:
     m = round(0.09 * cell)
     d.rounded_rectangle((m, m, w - 1 - m, h - 1 - m), radius=round(0.12 * cell), fill=(*body, 255),
                         outline=(*TRAINING_DARK, 255), width=max(2, cell // 20))
-    back, tip, inset = w - cell + m, w - 1 - m, round(0.16 * cell)
-    d.polygon([(back + inset, m + inset), (tip - inset // 2, h // 2), (back + inset, h - 1 - m - inset)], fill=(*mark, 255))
+    back, tip, inset = w - cell + m, w - 1 - m, round(0.1 * cell)
+    base = back + inset
+    nose = (tip - inset // 2, h // 2)
+    d.polygon([(base, m + inset), nose, (base, h - 1 - m - inset)], fill=(*mark, 255))
     turn = _TURN[facing]
     img.paste(big if turn is None else big.transpose(turn), (0, 0))
 
@@ -260,7 +263,9 @@ def _paint_training_truck(draw: ImageDraw.ImageDraw, img, key) -> None:
 class TruckEscapeView(StatelessUI):
     """Layout and input mapping (see module docstring); no interaction state."""
 
-    def widgets(self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE) -> list[Widget]:
+    def widgets(
+        self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE
+    ) -> list[Widget]:
         board, trucks = _widget_table(level, area, style)
         remaining = state.remaining
         return [board, *(w for i, w in enumerate(trucks) if remaining >> i & 1)]
@@ -329,7 +334,9 @@ _PAINTERS = {  # (board, truck) painters per style
 
 
 @lru_cache(maxsize=256)
-def _widget_table(level: Level, area: Rect, style: str = SCREEN_STYLE) -> tuple[Widget, tuple[Widget, ...]]:
+def _widget_table(
+    level: Level, area: Rect, style: str = SCREEN_STYLE
+) -> tuple[Widget, tuple[Widget, ...]]:
     """The board widget and every truck's widget, built once per level and style."""
     grid = layout(level, area)
     cell = grid.cell

@@ -20,7 +20,9 @@ class FrameBuffer:
     makes it the training view's frame: each screen's window of the training-style scene
     (:func:`~puzzlegym.screen.suite_view.training_scene`), at that view's size."""
 
-    def __init__(self, cache_bytes: int | None = None, training: TrainingView | None = None) -> None:
+    def __init__(
+        self, cache_bytes: int | None = None, training: TrainingView | None = None
+    ) -> None:
         self.cache_bytes = cache_bytes
         self.training = training
         start = None if training is None else training.resolution(SCREEN_WINDOW)

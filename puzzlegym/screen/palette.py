@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "EDGE", "PALETTE", "PIECES", "SCREEN_STYLE", "SPECIAL", "STYLES", "TRAINING_DARK", "TRAINING_LIGHT",
-    "TRAINING_STYLE", "Colour", "colour", "text_colour",
+    "EDGE", "PALETTE", "PIECES", "SCREEN_STYLE", "SPECIAL", "STYLES", "TRAINING_DARK",
+    "TRAINING_LIGHT", "TRAINING_STYLE", "Colour", "colour", "text_colour",
 ]
 
 RGB = tuple[int, int, int]

@@ -26,7 +26,9 @@ def panel_rect(board: Rect) -> Rect:
     return Rect(board.x - pad, board.y - pad, board.w + 2 * pad, board.h + 2 * pad)
 
 
-def paint_panel(draw: ImageDraw.ImageDraw, size: tuple[int, int], panel: Rect, style: str = SCREEN_STYLE) -> None:
+def paint_panel(
+    draw: ImageDraw.ImageDraw, size: tuple[int, int], panel: Rect, style: str = SCREEN_STYLE
+) -> None:
     """Fill an image of ``size`` with the screen background and draw the panel ``panel``
     (in the image's coordinates) on it; in the training style, fill it with the panel's
     flat training surface."""

@@ -196,7 +196,7 @@ class Canvas:
         board): the next render composites the whole frame. Cached widget images stay (an
         image depends on its output size and colour mode only, not on where it lands),
         unless the colour mode changes; the frame keeps its array when its shape does."""
-        if resolution == self.resolution:
+        if resolution is self.resolution or resolution == self.resolution:
             return
         old = self.resolution
         self.resolution = resolution
@@ -266,7 +266,7 @@ class Canvas:
         dirty = self._diff(widgets)
         dirty = _merge(dirty)
         frame = self.frame
-        cx0, cy0, cx1, cy1 = self.resolution.content_box  # the window's part of the frame (bars aside)
+        cx0, cy0, cx1, cy1 = self.resolution.content_box  # the window's part (bars aside)
         boxes = [self._box(w.rect) for w in widgets]
         for region in dirty:
             rx0, ry0, rx1, ry1 = self._box(region)

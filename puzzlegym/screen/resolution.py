@@ -143,7 +143,8 @@ class Resolution:
             bx = (w - _round(x1 - x0, sx)) // 2
             by = (h - _round(y1 - y0, sy)) // 2
         # x0 maps to bx: ox + round(x0 * sx) == bx (and the same for y)
-        return cls(h, w, sx, sy, bx - _round(x0, sx), by - _round(y0, sy), bool(grayscale), tuple(window))
+        ox, oy = bx - _round(x0, sx), by - _round(y0, sy)
+        return cls(h, w, sx, sy, ox, oy, bool(grayscale), tuple(window))
 
     # ------------------------------------------------------------------ queries
     @property
@@ -182,7 +183,8 @@ class Resolution:
     def describe(self) -> str:
         kind = "gray" if self.grayscale else "RGB"
         shown = "" if self.window == SCREEN_WINDOW else f", window {self.window}"
-        return f"{self.height}x{self.width} {kind} (scale {self.sx}x{self.sy}, offset {self.ox},{self.oy}{shown})"
+        scale = f"scale {self.sx}x{self.sy}, offset {self.ox},{self.oy}{shown}"
+        return f"{self.height}x{self.width} {kind} ({scale})"
 
 
 @dataclass(frozen=True)

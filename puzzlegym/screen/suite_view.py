@@ -13,6 +13,8 @@ view shows.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from PIL import Image, ImageDraw
 
 from puzzlegym.screen import theme
@@ -78,8 +80,14 @@ def training_scene(suite) -> tuple[list[Widget], tuple[int, int, int, int]]:
     b = suite.board
     if suite.screen not in (LEVEL, LEVEL_COMPLETE) or b is None:
         return widgets, SCREEN_WINDOW
-    p = b.game.view.panel(b.level, BOARD_AREA)
-    return widgets, (p.x, p.y, p.x1, p.y1)
+    return widgets, _panel_window(b.game.view, b.level)
+
+
+@lru_cache(maxsize=256)
+def _panel_window(view, level) -> tuple[int, int, int, int]:
+    """The window (x0, y0, x1, y1) of ``level``'s panel (``GameView.panel``), once per level."""
+    p = view.panel(level, BOARD_AREA)
+    return p.x, p.y, p.x1, p.y1
 
 
 def _home(suite) -> list[Widget]:

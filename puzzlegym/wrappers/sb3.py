@@ -132,12 +132,14 @@ def make_sb3_env(
     env = gym.make(env_id, **env_kwargs)
     try:
         if env.unwrapped.config["backend"] == "native":
-            env = LowResObservation(env, size=size, grayscale=grayscale, scale=scale, fit=fit, view=view)
+            env = LowResObservation(
+                env, size=size, grayscale=grayscale, scale=scale, fit=fit, view=view
+            )
         elif view == "board":
             raise ConfigError(
-                f"view: 'board' (the training view) is rendered in process and needs backend='native'; "
-                f"this env uses {env.unwrapped.config['backend']!r}, whose screenshots can only be "
-                "resized (view='screen')"
+                "view: 'board' (the training view) is rendered in process and needs "
+                f"backend='native'; this env uses {env.unwrapped.config['backend']!r}, whose "
+                "screenshots can only be resized (view='screen')"
             )
         else:
             env = DownscaleObservation(env, size=(height, width), grayscale=grayscale)
