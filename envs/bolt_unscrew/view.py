@@ -205,13 +205,19 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
         for k in (-0.45, 0.1, 0.55):
             off = radius * k * SS
             d.line((x0 + nx * off, y0 + ny * off, x1 + nx * off, y1 + ny * off), fill=(*grain, 255), width=SS)
-    for hx, hy in holes:
-        cx, cy = s((hx, hy))
-        rim = (hole_r + 3) * SS
-        d.ellipse((cx - rim, cy - rim, cx + rim, cy + rim), fill=(*edge, 255))
-        rr = hole_r * SS
-        d.ellipse((cx - rr, cy - rr, cx + rr, cy + rr), fill=(*edge, 0))
+    _cut_holes(d, holes, hole_r, edge, edge)
     img.paste(big.reduce(SS))
+
+
+def _cut_holes(d: ImageDraw.ImageDraw, holes, hole_r: float, rim, clear) -> None:
+    """Every hole of a board, drawn ``SS`` x supersampled: a 3-pixel rim of ``rim`` round a
+    transparent disc (``clear`` at alpha 0)."""
+    for hx, hy in holes:
+        cx, cy = hx * SS, hy * SS
+        r = (hole_r + 3) * SS
+        d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=(*rim, 255))
+        r = hole_r * SS
+        d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=(*clear, 0))
 
 
 def _paint_screw(draw: ImageDraw.ImageDraw, img, key) -> None:
@@ -279,12 +285,7 @@ def _paint_training_board(draw: ImageDraw.ImageDraw, img, key) -> None:
 
     _capsule(d, s(p0), s(p1), radius * SS, (*TRAINING_DARK, 255))
     _capsule(d, s(p0), s(p1), (radius - 4) * SS, (*face, 255))
-    for hx, hy in holes:
-        cx, cy = s((hx, hy))
-        rim = (hole_r + 3) * SS
-        d.ellipse((cx - rim, cy - rim, cx + rim, cy + rim), fill=(*TRAINING_DARK, 255))
-        rr = hole_r * SS
-        d.ellipse((cx - rr, cy - rr, cx + rr, cy + rr), fill=(*face, 0))
+    _cut_holes(d, holes, hole_r, TRAINING_DARK, face)
     img.paste(big.reduce(SS))
 
 

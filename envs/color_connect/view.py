@@ -138,6 +138,22 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
                       fill=BLOCKED_HATCH, width=2)
 
 
+def _line(draw: ImageDraw.ImageDraw, s: int, sides: int, h: float, fill, joint) -> None:
+    """A path's line through an ``s``-pixel cell: from the centre out of every side in
+    ``sides``, ``h`` pixels either side of its axis, the centre covered by ``joint``
+    (``draw.ellipse``: round, ``draw.rectangle``: square)."""
+    c = (s - 1) / 2
+    if sides & UP:
+        draw.rectangle((c - h, 0, c + h, c), fill=fill)
+    if sides & DOWN:
+        draw.rectangle((c - h, c, c + h, s), fill=fill)
+    if sides & LEFT:
+        draw.rectangle((0, c - h, c, c + h), fill=fill)
+    if sides & RIGHT:
+        draw.rectangle((c, c - h, s, c + h), fill=fill)
+    joint((c - h, c - h, c + h, c + h), fill=fill)
+
+
 def _paint_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
     """One cell: background, the path's line through it, the dot, rings. ``key`` is
     ``(colour or -1, sides, active, dot, ring)``: ``dot`` whether the cell holds a dot of
@@ -152,16 +168,7 @@ def _paint_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
         half = max(3, round(s * (0.12 if active else 0.2)))
         edge = 2
         for grow, fill in ((edge, EDGE), (0, rgb)):
-            h = half + grow
-            if sides & UP:
-                draw.rectangle((c - h, 0, c + h, c), fill=fill)
-            if sides & DOWN:
-                draw.rectangle((c - h, c, c + h, s), fill=fill)
-            if sides & LEFT:
-                draw.rectangle((0, c - h, c, c + h), fill=fill)
-            if sides & RIGHT:
-                draw.rectangle((c, c - h, s, c + h), fill=fill)
-            draw.ellipse((c - h, c - h, c + h, c + h), fill=fill)
+            _line(draw, s, sides, half + grow, fill, draw.ellipse)
     if ring:
         rad = s * 0.46
         draw.ellipse((c - rad, c - rad, c + rad, c + rad), outline=RING, width=max(3, s // 16))
@@ -194,16 +201,7 @@ def _paint_training_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
     if colour >= 0 and sides:
         half = round(s * 0.2)
         for grow, fill in (((round(s * 0.14), TRAINING_DARK),) if active else ()) + ((0, rgb),):
-            h = half + grow
-            if sides & UP:
-                draw.rectangle((c - h, 0, c + h, c), fill=fill)
-            if sides & DOWN:
-                draw.rectangle((c - h, c, c + h, s), fill=fill)
-            if sides & LEFT:
-                draw.rectangle((0, c - h, c, c + h), fill=fill)
-            if sides & RIGHT:
-                draw.rectangle((c, c - h, s, c + h), fill=fill)
-            draw.rectangle((c - h, c - h, c + h, c + h), fill=fill)
+            _line(draw, s, sides, half + grow, fill, draw.rectangle)
     if ring == "head":
         h = s * 0.4
         draw.rectangle((c - h, c - h, c + h, c + h), fill=TRAINING_DARK)

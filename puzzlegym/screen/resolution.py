@@ -69,8 +69,25 @@ def _round(x: int, f: Fraction) -> int:
     return (2 * x * f.numerator + f.denominator) // (2 * f.denominator)
 
 
+class _Frame:
+    """What every frame recipe answers from its ``height``, ``width`` and ``grayscale``."""
+
+    height: int
+    width: int
+    grayscale: bool
+
+    @property
+    def channels(self) -> int:
+        return 1 if self.grayscale else 3
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """The frame's numpy shape ``(height, width, channels)``."""
+        return (self.height, self.width, self.channels)
+
+
 @dataclass(frozen=True)
-class Resolution:
+class Resolution(_Frame):
     """An output ``height`` × ``width``; screen ``x`` maps to ``ox + round(x * sx)`` and
     ``y`` to ``oy + round(y * sy)``; ``grayscale`` frames have one channel (ITU-R 601 luma,
     as Pillow's ``"L"`` mode). ``window`` (x0, y0, x1, y1) is the part of the screen the
@@ -148,15 +165,6 @@ class Resolution:
 
     # ------------------------------------------------------------------ queries
     @property
-    def channels(self) -> int:
-        return 1 if self.grayscale else 3
-
-    @property
-    def shape(self) -> tuple[int, int, int]:
-        """The frame's numpy shape ``(height, width, channels)``."""
-        return (self.height, self.width, self.channels)
-
-    @property
     def is_full(self) -> bool:
         """The identity: the screen itself, in colour."""
         return (
@@ -188,7 +196,7 @@ class Resolution:
 
 
 @dataclass(frozen=True)
-class TrainingView:
+class TrainingView(_Frame):
     """The training view (``LowResObservation(view="board")``): ``height`` × ``width``
     frames, grayscale or colour, each showing one window of the screen painted in the
     training style; ``fit`` says how a window fills the frame (``"stretch"``: filled, each
@@ -203,15 +211,6 @@ class TrainingView:
 
     def __post_init__(self) -> None:
         self.resolution(SCREEN_WINDOW)  # checks the size and the fit
-
-    @property
-    def channels(self) -> int:
-        return 1 if self.grayscale else 3
-
-    @property
-    def shape(self) -> tuple[int, int, int]:
-        """The frame's numpy shape ``(height, width, channels)``."""
-        return (self.height, self.width, self.channels)
 
     @property
     def is_full(self) -> bool:
