@@ -438,3 +438,39 @@ def test_docs_list_the_training_palette_and_show_the_view():
     ):
         image = Image.open(root / "docs" / "img" / "training" / f"{module}.png")
         assert image.size == (3 * 84 * 4 + 2 * 8, 84 * 4)
+
+
+def test_the_game_contract_checks_the_panel():
+    """``check_game`` refuses a view whose panel (the training view's window) leaves the
+    board area."""
+    import dataclasses
+
+    from puzzlegym.envs.maze_paint.view import MazePaintView
+    from puzzlegym.testing import GameContractError, check_game
+
+    class Off(MazePaintView):
+        def panel(self, level, area):
+            p = super().panel(level, area)
+            return Rect(p.x, area.y - 10, p.w, p.h)
+
+    game = dataclasses.replace(GAMES["MazePaint"], view=Off())
+    with pytest.raises(GameContractError, match="panel"):
+        check_game(game, walks=1, steps=3)
+
+
+def test_the_hydra_wrappers_group_selects_the_training_view():
+    """``wrappers=rl wrappers.view=board wrappers.scale=null`` builds the training view."""
+    from hydra import compose, initialize_config_module
+
+    from puzzlegym.run import make_kwargs
+
+    with initialize_config_module(config_module="puzzlegym.configs", version_base=None):
+        cfg = compose("run", overrides=["wrappers=rl", "wrappers.view=board", "wrappers.scale=null"])
+    kwargs = make_kwargs(cfg)
+    assert kwargs["view"] == "board" and kwargs["size"] == (84, 84) and "scale" not in kwargs
+    env = make_sb3_env(cfg.env.id, **kwargs)
+    try:
+        assert isinstance(env.unwrapped.backend.training, TrainingView)
+        assert env.observation_space.shape == (84, 84, 1)
+    finally:
+        env.close()
