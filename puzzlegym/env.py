@@ -51,7 +51,7 @@ from puzzlegym.screen.clock import make_clock
 from puzzlegym.screen.input import GestureRecognizer
 from puzzlegym.screen.labels import label
 from puzzlegym.screen.layout import BOARD_AREA, LEVEL
-from puzzlegym.screen.resolution import Resolution
+from puzzlegym.screen.resolution import Resolution, TrainingView
 from puzzlegym.screen.suite import Suite
 from puzzlegym.splits import LevelSet, TrainingLevels, check_split
 from puzzlegym.version import __version__
@@ -503,12 +503,16 @@ class PuzzleEnv(gym.Env):
         """The resolution observations are rendered at (the full screen by default)."""
         return getattr(self.backend, "resolution", None) or Resolution.full()
 
-    def set_resolution(self, resolution: Resolution) -> None:
-        """Render observations at ``resolution`` from now on (the in-process backend only);
+    def set_resolution(self, resolution: Resolution | TrainingView) -> None:
+        """Render observations at ``resolution`` (or as a ``TrainingView``: the board framed,
+        in the training style) from now on (the in-process backend only);
         ``observation_space`` follows. The next observation is composited directly at that
         size; ``render()`` and frame hashes keep using the full screen."""
-        if not isinstance(resolution, Resolution):
-            raise ConfigError(f"resolution: expected a puzzlegym Resolution, got {type(resolution).__name__}")
+        if not isinstance(resolution, (Resolution, TrainingView)):
+            raise ConfigError(
+                "resolution: expected a puzzlegym Resolution or TrainingView, got "
+                f"{type(resolution).__name__}"
+            )
         if self._observation == "none":
             raise ConfigError("resolution: observations are off (set_observation('none')); "
                               "call set_observation('pixels') first")
