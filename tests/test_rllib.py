@@ -4,16 +4,14 @@ a remote env runner on a local Ray instance bound to 127.0.0.1, whose failures m
 
 from __future__ import annotations
 
-import signal
 import sys
-from contextlib import contextmanager
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
 from puzzlegym.errors import ConfigError, WorkerError
-from puzzlegym.rl.rllib import check_sampled, make_rllib_env, ppo_config
+from puzzlegym.rl.rllib import build_algo, check_sampled, make_rllib_env, ppo_config
 from puzzlegym.wrappers import ActionMaskObservation, make_sb3_env
 
 ID = "LongPuzzle/MazePaint-Easy"
@@ -26,21 +24,6 @@ def _rllib():
         import ray.rllib  # noqa: F401
     except ImportError as exc:
         pytest.skip(f"ray[rllib] is not installed (the rllib extra): {exc}")
-
-
-@contextmanager
-def deadline(seconds: int):
-    """Fail (TimeoutError) rather than hang when Ray or RLlib never answers."""
-    def expired(signum, frame):
-        raise TimeoutError(f"no answer within {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 # --- the env creator ------------------------------------------------------------------------
@@ -161,6 +144,19 @@ def test_ppo_config_rejects_bad_settings_before_ray_starts(kwargs, field):
     assert not ray.is_initialized()
 
 
+def test_build_algo_needs_a_running_ray():
+    _rllib()
+    import ray
+
+    config = ppo_config(ID, start="board", **TINY)
+    assert not ray.is_initialized()
+    with pytest.raises(ConfigError, match="Ray: not running"):
+        build_algo(config)
+    with pytest.raises(ConfigError, match="timeout_s"):
+        build_algo(config, timeout_s=-1)
+    assert not ray.is_initialized()
+
+
 def test_check_sampled_fails_an_iteration_without_samples():
     with pytest.raises(WorkerError, match="sampled no env steps"):
         check_sampled(result={"env_runners": {"num_env_steps_sampled": 0}})
@@ -263,13 +259,12 @@ def local_ray():
     _rllib()
     from puzzlegym.rl.rllib import start_local_ray
 
-    with deadline(120):
-        ray = start_local_ray(2, log_to_driver=False)
-    import ray.cloudpickle
+    ray = start_local_ray(2, log_to_driver=False)
+    from ray import cloudpickle
     from ray.tune.registry import register_env
 
     # this module's creators travel by value: the runners cannot import the tests
-    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
     register_env("test-creator-fails", _fails_in_the_runner)
     register_env("test-step-fails", _step_fails)
     yield ray
@@ -279,14 +274,13 @@ def local_ray():
 def test_one_iteration_with_a_remote_env_runner_samples_and_learns(local_ray):
     config = ppo_config(ID, observation="board", actions="board", start="board",
                         levels="generated", num_levels=20, start_level=0, **TINY)
-    with deadline(300):
-        algo = config.build_algo()
-        try:
-            assert algo.env_runner_group.num_remote_env_runners() == 1
-            assert algo.env_runner_group.num_healthy_remote_workers() == 1
-            result = algo.train()
-        finally:
-            algo.stop()
+    algo = build_algo(config, timeout_s=120)
+    try:
+        assert algo.env_runner_group.num_remote_env_runners() == 1
+        assert algo.env_runner_group.num_healthy_remote_workers() == 1
+        result = algo.train()
+    finally:
+        algo.stop()
     assert [node["NodeManagerAddress"] for node in local_ray.nodes()] == ["127.0.0.1"]
     assert result["env_runners"]["num_env_steps_sampled"] == 200
     assert result["env_runners"]["num_env_steps_sampled_lifetime"] == 200
@@ -298,8 +292,8 @@ def test_one_iteration_with_a_remote_env_runner_samples_and_learns(local_ray):
 def test_an_env_creator_failing_in_the_runner_raises(local_ray):
     config = ppo_config(ID, observation="board", actions="board", start="board", **TINY)
     config.environment("test-creator-fails")
-    with deadline(300), pytest.raises(RuntimeError, match="the env creator failed in the runner"):
-        config.build_algo()
+    with pytest.raises(RuntimeError, match="the env creator failed in the runner"):
+        build_algo(config, timeout_s=120)
 
 
 def test_an_env_step_failing_in_the_runner_raises_from_train(local_ray):
@@ -307,14 +301,13 @@ def test_an_env_step_failing_in_the_runner_raises_from_train(local_ray):
 
     config = ppo_config(ID, observation="board", actions="board", start="board", **TINY)
     config.environment("test-step-fails")
-    with deadline(300):
-        algo = config.build_algo()
-        try:
-            # the runner exits on the error (its traceback goes to its log); train() raises
-            with pytest.raises(RayError, match="SingleAgentEnvRunner"):
-                algo.train()
-        finally:
-            algo.stop()
+    algo = build_algo(config, timeout_s=120)
+    try:
+        # the runner exits on the error (its traceback goes to its log); train() raises
+        with pytest.raises(RayError, match="SingleAgentEnvRunner"):
+            algo.train()
+    finally:
+        algo.stop()
 
 
 def test_with_rllibs_restarts_an_iteration_without_samples_still_raises(local_ray):
@@ -324,10 +317,21 @@ def test_with_rllibs_restarts_an_iteration_without_samples_still_raises(local_ra
                         sample_timeout_s=5.0, **TINY)
     config.environment("test-step-fails")
     config.fault_tolerance(restart_failed_env_runners=True, delay_between_env_runner_restarts_s=0.0)
-    with deadline(300):
-        algo = config.build_algo()
-        try:
-            with pytest.raises(WorkerError, match="sampled no env steps"):
-                algo.train()
-        finally:
-            algo.stop()
+    algo = build_algo(config, timeout_s=120)
+    try:
+        with pytest.raises(WorkerError, match="sampled no env steps"):
+            algo.train()
+    finally:
+        algo.stop()
+
+
+def test_env_runners_the_instance_cannot_place_raise_instead_of_waiting(local_ray):
+    # 3 runners of 1 CPU on a 2-CPU instance: RLlib's build_algo() would wait forever
+    config = ppo_config(ID, observation="board", actions="board", start="board",
+                        **{**TINY, "num_env_runners": 3})
+    with pytest.raises(WorkerError, match="3 env runners of {'CPU': 1.0} each could not be placed"):
+        build_algo(config, timeout_s=3)
+    from ray.util import placement_group_table
+
+    # the placement group that waited is gone, not left pending for later runners
+    assert {group["state"] for group in placement_group_table().values()} <= {"REMOVED"}

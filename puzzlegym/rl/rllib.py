@@ -11,6 +11,8 @@ trains on them, on a local Ray instance or a cluster.
   (:class:`~puzzlegym.rl.rllib_module.MaskedPPOTorchRLModule`) when masked, env
   runner failures raised rather than restarted, and :func:`check_sampled`, which fails an
   iteration that sampled no env step instead of letting it return zero samples.
+* :func:`build_algo` builds it once the cluster can place its env runners, waiting a bounded
+  time (RLlib's own ``build_algo()`` waits forever for runners that cannot be scheduled).
 * :func:`~puzzlegym.evaluation.distributed.start_local_ray` starts a local Ray instance
   bound to 127.0.0.1 (re-exported here).
 
@@ -36,6 +38,7 @@ from puzzlegym.wrappers.sb3 import make_sb3_env, observation_kind
 __all__ = [
     "ENV_NAME",
     "LIMITS",
+    "build_algo",
     "check_sampled",
     "make_rllib_env",
     "ppo_config",
@@ -54,6 +57,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "minibatch_size": (1, 10_000_000),
     "num_epochs": (1, 1000),
     "sample_timeout_s": (0.001, 86_400.0),
+    "timeout_s": (0.001, 86_400.0),
 }
 
 
@@ -229,3 +233,43 @@ def ppo_config(
 
         config.rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedPPOTorchRLModule))
     return config
+
+
+def build_algo(config, timeout_s: float = 300.0):
+    """``config.build_algo()`` once the Ray cluster can place the env runners' resources:
+    a placement group of one bundle per runner (``num_cpus_per_env_runner`` CPUs,
+    ``num_gpus_per_env_runner`` GPUs, ``custom_resources_per_env_runner``) must be ready within ``timeout_s`` seconds (an
+    autoscaler may add nodes meanwhile), else :class:`~puzzlegym.errors.WorkerError` names
+    what was asked and what the cluster has. RLlib's own ``build_algo()`` waits forever for
+    runners that cannot be scheduled (3 runners of 1 CPU on a 2-CPU instance). Ray must be
+    running (:func:`start_local_ray` or ``ray.init(address=...)``)."""
+    timeout_s = float(_number("timeout_s", timeout_s, integer=False))
+    try:
+        import ray
+        from ray.exceptions import GetTimeoutError
+        from ray.util.placement_group import placement_group, remove_placement_group
+    except ImportError:
+        raise ConfigError(f"RLlib: needs ray[rllib]; {_INSTALL}") from None
+    if not ray.is_initialized():
+        raise ConfigError(
+            "Ray: not running; start it first: puzzlegym.rl.rllib.start_local_ray() on one "
+            "machine, or ray.init(address=...) to join a cluster"
+        )
+    runners = int(config.num_env_runners)
+    if runners:
+        bundle = {"CPU": float(config.num_cpus_per_env_runner)}
+        if config.num_gpus_per_env_runner:
+            bundle["GPU"] = float(config.num_gpus_per_env_runner)
+        bundle.update({k: float(v) for k, v in (config.custom_resources_per_env_runner or {}).items()})
+        group = placement_group([dict(bundle) for _ in range(runners)])
+        try:
+            ray.get(group.ready(), timeout=timeout_s)
+        except GetTimeoutError:
+            raise WorkerError(
+                f"RLlib: {runners} env runners of {bundle} each could not be placed within "
+                f"{timeout_s:g} s; the cluster has {ray.cluster_resources()}: lower "
+                "num_env_runners or add resources"
+            ) from None
+        finally:
+            remove_placement_group(group)
+    return config.build_algo()
