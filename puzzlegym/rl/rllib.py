@@ -119,11 +119,15 @@ def make_rllib_env(config: Mapping[str, Any]) -> gym.Env:
         raise
 
 
+def _check_name(name: Any) -> None:
+    if not isinstance(name, str) or not name or len(name) > 200:
+        raise ConfigError(f"name: expected a non-empty string of at most 200 characters, got {shown(name)}")
+
+
 def register_rllib_env(name: str = ENV_NAME) -> str:
     """Register :func:`make_rllib_env` with Ray Tune's registry as ``name`` (what
     ``PPOConfig().environment(name, env_config=...)`` names); returns ``name``."""
-    if not isinstance(name, str) or not name or len(name) > 200:
-        raise ConfigError(f"name: expected a non-empty string of at most 200 characters, got {shown(name)}")
+    _check_name(name)
     try:
         from ray.tune.registry import register_env
     except ImportError:
@@ -172,7 +176,8 @@ def ppo_config(
     **env_options: Any,
 ):
     """A ``ray.rllib.algorithms.ppo.PPOConfig`` that trains on ``env_id``; build it with
-    ``.build_algo()`` and call ``.train()``, or hand it to ``ray.tune.Tuner``. Every setting
+    :func:`build_algo` (or RLlib's ``.build_algo()``) and call ``.train()``, or hand it to
+    ``ray.tune.Tuner``. Every setting
     is checked, and one env is built on the driver (its errors raised here, its spaces given
     to RLlib), before anything starts.
 
@@ -199,6 +204,7 @@ def ppo_config(
         raise ConfigError(
             f"minibatch_size: {minibatch_size} is larger than train_batch_size ({train_batch_size})"
         )
+    _check_name(env_name)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
         raise ConfigError(f"seed: expected an integer in 0..{MAX_SEED} or None, got {shown(seed)}")
     env_config = {"id": env_id, **env_options}
@@ -238,8 +244,8 @@ def ppo_config(
 def build_algo(config, timeout_s: float = 300.0):
     """``config.build_algo()`` once the Ray cluster can place the env runners' resources:
     a placement group of one bundle per runner (``num_cpus_per_env_runner`` CPUs,
-    ``num_gpus_per_env_runner`` GPUs, ``custom_resources_per_env_runner``) must be ready within ``timeout_s`` seconds (an
-    autoscaler may add nodes meanwhile), else :class:`~puzzlegym.errors.WorkerError` names
+    ``num_gpus_per_env_runner`` GPUs, ``custom_resources_per_env_runner``) must be ready
+    within ``timeout_s`` seconds (an autoscaler may add nodes meanwhile), else :class:`~puzzlegym.errors.WorkerError` names
     what was asked and what the cluster has. RLlib's own ``build_algo()`` waits forever for
     runners that cannot be scheduled (3 runners of 1 CPU on a 2-CPU instance). Ray must be
     running (:func:`start_local_ray` or ``ray.init(address=...)``)."""
