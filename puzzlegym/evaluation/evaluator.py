@@ -178,18 +178,18 @@ class Evaluator:
             self.publish(event)
 
     def _emit(self, cls: type[Event], board: Board | None = None, **extra: Any) -> None:
-        step, t = self.stamp()
+        actions, t = self.stamp()
         if board is not None:
             extra.update(game=board.game.name, tier=board.tier, level=board.index + 1)
-        event = cls(step=step, t=round(t, 3), **{k: freeze(v) for k, v in extra.items()})
+        event = cls(actions=actions, t=round(t, 3), **{k: freeze(v) for k, v in extra.items()})
         self._events.append(event)
         self._publish(event)
 
     def _snapshot(self, board: Board, cause: str) -> None:
-        step, t = self.stamp()
+        actions, t = self.stamp()
         details = board.game.describe(board.level, board.state) if board.game.describe is not None else None
         event = Snapshot(
-            step=step,
+            actions=actions,
             t=round(t, 3),
             game=board.game.name,
             tier=board.tier,
@@ -214,7 +214,7 @@ class Evaluator:
             "game": board.game.name,
             "tier": board.tier,
             "level": board.index + 1,
-            "start_step": self.stamp()[0],
+            "start_actions": self.stamp()[0],
             "moves": 0,
             "undos": 0,
             "dead_end": False,
@@ -233,7 +233,7 @@ class Evaluator:
             return
         self._close_run("restart" if how == "restart" else "attempt_end")
         a["end"] = how
-        a["end_step"] = self.stamp()[0]
+        a["end_actions"] = self.stamp()[0]
         self.attempts.append(a)
         self.attempt = None
         self._emit(AttemptClosed, None, **a)
@@ -248,7 +248,7 @@ class Evaluator:
             if dead:
                 if open_run is None:
                     a["dead_end"] = True
-                    run = {"fatal_step": self.stamp()[0], "fatal_move": move, "delay": 1, "recovered_by": None}
+                    run = {"fatal_actions": self.stamp()[0], "fatal_move": move, "delay": 1, "recovered_by": None}
                     a["runs"].append(run)
                 else:
                     open_run["delay"] += 1

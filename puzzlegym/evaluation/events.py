@@ -45,6 +45,7 @@ __all__ = [
     "event_from_record",
     "freeze",
     "thaw",
+    "upgrade_line",
 ]
 
 
@@ -91,11 +92,12 @@ def thaw(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Event:
-    """One thing that happened, at env action ``step`` (1-based; 0 before the first action)
-    and episode time ``t`` (seconds)."""
+    """One thing that happened when the episode had made ``actions`` primitive GUI actions
+    (``info["actions"]`` then: the 1-based index of the action it followed, 0 before the
+    first) and at episode time ``t`` (seconds)."""
 
     kind: ClassVar[str] = ""
-    step: int
+    actions: int
     t: float
 
     def to_record(self) -> dict:
@@ -122,7 +124,7 @@ class LevelEvent(Event):
 @dataclass(frozen=True)
 class ActionTaken(Event):
     """A primitive GUI action was performed (``action`` as its dict); ``accepted`` whether
-    the step so far pressed a control or changed the board or its selection; ``screen`` and
+    the env step so far pressed a control or changed the board or its selection; ``screen`` and
     ``feedback`` after it."""
 
     kind: ClassVar[str] = "action"
@@ -192,18 +194,19 @@ class LeftLevel(LevelEvent):
 @dataclass(frozen=True)
 class AttemptClosed(LevelEvent):
     """One try at a level ended (``end``: ``won``, ``restart``, ``left`` or
-    ``episode_end``): its first step, moves, undos, whether it reached a certified dead end,
-    and its dead-end ``runs`` (``fatal_step``, ``fatal_move``, ``delay``,
-    ``recovered_by``)."""
+    ``episode_end``): the action count it started and ended at (``start_actions``,
+    ``end_actions``), moves, undos, whether it reached a certified dead end, and its dead-end
+    ``runs`` (``fatal_actions``: the action count when the fatal move was made,
+    ``fatal_move``, ``delay``, ``recovered_by``)."""
 
     kind: ClassVar[str] = "attempt"
-    start_step: int
+    start_actions: int
     moves: int
     undos: int
     dead_end: bool
     runs: tuple
     end: str
-    end_step: int
+    end_actions: int
 
 
 @dataclass(frozen=True)
@@ -217,13 +220,14 @@ class Answered(Event):
 
 @dataclass(frozen=True)
 class FrameHashed(Event):
-    """The SHA-256 of the full-resolution frame after ``step`` (``record_frames="hash"``)."""
+    """The SHA-256 of the full-resolution frame after action ``actions``
+    (``record_frames="hash"``)."""
 
     kind: ClassVar[str] = "frame"
     sha256: str
 
     def to_record(self) -> dict:
-        return {"kind": self.kind, "step": self.step, "sha256": self.sha256}
+        return {"kind": self.kind, "actions": self.actions, "sha256": self.sha256}
 
 
 @dataclass(frozen=True)
@@ -235,7 +239,7 @@ class Annotated(Event):
     note: Mapping
 
     def to_record(self) -> dict:
-        return {**thaw(self.note), "step": self.step, "t": self.t}
+        return {**thaw(self.note), "actions": self.actions, "t": self.t}
 
 
 @dataclass(frozen=True)
@@ -261,18 +265,21 @@ _BY_KIND: dict[str, type[Event]] = {
 def event_from_record(rec: Mapping, where: str = "record line") -> Event | None:
     """The event of one record line. Raises :class:`RecordError` naming ``where`` and the
     field when a line has an unknown kind, or lacks (or mistypes) what the outcome needs:
-    ``step`` and ``t`` (frame lines carry no time: 0), a level event's ``game``, ``tier``
+    ``actions`` and ``t`` (frame lines carry no time: 0), a level event's ``game``, ``tier``
     and ``level``, a snapshot's ``potential``. Other missing fields read as None (lines
-    written by hand or by an older version)."""
+    written by hand or by an older version). Earlier records named the action count
+    ``step`` (an attempt's ``start_step``/``end_step``, a run's ``fatal_step``); those lines
+    read as today's names."""
+    rec = upgrade_line(rec)
     kind = rec.get("kind")
     if kind == "intervention":
-        note = freeze({k: v for k, v in rec.items() if k not in ("step", "t")})
-        return Annotated(_int(rec, "step", where), _num(rec, "t", where), note)
+        note = freeze({k: v for k, v in rec.items() if k not in ("actions", "t")})
+        return Annotated(_int(rec, "actions", where), _num(rec, "t", where), note)
     cls = _BY_KIND.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise RecordError(f"{where}: unknown kind {shown(kind)}")
     values: dict[str, Any] = {f.name: freeze(rec.get(f.name)) for f in fields(cls)}
-    values["step"] = _int(rec, "step", where)
+    values["actions"] = _int(rec, "actions", where)
     values["t"] = 0.0 if cls is FrameHashed else _num(rec, "t", where)
     if issubclass(cls, LevelEvent):
         values["level"] = _int(rec, "level", where)
@@ -282,6 +289,32 @@ def event_from_record(rec: Mapping, where: str = "record line") -> Event | None:
     if cls is Snapshot:
         values["potential"] = _num(rec, "potential", where)
     return cls(**values)
+
+
+# the names lines of earlier records used ("step" was the action count)
+OLD_NAMES = {"step": "actions", "start_step": "start_actions", "end_step": "end_actions"}
+OLD_RUN_NAMES = {"fatal_step": "fatal_actions"}
+
+
+def upgrade_line(rec: Mapping) -> Mapping:
+    """``rec`` with an earlier record's names replaced by today's (``rec`` itself when it
+    has none)."""
+    old = [k for k in OLD_NAMES if k in rec and OLD_NAMES[k] not in rec]
+    runs = rec.get("runs")
+    old_runs = isinstance(runs, (list, tuple)) and any(
+        isinstance(run, Mapping) and "fatal_step" in run for run in runs
+    )
+    if not old and not old_runs:
+        return rec
+    out = dict(rec)
+    for name in old:
+        out[OLD_NAMES[name]] = out.pop(name)
+    if old_runs:
+        out["runs"] = [
+            {OLD_RUN_NAMES.get(k, k): v for k, v in run.items()} if isinstance(run, Mapping) else run
+            for run in runs
+        ]
+    return out
 
 
 def _int(rec: Mapping, name: str, where: str) -> int:

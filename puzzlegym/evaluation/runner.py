@@ -222,6 +222,6 @@ def _write_agent_lines(policy: Any, log: AgentLog | None, env: Any) -> None:
         return
     lines = drain()
     if log is not None:
-        step, t = _stamp(env)
+        actions, t = _stamp(env)
         for rec in lines:
-            log.write(rec, step, t)
+            log.write(rec, actions, t)
