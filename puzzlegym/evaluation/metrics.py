@@ -282,7 +282,7 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     (fractions), ``mismatch``, ``answered``, ``premature_exit``, ``end`` (``complete``,
     ``answer``, ``timeout`` or ``stopped``), ``elapsed_s``, ``actions``, ``win_times``
     (``[t, level]`` of target wins), ``attempts`` (closed attempt events), ``n_native``,
-    ``n_other`` (None unless the agent's steps carry ``native``: Code Execution CUA steps in
+    ``n_other`` (None unless the agent's turns carry ``native``: Code Execution CUA turns in
     ``agent.jsonl``, or action lines), ``usage`` (a model agent's totals from ``agent.jsonl``:
     requests, tokens, latency, retries, malformed calls; None for other agents),
     ``agent_error`` (why a model agent's episode stopped, if it failed), ``finished``
@@ -312,11 +312,11 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     if isinstance(result, dict):
         outcome = fold(outcome, EpisodeEnded(outcome.actions, outcome.elapsed_s, freeze(result)))
 
-    usage, agent_error, agent_steps = _agent_usage(d)
-    if agent_steps is not None:
+    usage, agent_error, agent_turns = _agent_usage(d)
+    if agent_turns is not None:
         annotated = True
-        native += agent_steps[0]
-        other += agent_steps[1]
+        native += agent_turns[0]
+        other += agent_turns[1]
     o = outcome
     return {
         "dir": str(d),
