@@ -100,7 +100,15 @@ class LastMove:
     undoable: bool
 
 
-LevelProvider = Callable[[str, str], list]
+class Levels(Protocol):
+    """A tier's levels as the suite reads them: a list, or a :class:`puzzlegym.splits.LevelSet`."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: int) -> Any: ...
+
+
+LevelProvider = Callable[[str, str], Levels]
 
 
 class Suite:
