@@ -98,6 +98,15 @@ def _level_set(level_sets: dict, game: str, tier: str) -> LevelSet:
     return level_sets[(game, tier)]
 
 
+def puzzle_env(env: gym.Env, who: str) -> PuzzleEnv:
+    """The puzzlegym env under ``env``'s wrappers (``env.unwrapped``); raises
+    :class:`ConfigError` naming ``who`` (the wrapper) for any other env."""
+    base = env.unwrapped
+    if not isinstance(base, PuzzleEnv):
+        raise ConfigError(f"{who}: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got {type(base).__name__}")
+    return base
+
+
 class PuzzleEnv(gym.Env):
     """One objective (game, difficulty, target levels) played through GUI actions.
 
