@@ -425,10 +425,17 @@ class BoardLike(Protocol):
     """What :func:`gesture_changes` reads of a board (the suite's :class:`Board` or a
     read-only view of one)."""
 
-    game: Game
-    level: Any
-    state: Any
-    ui: Any
+    @property
+    def game(self) -> Game: ...
+
+    @property
+    def level(self) -> Any: ...
+
+    @property
+    def state(self) -> Any: ...
+
+    @property
+    def ui(self) -> Any: ...
 
     @property
     def undoable(self) -> bool: ...
