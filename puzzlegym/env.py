@@ -99,8 +99,28 @@ def _level_set(level_sets: dict, game: str, tier: str) -> LevelSet:
 
 
 def puzzle_env(env: gym.Env, who: str) -> PuzzleEnv:
-    """The puzzlegym env under ``env``'s wrappers (``env.unwrapped``); raises
-    :class:`ConfigError` naming ``who`` (the wrapper) for any other env."""
+    """The puzzlegym env under ``env``'s wrappers (``env.unwrapped``).
+
+    Args:
+        env: a puzzlegym env, wrapped or not.
+        who: the caller (a wrapper's name), named in the error.
+
+    Returns:
+        The :class:`PuzzleEnv` itself.
+
+    Raises:
+        ConfigError: ``env`` is not a puzzlegym env.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> from puzzlegym.wrappers import BlackBox
+        >>> type(puzzle_env(BlackBox(gym.make("LongPuzzle/MazePaint-Easy")), "mine")).__name__
+        'PuzzleEnv'
+        >>> puzzle_env(gym.make("CartPole-v1"), "mine")
+        Traceback (most recent call last):
+        ...
+        puzzlegym.errors.ConfigError: mine: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got CartPoleEnv
+    """
     base = env.unwrapped
     if not isinstance(base, PuzzleEnv):
         raise ConfigError(f"{who}: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got {type(base).__name__}")
@@ -134,6 +154,19 @@ class PuzzleEnv(gym.Env):
 
     Envs pickle and deep-copy (before and after ``reset``; not while writing a record or on the
     browser backend); a copy plays on exactly as the original would.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> env = gym.make("LongPuzzle/MazePaint-Easy", start="board", level=1)
+        >>> obs, info = env.reset(seed=0)
+        >>> obs.shape, info["screen"], info["budget_s"]  # start="board": on level 1 already
+        ((900, 1280, 3), 'level', 3600.0)
+        >>> gym.make("LongPuzzle/MazePaint-Easy").reset(seed=0)[1]["screen"]  # start="home"
+        'home'
+        >>> short = gym.make("LongPuzzle/MazePaint-Easy", budget_s=2.0)  # 1 s per action
+        >>> _ = short.reset(seed=0)
+        >>> [short.step({"type": "wait"})[3] for _ in range(2)]  # truncated once spent
+        [False, True]
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}

@@ -50,6 +50,15 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     in the form sb3-contrib's ``MaskablePPO`` reads; when nothing would change anything (and
     before the first ``reset()``), every index is marked valid, so a masked policy can still
     act.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> env = BoardActions(gym.make("LongPuzzle/MazePaint-Easy", start="board", level=1))
+        >>> env.action_space, env.n_targets, env.buttons  # Maze Paint's targets: the 4 swipes
+        (Discrete(9), 4, ('restart', 'next', 'menu', 'game', 'tier'))
+        >>> _ = env.reset(seed=0)
+        >>> env.action_masks().astype(int).tolist()  # a swipe into a wall changes nothing
+        [1, 1, 0, 1, 0, 0, 1, 0, 0]
     """
 
     def __init__(

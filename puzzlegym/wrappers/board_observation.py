@@ -50,6 +50,15 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     over the ``(C, H, W)`` layout PyTorch convolutions take. It wraps a puzzlegym env on the
     native backend directly (below ``BlackBox`` and the action wrappers), in place of
     ``LowResObservation``.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> env = BoardObservation(gym.make("LongPuzzle/MazePaint-Easy", start="board", level=1))
+        >>> obs, _info = env.reset(seed=0)
+        >>> obs.shape, env.names[:3]  # (planes, height, width): the Easy catalogue's 8x8 boards
+        ((13, 8, 8), ('floor', 'wall', 'painted'))
+        >>> int(obs[env.names.index("screen:level")].max())  # the screen is one plane too
+        1
     """
 
     def __init__(self, env: gym.Env, shape: tuple[int, int, int] | None = None) -> None:

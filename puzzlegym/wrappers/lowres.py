@@ -80,6 +80,14 @@ class LowResObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
     It must wrap a puzzlegym env on the native backend whose observations are still the full
     screen (it changes what the env renders); for the browser backend use
     ``DownscaleObservation``.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> base = gym.make("LongPuzzle/MazePaint-Easy", render_mode="rgb_array")
+    >>> env = LowResObservation(base, size=(84, 84), grayscale=True)
+        >>> obs, _info = env.reset(seed=0)
+        >>> obs.shape, obs.dtype.name, env.render().shape  # render() still shows the full screen
+        ((84, 84, 1), 'uint8', (900, 1280, 3))
     """
 
     def __init__(
