@@ -111,7 +111,7 @@ def puzzle_env(env: gym.Env, who: str) -> PuzzleEnv:
     Raises:
         ConfigError: ``env`` is not a puzzlegym env.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> from puzzlegym.wrappers import BlackBox
         >>> type(puzzle_env(BlackBox(gym.make("LongPuzzle/MazePaint-Easy")), "mine")).__name__
@@ -155,7 +155,7 @@ class PuzzleEnv(gym.Env):
     Envs pickle and deep-copy (before and after ``reset``; not while writing a record or on the
     browser backend); a copy plays on exactly as the original would.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> env = gym.make("LongPuzzle/MazePaint-Easy", start="board", level=1)
         >>> obs, info = env.reset(seed=0)

@@ -50,7 +50,7 @@ def solve(level: Any, state: Any = None) -> Solution:
     Raises:
         Unsolvable: the state is a dead end.
 
-    Example:
+    Examples:
         >>> from puzzlegym.registry import get_game
         >>> level = get_game("MazePaint").load_catalogue("Easy")[0]
         >>> solution = solve(level)
@@ -77,7 +77,7 @@ def certify(level: Any, state: Any) -> Verdict:
     Returns:
         ``"solvable"``, ``"dead_end"`` or ``"unknown"``.
 
-    Example:
+    Examples:
         >>> from puzzlegym.registry import get_game
         >>> game = get_game("MazePaint")
         >>> level = game.load_catalogue("Easy")[0]

@@ -109,7 +109,7 @@ def macro(per_objective: Mapping[tuple[str, str], float | None]) -> float | None
     Returns:
         The mean over games of each game's mean, or None.
 
-    Example:
+    Examples:
         >>> macro({("MazePaint", "Easy"): 50.0, ("MazePaint", "Hard"): 100.0, ("RushHour", "Easy"): 0.0})
         37.5
         >>> macro({("MazePaint", "Easy"): None}) is None
@@ -165,7 +165,7 @@ def lpr(rows: Iterable[Mapping[str, Any]]) -> float | None:
     """Level pass rate of the episodes of one objective: Σ won / Σ reached, in percent;
     ``None`` (undefined) when no target level was reached or reach counts are unknown.
 
-    Example:
+    Examples:
         >>> lpr([{"levels_won": 10, "levels_reached": 10}, {"levels_won": 3, "levels_reached": 4}])
         92.85714285714286
         >>> lpr([{"levels_won": 0, "levels_reached": None}]) is None
@@ -207,7 +207,7 @@ def h50(rows: Iterable[Mapping[str, Any]]) -> int | str | None:
 def ngar(n_native: int, n_other: int) -> float | None:
     """100·N_native / (N_native + N_other); None without steps.
 
-    Example:
+    Examples:
         >>> ngar(3, 1), ngar(0, 0)
         (75.0, None)
     """
@@ -230,7 +230,7 @@ def aggregate(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     Raises:
         ValueError: no rows, or an objective's rows disagree on ``n_levels``.
 
-    Example:
+    Examples:
         >>> won = {"game": "MazePaint", "difficulty": "Easy", "n_levels": 10, "solved": 1,
         ...        "lc": 100.0, "fgp": 100.0, "levels_won": 10, "levels_reached": 10}
         >>> lost = {**won, "solved": 0, "lc": 30.0, "fgp": 45.0, "levels_won": 3, "levels_reached": 4}

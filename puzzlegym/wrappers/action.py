@@ -39,7 +39,7 @@ class DiscreteGUIActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     With more than 22 rows or 32 columns, swipes from edge cells towards the edge are
     clamped below the recognizer's 20 px swipe threshold and stop being swipes.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> env = DiscreteGUIActions(gym.make("LongPuzzle/MazePaint-Easy"))
         >>> env.action_space

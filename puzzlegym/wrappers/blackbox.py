@@ -21,7 +21,7 @@ class BlackBox(InfoWrapper, gym.utils.RecordConstructorArgs):
     level), as Gymnasium wrappers always allow; agents that are meant to be black-box must
     simply not do that.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> env = BlackBox(gym.make("LongPuzzle/MazePaint-Easy"))
         >>> _obs, info = env.reset(seed=0)

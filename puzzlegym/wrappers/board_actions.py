@@ -51,7 +51,7 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     before the first ``reset()``), every index is marked valid, so a masked policy can still
     act.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> env = BoardActions(gym.make("LongPuzzle/MazePaint-Easy", start="board", level=1))
         >>> env.action_space, env.n_targets, env.buttons  # Maze Paint's targets: the 4 swipes

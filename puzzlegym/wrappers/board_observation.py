@@ -51,7 +51,7 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     native backend directly (below ``BlackBox`` and the action wrappers), in place of
     ``LowResObservation``.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> env = BoardObservation(gym.make("LongPuzzle/MazePaint-Easy", start="board", level=1))
         >>> obs, _info = env.reset(seed=0)

@@ -81,7 +81,7 @@ class LowResObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
     screen (it changes what the env renders); for the browser backend use
     ``DownscaleObservation``.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> base = gym.make("LongPuzzle/MazePaint-Easy", render_mode="rgb_array")
     >>> env = LowResObservation(base, size=(84, 84), grayscale=True)

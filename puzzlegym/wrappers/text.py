@@ -40,7 +40,7 @@ class TextChannel(gym.Wrapper, gym.utils.RecordConstructorArgs):
     truncated to :data:`TEXT_MAX_LENGTH` characters so it always lies in the
     ``spaces.Text`` space. Works below or above :class:`BlackBox` (it reads public keys only).
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> env = TextChannel(gym.make("LongPuzzle/MazePaint-Easy"))
         >>> obs, _info = env.reset(seed=0)
