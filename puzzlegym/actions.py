@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -208,7 +208,7 @@ def _validate(action: Action, where: str, *, in_batch: bool) -> Action:
 
 def _parse(obj: Any, where: str, *, in_batch: bool) -> Action:
     if isinstance(obj, tuple(_TYPES.values())):
-        return _validate(obj, where, in_batch=in_batch)
+        return _validate(cast(Action, obj), where, in_batch=in_batch)
     if not isinstance(obj, dict):
         raise ActionError(
             f"{where}: expected an action dict or a puzzlegym.actions object, got "

@@ -47,7 +47,7 @@ from puzzlegym.evaluation.events import (
 from puzzlegym.evaluation.records import RecordWriter, unused_path
 from puzzlegym.probe import BoardProbe, Probe
 from puzzlegym.registry import catalogue_sha256, games, get_game
-from puzzlegym.screen.clock import make_clock
+from puzzlegym.screen.clock import SimClock, WallClock, make_clock
 from puzzlegym.screen.input import GestureRecognizer
 from puzzlegym.screen.labels import label
 from puzzlegym.screen.layout import BOARD_AREA, LEVEL
@@ -69,7 +69,7 @@ def _positive_finite(value: Any) -> bool:
     if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, (bool, np.bool_)):
         return False
     try:
-        return math.isfinite(value) and value > 0
+        return bool(math.isfinite(value) and value > 0)
     except OverflowError:  # an int beyond any float (10**400)
         return False
 
@@ -96,6 +96,35 @@ def _check_record_dir(record_dir: Any) -> str:
 def _level_set(level_sets: dict, game: str, tier: str) -> LevelSet:
     """The suite's ``levels(game, tier)`` (a module function under a partial: envs pickle)."""
     return level_sets[(game, tier)]
+
+
+def puzzle_env(env: gym.Env, who: str) -> PuzzleEnv:
+    """The puzzlegym env under ``env``'s wrappers (``env.unwrapped``).
+
+    Args:
+        env: a puzzlegym env, wrapped or not.
+        who: the caller (a wrapper's name), named in the error.
+
+    Returns:
+        The :class:`PuzzleEnv` itself.
+
+    Raises:
+        ConfigError: ``env`` is not a puzzlegym env.
+
+    Examples:
+        >>> import gymnasium as gym
+        >>> from puzzlegym.wrappers import BlackBox
+        >>> type(puzzle_env(BlackBox(gym.make("LongPuzzle/MazePaint-Easy")), "mine")).__name__
+        'PuzzleEnv'
+        >>> puzzle_env(gym.make("CartPole-v1"), "mine")
+        Traceback (most recent call last):
+        ...
+        puzzlegym.errors.ConfigError: mine: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got CartPoleEnv
+    """
+    base = env.unwrapped
+    if not isinstance(base, PuzzleEnv):
+        raise ConfigError(f"{who}: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got {type(base).__name__}")
+    return base
 
 
 class PuzzleEnv(gym.Env):
@@ -125,9 +154,30 @@ class PuzzleEnv(gym.Env):
 
     Envs pickle and deep-copy (before and after ``reset``; not while writing a record or on the
     browser backend); a copy plays on exactly as the original would.
+
+    Examples:
+        >>> import gymnasium as gym
+        >>> env = gym.make("LongPuzzle/MazePaint-Easy", start="board", level=1)
+        >>> obs, info = env.reset(seed=0)
+        >>> obs.shape, info["screen"], info["budget_s"]  # start="board": on level 1 already
+        ((900, 1280, 3), 'level', 3600.0)
+        >>> gym.make("LongPuzzle/MazePaint-Easy").reset(seed=0)[1]["screen"]  # start="home"
+        'home'
+        >>> short = gym.make("LongPuzzle/MazePaint-Easy", budget_s=2.0)  # 1 s per action
+        >>> _ = short.reset(seed=0)
+        >>> [short.step({"type": "wait"})[3] for _ in range(2)]  # truncated once spent
+        [False, True]
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+
+    # an episode's parts, set by reset() (_episode_parts, _restored_parts)
+    clock: SimClock | WallClock
+    recognizer: GestureRecognizer
+    steps: int
+    actions: int
+    _terminated: bool
+    _phi: float
 
     def __init__(
         self,
@@ -190,7 +240,7 @@ class PuzzleEnv(gym.Env):
             self.backend = make_backend(backend, cache_bytes=render_cache_bytes)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-        self.config = {
+        self.config: dict[str, Any] = {
             "env_id": self.game.env_id(tier),
             "backend": backend,
             "start": start,
@@ -242,7 +292,7 @@ class PuzzleEnv(gym.Env):
         objective's tier holds the training levels from ``first_level`` on."""
         mine = (self.game.name, self.tier)
         level_sets = {
-            (g.name, t): LevelSet(g, t, self.training_levels, first_level) if (g.name, t) == mine else LevelSet(g, t)
+            (g.name, t): LevelSet(g, t, self.training_levels, first_level or 0) if (g.name, t) == mine else LevelSet(g, t)
             for g in games().values()
             for t in g.tiers
         }
@@ -262,14 +312,21 @@ class PuzzleEnv(gym.Env):
         self._first_level = first_level
         self.backend.invalidate()
 
+    def _live(self, what: str) -> tuple[Suite, Evaluator]:
+        """The episode's suite and evaluator; ``what`` before the first reset() raises."""
+        if self.suite is None or self.evaluator is None:
+            raise PuzzleGymError(f"{what} before reset()")
+        return self.suite, self.evaluator
+
     def _start_position(self) -> None:
+        suite, _ = self._live("_start_position()")
         k = self.config["level"]
         if k is not None:
             # earlier levels count as unlocked (not credited): the suite re-enters at level k
-            self.suite.progress[(self.game.name, self.tier)] = set(range(k - 1))
+            suite.progress[(self.game.name, self.tier)] = set(range(k - 1))
         if self.config["start"] == "board":
-            self.suite.choose_game(self.game.name)
-            self.suite.enter_tier(self.tier)
+            suite.choose_game(self.game.name)
+            suite.enter_tier(self.tier)
 
     def _open_record(self, restored: dict | None = None) -> None:
         self.records.close()
@@ -342,24 +399,25 @@ class PuzzleEnv(gym.Env):
             first = self.split.check_first_level(first, "reset options['first_level']")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64):
             raise ConfigError(f"seed: expected None or an integer 0..2**64-1, got {shown(seed)}")
-        parts = None
+        restoring: tuple[dict[str, Any], Checkpoint] | None = None
         if ckpt is not None:
             self._check_checkpoint(ckpt)
-            parts = self._restored_parts(ckpt)  # validates everything; changes nothing
+            restoring = self._restored_parts(ckpt), ckpt  # validates everything; changes nothing
         elif self.split is not None:
             drawn = first is None
-            if drawn:  # the draw reset() will make, on a copy of the generator it will use
+            if first is None:  # the draw reset() will make, on a copy of the generator it will use
                 rng = gymnasium_seeding.np_random(seed)[0] if seed is not None else copy.deepcopy(self.np_random)
                 first = self.split.draw(rng)
             # the episode's first target level, generated before anything changes (a
             # generator that fails raises here, not half-way into the episode)
+            assert self.training_levels is not None  # set with the split
             self.training_levels.level(first + (self.config["level"] or 1) - 1)
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
         self._episode += 1
-        if parts is not None:
-            self._restore(parts, ckpt)
+        if restoring is not None:
+            self._restore(*restoring)
         else:
             if self.split is not None and drawn:
                 first = self.split.draw(self.np_random)  # the same draw, now on the env's generator
@@ -370,7 +428,8 @@ class PuzzleEnv(gym.Env):
             self._start_position()
             self._terminated = False
         self._done = self._terminated
-        self._phi = self.evaluator.progress(self.suite.board)
+        suite, ev = self._live("reset()")
+        self._phi = ev.progress(suite.board)
         self._frame = self._observe()
         self._record_frame()
         return self._frame, self._info(accepted=True)
@@ -378,11 +437,12 @@ class PuzzleEnv(gym.Env):
     def step(self, action: Any):
         if self.suite is None or self._done:
             raise PuzzleGymError("the episode is over (or was never started); call reset() first")
+        suite, ev = self._live("step()")
         act = parse_action(action)  # raises ActionError before anything changes
         terminated = truncated = False
         accepted = False
         budget = self.config["budget_s"]
-        self.suite.pressed.clear()
+        suite.pressed.clear()
         for prim in flatten(act):
             if self.clock.elapsed_s >= budget:
                 break
@@ -392,18 +452,18 @@ class PuzzleEnv(gym.Env):
             self._now = now
             this = False  # this primitive's own acceptance (a batch member's, in the record)
             if isinstance(prim, Answer):
-                self.evaluator.answer(prim.text)
+                ev.answer(prim.text)
                 terminated = this = True
             else:
                 t_ms = int(round(now * 1000))
                 for event in self.backend.perform(prim, t_ms):
                     for gesture in self.recognizer.feed(event):
-                        this |= self.suite.handle(gesture)
+                        this |= suite.handle(gesture)
             accepted |= this
-            feedback = self.suite.board.feedback if self.suite.board else ""
+            feedback = suite.board.feedback if suite.board else ""
             action = freeze(to_dict(prim))
-            self.bus.publish(ActionTaken(self.actions, round(now, 3), action, this, self.suite.screen, feedback))
-            if self.evaluator.success:
+            self.bus.publish(ActionTaken(self.actions, round(now, 3), action, this, suite.screen, feedback))
+            if ev.success:
                 terminated = True
             if terminated:
                 break
@@ -412,7 +472,7 @@ class PuzzleEnv(gym.Env):
             truncated = True
         self._terminated = terminated
         self._done = terminated or truncated
-        phi = self.evaluator.progress(self.suite.board)
+        phi = ev.progress(suite.board)
         if self.config["reward"] == "potential":
             reward = phi - self._phi
         else:
@@ -427,8 +487,9 @@ class PuzzleEnv(gym.Env):
 
     def _end(self, how: dict) -> None:
         """Close the attempt in progress and publish the episode's end."""
-        self.evaluator.finish()
-        result = {**self.evaluator.summary(), **how}
+        _, ev = self._live("_end()")
+        ev.finish()
+        result = {**ev.summary(), **how}
         self.bus.publish(EpisodeEnded(self.actions, round(self.clock.elapsed_s, 3), freeze(result)))
 
     def render(self):
@@ -549,7 +610,7 @@ class PuzzleEnv(gym.Env):
 
     # ------------------------------------------------------------------ info
     def _info(self, accepted: bool) -> dict:
-        suite, ev = self.suite, self.evaluator
+        suite, ev = self._live("_info()")
         board = suite.board
         on_target = board is not None and ev.is_target(board)
         last = ev.last_snapshot
@@ -566,7 +627,7 @@ class PuzzleEnv(gym.Env):
             "pressed": list(suite.pressed),  # the controls this step pressed (e.g. ["restart"])
             # private: the evaluator's view (strip with puzzlegym.wrappers.BlackBox)
             "evaluator": {
-                "level": board.index + 1 if on_target else None,
+                "level": board.index + 1 if board is not None and on_target else None,
                 "potential": board.potential if board is not None and suite.screen == LEVEL else None,
                 "progress": self._phi,
                 "levels_won": ev.levels_won,
@@ -584,9 +645,7 @@ class PuzzleEnv(gym.Env):
         screen, the objective, the board in play, the named controls and the board area, the
         last settled snapshot and its dead-end certificate, counters and results. Privileged:
         for training code and the lab, never for evaluated agents."""
-        if self.suite is None:
-            raise PuzzleGymError("probe() before reset()")
-        suite, ev = self.suite, self.evaluator
+        suite, ev = self._live("probe()")
         # a probe is a value of these: one per moment, however many readers ask for it
         key = (self._episode, suite.version, self.actions, self.steps)
         cached = self._probe_cache
@@ -632,11 +691,10 @@ class PuzzleEnv(gym.Env):
     # ------------------------------------------------------------------ checkpoints
     def checkpoint(self) -> Checkpoint:
         """The whole suite now (screen, board, ui, history, clock, input, evaluator)."""
-        if self.suite is None:
-            raise PuzzleGymError("checkpoint() before reset()")
+        suite, ev = self._live("checkpoint()")
         payload = {
-            "suite": self.suite.to_json(),
-            "evaluator": self.evaluator.to_json(),
+            "suite": suite.to_json(),
+            "evaluator": ev.to_json(),
             "clock": self.clock.to_json(),
             "recognizer": self.recognizer.to_json(),
             "steps": self.steps,

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from puzzlegym import jsonio
-from puzzlegym.errors import ConfigError, LevelError
+from puzzlegym.errors import ConfigError, LevelError, PuzzleGymError
 from puzzlegym.game import Game
 from puzzlegym.version import __version__
 
@@ -68,7 +68,10 @@ def generator_hash(game: Game) -> str:
     found = _GENERATOR_HASHES.get(game.name)
     if found is None:
         package = Path(game.rules.__file__).resolve().parent
-        solvers = Path(importlib.util.find_spec("puzzlegym.solvers").origin).resolve().parent
+        spec = importlib.util.find_spec("puzzlegym.solvers")
+        if spec is None or spec.origin is None:
+            raise PuzzleGymError("puzzlegym.solvers is not installed (the generators' solvers)")
+        solvers = Path(spec.origin).resolve().parent
         h = hashlib.sha256()
         for folder in (package, solvers):
             for path in sorted(folder.glob("*.py")):
@@ -219,6 +222,7 @@ class LevelCache:
             return
         self.written += 1
         self._since += max(len(text), 4096)  # a small file takes at least one block
+        assert self._usage is not None  # measured above
         if self._usage + self._since > self.max_bytes or self._since > self.max_bytes // 16:
             self._measure_and_prune()
 

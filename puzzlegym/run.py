@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, cast
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
@@ -40,9 +40,17 @@ _WRAPPER_KEYS = (
 )
 
 
+def _section(node: Any, where: str) -> dict[str, Any]:
+    """A config section as a plain dict, resolved (``where`` names it in the error)."""
+    out = OmegaConf.to_container(node, resolve=True)
+    if not isinstance(out, dict):
+        raise ConfigError(f"{where}: expected a mapping, got {type(out).__name__}")
+    return cast(dict[str, Any], out)
+
+
 def make_kwargs(cfg: DictConfig) -> dict[str, Any]:
     """``make_sb3_env`` keyword arguments from the ``wrappers`` and ``env`` groups."""
-    wrappers = OmegaConf.to_container(cfg.wrappers, resolve=True)
+    wrappers = _section(cfg.wrappers, "wrappers")
     unknown = sorted(set(wrappers) - {"name", *_WRAPPER_KEYS})
     if unknown:
         raise ConfigError(f"wrappers.{unknown[0]}: unknown key; allowed: {', '.join(_WRAPPER_KEYS)}")
@@ -56,7 +64,7 @@ def make_kwargs(cfg: DictConfig) -> dict[str, Any]:
         out.pop("size", None)
     else:
         out.pop("scale", None)
-    out.update(OmegaConf.to_container(cfg.env.kwargs, resolve=True))
+    out.update(_section(cfg.env.kwargs, "env.kwargs"))
     return out
 
 
@@ -68,8 +76,8 @@ def _play(cfg: DictConfig) -> dict:
             f"wrappers={cfg.wrappers.name}: GUI agents ({cfg.agent.name}) play the raw env; "
             "use wrappers=none, or a training agent (agent=maskable_ppo, agent=ppo)"
         )
-    env_kwargs = OmegaConf.to_container(cfg.env.kwargs, resolve=True)
-    options = OmegaConf.to_container(cfg.agent.options, resolve=True) if "options" in cfg.agent else None
+    env_kwargs = _section(cfg.env.kwargs, "env.kwargs")
+    options = _section(cfg.agent.options, "agent.options") if "options" in cfg.agent else None
     if options is not None:  # a model agent's options dict (configs/agent/openai.yaml)
         options = {k: v for k, v in options.items() if v is not None}
     return run_episode(
@@ -88,7 +96,7 @@ def _train(cfg: DictConfig) -> dict:
         )
     if cfg.out_dir is None:
         raise ConfigError("out_dir: a training run needs a directory (result.json, logs, model)")
-    agent = OmegaConf.to_container(cfg.agent, resolve=True)
+    agent = _section(cfg.agent, "agent")
     return train_and_compare(
         cfg.env.id,
         out_dir=cfg.out_dir,
@@ -115,7 +123,7 @@ def _study(cfg: DictConfig) -> dict:
 
     if cfg.out_dir is None:
         raise ConfigError("out_dir: a study needs a directory")
-    return run_study(OmegaConf.to_container(cfg.study, resolve=True), cfg.out_dir)
+    return run_study(_section(cfg.study, "study"), cfg.out_dir)
 
 
 def run(cfg: DictConfig) -> dict:

@@ -137,7 +137,9 @@ class TrainingLevels:
         if not isinstance(split, Split):
             raise ConfigError(f"split: expected a puzzlegym.splits.Split, got {type(split).__name__}")
         self.game, self.tier, self.split = game, tier, split
-        self.cache = LevelCache.from_env() if cache == "env" else cache
+        if cache is not None and cache != "env" and not isinstance(cache, LevelCache):
+            raise ConfigError(f"cache: expected a puzzlegym LevelCache, 'env' or None, got {shown(cache)}")
+        self.cache = LevelCache.from_env() if isinstance(cache, str) else cache
         self.generated = 0
         self._memo: OrderedDict[int, tuple[int, Any]] = OrderedDict()  # level seed -> (source, level)
 

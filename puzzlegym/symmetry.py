@@ -106,6 +106,7 @@ def canonical_sequences(seqs: Sequence[Sequence], cap: int = MAX_TIED_ORDERINGS)
                     best, grown = chunk, {}
                 rest = left[:i] + left[i + 1 :]
                 grown.setdefault((tuple(sorted(mine.items())), rest), (mine, rest))
+        assert best is not None  # every step places one of the sequences left
         out.append(best)
         frontier = [grown[k] for k in sorted(grown)[:cap]]
     return tuple(out)

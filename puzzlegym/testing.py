@@ -45,7 +45,7 @@ from puzzlegym.screen.palette import STYLES
 __all__ = ["GameContractError", "check_game"]
 
 MOVES_LOOKED_AT = 64  # legal moves drawn from a (possibly lazy, huge) legal_moves per board
-NOT_A_STATE = (None, [], {}, "state", 7, {"bogus": True})
+NOT_A_STATE: tuple[Any, ...] = (None, [], {}, "state", 7, {"bogus": True})
 
 
 class GameContractError(AssertionError):

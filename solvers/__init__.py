@@ -40,7 +40,22 @@ def _module(level: Any):
 def solve(level: Any, state: Any = None) -> Solution:
     """Solve ``level`` from ``state`` (default: its initial state).
 
-    Raises :class:`Unsolvable` when the state is a dead end.
+    Args:
+        level: a level of any game (the solver is the level's game's).
+        state: the state to solve from; None for the level's initial state.
+
+    Returns:
+        The :class:`Solution`: its moves, and whether it is proved shortest.
+
+    Raises:
+        Unsolvable: the state is a dead end.
+
+    Examples:
+        >>> from puzzlegym.registry import get_game
+        >>> level = get_game("MazePaint").load_catalogue("Easy")[0]
+        >>> solution = solve(level)
+        >>> solution.length, solution.optimal, solution.moves[:3]
+        (7, True, ('right', 'up', 'left'))
     """
     return _module(level).solve(level, state)
 
@@ -53,7 +68,22 @@ def canonical_key(level: Any, state: Any) -> Any:
 
 
 def certify(level: Any, state: Any) -> Verdict:
-    """Classify ``state`` of ``level`` as "solvable", "dead_end" or "unknown" (search limit)."""
+    """Classify ``state`` of ``level`` as "solvable", "dead_end" or "unknown" (search limit).
+
+    Args:
+        level: a level of any game.
+        state: a state of that level.
+
+    Returns:
+        ``"solvable"``, ``"dead_end"`` or ``"unknown"``.
+
+    Examples:
+        >>> from puzzlegym.registry import get_game
+        >>> game = get_game("MazePaint")
+        >>> level = game.load_catalogue("Easy")[0]
+        >>> certify(level, game.rules.initial_state(level)), is_dead_end(level, game.rules.initial_state(level))
+        ('solvable', False)
+    """
     return _module(level).certify(level, state)
 
 

@@ -92,6 +92,14 @@ def test_config_carries_the_split_and_catalogue_configs_are_unchanged(make_env):
     assert "num_levels" not in cat.unwrapped.config and "start_level" not in cat.unwrapped.config
 
 
+@pytest.mark.parametrize("cache", ["/tmp/levels", "ENV", 3, {"root": "/tmp"}])
+def test_training_levels_rejects_a_cache_that_is_none_of_its_kinds(cache):
+    # a path string (or any other value) once passed through and failed at the first level
+    # generated, as AttributeError: 'str' object has no attribute 'get'
+    with pytest.raises(ConfigError, match=r"^cache: expected a puzzlegym LevelCache, 'env' or None, got "):
+        TrainingLevels(get_game("MazePaint"), "Easy", Split(50, 5000), cache=cache)
+
+
 # ----------------------------------------------------------------------------- which levels an episode plays
 def test_each_reset_draws_its_levels_with_the_seeded_generator(make_env):
     env = make_env(MAZE_EASY, levels="generated", num_levels=50, start_level=5000, level=1, start="board")

@@ -157,6 +157,8 @@ def runtime() -> Runtime:
             module = __import__(name)
         except ImportError:
             continue
+        if module.__file__ is None:  # a namespace package: no folder of its own to bind
+            continue
         pkg = Path(module.__file__).resolve().parent
         packages.append((str(pkg), f"{PACKAGES_DIR}/{pkg.name}"))
         for lib_dir in lib_dirs:

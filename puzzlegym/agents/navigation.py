@@ -32,7 +32,7 @@ def navigation_click(probe: Probe) -> dict | None:
     if screen == HOME:
         return _click(targets[f"game:{objective.game}"])
     if screen == DIFFICULTY:
-        if probe.game.name != objective.game:
+        if probe.game is None or probe.game.name != objective.game:
             return _click(targets["back"])
         return _click(targets[f"tier:{objective.tier}"])
     if screen == LEVEL_COMPLETE:

@@ -20,7 +20,7 @@ import copyreg
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, overload
 
 from puzzlegym.errors import RecordError, shown
 
@@ -296,6 +296,10 @@ OLD_NAMES = {"step": "actions", "start_step": "start_actions", "end_step": "end_
 OLD_RUN_NAMES = {"fatal_step": "fatal_actions"}
 
 
+@overload
+def upgrade_line(rec: dict) -> dict: ...
+@overload
+def upgrade_line(rec: Mapping) -> Mapping: ...
 def upgrade_line(rec: Mapping) -> Mapping:
     """``rec`` with an earlier record's names replaced by today's (``rec`` itself when it
     has none)."""
@@ -309,7 +313,7 @@ def upgrade_line(rec: Mapping) -> Mapping:
     out = dict(rec)
     for name in old:
         out[OLD_NAMES[name]] = out.pop(name)
-    if old_runs:
+    if old_runs and isinstance(runs, (list, tuple)):
         out["runs"] = [
             {OLD_RUN_NAMES.get(k, k): v for k, v in run.items()} if isinstance(run, Mapping) else run
             for run in runs

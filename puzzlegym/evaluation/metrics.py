@@ -93,7 +93,7 @@ def is_hard_tier(game: str, tier: str) -> bool:
     return t in TIER_LADDER and t != TIER_LADDER[0]
 
 
-def _mean(values: Iterable[float]) -> float | None:
+def _mean(values: Iterable[float | None]) -> float | None:
     vals = [v for v in values if v is not None]
     return sum(vals) / len(vals) if vals else None
 
@@ -101,7 +101,20 @@ def _mean(values: Iterable[float]) -> float | None:
 def macro(per_objective: Mapping[tuple[str, str], float | None]) -> float | None:
     """Game-macro average of per-objective values keyed by ``(game, difficulty)``: the mean
     over each game's objectives, then the mean over games. ``None`` values (undefined) are
-    left out; a game with no defined objective is left out; ``None`` if nothing is defined."""
+    left out; a game with no defined objective is left out; ``None`` if nothing is defined.
+
+    Args:
+        per_objective: a value (or None) per ``(game, difficulty)``.
+
+    Returns:
+        The mean over games of each game's mean, or None.
+
+    Examples:
+        >>> macro({("MazePaint", "Easy"): 50.0, ("MazePaint", "Hard"): 100.0, ("RushHour", "Easy"): 0.0})
+        37.5
+        >>> macro({("MazePaint", "Easy"): None}) is None
+        True
+    """
     by_game: dict[str, list[float]] = defaultdict(list)
     for (game, _tier), value in per_objective.items():
         if value is not None:
@@ -125,7 +138,7 @@ def normalise_row(row: Mapping[str, Any]) -> dict[str, Any]:
     won = row.get("levels_won")
     won = int(round(lc * n / 100.0)) if won is None else int(won)
     reached = row.get("levels_reached")
-    out = {
+    out: dict[str, Any] = {
         "game": str(row["game"]),
         "difficulty": str(row["difficulty"]),
         "solved": _flag(row["solved"]),
@@ -150,7 +163,14 @@ def normalise_row(row: Mapping[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- metrics
 def lpr(rows: Iterable[Mapping[str, Any]]) -> float | None:
     """Level pass rate of the episodes of one objective: Σ won / Σ reached, in percent;
-    ``None`` (undefined) when no target level was reached or reach counts are unknown."""
+    ``None`` (undefined) when no target level was reached or reach counts are unknown.
+
+    Examples:
+        >>> lpr([{"levels_won": 10, "levels_reached": 10}, {"levels_won": 3, "levels_reached": 4}])
+        92.85714285714286
+        >>> lpr([{"levels_won": 0, "levels_reached": None}]) is None
+        True
+    """
     rows = list(rows)
     if any(r.get("levels_reached") is None for r in rows):
         return None
@@ -185,7 +205,12 @@ def h50(rows: Iterable[Mapping[str, Any]]) -> int | str | None:
 
 
 def ngar(n_native: int, n_other: int) -> float | None:
-    """100·N_native / (N_native + N_other); None without turns."""
+    """100·N_native / (N_native + N_other); None without turns.
+
+    Examples:
+        >>> ngar(3, 1), ngar(0, 0)
+        (75.0, None)
+    """
     total = n_native + n_other
     return None if total == 0 else 100.0 * n_native / total
 
@@ -198,12 +223,28 @@ def aggregate(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     counts ``n`` (episodes), ``S`` (successful episodes), ``P`` (premature exits), ``M``
     (mismatches), ``objectives``, ``games``, and ``per_game``: OSR/LC/FGP/LC_hard/LPR of each
     game (the mean over its objectives).
+
+    Args:
+        rows: one row per episode (the fields of :func:`normalise_row`).
+
+    Raises:
+        ValueError: no rows, or an objective's rows disagree on ``n_levels``.
+
+    Examples:
+        >>> won = {"game": "MazePaint", "difficulty": "Easy", "n_levels": 10, "solved": 1,
+        ...        "lc": 100.0, "fgp": 100.0, "levels_won": 10, "levels_reached": 10}
+        >>> lost = {**won, "solved": 0, "lc": 30.0, "fgp": 45.0, "levels_won": 3, "levels_reached": 4}
+        >>> figures = aggregate([won, lost])
+        >>> [figures[k] for k in ("OSR", "LC", "FGP", "H50", "n", "S")]
+        [50.0, 65.0, 72.5, '10+', 2, 1]
+        >>> round(figures["LPR"], 2)  # 13 of the 14 levels reached were won
+        92.86
     """
-    rows = [normalise_row(r) for r in rows]
+    rows = normalised = [normalise_row(r) for r in rows]
     if not rows:
         raise ValueError("aggregate: no rows")
     by_obj: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for r in rows:
+    for r in normalised:
         by_obj[(r["game"], r["difficulty"])].append(r)
     for key, rs in by_obj.items():
         if len({r["n_levels"] for r in rs}) != 1:
@@ -251,7 +292,7 @@ def aggregate(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- records
 def _objective_of(manifest: dict) -> tuple[str, str]:
-    env_id = manifest.get("env_id", manifest.get("objective"))  # "objective": older records
+    env_id = manifest["env_id"] if "env_id" in manifest else manifest["objective"]  # "objective": older records
     name, _, tier = env_id.split("/")[-1].partition("-")
     return name, tier
 
@@ -360,13 +401,12 @@ def _agent_usage(d: Path) -> tuple[dict | None, str | None, tuple[int, int] | No
     malformed calls, turns; None without that log), why it stopped (its error line, or
     None) and its (native, other) turn counts for NGAR (None unless its turns say). A turn
     is one tool call of the model (``kind: "turn"``; earlier logs wrote ``"step"``)."""
-    usage, agent_error = None, None
+    agent_error = None
     native = other = 0
     annotated = False
     agent_lines = read_log(d, AGENT_LOG)
-    if agent_lines:
-        usage = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0,
-                 "retries": 0, "malformed": 0, "turns": 0}
+    usage: dict[str, Any] = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0,
+                             "retries": 0, "malformed": 0, "turns": 0}
     for rec in agent_lines:
         kind = rec.get("kind")
         if kind in ("turn", "step"):
@@ -388,7 +428,7 @@ def _agent_usage(d: Path) -> tuple[dict | None, str | None, tuple[int, int] | No
         elif kind == "error":
             agent_error = rec.get("error")
 
-    return usage, agent_error, (native, other) if annotated else None
+    return usage if agent_lines else None, agent_error, (native, other) if annotated else None
 
 
 def episode_row(ep: Mapping[str, Any]) -> dict[str, Any]:

@@ -124,8 +124,7 @@ class BatchedVectorEnv(VectorEnv):
         start_timeout: float = 300.0,
         spin_us: float = DEFAULT_SPIN_US,
     ) -> None:
-        self._pool = None
-        self.closed = False
+        self.closed = False  # _pool: set last (close and __del__ check it is there)
         env_fns = check_env_fns(env_fns)
         if workers is None:
             workers = default_workers(len(env_fns))
@@ -336,7 +335,7 @@ class BatchedVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ closing
 
     def close_extras(self, **kwargs: Any) -> None:
-        if self._pool is not None:
+        if getattr(self, "_pool", None) is not None:
             self._pool.close()
 
     def __del__(self) -> None:
@@ -344,5 +343,5 @@ class BatchedVectorEnv(VectorEnv):
             self._pool.close()
 
     def __repr__(self) -> str:
-        workers = len(self._pool.slices) if self._pool is not None else "?"
+        workers = len(self._pool.slices) if getattr(self, "_pool", None) is not None else "?"
         return f"BatchedVectorEnv(num_envs={self.num_envs}, workers={workers})"

@@ -33,7 +33,7 @@ class BatchedVecEnv(VecEnv):
 
     def __init__(self, env_fns: Sequence[Callable], workers: int | None = None, context: str | None = None,
                  timeout: float = 60.0, start_timeout: float = 300.0, spin_us: float = DEFAULT_SPIN_US) -> None:
-        self._pool = None
+        # _pool: set once the workers run (close and __del__ check it is there)
         env_fns = check_env_fns(env_fns)
         n = len(env_fns)
         obs_space, act_space, *_ = probe_spaces(env_fns[0])
@@ -135,7 +135,7 @@ class BatchedVecEnv(VecEnv):
     # ------------------------------------------------------------------ closing
 
     def close(self) -> None:
-        if self._pool is not None:
+        if getattr(self, "_pool", None) is not None:
             self._pool.close()
         self.closed = True
 

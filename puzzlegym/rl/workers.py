@@ -30,6 +30,7 @@ import multiprocessing as mp
 import os
 import pickle
 import select
+import sys
 import time
 import traceback
 from typing import Any, NamedTuple
@@ -645,8 +646,11 @@ class WorkerPool:
             except Exception:  # noqa: BLE001 - reported as text below
                 exc = None
             if isinstance(exc, PuzzleGymError):
-                exc.add_note(f"raised in {where} during {cmd}:\n{tb}")
-                raise exc
+                note = f"raised in {where} during {cmd}:\n{tb}"
+                if sys.version_info >= (3, 11):
+                    exc.add_note(note)
+                    raise exc
+                raise exc from WorkerError(note)  # Python 3.10 has no exception notes
         raise WorkerError(f"{cmd}: {where} raised {name}: {message}\n--- worker traceback ---\n{tb}")
 
     # ------------------------------------------------------------------ closing

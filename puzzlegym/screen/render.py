@@ -324,13 +324,13 @@ class Canvas:
             raise ValueError("widget ids must be unique within a scene")
         old_scene = {w.id: w for w in old_order}
         for w in widgets:
-            old = old_scene.get(w.id)
-            if old is None:
+            before = old_scene.get(w.id)
+            if before is None:
                 dirty.append(w.rect)
-            elif old is not w and old != w:
+            elif before is not w and before != w:
                 dirty.append(w.rect)
-                if old.rect != w.rect:
-                    dirty.append(old.rect)
+                if before.rect != w.rect:
+                    dirty.append(before.rect)
         for wid, old in old_scene.items():
             if wid not in new_scene:
                 dirty.append(old.rect)

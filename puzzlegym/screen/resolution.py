@@ -161,7 +161,7 @@ class Resolution(_Frame):
             by = (h - _round(y1 - y0, sy)) // 2
         # x0 maps to bx: ox + round(x0 * sx) == bx (and the same for y)
         ox, oy = bx - _round(x0, sx), by - _round(y0, sy)
-        return cls(h, w, sx, sy, ox, oy, bool(grayscale), tuple(window))
+        return cls(h, w, sx, sy, ox, oy, bool(grayscale), (x0, y0, x1, y1))
 
     # ------------------------------------------------------------------ queries
     @property

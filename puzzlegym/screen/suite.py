@@ -100,7 +100,15 @@ class LastMove:
     undoable: bool
 
 
-LevelProvider = Callable[[str, str], list]
+class Levels(Protocol):
+    """A tier's levels as the suite reads them: a list, or a :class:`puzzlegym.splits.LevelSet`."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: int) -> Any: ...
+
+
+LevelProvider = Callable[[str, str], Levels]
 
 
 class Suite:
@@ -417,10 +425,17 @@ class BoardLike(Protocol):
     """What :func:`gesture_changes` reads of a board (the suite's :class:`Board` or a
     read-only view of one)."""
 
-    game: Game
-    level: Any
-    state: Any
-    ui: Any
+    @property
+    def game(self) -> Game: ...
+
+    @property
+    def level(self) -> Any: ...
+
+    @property
+    def state(self) -> Any: ...
+
+    @property
+    def ui(self) -> Any: ...
 
     @property
     def undoable(self) -> bool: ...

@@ -136,7 +136,7 @@ class DeadlineProtocol(H11Protocol):
 
     request_timeout_s = REQUEST_TIMEOUT_S  # set per server (make_server)
 
-    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+    def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
         self._deadline: Any = None
         self._arm()

@@ -38,6 +38,15 @@ class DiscreteGUIActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     that starts inside the board area rolls the ball, so any grid cell there will do.
     With more than 22 rows or 32 columns, swipes from edge cells towards the edge are
     clamped below the recognizer's 20 px swipe threshold and stop being swipes.
+
+    Examples:
+        >>> import gymnasium as gym
+        >>> env = DiscreteGUIActions(gym.make("LongPuzzle/MazePaint-Easy"))
+        >>> env.action_space
+        Discrete(84)
+        >>> _ = env.reset(seed=0)
+        >>> env.action(0)["type"], env.action(env.action_space.n - 1)["type"]
+        ('click', 'press_key')
     """
 
     def __init__(

@@ -20,6 +20,13 @@ class BlackBox(InfoWrapper, gym.utils.RecordConstructorArgs):
     wrapper can still reach the raw env via ``env.unwrapped`` (and its evaluator, suite and
     level), as Gymnasium wrappers always allow; agents that are meant to be black-box must
     simply not do that.
+
+    Examples:
+        >>> import gymnasium as gym
+        >>> env = BlackBox(gym.make("LongPuzzle/MazePaint-Easy"))
+        >>> _obs, info = env.reset(seed=0)
+        >>> "evaluator" in info, "evaluator" in env.unwrapped._info(accepted=True)
+        (False, True)
     """
 
     def __init__(self, env: gym.Env) -> None:

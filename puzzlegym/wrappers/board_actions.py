@@ -15,6 +15,7 @@ import numpy as np
 from gymnasium import spaces
 
 from puzzlegym.actions import Action, Click, GUIActionSpace, Wait, to_dict
+from puzzlegym.env import PuzzleEnv
 from puzzlegym.errors import ActionError, ConfigError, PuzzleGymError
 from puzzlegym.probe import LEVEL
 from puzzlegym.screen.input import GestureRecognizer, action_events
@@ -49,6 +50,15 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     in the form sb3-contrib's ``MaskablePPO`` reads; when nothing would change anything (and
     before the first ``reset()``), every index is marked valid, so a masked policy can still
     act.
+
+    Examples:
+        >>> import gymnasium as gym
+        >>> env = BoardActions(gym.make("LongPuzzle/MazePaint-Easy", start="board", level=1))
+        >>> env.action_space, env.n_targets, env.buttons  # Maze Paint's targets: the 4 swipes
+        (Discrete(9), 4, ('restart', 'next', 'menu', 'game', 'tier'))
+        >>> _ = env.reset(seed=0)
+        >>> env.action_masks().astype(int).tolist()  # a swipe into a wall changes nothing
+        [1, 1, 0, 1, 0, 0, 1, 0, 0]
     """
 
     def __init__(
@@ -62,12 +72,12 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         )
         super().__init__(env)
         base = env.unwrapped
-        game = getattr(base, "game", None)
-        if game is None or not hasattr(base, "probe"):
+        if not isinstance(base, PuzzleEnv):
             raise ConfigError(
                 f"BoardActions: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got "
                 f"{type(base).__name__}; other envs keep their own action space"
             )
+        game = base.game
         if not isinstance(env.action_space, GUIActionSpace):
             raise ConfigError(
                 f"BoardActions: performs puzzlegym GUI actions, but the wrapped env acts with "
@@ -95,7 +105,8 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
                 )
             n = max_targets
         self.n_targets = n
-        self.action_space = spaces.Discrete(n + len(buttons))
+        self._n_actions = n + len(buttons)
+        self.action_space = spaces.Discrete(self._n_actions)
         self._gestures: dict[Action, list] = {}
         self._memo: tuple[tuple[int, int], list] | None = None  # ((episode, version), targets)
         self._mask_memo: tuple[tuple[int, int], np.ndarray] | None = None
@@ -165,8 +176,8 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
             raise ActionError(f"action: expected an integer index, got {index!r}")
         i = int(index)
-        if not 0 <= i < self.action_space.n:
-            raise ActionError(f"action: {i} is out of range; allowed 0..{self.action_space.n - 1}")
+        if not 0 <= i < self._n_actions:
+            raise ActionError(f"action: {i} is out of range; allowed 0..{self._n_actions - 1}")
         return i
 
     def action_meaning(self, index: int) -> dict:
@@ -187,11 +198,11 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         try:
             probe = self._base.probe()
         except PuzzleGymError:  # no episode yet
-            return np.ones(self.action_space.n, dtype=bool)
+            return np.ones(self._n_actions, dtype=bool)
         key = (probe.episode, probe.version)  # the screen decides the mask
         if self._mask_memo is not None and self._mask_memo[0] == key:
             return self._mask_memo[1].copy()
-        mask = np.zeros(self.action_space.n, dtype=bool)
+        mask = np.zeros(self._n_actions, dtype=bool)
         for i, action in enumerate(self.targets(probe)):
             if action is not None:
                 mask[i] = any(probe.would_change(g) for g in self._gestures_of(action))

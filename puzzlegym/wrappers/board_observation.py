@@ -13,6 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.env import PuzzleEnv
 from puzzlegym.errors import ConfigError, PuzzleGymError
 from puzzlegym.probe import LEVEL, LEVEL_COMPLETE, SCREENS
 
@@ -49,18 +50,27 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     over the ``(C, H, W)`` layout PyTorch convolutions take. It wraps a puzzlegym env on the
     native backend directly (below ``BlackBox`` and the action wrappers), in place of
     ``LowResObservation``.
+
+    Examples:
+        >>> import gymnasium as gym
+        >>> env = BoardObservation(gym.make("LongPuzzle/MazePaint-Easy", start="board", level=1))
+        >>> obs, _info = env.reset(seed=0)
+        >>> obs.shape, env.names[:3]  # (planes, height, width): the Easy catalogue's 8x8 boards
+        ((13, 8, 8), ('floor', 'wall', 'painted'))
+        >>> int(obs[env.names.index("screen:level")].max())  # the screen is one plane too
+        1
     """
 
     def __init__(self, env: gym.Env, shape: tuple[int, int, int] | None = None) -> None:
         gym.utils.RecordConstructorArgs.__init__(self, shape=None if shape is None else tuple(shape))
         super().__init__(env)
         base = env.unwrapped
-        game = getattr(base, "game", None)
-        if game is None or not hasattr(base, "probe") or not hasattr(base, "set_observation"):
+        if not isinstance(base, PuzzleEnv):
             raise ConfigError(
                 f"BoardObservation: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got "
                 f"{type(base).__name__}; for other envs use their own observations"
             )
+        game = base.game
         if game.planes is None:
             raise ConfigError(f"BoardObservation: {game.name} has no symbolic board (Game.planes)")
         backend = base.config["backend"]
@@ -81,18 +91,18 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         need = game.planes.shape(game.load_catalogue(base.tier))
         if shape is not None:
             try:
-                shape = tuple(int(v) for v in shape)
+                asked = tuple(int(v) for v in shape)
             except (TypeError, ValueError):
                 raise ConfigError(f"shape: expected (planes, height, width), got {shape!r}") from None
             fixed = "" if game.planes.numbered else f", with exactly {need[0]} planes"
-            if (len(shape) != 3 or any(a < b for a, b in zip(shape, need, strict=True))
-                    or any(v > MAX_SIDE for v in shape) or (fixed and shape[0] != need[0])):
+            if (len(asked) != 3 or any(a < b for a, b in zip(asked, need, strict=True))
+                    or any(v > MAX_SIDE for v in asked) or (fixed and asked[0] != need[0])):
                 raise ConfigError(
                     f"shape: expected (planes, height, width) of at least {need} (what the "
                     f"{game.name}-{base.tier} catalogue needs){fixed}, each at most {MAX_SIDE}; "
-                    f"got {shape!r}"
+                    f"got {asked!r}"
                 )
-            need = shape
+            need = asked
         self.board_shape = need
         self.level_bits = max(1, (len(game.load_catalogue(base.tier)) - 1).bit_length())
         self.names: tuple[str, ...] = (
@@ -103,13 +113,14 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         )
         self._screen0 = need[0]  # the first screen plane
         self._bit0 = need[0] + len(SCREENS)  # the first level bit
-        self.observation_space = spaces.Box(0, 1, (len(self.names), need[1], need[2]), np.uint8)
+        self._shape = (len(self.names), need[1], need[2])
+        self.observation_space = spaces.Box(0, 1, self._shape, np.uint8)
         base.set_observation("none")
         self._base = base
 
     def encode(self, probe) -> np.ndarray:
         """The tensor of a probe's moment (:class:`puzzlegym.probe.Probe`)."""
-        out = np.zeros(self.observation_space.shape, dtype=np.uint8)
+        out = np.zeros(self._shape, dtype=np.uint8)
         board = probe.board
         if board is not None and probe.screen in BOARD_SCREENS and board.game is self.game and board.tier == self.tier:
             try:

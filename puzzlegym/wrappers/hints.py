@@ -7,6 +7,7 @@ from typing import Any
 import gymnasium as gym
 
 from puzzlegym import solvers
+from puzzlegym.env import puzzle_env
 from puzzlegym.probe import LEVEL
 from puzzlegym.screen.labels import label
 from puzzlegym.wrappers.condition import ConditionWrapper
@@ -64,7 +65,7 @@ class StateHint(ConditionWrapper):
     def take_over(self) -> str:
         """Decide the message for the board in play now and show it from the next
         observation on; returns the text shown (``""`` under A or without a verdict)."""
-        env = self.env.unwrapped
+        env = puzzle_env(self.env, "StateHint")
         probe = env.probe()
         board = probe.board
         self._clear()
@@ -85,7 +86,7 @@ class StateHint(ConditionWrapper):
         return shown
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        takeover = bool(options) and options.get("checkpoint") is not None
+        takeover = options is not None and options.get("checkpoint") is not None
         self._clear()
         self.verdict = None
         obs, info = self.env.reset(seed=seed, options=options)

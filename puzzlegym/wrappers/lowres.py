@@ -8,6 +8,7 @@ import numpy as np
 from gymnasium import spaces
 
 from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.env import PuzzleEnv
 from puzzlegym.errors import ConfigError
 from puzzlegym.screen.resolution import FITS, Resolution, TrainingView
 
@@ -43,6 +44,7 @@ def resolution_for(
                 "scale of the screen is view='screen' only"
             )
         return Resolution.scaled(scale, grayscale)
+    assert size is not None  # exactly one of size and scale (checked above)
     try:
         height, width = size
     except (TypeError, ValueError):
@@ -78,6 +80,14 @@ class LowResObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
     It must wrap a puzzlegym env on the native backend whose observations are still the full
     screen (it changes what the env renders); for the browser backend use
     ``DownscaleObservation``.
+
+    Examples:
+        >>> import gymnasium as gym
+        >>> base = gym.make("LongPuzzle/MazePaint-Easy", render_mode="rgb_array")
+    >>> env = LowResObservation(base, size=(84, 84), grayscale=True)
+        >>> obs, _info = env.reset(seed=0)
+        >>> obs.shape, obs.dtype.name, env.render().shape  # render() still shows the full screen
+        ((84, 84, 1), 'uint8', (900, 1280, 3))
     """
 
     def __init__(
@@ -98,7 +108,7 @@ class LowResObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
             size = DEFAULT_SIZE
         resolution = resolution_for(size, scale, grayscale, fit, view)
         base = env.unwrapped
-        if not hasattr(base, "set_resolution"):
+        if not isinstance(base, PuzzleEnv):
             raise ConfigError(
                 f"LowResObservation: wraps puzzlegym envs only, got {type(base).__name__}; "
                 "use DownscaleObservation to resize another env's frames"

@@ -7,6 +7,7 @@ from typing import Any
 import gymnasium as gym
 
 from puzzlegym.actions import Click, to_dict
+from puzzlegym.env import puzzle_env
 
 __all__ = ["DeadEndRestart"]
 
@@ -30,13 +31,14 @@ class DeadEndRestart(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def _restart(self, obs, info, terminated: bool = False, truncated: bool = False):
         reward = 0.0
-        env = self.env.unwrapped
+        env = puzzle_env(self.env, "DeadEndRestart")
         probe = env.probe()
-        if terminated or truncated or not probe.dead_end:
+        board = probe.board  # in play whenever there is a dead end
+        if terminated or truncated or not probe.dead_end or board is None:
             return obs, reward, terminated, truncated, info
-        board = probe.board
         x, y = probe.controls["restart"].center
-        obs, reward, terminated, truncated, info = self.env.step(to_dict(Click(x, y)))
+        obs, step_reward, terminated, truncated, info = self.env.step(to_dict(Click(x, y)))
+        reward = float(step_reward)
         record = {"actions": env.probe().actions, "game": board.game.name, "tier": board.tier, "level": board.number}
         self.interventions.append(record)
         env.annotate({"kind": "intervention", "wrapper": "DeadEndRestart", **{k: v for k, v in record.items() if k != "actions"}})

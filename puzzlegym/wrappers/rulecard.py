@@ -6,6 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from puzzlegym.env import puzzle_env
 from puzzlegym.wrappers.condition import ConditionWrapper
 from puzzlegym.wrappers.text import find_text_channel
 
@@ -28,12 +29,12 @@ class RuleCard(ConditionWrapper):
     def __init__(self, env: gym.Env, condition: str = "K1") -> None:
         super().__init__(env, condition)
         self.channel = find_text_channel(env)
-        self.card = env.unwrapped.game.rule_card.strip() if condition == "K1" else ""
+        self.card = puzzle_env(env, "RuleCard").game.rule_card.strip() if condition == "K1" else ""
         self.channel.set_section(RULES_SECTION, self.card or None)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
-        self.env.unwrapped.annotate({"kind": "intervention", "wrapper": "RuleCard", "condition": self.condition})
+        puzzle_env(self.env, "RuleCard").annotate({"kind": "intervention", "wrapper": "RuleCard", "condition": self.condition})
         return obs, info
 
     def step(self, action: Any):

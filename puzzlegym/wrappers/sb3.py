@@ -9,6 +9,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
+from puzzlegym.env import puzzle_env
 from puzzlegym.errors import ConfigError
 from puzzlegym.wrappers.action import DiscreteGUIActions
 from puzzlegym.wrappers.blackbox import BlackBox
@@ -193,14 +194,14 @@ def make_sb3_env(
     _cnn_check((height, width, 1 if grayscale else 3), force, f"size=({height}, {width})")
     env = gym.make(env_id, **env_kwargs)
     try:
-        if env.unwrapped.config["backend"] == "native":
+        if puzzle_env(env, "make_sb3_env").config["backend"] == "native":
             env = LowResObservation(
                 env, size=size, grayscale=grayscale, scale=scale, fit=fit, view=view
             )
         elif view == "board":
             raise ConfigError(
                 "view: 'board' (the training view) is rendered in process and needs "
-                f"backend='native'; this env uses {env.unwrapped.config['backend']!r}, whose "
+                f"backend='native'; this env uses {puzzle_env(env, 'make_sb3_env').config['backend']!r}, whose "
                 "screenshots can only be resized (view='screen')"
             )
         else:

@@ -39,6 +39,15 @@ class TextChannel(gym.Wrapper, gym.utils.RecordConstructorArgs):
     The text is limited to printable ASCII and newlines (other characters become ``?``) and
     truncated to :data:`TEXT_MAX_LENGTH` characters so it always lies in the
     ``spaces.Text`` space. Works below or above :class:`BlackBox` (it reads public keys only).
+
+    Examples:
+        >>> import gymnasium as gym
+        >>> env = TextChannel(gym.make("LongPuzzle/MazePaint-Easy"))
+        >>> obs, _info = env.reset(seed=0)
+        >>> sorted(obs), obs["screen"].shape
+        (['screen', 'text'], (900, 1280, 3))
+        >>> obs["text"].splitlines()[0]
+        'Instruction: Complete all levels of Maze Paint at Easy difficulty in the Game Suite.'
     """
 
     def __init__(self, env: gym.Env) -> None:

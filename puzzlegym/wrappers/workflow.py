@@ -8,6 +8,7 @@ from typing import Any
 import gymnasium as gym
 
 from puzzlegym.agents.navigation import navigation_click
+from puzzlegym.env import puzzle_env
 from puzzlegym.errors import PuzzleGymError
 from puzzlegym.probe import LEVEL_COMPLETE
 from puzzlegym.wrappers.condition import ConditionWrapper
@@ -41,7 +42,7 @@ class WorkflowController(ConditionWrapper):
         reward = 0.0
         if self.condition == "P0":
             return obs, reward, terminated, truncated, info
-        env = self.env.unwrapped
+        env = puzzle_env(self.env, "WorkflowController")
         for _ in range(MAX_NAVIGATION):
             if terminated or truncated:
                 break
@@ -51,7 +52,7 @@ class WorkflowController(ConditionWrapper):
                 break
             purpose = "advance" if probe.screen == LEVEL_COMPLETE else "entry"
             obs, r, terminated, truncated, info = self.env.step(click)
-            reward += r
+            reward += float(r)
             self.controller_actions += 1
             env.annotate({"kind": "intervention", "wrapper": "WorkflowController", "purpose": purpose, "action": click})
         else:
@@ -61,7 +62,7 @@ class WorkflowController(ConditionWrapper):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self.controller_actions = 0
         obs, info = self.env.reset(seed=seed, options=options)
-        self.env.unwrapped.annotate({"kind": "intervention", "wrapper": "WorkflowController", "condition": self.condition})
+        puzzle_env(self.env, "WorkflowController").annotate({"kind": "intervention", "wrapper": "WorkflowController", "condition": self.condition})
         obs, _reward, terminated, truncated, info = self._navigate(obs, info)
         if terminated or truncated:
             raise PuzzleGymError("WorkflowController: the episode ended while entering the game")
