@@ -1,19 +1,8 @@
-"""The one interface of a game's screen reader (one module per game in this package).
-
-A reader turns the pixels of a level screen into the game's rules objects and a rules move
-back into GUI actions at pixel positions it measured itself. Each game's module is named
-after the game (``MazePaint`` -> ``maze_paint.py``) and exposes ``READER``; the framework
-finds it by that name (:func:`puzzlegym.agents.vision.readers.reader_for`).
-"""
-
-from __future__ import annotations
-
+# puzzlegym/agents/vision/reader.py
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
-
-__all__ = ["GameReader", "Reading"]
 
 
 @dataclass(frozen=True)
@@ -21,14 +10,9 @@ class Reading:
     level: Any        # the game's rules.Level built from the pixels (id/tier/metadata may be placeholders: compare structure)
     state: Any        # the game's rules.State
     geometry: Any     # whatever the reader measured that actions() needs (cell centres, bolt x, ...)
-
-
 class GameReader(Protocol):
     game: str                                  # "MazePaint"
-
     def read(self, frame: np.ndarray, tier: str) -> Reading: ...   # frame: full 1280x900 level screen
-
     def actions(self, reading: Reading, move: Any) -> list[dict]: ...  # GUI action dicts performing a rules move
-
     def public(self, level: Any, state: Any) -> Any: ...   # the public projection the tests compare (what the pixels can show)
 # each module exposes READER = <its GameReader>; the framework finds readers by module name (snake_case of the game).
