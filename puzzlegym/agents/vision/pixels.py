@@ -1,0 +1,123 @@
+"""Pixel measurements every reader shares: colour masks, connected regions and their boxes,
+and the pitch of a grid of cells drawn with lines between them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Box", "boxes", "grid_pitch", "is_colour", "near", "pixel"]
+
+RGB = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Box:
+    """A connected region's bounding box (x0, y0 inclusive; x1, y1 exclusive) and size."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    pixels: int
+
+    @property
+    def w(self) -> int:
+        return self.x1 - self.x0
+
+    @property
+    def h(self) -> int:
+        return self.y1 - self.y0
+
+    @property
+    def center(self) -> tuple[int, int]:
+        return (self.x0 + self.x1) // 2, (self.y0 + self.y1) // 2
+
+    def inside(self, other: Box) -> bool:
+        return other.x0 <= self.x0 and other.y0 <= self.y0 and self.x1 <= other.x1 and self.y1 <= other.y1
+
+
+def is_colour(frame: np.ndarray, rgb: RGB) -> np.ndarray:
+    """Where ``frame`` is exactly ``rgb``."""
+    return (frame == np.asarray(rgb, dtype=frame.dtype)).all(axis=-1)
+
+
+def near(frame: np.ndarray, rgb: RGB, tol: int) -> np.ndarray:
+    """Where every channel of ``frame`` is within ``tol`` of ``rgb``."""
+    return (np.abs(frame.astype(np.int16) - np.asarray(rgb, np.int16)) <= tol).all(axis=-1)
+
+
+def pixel(frame: np.ndarray, x: int, y: int) -> RGB:
+    r, g, b = (int(v) for v in frame[y, x])
+    return r, g, b
+
+
+def boxes(mask: np.ndarray, min_pixels: int = 1) -> list[Box]:
+    """The 4-connected regions of ``mask`` with at least ``min_pixels`` pixels, as boxes,
+    top to bottom then left to right (runs of each row joined by union-find)."""
+    parent: list[int] = []
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    runs: list[tuple[int, int, int]] = []  # (y, x0, x1)
+    prev: list[int] = []
+    m = mask.astype(np.int8)
+    for y in range(m.shape[0]):
+        row = m[y]
+        d = np.diff(np.concatenate(([0], row, [0])))
+        starts, ends = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
+        cur = []
+        j = 0
+        for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+            k = len(runs)
+            runs.append((y, a, b))
+            parent.append(k)
+            while j < len(prev) and runs[prev[j]][2] <= a:
+                j += 1
+            t = j
+            while t < len(prev) and runs[prev[t]][1] < b:
+                ra, rb = find(prev[t]), find(k)
+                if ra != rb:
+                    parent[rb] = ra
+                t += 1
+            cur.append(k)
+        prev = cur
+    acc: dict[int, list[int]] = {}
+    for k, (y, a, b) in enumerate(runs):
+        r = find(k)
+        box = acc.get(r)
+        if box is None:
+            acc[r] = [a, y, b, y + 1, b - a]
+        else:
+            box[0], box[1] = min(box[0], a), min(box[1], y)
+            box[2], box[3] = max(box[2], b), max(box[3], y + 1)
+            box[4] += b - a
+    out = [Box(*v) for v in acc.values() if v[4] >= min_pixels]
+    return sorted(out, key=lambda b: (b.y0, b.x0))
+
+
+def grid_pitch(line_cols: np.ndarray, line_rows: np.ndarray, sizes: range, threshold: float = 0.6) -> int | None:
+    """The number of columns of a grid whose cells are square: ``line_cols[x]`` /
+    ``line_rows[y]`` are the share of line pixels in each column / row of the grid's box
+    (its width and height are whole multiples of the cell). The finest division into
+    ``n`` columns (``n`` in ``sizes``) whose every inner boundary lies on a line and whose
+    cell also divides the height is the grid; None when no division fits."""
+    w, h = len(line_cols), len(line_rows)
+    best = None
+    for n in sizes:
+        if w % n:
+            continue
+        cell = w // n
+        if h % cell or not 1 <= h // cell:
+            continue
+        xs = [k * cell for k in range(1, n)]
+        ys = [k * cell for k in range(1, h // cell)]
+        scores = [max(line_cols[max(0, x - 2):x + 2]) for x in xs] + [max(line_rows[max(0, y - 2):y + 2]) for y in ys]
+        if not scores or min(scores) >= threshold:
+            best = n
+    return best

@@ -1,0 +1,129 @@
+"""Text on the screen read by glyph templates of the shipped font.
+
+Every string the suite shows is drawn with DejaVu Sans (``puzzlegym/screen/fonts``) in one
+colour on a flat background. :func:`read_words` undoes the anti-aliasing (each pixel's
+coverage between the background and the text colour), cuts the line into words at gaps
+wider than a fraction of the font's space, and names each word by comparing it with the
+same word rendered by Pillow in the same font (at four sub-pixel phases): the best of a
+vocabulary, or None when nothing is close. Numbers are recognised as words too
+(``"0"`` .. ``"199"``), so ``Level 3 / 10`` reads as ``["Level", "3", "/", "10"]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from puzzlegym.screen.render import font
+
+__all__ = ["Style", "Vocabulary", "coverage", "read_words"]
+
+RGB = tuple[int, int, int]
+INK = 0.2  # coverage above which a pixel counts as ink
+ACCEPT = 0.3  # a word is named when its template differs by at most this share of its ink
+PHASES = (0.0, 0.25, 0.5, 0.75)  # sub-pixel x offsets a template is rendered at
+NUMBERS = tuple(str(n) for n in range(200))
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a line of text is drawn: font size (px), weight, text and background colours."""
+
+    size: int
+    bold: bool
+    fg: RGB
+    bg: RGB
+
+
+class Vocabulary:
+    """The words a reader can name (numbers are always known), templates cached per style."""
+
+    def __init__(self, words) -> None:
+        self.words = tuple(sorted(set(words) | set(NUMBERS)))
+
+    def best(self, ink: np.ndarray, style: Style) -> str | None:
+        """The word whose template matches ``ink`` (a word's coverage, cropped to its ink)
+        best, or None when none is within :data:`ACCEPT`."""
+        h, w = ink.shape
+        best, best_score = None, ACCEPT
+        f = font(style.size, style.bold)
+        for word in self.words:
+            if abs(f.getlength(word) - w) > 0.5 * style.size + 4:
+                continue  # far too wide or too narrow: no need to render it
+            for tmpl in _templates(word, style.size, style.bold):
+                th, tw = tmpl.shape
+                if abs(th - h) > 2 or abs(tw - w) > 2:
+                    continue
+                score = _difference(ink, tmpl)
+                if score < best_score:
+                    best, best_score = word, score
+        return best
+
+
+def coverage(region: np.ndarray, style: Style) -> np.ndarray:
+    """Each pixel's share of text colour (0 background .. 1 text), from its RGB."""
+    fg = np.asarray(style.fg, dtype=np.float32)
+    bg = np.asarray(style.bg, dtype=np.float32)
+    d = fg - bg
+    a = (region.astype(np.float32) - bg) @ d / float(d @ d)
+    return np.clip(a, 0.0, 1.0)
+
+
+def read_words(frame: np.ndarray, box: tuple[int, int, int, int], style: Style,
+               vocabulary: Vocabulary) -> list[str | None]:
+    """The words of the one line of text inside ``box`` (x0, y0, x1, y1) of ``frame``,
+    left to right, each named from ``vocabulary`` (None where no word matches)."""
+    x0, y0, x1, y1 = box
+    cov = coverage(frame[y0:y1, x0:x1], style)
+    cols = np.flatnonzero((cov > INK).any(axis=0))
+    if cols.size == 0:
+        return []
+    gap = max(3, round(font(style.size, style.bold).getlength(" ") * 0.9))
+    words, start = [], cols[0]
+    for a, b in zip(cols[:-1], cols[1:], strict=False):
+        if b - a > gap:
+            words.append((start, a + 1))
+            start = b
+    words.append((start, cols[-1] + 1))
+    out = []
+    for a, b in words:
+        piece = cov[:, a:b]
+        rows = np.flatnonzero((piece > INK).any(axis=1))
+        out.append(vocabulary.best(piece[rows[0]:rows[-1] + 1], style))
+    return out
+
+
+def _difference(a: np.ndarray, t: np.ndarray) -> float:
+    """How different two coverage crops are: the least, over shifts of a pixel or two, of
+    the summed absolute difference over the summed ink of both."""
+    h, w = max(a.shape[0], t.shape[0]) + 2, max(a.shape[1], t.shape[1]) + 2
+    pa = np.zeros((h, w), np.float32)
+    pa[1:1 + a.shape[0], 1:1 + a.shape[1]] = a
+    total = float(a.sum() + t.sum()) or 1.0
+    best = 2.0
+    for dy in range(h - t.shape[0] + 1):
+        for dx in range(w - t.shape[1] + 1):
+            pt = np.zeros((h, w), np.float32)
+            pt[dy:dy + t.shape[0], dx:dx + t.shape[1]] = t
+            best = min(best, float(np.abs(pa - pt).sum()) / total)
+    return best
+
+
+@lru_cache(maxsize=8192)
+def _templates(word: str, size: int, bold: bool) -> tuple[np.ndarray, ...]:
+    """``word`` rendered in the shipped font at each sub-pixel phase, cropped to its ink."""
+    f = font(size, bold)
+    width = int(f.getlength(word)) + 2 * size
+    out = []
+    for phase in PHASES:
+        img = Image.new("L", (width, 2 * size + 8), 0)
+        ImageDraw.Draw(img).text((size + phase, size + 4), word, font=f, fill=255, anchor="lm")
+        a = np.asarray(img, dtype=np.float32) / 255.0
+        ys, xs = np.nonzero(a > INK)
+        if ys.size == 0:
+            continue
+        out.append(a[ys.min():ys.max() + 1, xs.min():xs.max() + 1])
+    return tuple(out)
