@@ -54,8 +54,9 @@ def measure(frame: np.ndarray) -> Geometry:
         raise ReadError("maze paint: no wall or floor cell on the screen")
     x0, y0 = int(xs.min()) - 1, int(ys.min()) - 1 + 72
     w, h = int(xs.max()) + 2 - (x0 - 1) - 1, int(ys.max()) + 72 + 2 - y0
-    lines = is_colour(frame[y0:y0 + h, x0:x0 + w], LINE)
-    cols = grid_pitch(lines.mean(axis=0), lines.mean(axis=1), range(rules.MIN_SIZE, rules.MAX_SIZE + 1))
+    box = frame[y0:y0 + h, x0:x0 + w]
+    surface = is_colour(box, WALL) | is_colour(box, FLOOR) | is_colour(box, PAINT)
+    cols = grid_pitch(is_colour(box, LINE), surface, range(rules.MIN_SIZE, rules.MAX_SIZE + 1))
     if cols is None:
         raise ReadError(f"maze paint: the {w}x{h} px grid has no regular cell lines")
     cell = w // cols

@@ -101,23 +101,28 @@ def boxes(mask: np.ndarray, min_pixels: int = 1) -> list[Box]:
     return sorted(out, key=lambda b: (b.y0, b.x0))
 
 
-def grid_pitch(line_cols: np.ndarray, line_rows: np.ndarray, sizes: range, threshold: float = 0.6) -> int | None:
-    """The number of columns of a grid whose cells are square: ``line_cols[x]`` /
-    ``line_rows[y]`` are the share of line pixels in each column / row of the grid's box
-    (its width and height are whole multiples of the cell). The finest division into
-    ``n`` columns (``n`` in ``sizes``) whose every inner boundary lies on a line and whose
-    cell also divides the height is the grid; None when no division fits."""
-    w, h = len(line_cols), len(line_rows)
+def grid_pitch(lines: np.ndarray, surface: np.ndarray, sizes: range, threshold: float = 0.5) -> int | None:
+    """The number of columns of a grid of square cells filling a box (its width and height
+    whole multiples of the cell): ``lines`` marks the box's pixels of the lines between
+    cells, ``surface`` those of the cells' insides (pieces on top are neither). The finest
+    division into ``n`` columns (``n`` in ``sizes``) whose every inner boundary runs along
+    lines wherever the grid shows, and whose cell also divides the height; None when no
+    division fits."""
+    seen = lines | surface
+    share_x = lines.sum(axis=0) / np.maximum(1, seen.sum(axis=0))
+    share_y = lines.sum(axis=1) / np.maximum(1, seen.sum(axis=1))
+    w, h = lines.shape[1], lines.shape[0]
     best = None
     for n in sizes:
         if w % n:
             continue
         cell = w // n
-        if h % cell or not 1 <= h // cell:
+        if h % cell:
             continue
         xs = [k * cell for k in range(1, n)]
         ys = [k * cell for k in range(1, h // cell)]
-        scores = [max(line_cols[max(0, x - 2):x + 2]) for x in xs] + [max(line_rows[max(0, y - 2):y + 2]) for y in ys]
+        scores = [share_x[max(0, x - 2):x + 2].max() for x in xs]
+        scores += [share_y[max(0, y - 2):y + 2].max() for y in ys]
         if not scores or min(scores) >= threshold:
             best = n
     return best

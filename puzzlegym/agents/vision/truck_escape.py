@@ -1,0 +1,140 @@
+"""Truck Escape read from the pixels: the lot's grid, every truck still on it (its cells, its
+cab and where it faces), and a departure performed as a click on the truck's cab.
+
+The lot's parking cells (colours of ``docs/games.md``) are outlined by lines that give the
+cell size. A truck is a run of cells of one palette colour (its cargo box in the colour, its
+cab the colour at 78 %); trucks that touch never share a colour, so same-coloured
+neighbouring cells are one truck. The cab is the cell with the light-blue windshield, which
+sits at the cab's nose: the truck faces from its tail towards its cab (a one-cell truck
+towards its windshield).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from puzzlegym.actions import Click, to_dict
+from puzzlegym.agents.vision.pixels import grid_pitch, is_colour
+from puzzlegym.agents.vision.reader import Reading
+from puzzlegym.envs.truck_escape import rules
+from puzzlegym.screen.palette import PALETTE
+
+__all__ = ["READER", "ReadError", "TruckEscapeReader"]
+
+CELL = (92, 99, 113)        # #5c6371, a parking cell
+CELL_LINE = (76, 82, 95)    # #4c525f, the lines between cells
+WINDSHIELD = (196, 228, 246)  # #c4e4f6
+CAB_SHADE = 0.78  # a cab is its truck's colour at this brightness
+OCCUPIED = 0.08  # share of a cell in one truck colour that makes it a truck's cell
+GLASS = 0.02  # share of a cell in windshield colour that makes it a cab
+
+
+class ReadError(ValueError):
+    """The pixels are not a Truck Escape lot this reader understands (says what is wrong)."""
+
+
+@dataclass(frozen=True)
+class Geometry:
+    x0: int
+    y0: int
+    cell: int
+
+    def center(self, row: int, col: int) -> tuple[int, int]:
+        return self.x0 + col * self.cell + self.cell // 2, self.y0 + row * self.cell + self.cell // 2
+
+
+def _colour_index(frame: np.ndarray) -> np.ndarray:
+    """Each pixel's palette colour (its index in PALETTE) as a body or a cab, else -1."""
+    out = np.full(frame.shape[:2], -1, np.int16)
+    for k, c in enumerate(PALETTE):
+        cab = tuple(int(v * CAB_SHADE) for v in c.rgb)
+        out[is_colour(frame, c.rgb) | is_colour(frame, cab)] = k
+    return out
+
+
+def measure(frame: np.ndarray) -> tuple[Geometry, int, int]:
+    below = frame[72:]
+    lot = is_colour(below, CELL) | is_colour(below, CELL_LINE)
+    ys, xs = np.nonzero(lot)
+    if ys.size == 0:
+        raise ReadError("truck escape: no parking cell on the screen")
+    x0, y0, x1, y1 = int(xs.min()), int(ys.min()) + 72, int(xs.max()) + 1, int(ys.max()) + 73
+    box = frame[y0:y1, x0:x1]
+    cols = grid_pitch(is_colour(box, CELL_LINE), is_colour(box, CELL), range(rules.MIN_SIZE, rules.MAX_SIZE + 1))
+    if cols is None:
+        raise ReadError(f"truck escape: the {x1 - x0}x{y1 - y0} px lot has no regular cell lines")
+    cell = (x1 - x0) // cols
+    return Geometry(x0, y0, cell), (y1 - y0) // cell, cols
+
+
+class TruckEscapeReader:
+    game = "TruckEscape"
+
+    def read(self, frame: np.ndarray, tier: str) -> Reading:
+        g, rows, cols = measure(frame)
+        area = g.cell * g.cell
+        colours: dict[tuple[int, int], int] = {}
+        glass: dict[tuple[int, int], tuple[float, float]] = {}
+        for r in range(rows):
+            for c in range(cols):
+                x, y = g.x0 + c * g.cell, g.y0 + r * g.cell
+                part = frame[y:y + g.cell, x:x + g.cell]
+                index = _colour_index(part)
+                counts = np.bincount(index[index >= 0].ravel(), minlength=len(PALETTE))
+                k = int(counts.argmax())
+                if counts[k] < OCCUPIED * area:
+                    continue
+                colours[(r, c)] = k
+                wy, wx = np.nonzero(is_colour(part, WINDSHIELD))
+                if wy.size >= GLASS * area:
+                    glass[(r, c)] = (float(wx.mean()) - g.cell / 2, float(wy.mean()) - g.cell / 2)
+        trucks = []
+        seen: set[tuple[int, int]] = set()
+        for start in sorted(colours):
+            if start in seen:
+                continue
+            group, todo = [], [start]
+            seen.add(start)
+            while todo:
+                r, c = todo.pop()
+                group.append((r, c))
+                for dr, dc in rules.DELTAS.values():
+                    nb = (r + dr, c + dc)
+                    if nb not in seen and colours.get(nb) == colours[start]:
+                        seen.add(nb)
+                        todo.append(nb)
+            trucks.append(_truck(sorted(group), glass))
+        level = rules.Level(id="seen", tier=tier, rows=rows, cols=cols, trucks=tuple(trucks))
+        return Reading(level, rules.initial_state(level), g)
+
+    def actions(self, reading: Reading, move: int) -> list[dict]:
+        truck = reading.level.trucks[move]
+        return [to_dict(Click(*reading.geometry.center(truck.row, truck.col)))]
+
+    def public(self, level, state):
+        remaining = frozenset(t for i, t in enumerate(level.trucks) if state.remaining >> i & 1)
+        return level.rows, level.cols, remaining
+
+
+def _truck(cells: list[tuple[int, int]], glass: dict) -> rules.Truck:
+    """The truck on ``cells`` (one colour, connected), its cab the cell with a windshield."""
+    cabs = [cell for cell in cells if cell in glass]
+    if len(cabs) != 1 or len(cells) > rules.MAX_LENGTH:
+        raise ReadError(f"truck escape: the truck on cells {cells} shows {len(cabs)} windshields")
+    (r, c), = cabs
+    if len(cells) == 1:
+        dx, dy = glass[(r, c)]
+        facing = ("right" if dx > 0 else "left") if abs(dx) > abs(dy) else ("down" if dy > 0 else "up")
+    else:
+        facing = next((name for name, (dr, dc) in rules.DELTAS.items() if (r - dr, c - dc) in cells), None)
+        if facing is None:
+            raise ReadError(f"truck escape: the cab at [{r}, {c}] is not at an end of cells {cells}")
+    truck = rules.Truck(r, c, facing, len(cells))
+    if sorted(truck.cells) != cells:
+        raise ReadError(f"truck escape: cells {cells} are not one straight truck")
+    return truck
+
+
+READER = TruckEscapeReader()
