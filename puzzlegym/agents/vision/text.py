@@ -19,10 +19,11 @@ from PIL import Image, ImageDraw
 
 from puzzlegym.screen.render import font
 
-__all__ = ["Style", "Vocabulary", "coverage", "read_words"]
+__all__ = ["Style", "Vocabulary", "coverage", "read_words", "text_rows"]
 
 RGB = tuple[int, int, int]
 INK = 0.2  # coverage above which a pixel counts as ink
+BLEND_TOL = 4  # how far (per channel) a blend of text and background may be from exact
 ACCEPT = 0.3  # a word is named when its template differs by at most this share of its ink
 PHASES = (0.0, 0.25, 0.5, 0.75)  # sub-pixel x offsets a template is rendered at
 NUMBERS = tuple(str(n) for n in range(200))
@@ -64,12 +65,25 @@ class Vocabulary:
 
 
 def coverage(region: np.ndarray, style: Style) -> np.ndarray:
-    """Each pixel's share of text colour (0 background .. 1 text), from its RGB."""
+    """Each pixel's share of text colour (0 background .. 1 text), from its RGB; 0 for a
+    pixel that is no blend of the two (another colour: a border, a badge, other text)."""
     fg = np.asarray(style.fg, dtype=np.float32)
     bg = np.asarray(style.bg, dtype=np.float32)
     d = fg - bg
-    a = (region.astype(np.float32) - bg) @ d / float(d @ d)
-    return np.clip(a, 0.0, 1.0)
+    rel = region.astype(np.float32) - bg
+    a = np.clip(rel @ d / float(d @ d), 0.0, 1.0)
+    off = np.abs(rel - a[..., None] * d).max(axis=-1)
+    a[off > BLEND_TOL] = 0.0
+    return a
+
+
+def text_rows(frame: np.ndarray, box: tuple[int, int, int, int], style: Style) -> list[tuple[int, int]]:
+    """The bands of rows (y0, y1) inside ``box`` that hold text of ``style``, top to bottom."""
+    x0, y0, x1, y1 = box
+    ink = (coverage(frame[y0:y1, x0:x1], style) > 0.5).any(axis=1)
+    d = np.diff(np.concatenate(([0], ink.astype(np.int8), [0])))
+    starts, ends = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
+    return [(y0 + int(a), y0 + int(b)) for a, b in zip(starts, ends, strict=True)]
 
 
 def read_words(frame: np.ndarray, box: tuple[int, int, int, int], style: Style,
