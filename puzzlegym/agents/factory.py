@@ -37,7 +37,8 @@ def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] 
     if spec == "vision":  # pixels only: it is told its objective, never given the env
         from puzzlegym.agents.vision import VisionAgent
 
-        return VisionAgent(env.unwrapped.config["env_id"])
+        config = env.unwrapped.config
+        return VisionAgent(config["env_id"], config["level"])
     factory = _factory(spec)
     try:
         agent = factory(env)

@@ -80,13 +80,19 @@ def _same(words, want) -> bool:
 
 
 class VisionAgent:
-    """A pixel-only agent for one objective (``"MazePaint-Easy"``)."""
+    """A pixel-only agent for one objective (``"MazePaint-Easy"``; ``level``: the one level
+    of it the episode asks for, if any)."""
 
     name = "vision"
 
-    def __init__(self, objective: str, max_readings: int = MAX_READINGS) -> None:
+    def __init__(self, objective: str, level: int | None = None, max_readings: int = MAX_READINGS) -> None:
         self.game, self.tier = parse_objective(objective)
-        self.reader = reader_for(self.game)
+        self.level = level
+        self.failure: str | None = None
+        try:
+            self.reader = reader_for(self.game)
+        except VisionError as exc:  # it answers with the reason at once: a clear, scored failure
+            self.reader, self.failure = None, str(exc)
         self.title = title_words(self.game)
         words = {w for text in LABELS["en"].values() for w in text.split() if "{" not in w}
         words |= set(self.title) | {w.lower() for w in self.title} | {self.tier}
@@ -97,7 +103,6 @@ class VisionAgent:
         self.levels = None  # n, from a header
         self.won: set[int] = set()
         self.success = False
-        self.failure: str | None = None
         self._board: int | None = None  # the level number of the board last played
         self._plan: deque = deque()
         self._expect: Reading | None = None  # the board the plan continues from
@@ -119,7 +124,10 @@ class VisionAgent:
 
     @property
     def lc(self) -> float:
-        """Levels completed as seen: the share of the tier's levels won (0 before a header)."""
+        """Levels completed as seen: the share of the objective's levels won (the one level
+        asked for, or every level of the tier, counted from a header; 0 before one)."""
+        if self.level is not None:
+            return float(self.level in self.won)
         return len(self.won) / self.levels if self.levels else 0.0
 
     def result(self) -> dict:
@@ -154,12 +162,17 @@ class VisionAgent:
             return self._click(seen, ("Restart",), "Restart")
 
     def see(self, obs: Any) -> None:
-        """Take in a screen without acting on it (the last one of an episode: the win that
-        completes the objective ends the episode on the objective-complete screen)."""
+        """Take in the last screen of an episode without acting on it: the win that completes
+        the objective ends the episode on the objective-complete screen, or, for a one-level
+        objective whose tier is not complete, on that level's banner."""
         try:
-            self._note(look(np.asarray(obs), self.vocabulary))
+            seen = look(np.asarray(obs), self.vocabulary)
         except ValueError as exc:
             self.failure = self.failure or f"{type(exc).__name__}: {exc}"
+            return
+        number = self._note(seen)
+        if seen.screen == LEVEL_COMPLETE and self.level is not None and number == self.level:
+            self.success = True
 
     def _note(self, seen: Seen) -> int | None:
         """Count what ``seen`` shows was won; the level number of a board of the objective."""

@@ -64,7 +64,8 @@ def look(frame: np.ndarray, vocabulary: Vocabulary) -> Seen:
     header = is_colour(frame[:HEADER_ROWS], theme.HEADER)
     if header.mean() > 0.5:
         return _level(frame, vocabulary)
-    rows = text_rows(frame, (0, 0, frame.shape[1], frame.shape[0]), TITLE)
+    rows = [(a, b) for a, b in text_rows(frame, (0, 0, frame.shape[1], frame.shape[0]), TITLE)
+            if b - a >= TITLE.size // 2]  # a line of title text, not specks
     if not rows:
         raise ValueError("screen: no header and no title: not a screen of the suite")
     y0, y1 = rows[0]
@@ -74,7 +75,10 @@ def look(frame: np.ndarray, vocabulary: Vocabulary) -> Seen:
     if title == ("Objective", "complete"):
         accent = [b for b in boxes(is_colour(frame, theme.ACCENT), 2000)]
         return Seen(OBJECTIVE_COMPLETE, title, tuple((("Menu",), b.center) for b in accent[-1:]))
-    return Seen(DIFFICULTY, title, _tiers(frame, vocabulary))
+    tiers = _tiers(frame, vocabulary)
+    if None in title or not tiers:
+        raise ValueError(f"screen: not a screen of the suite (title {title}, {len(tiers)} buttons)")
+    return Seen(DIFFICULTY, title, tiers)
 
 
 def _level(frame: np.ndarray, vocabulary: Vocabulary) -> Seen:
