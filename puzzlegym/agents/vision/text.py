@@ -50,9 +50,9 @@ class Vocabulary:
         best, or None when none is within :data:`ACCEPT`."""
         h, w = ink.shape
         best, best_score = None, ACCEPT
-        f = font(style.size, style.bold)
-        for word in self.words:
-            if abs(f.getlength(word) - w) > 0.5 * style.size + 4:
+        widths = _widths(self.words, style.size, style.bold)
+        for word, width in zip(self.words, widths, strict=True):
+            if abs(width - w) > 0.5 * style.size + 4:
                 continue  # far too wide or too narrow: no need to render it
             for tmpl in _templates(word, style.size, style.bold):
                 th, tw = tmpl.shape
@@ -124,6 +124,13 @@ def _difference(a: np.ndarray, t: np.ndarray) -> float:
             pt[dy:dy + t.shape[0], dx:dx + t.shape[1]] = t
             best = min(best, float(np.abs(pa - pt).sum()) / total)
     return best
+
+
+@lru_cache(maxsize=64)
+def _widths(words: tuple[str, ...], size: int, bold: bool) -> tuple[float, ...]:
+    """Each word's advance width in the shipped font."""
+    f = font(size, bold)
+    return tuple(f.getlength(word) for word in words)
 
 
 @lru_cache(maxsize=8192)

@@ -45,13 +45,24 @@ class Geometry:
         return self.x0 + col * self.cell + self.cell // 2, self.y0 + row * self.cell + self.cell // 2
 
 
+def _packed(rgb) -> int:
+    r, g, b = rgb
+    return r << 16 | g << 8 | b
+
+
+# every truck colour, as a body and as a cab, packed into one integer, sorted; and its index
+_KEYS = sorted((_packed(rgb), k) for k, c in enumerate(PALETTE)
+               for rgb in (c.rgb, tuple(int(v * CAB_SHADE) for v in c.rgb)))
+_SORTED = np.array([key for key, _ in _KEYS], np.int64)
+_INDEX = np.array([k for _, k in _KEYS], np.int16)
+
+
 def _colour_index(frame: np.ndarray) -> np.ndarray:
     """Each pixel's palette colour (its index in PALETTE) as a body or a cab, else -1."""
-    out = np.full(frame.shape[:2], -1, np.int16)
-    for k, c in enumerate(PALETTE):
-        cab = tuple(int(v * CAB_SHADE) for v in c.rgb)
-        out[is_colour(frame, c.rgb) | is_colour(frame, cab)] = k
-    return out
+    f = frame.astype(np.int64)
+    keys = f[..., 0] << 16 | f[..., 1] << 8 | f[..., 2]
+    at = np.minimum(np.searchsorted(_SORTED, keys), len(_SORTED) - 1)
+    return np.where(_SORTED[at] == keys, _INDEX[at], -1).astype(np.int16)
 
 
 def measure(frame: np.ndarray) -> tuple[Geometry, int, int]:
@@ -75,13 +86,14 @@ class TruckEscapeReader:
     def read(self, frame: np.ndarray, tier: str) -> Reading:
         g, rows, cols = measure(frame)
         area = g.cell * g.cell
+        index_all = _colour_index(frame[g.y0:g.y0 + rows * g.cell, g.x0:g.x0 + cols * g.cell])
         colours: dict[tuple[int, int], int] = {}
         glass: dict[tuple[int, int], tuple[float, float]] = {}
         for r in range(rows):
             for c in range(cols):
                 x, y = g.x0 + c * g.cell, g.y0 + r * g.cell
                 part = frame[y:y + g.cell, x:x + g.cell]
-                index = _colour_index(part)
+                index = index_all[r * g.cell:(r + 1) * g.cell, c * g.cell:(c + 1) * g.cell]
                 counts = np.bincount(index[index >= 0].ravel(), minlength=len(PALETTE))
                 k = int(counts.argmax())
                 if counts[k] < OCCUPIED * area:
