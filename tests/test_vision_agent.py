@@ -195,8 +195,7 @@ def test_vision_client_plays_through_a_real_serve_process(tmp_path):
     server, url = start(["serve", "--clock", "sim", "--record-dir", str(tmp_path / "records")], tmp_path)
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "puzzlegym.agents.vision", "--url", url, "--objective", "RushHour-Easy",
-             "--level", "2"],
+            [sys.executable, "-m", "puzzlegym.agents.vision", "--url", url, "--objective", "TruckEscape-Default"],
             capture_output=True, text=True, timeout=600, cwd=ROOT,
         )
     finally:
@@ -205,12 +204,15 @@ def test_vision_client_plays_through_a_real_serve_process(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = proc.stdout.strip().splitlines()
     result = json.loads(lines[-1])
-    assert (result["success"], result["lc"], result["levels_won"], result["failure"]) == (True, 1.0, [2], None)
+    assert (result["success"], result["lc"], result["levels_won"], result["failure"]) == (
+        True, 1.0, [1, 2, 3, 4, 5], None)
     assert lines[-2] == f"record: {result['record']}"
     manifest = json.loads((Path(result["record"]) / "manifest.json").read_text())
     assert manifest["result"]["success"] is True and manifest["result"]["lc"] == 1.0  # the operator's record
     log = [json.loads(line) for line in (Path(result["record"]) / "log.jsonl").read_text().splitlines()]
-    assert result["steps"] == max(e["step"] for e in log if e["kind"] == "action") == 6
+    # home card, tier button, 5 levels' moves, 4 Next clicks: every step the record holds
+    assert result["steps"] == max(e["step"] for e in log if e["kind"] == "action")
+    assert [e["level"] for e in log if e["kind"] == "level_won"] == [1, 2, 3, 4, 5]
 
 
 def test_the_banner_is_read_with_its_next_button(make_env):
@@ -226,3 +228,51 @@ def test_the_banner_is_read_with_its_next_button(make_env):
     seen = look(obs, agent.vocabulary)
     assert seen.screen == LEVEL_COMPLETE
     assert env.unwrapped.probe().controls["next"].contains(*seen.control(("Next",)))
+
+
+def test_it_replans_from_a_fresh_reading_when_someone_else_moves(make_env):
+    """Between two of its moves the board is changed behind its back (a legal move it did
+    not plan): it reads the new board, plans again and still solves the level."""
+    import random
+
+    from puzzlegym.actions import to_dict
+
+    env = make_env("LongPuzzle/RushHour-Medium", start="board", level=3)
+    obs, _ = env.reset(seed=0)
+    agent = VisionAgent("RushHour-Medium", level=3)
+    rng = random.Random(5)
+    term = False
+    for step in range(80):
+        obs, _, term, _, _ = env.step(agent(obs))
+        if term:
+            break
+        if step in (0, 2):  # an unexpected slide of a random vehicle
+            board = env.unwrapped.probe().board
+            move = rng.choice(board.legal_moves())
+            for action in board.actions_for_move(move):
+                obs, _, term, _, _ = env.step(to_dict(action))
+    agent.see(obs)
+    assert (term, env.unwrapped.probe().success, agent.success, agent.failure) == (True, True, True, None)
+    assert agent.solves >= 3  # the first plan, and one after each interference
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--url", "ftp://127.0.0.1:1", "--objective", "MazePaint-Easy"], "--url: expected http://HOST:PORT"),
+    (["--url", "http://127.0.0.1:1", "--objective", "MazePaint/../../etc"], "objective: expected a name"),
+    (["--url", "http://127.0.0.1:1", "--objective", "MazePaint-Easy", "--max-actions", "0"], "--max-actions"),
+])
+def test_the_client_rejects_bad_arguments_before_any_request(args, message, capsys):
+    from puzzlegym.agents.vision.__main__ import main
+
+    assert main(args) == 1
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["success"] is False and message in out["error"]
+
+
+def test_the_client_refuses_a_reply_that_is_not_a_screen():
+    from puzzlegym.agents.vision.__main__ import screen
+
+    with pytest.raises(RuntimeError, match="no PNG screen"):
+        screen({"png": 12})
+    with pytest.raises(RuntimeError, match="too large"):
+        screen({"png": "A" * (12 * 2**20)})
