@@ -36,6 +36,7 @@ from puzzlegym.agents.vision.screens import (
     look,
 )
 from puzzlegym.agents.vision.text import Vocabulary
+from puzzlegym.game import Rejected
 from puzzlegym.screen.labels import LABELS
 
 __all__ = ["DONE_ANSWER", "VisionAgent", "VisionError", "parse_objective", "reader_for"]
@@ -222,6 +223,12 @@ class VisionAgent:
         move = self._plan.popleft()
         rules = importlib.import_module(type(expect.level).__module__)  # the game's rules module
         result = rules.apply(expect.level, expect.state, move)
+        if isinstance(result, Rejected):
+            raise VisionError(f"the plan's move {move!r} is not legal on the board it was planned for")
+        if (expect.level, expect.state) == (reading.level, reading.state):
+            expect = reading  # the very board the plan expects: the reading is the plan's
+        # else the same public board, its pieces numbered another way: the plan's numbering,
+        # placed with this reading's geometry
         actions = self.reader.actions(Reading(expect.level, expect.state, reading.geometry), move)
         self._expect = Reading(expect.level, result, None) if self._plan else None
         self._last = seen
