@@ -34,10 +34,11 @@ from puzzlegym.agents.vision.screens import (
     OBJECTIVE_COMPLETE,
     Seen,
     look,
+    words,
 )
 from puzzlegym.agents.vision.text import Vocabulary
 from puzzlegym.game import Rejected
-from puzzlegym.screen.labels import LABELS
+from puzzlegym.screen.labels import LABELS, label
 
 __all__ = ["DONE_ANSWER", "VisionAgent", "VisionError", "parse_objective", "reader_for"]
 
@@ -145,22 +146,22 @@ class VisionAgent:
             return self._click(seen, self.title, "its card on the home screen")
         if seen.screen == DIFFICULTY:
             if not _same(seen.title, self.title):
-                return self._click(seen, ("Back",), "Back")
+                return self._click(seen, words("back"), "Back")
             return self._click(seen, (self.tier,), f"the {self.tier} button")
         if seen.screen == OBJECTIVE_COMPLETE:
             return to_dict(Answer(DONE_ANSWER))
         if seen.screen == LEVEL_COMPLETE:
             self._forget()
-            return self._click(seen, ("Next",), "Next")
+            return self._click(seen, words("next"), "Next")
         if number is None:  # another game's or tier's board
             self._forget()
-            return self._click(seen, ("Menu",), "Menu")
+            return self._click(seen, words("menu"), "Menu")
         self._board = number
         try:
             return self._play(frame)
         except solvers.Unsolvable:  # a dead end (after an unexpected move): start the level again
             self._forget()
-            return self._click(seen, ("Restart",), "Restart")
+            return self._click(seen, words("restart"), "Restart")
 
     def see(self, obs: Any) -> None:
         """Take in the last screen of an episode without acting on it: the win that completes
@@ -190,17 +191,22 @@ class VisionAgent:
         return number
 
     def _header(self, seen: Seen) -> int | None:
-        """The level number the header of a board of the objective shows, else None."""
-        words = list(seen.title)
-        n = len(self.title)
-        tail = words[n:]
-        if not _same(words[:n], self.title) or len(tail) != 7 or tail[:4] != ["·", self.tier, "·", "Level"]:
+        """The level number the header of a board of the objective shows, else None (the
+        header is the label ``header`` with this game, this tier and two numbers)."""
+        expected = label("header", game=" ".join(self.title), tier=self.tier, k="\0k", n="\0n").split()
+        shown = list(seen.title)
+        if len(shown) != len(expected):
             return None
-        k, slash, total = tail[4:]
-        if slash != "/" or not (k and total and k.isdigit() and total.isdigit()):
-            return None
-        self.levels = int(total)
-        return int(k)
+        numbers = {}
+        for want, got in zip(expected, shown, strict=True):
+            if want in ("\0k", "\0n"):
+                if got is None or not got.isdigit():
+                    return None
+                numbers[want] = int(got)
+            elif (got or "").lower() != want.lower():
+                return None
+        self.levels = numbers["\0n"]
+        return numbers["\0k"]
 
     # ------------------------------------------------------------------ a board
     def _play(self, frame: np.ndarray) -> dict:

@@ -20,9 +20,10 @@ import numpy as np
 from puzzlegym.agents.vision.pixels import Box, boxes, is_colour
 from puzzlegym.agents.vision.text import Style, Vocabulary, read_words, text_rows
 from puzzlegym.screen import theme
+from puzzlegym.screen.labels import label
 
 __all__ = [
-    "DIFFICULTY", "HOME", "LEVEL", "LEVEL_COMPLETE", "OBJECTIVE_COMPLETE", "SCREENS", "Seen", "look",
+    "DIFFICULTY", "HOME", "LEVEL", "LEVEL_COMPLETE", "OBJECTIVE_COMPLETE", "SCREENS", "Seen", "look", "words",
 ]
 
 HOME, DIFFICULTY, LEVEL = "home", "difficulty", "level"
@@ -39,6 +40,11 @@ TIER_NAME = Style(theme.HEADING_SIZE - 2, True, theme.TEXT, theme.CARD)
 Words = tuple[str | None, ...]
 
 
+def words(key: str) -> tuple[str, ...]:
+    """The words of the interface label ``key`` (``"next"`` -> ``("Next",)``)."""
+    return tuple(label(key).split())
+
+
 @dataclass(frozen=True)
 class Seen:
     """One reading of the screen: its name, the words of its title (the header's on a
@@ -48,11 +54,12 @@ class Seen:
     title: Words
     controls: tuple[tuple[Words, tuple[int, int]], ...] = field(default=())
 
-    def control(self, words) -> tuple[int, int] | None:
-        """The click point of the control labelled ``words`` (case-insensitive), or None."""
-        want = tuple(w.lower() for w in words)
-        for label, point in self.controls:
-            if tuple((w or "").lower() for w in label) == want:
+    def control(self, name) -> tuple[int, int] | None:
+        """The click point of the control labelled with the words ``name``
+        (case-insensitive), or None."""
+        want = tuple(w.lower() for w in name)
+        for shown, point in self.controls:
+            if tuple((w or "").lower() for w in shown) == want:
                 return point
         return None
 
@@ -70,11 +77,11 @@ def look(frame: np.ndarray, vocabulary: Vocabulary) -> Seen:
         raise ValueError("screen: no header and no title: not a screen of the suite")
     y0, y1 = rows[0]
     title = tuple(read_words(frame, (0, y0 - 4, frame.shape[1], y1 + 4), TITLE, vocabulary))
-    if title == ("Game", "Suite"):
+    if title == words("suite_title"):
         return Seen(HOME, title, _cards(frame, vocabulary))
-    if title == ("Objective", "complete"):
+    if title == words("objective_complete"):
         accent = [b for b in boxes(is_colour(frame, theme.ACCENT), 2000)]
-        return Seen(OBJECTIVE_COMPLETE, title, tuple((("Menu",), b.center) for b in accent[-1:]))
+        return Seen(OBJECTIVE_COMPLETE, title, tuple((words("menu"), b.center) for b in accent[-1:]))
     tiers = _tiers(frame, vocabulary)
     if None in title or not tiers:
         raise ValueError(f"screen: not a screen of the suite (title {title}, {len(tiers)} buttons)")
@@ -100,7 +107,7 @@ def _level(frame: np.ndarray, vocabulary: Vocabulary) -> Seen:
     if white:
         w = max(white, key=lambda w: w.pixels)
         x, y = w.center
-        controls.append((("Next",), (b.x0 + 6 + x, HEADER_ROWS + b.y0 + 6 + y)))
+        controls.append((words("next"), (b.x0 + 6 + x, HEADER_ROWS + b.y0 + 6 + y)))
     return Seen(LEVEL_COMPLETE, title, tuple(controls))
 
 
