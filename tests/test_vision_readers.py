@@ -54,7 +54,7 @@ def test_the_check_fails_on_a_misread_board():
     reader = reader_for("MazePaint")
     board = next(catalogue_boards("MazePaint"))
     g = reader.read(board.frame, board.tier).geometry
-    x, y = g.center(board.state.ball)
+    x, y = g.center(*divmod(board.state.ball, g.cols))
     frame = board.frame.copy()
     frame[y - g.cell // 2 + 1:y + g.cell // 2 - 1, x - g.cell // 2 + 1:x + g.cell // 2 - 1] = (226, 222, 212)
     board.frame = frame
@@ -63,5 +63,5 @@ def test_the_check_fails_on_a_misread_board():
 
 
 def test_a_frame_without_the_board_is_refused_naming_the_game():
-    with pytest.raises(ValueError, match="rush hour: no floor cell on the screen"):
+    with pytest.raises(ValueError, match="rush hour: no board cell on the screen"):
         reader_for("RushHour").read(np.zeros((900, 1280, 3), np.uint8), "Easy")

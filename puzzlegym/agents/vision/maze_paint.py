@@ -8,12 +8,10 @@ disc at its centre the ball.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, Drag, to_dict
-from puzzlegym.agents.vision.pixels import grid_pitch, is_colour, pixel
+from puzzlegym.agents.vision.pixels import Grid, ReadError, measure_grid, pixel
 from puzzlegym.agents.vision.reader import Reading
 from puzzlegym.envs.maze_paint import rules
 from puzzlegym.screen.palette import colour
@@ -28,39 +26,11 @@ BALL = colour("white").rgb
 SWIPE = 120  # px of a swipe
 
 
-class ReadError(ValueError):
-    """The pixels are not a Maze Paint board this reader understands (says what is wrong)."""
-
-
-@dataclass(frozen=True)
-class Geometry:
-    x0: int
-    y0: int
-    cell: int
-    rows: int
-    cols: int
-
-    def center(self, index: int) -> tuple[int, int]:
-        r, c = divmod(index, self.cols)
-        return self.x0 + c * self.cell + self.cell // 2, self.y0 + r * self.cell + self.cell // 2
-
-
-def measure(frame: np.ndarray) -> Geometry:
-    """The grid's origin, cell size and shape, from the cells' insides and outlines."""
-    below = frame[72:]
-    inside = is_colour(below, WALL) | is_colour(below, FLOOR) | is_colour(below, PAINT)
-    ys, xs = np.nonzero(inside)
-    if ys.size == 0:
-        raise ReadError("maze paint: no wall or floor cell on the screen")
-    x0, y0 = int(xs.min()) - 1, int(ys.min()) - 1 + 72
-    w, h = int(xs.max()) + 2 - (x0 - 1) - 1, int(ys.max()) + 72 + 2 - y0
-    box = frame[y0:y0 + h, x0:x0 + w]
-    surface = is_colour(box, WALL) | is_colour(box, FLOOR) | is_colour(box, PAINT)
-    cols = grid_pitch(is_colour(box, LINE), surface, range(rules.MIN_SIZE, rules.MAX_SIZE + 1))
-    if cols is None:
-        raise ReadError(f"maze paint: the {w}x{h} px grid has no regular cell lines")
-    cell = w // cols
-    return Geometry(x0, y0, cell, h // cell, cols)
+def measure(frame: np.ndarray) -> Grid:
+    """The grid: the box of the cells' insides (each inside a one-pixel outline), divided by
+    the outlines."""
+    inside = (WALL, FLOOR, PAINT)
+    return measure_grid(frame, "maze paint", inside, 1, inside, LINE, range(rules.MIN_SIZE, rules.MAX_SIZE + 1))
 
 
 class MazePaintReader:
@@ -72,7 +42,7 @@ class MazePaintReader:
         for r in range(g.rows):
             row = []
             for c in range(g.cols):
-                x, y = g.x0 + c * g.cell, g.y0 + r * g.cell
+                x, y = g.corner(r, c)
                 inside = pixel(frame, x + 2, y + 2)
                 if inside == WALL:
                     row.append(rules.WALL_CHAR)
@@ -93,7 +63,7 @@ class MazePaintReader:
         return Reading(level, rules.State(ball[0], painted | 1 << ball[0]), g)
 
     def actions(self, reading: Reading, move: str) -> list[dict]:
-        x, y = reading.geometry.center(reading.state.ball)
+        x, y = reading.geometry.center(*divmod(reading.state.ball, reading.geometry.cols))
         dx, dy = {"up": (0, -SWIPE), "down": (0, SWIPE), "left": (-SWIPE, 0), "right": (SWIPE, 0)}[move]
         return [to_dict(Drag(x, y, min(max(x + dx, 0), SCREEN_WIDTH - 1), min(max(y + dy, 0), SCREEN_HEIGHT - 1)))]
 

@@ -7,9 +7,40 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Box", "boxes", "grid_pitch", "is_colour", "near", "pixel"]
+__all__ = ["Box", "Grid", "ReadError", "boxes", "cell_groups", "grid_pitch", "is_colour", "measure_grid", "near", "pixel"]
 
 RGB = tuple[int, int, int]
+HEADER_ROWS = 72  # boards lie below the level screen's header bar
+
+
+class ReadError(ValueError):
+    """The pixels are not a board the reader understands (the message names the game and
+    says what is wrong)."""
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A board's square cells as measured: the top-left cell's corner, the cell size, the
+    numbers of rows and columns."""
+
+    x0: int
+    y0: int
+    cell: int
+    rows: int
+    cols: int
+
+    def corner(self, row: int, col: int) -> tuple[int, int]:
+        return self.x0 + col * self.cell, self.y0 + row * self.cell
+
+    def center(self, row: int, col: int) -> tuple[int, int]:
+        return self.x0 + col * self.cell + self.cell // 2, self.y0 + row * self.cell + self.cell // 2
+
+    def block_center(self, cells) -> tuple[int, int]:
+        """The centre of the block of ``cells`` (``(row, col)`` pairs)."""
+        rows = [r for r, _ in cells]
+        cols = [c for _, c in cells]
+        return (self.x0 + (min(cols) + max(cols) + 1) * self.cell // 2,
+                self.y0 + (min(rows) + max(rows) + 1) * self.cell // 2)
 
 
 @dataclass(frozen=True)
@@ -126,3 +157,49 @@ def grid_pitch(lines: np.ndarray, surface: np.ndarray, sizes: range, threshold: 
         if not scores or min(scores) >= threshold:
             best = n
     return best
+
+
+def measure_grid(frame: np.ndarray, game: str, box_colours, inset: int, surface, line: RGB, sizes: range) -> Grid:
+    """The grid of a board below the header: its box is that of the pixels of
+    ``box_colours`` grown by ``inset`` on each side, its cells those that the lines of colour
+    ``line`` between the cells' ``surface`` colours divide it into (:func:`grid_pitch`)."""
+    below = frame[HEADER_ROWS:]
+    mask = np.zeros(below.shape[:2], bool)
+    for rgb in box_colours:
+        mask |= is_colour(below, rgb)
+    ys, xs = np.nonzero(mask)
+    if ys.size == 0:
+        raise ReadError(f"{game}: no board cell on the screen")
+    x0, y0 = int(xs.min()) - inset, int(ys.min()) + HEADER_ROWS - inset
+    x1, y1 = int(xs.max()) + 1 + inset, int(ys.max()) + HEADER_ROWS + 1 + inset
+    box = frame[y0:y1, x0:x1]
+    inside = np.zeros(box.shape[:2], bool)
+    for rgb in surface:
+        inside |= is_colour(box, rgb)
+    cols = grid_pitch(is_colour(box, line), inside, sizes)
+    if cols is None:
+        raise ReadError(f"{game}: the {x1 - x0}x{y1 - y0} px board has no regular cell lines")
+    cell = (x1 - x0) // cols
+    return Grid(x0, y0, cell, (y1 - y0) // cell, cols)
+
+
+def cell_groups(cells, joined) -> list[list[tuple[int, int]]]:
+    """``cells`` (``(row, col)`` pairs) split into the groups that side-by-side cells with
+    ``joined(a, b)`` true connect; each group sorted, groups in the order of their first cell."""
+    todo_cells = set(cells)
+    out, seen = [], set()
+    for start in sorted(todo_cells):
+        if start in seen:
+            continue
+        group, todo = [], [start]
+        seen.add(start)
+        while todo:
+            a = todo.pop()
+            group.append(a)
+            for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+                b = (a[0] + dr, a[1] + dc)
+                if b in todo_cells and b not in seen and joined(a, b):
+                    seen.add(b)
+                    todo.append(b)
+        out.append(sorted(group))
+    return out

@@ -10,12 +10,10 @@ exactly when no floor shows across their common edge.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from puzzlegym.actions import Drag, to_dict
-from puzzlegym.agents.vision.pixels import grid_pitch, is_colour
+from puzzlegym.agents.vision.pixels import Grid, ReadError, cell_groups, is_colour, measure_grid
 from puzzlegym.agents.vision.reader import Reading
 from puzzlegym.envs.rush_hour import rules
 from puzzlegym.screen.palette import colour
@@ -30,51 +28,24 @@ EMPTY = 0.9  # share of floor in a cell's middle that makes it empty
 SOLID = 0.2  # share of wall (or of red) that makes a cell a wall (or the target car's)
 
 
-class ReadError(ValueError):
-    """The pixels are not a Rush Hour board this reader understands (says what is wrong)."""
-
-
-@dataclass(frozen=True)
-class Geometry:
-    x0: int
-    y0: int
-    cell: int
-
-    def center(self, cells) -> tuple[int, int]:
-        """The centre of the block of ``cells`` (``(row, col)`` pairs)."""
-        rows = [r for r, _ in cells]
-        cols = [c for _, c in cells]
-        return (self.x0 + (min(cols) + max(cols) + 1) * self.cell // 2,
-                self.y0 + (min(rows) + max(rows) + 1) * self.cell // 2)
-
-
-def measure(frame: np.ndarray) -> tuple[Geometry, int, int]:
-    below = frame[72:]
-    floor = is_colour(below, FLOOR) | is_colour(below, FLOOR_LINE)
-    ys, xs = np.nonzero(floor)
-    if ys.size == 0:
-        raise ReadError("rush hour: no floor cell on the screen")
-    x0, y0, x1, y1 = int(xs.min()), int(ys.min()) + 72, int(xs.max()) + 1, int(ys.max()) + 73
-    box = frame[y0:y1, x0:x1]
-    cols = grid_pitch(is_colour(box, FLOOR_LINE), is_colour(box, FLOOR), range(rules.MIN_SIZE, rules.MAX_SIZE + 1))
-    if cols is None:
-        raise ReadError(f"rush hour: the {x1 - x0}x{y1 - y0} px grid has no regular cell lines")
-    cell = (x1 - x0) // cols
-    return Geometry(x0, y0, cell), (y1 - y0) // cell, cols
+def measure(frame: np.ndarray) -> Grid:
+    return measure_grid(frame, "rush hour", (FLOOR, FLOOR_LINE), 0, (FLOOR,), FLOOR_LINE,
+                        range(rules.MIN_SIZE, rules.MAX_SIZE + 1))
 
 
 class RushHourReader:
     game = "RushHour"
 
     def read(self, frame: np.ndarray, tier: str) -> Reading:
-        g, height, width = measure(frame)
+        g = measure(frame)
+        height, width = g.rows, g.cols
         cell = g.cell
         floor = is_colour(frame, FLOOR) | is_colour(frame, FLOOR_LINE)
         walls, covered, red = [], set(), set()
         q = cell // 4
         for r in range(height):
             for c in range(width):
-                x, y = g.x0 + c * cell, g.y0 + r * cell
+                x, y = g.corner(r, c)
                 if floor[y + q:y + cell - q, x + q:x + cell - q].mean() >= EMPTY:
                     continue
                 part = frame[y:y + cell, x:x + cell]
@@ -95,21 +66,7 @@ class RushHourReader:
             y = g.y0 + max(r, r2) * cell
             return not floor[y - 3:y + 3, x - cell // 8:x + cell // 8].any()
 
-        vehicles, seen = [], set()
-        for start in sorted(covered):
-            if start in seen:
-                continue
-            group, todo = [], [start]
-            seen.add(start)
-            while todo:
-                a = todo.pop()
-                group.append(a)
-                for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)):
-                    b = (a[0] + dr, a[1] + dc)
-                    if b in covered and b not in seen and joined(a, b):
-                        seen.add(b)
-                        todo.append(b)
-            vehicles.append(_vehicle(sorted(group)))
+        vehicles = [_vehicle(group) for group in cell_groups(covered, joined)]
         targets = [v for v in vehicles if set(rules.Level.cells(_one(v), 0, v.position)) <= red]
         if len(targets) != 1:
             raise ReadError(f"rush hour: expected one red target car, saw {len(targets)}")
@@ -121,8 +78,8 @@ class RushHourReader:
     def actions(self, reading: Reading, move: tuple[int, int]) -> list[dict]:
         i, to = move
         level, g = reading.level, reading.geometry
-        x0, y0 = g.center(level.cells(i, reading.state.positions[i]))
-        x1, y1 = g.center(level.cells(i, to))
+        x0, y0 = g.block_center(level.cells(i, reading.state.positions[i]))
+        x1, y1 = g.block_center(level.cells(i, to))
         return [to_dict(Drag(x0, y0, x1, y1))]
 
     def public(self, level, state):

@@ -11,12 +11,10 @@ towards its windshield).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from puzzlegym.actions import Click, to_dict
-from puzzlegym.agents.vision.pixels import grid_pitch, is_colour
+from puzzlegym.agents.vision.pixels import Grid, ReadError, cell_groups, is_colour, measure_grid
 from puzzlegym.agents.vision.reader import Reading
 from puzzlegym.envs.truck_escape import rules
 from puzzlegym.screen.palette import PALETTE
@@ -29,20 +27,6 @@ WINDSHIELD = (196, 228, 246)  # #c4e4f6
 CAB_SHADE = 0.78  # a cab is its truck's colour at this brightness
 OCCUPIED = 0.08  # share of a cell in one truck colour that makes it a truck's cell
 GLASS = 0.02  # share of a cell in windshield colour that makes it a cab
-
-
-class ReadError(ValueError):
-    """The pixels are not a Truck Escape lot this reader understands (says what is wrong)."""
-
-
-@dataclass(frozen=True)
-class Geometry:
-    x0: int
-    y0: int
-    cell: int
-
-    def center(self, row: int, col: int) -> tuple[int, int]:
-        return self.x0 + col * self.cell + self.cell // 2, self.y0 + row * self.cell + self.cell // 2
 
 
 def _packed(rgb) -> int:
@@ -65,33 +49,24 @@ def _colour_index(frame: np.ndarray) -> np.ndarray:
     return np.where(_SORTED[at] == keys, _INDEX[at], -1).astype(np.int16)
 
 
-def measure(frame: np.ndarray) -> tuple[Geometry, int, int]:
-    below = frame[72:]
-    lot = is_colour(below, CELL) | is_colour(below, CELL_LINE)
-    ys, xs = np.nonzero(lot)
-    if ys.size == 0:
-        raise ReadError("truck escape: no parking cell on the screen")
-    x0, y0, x1, y1 = int(xs.min()), int(ys.min()) + 72, int(xs.max()) + 1, int(ys.max()) + 73
-    box = frame[y0:y1, x0:x1]
-    cols = grid_pitch(is_colour(box, CELL_LINE), is_colour(box, CELL), range(rules.MIN_SIZE, rules.MAX_SIZE + 1))
-    if cols is None:
-        raise ReadError(f"truck escape: the {x1 - x0}x{y1 - y0} px lot has no regular cell lines")
-    cell = (x1 - x0) // cols
-    return Geometry(x0, y0, cell), (y1 - y0) // cell, cols
+def measure(frame: np.ndarray) -> Grid:
+    return measure_grid(frame, "truck escape", (CELL, CELL_LINE), 0, (CELL,), CELL_LINE,
+                        range(rules.MIN_SIZE, rules.MAX_SIZE + 1))
 
 
 class TruckEscapeReader:
     game = "TruckEscape"
 
     def read(self, frame: np.ndarray, tier: str) -> Reading:
-        g, rows, cols = measure(frame)
+        g = measure(frame)
+        rows, cols = g.rows, g.cols
         area = g.cell * g.cell
         index_all = _colour_index(frame[g.y0:g.y0 + rows * g.cell, g.x0:g.x0 + cols * g.cell])
         colours: dict[tuple[int, int], int] = {}
         glass: dict[tuple[int, int], tuple[float, float]] = {}
         for r in range(rows):
             for c in range(cols):
-                x, y = g.x0 + c * g.cell, g.y0 + r * g.cell
+                x, y = g.corner(r, c)
                 part = frame[y:y + g.cell, x:x + g.cell]
                 index = index_all[r * g.cell:(r + 1) * g.cell, c * g.cell:(c + 1) * g.cell]
                 counts = np.bincount(index[index >= 0].ravel(), minlength=len(PALETTE))
@@ -102,22 +77,9 @@ class TruckEscapeReader:
                 wy, wx = np.nonzero(is_colour(part, WINDSHIELD))
                 if wy.size >= GLASS * area:
                     glass[(r, c)] = (float(wx.mean()) - g.cell / 2, float(wy.mean()) - g.cell / 2)
-        trucks = []
-        seen: set[tuple[int, int]] = set()
-        for start in sorted(colours):
-            if start in seen:
-                continue
-            group, todo = [], [start]
-            seen.add(start)
-            while todo:
-                r, c = todo.pop()
-                group.append((r, c))
-                for dr, dc in rules.DELTAS.values():
-                    nb = (r + dr, c + dc)
-                    if nb not in seen and colours.get(nb) == colours[start]:
-                        seen.add(nb)
-                        todo.append(nb)
-            trucks.append(_truck(sorted(group), glass))
+        # trucks that touch never share a colour: a run of one colour is one truck
+        groups = cell_groups(colours, lambda a, b: colours[a] == colours[b])
+        trucks = [_truck(group, glass) for group in groups]
         level = rules.Level(id="seen", tier=tier, rows=rows, cols=cols, trucks=tuple(trucks))
         return Reading(level, rules.initial_state(level), g)
 
