@@ -17,6 +17,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 import puzzlegym  # noqa: F401
+from puzzlegym.actions import MAX_TEXT_LENGTH, parse_action
 from puzzlegym.agents.factory import make_agent
 from puzzlegym.agents.vision import VisionAgent
 from puzzlegym.agents.vision.screens import LEVEL, LEVEL_COMPLETE, look
@@ -137,8 +138,22 @@ def test_a_frame_that_is_no_screen_of_the_suite_is_refused_with_the_reason():
     action = agent(noise)
     assert action["type"] == "answer" and "not a screen of the suite" in action["text"]
     assert agent.failure is not None and agent(noise) == action  # it stays given up
+    agent.failure = "x" * 1000 + "·"  # however long (or odd) the reason, the answer is a valid action
+    answer = parse_action(agent(noise))
+    assert len(answer.text) == MAX_TEXT_LENGTH and answer.text.endswith("...")
     with pytest.raises(ValueError, match="900x1280x3 uint8"):
         look(noise[:450], agent.vocabulary)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"objective": "MazePaint"}, "objective: expected a name"),
+    ({"objective": "MazePaint-Easy", "level": 0}, "level: expected None or an integer"),
+    ({"objective": "MazePaint-Easy", "level": True}, "level: expected None or an integer"),
+    ({"objective": "MazePaint-Easy", "max_readings": 0}, "max_readings: expected a positive"),
+])
+def test_bad_arguments_are_refused_naming_the_field(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        VisionAgent(**kwargs)
 
 
 def test_a_game_without_a_reader_gives_up_at_once_naming_it():

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from puzzlegym import solvers
-from puzzlegym.actions import Answer, Click, to_dict
+from puzzlegym.actions import MAX_TEXT_LENGTH, TEXT_CHARACTERS, Answer, Click, to_dict
 from puzzlegym.agents.vision.reader import GameReader, Reading
 from puzzlegym.agents.vision.screens import (
     DIFFICULTY,
@@ -89,6 +89,10 @@ class VisionAgent:
 
     def __init__(self, objective: str, level: int | None = None, max_readings: int = MAX_READINGS) -> None:
         self.game, self.tier = parse_objective(objective)
+        if level is not None and (isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 999):
+            raise ValueError(f"level: expected None or an integer 1..999, got {level!r}")
+        if isinstance(max_readings, bool) or not isinstance(max_readings, int) or max_readings < 1:
+            raise ValueError(f"max_readings: expected a positive integer, got {max_readings!r}")
         self.level = level
         self.failure: str | None = None
         try:
@@ -115,14 +119,20 @@ class VisionAgent:
     # ------------------------------------------------------------------ the policy
     def __call__(self, obs: Any, info: Any = None) -> dict:
         """The next GUI action for the screen ``obs`` (``info`` is not read)."""
-        if self.failure is not None:
-            return to_dict(Answer(f"vision agent gave up: {self.failure}"))
-        try:
-            return self._act(np.asarray(obs))
-        except (VisionError, ValueError) as exc:
-            self.failure = f"{type(exc).__name__}: {exc}"
-            print(f"vision: {self.failure}", file=sys.stderr)
-            return to_dict(Answer(f"vision agent gave up: {self.failure}"))
+        if self.failure is None:
+            try:
+                return self._act(np.asarray(obs))
+            except (VisionError, ValueError) as exc:
+                self.failure = f"{type(exc).__name__}: {exc}"
+                print(f"vision: {self.failure}", file=sys.stderr)
+        return self._give_up()
+
+    def _give_up(self) -> dict:
+        """The answer that ends the episode with the reason (cut to an answer's length)."""
+        text = f"vision agent gave up: {self.failure}"
+        if len(text) > MAX_TEXT_LENGTH:
+            text = text[:MAX_TEXT_LENGTH - 3] + "..."
+        return to_dict(Answer("".join(ch if ch in TEXT_CHARACTERS else "?" for ch in text)))
 
     @property
     def lc(self) -> float:
