@@ -61,14 +61,16 @@ def check_reading(reader, env, obs, tier: str):
     return reading
 
 
-def perform(reader, env, reading, move):
-    """Play ``move`` through the reader's GUI actions; the env's new board must be
-    ``rules.apply`` of the old one. Returns the last observation."""
+def perform(reader, env, reading, move, translate=None):
+    """Play the rules ``move`` of the true board through the reader's GUI actions (for the
+    reading's move ``translate(reading, board, move)``, by default the same move); the env's
+    new board must be ``rules.apply`` of the old one. Returns the last observation."""
     board = env.unwrapped.probe().board
     expected = board.game.rules.apply(board.level, board.state, move)
     assert not isinstance(expected, Rejected), f"{move} is not legal"
     obs = None
-    for action in reader.actions(reading, move):
+    read_move = move if translate is None else translate(reading, board, move)
+    for action in reader.actions(reading, read_move):
         obs, *_ = env.step(action)
     after = env.unwrapped.probe()
     rules = board.game.rules
@@ -90,12 +92,13 @@ def thaw(value):
     return value
 
 
-def walk(reader, game: str, tier: str, level: int, seed: int, steps: int, poke=None, pick=None):
+def walk(reader, game: str, tier: str, level: int, seed: int, steps: int, poke=None, pick=None,
+         translate=None):
     """A seeded walk of legal moves from the level's first board, every frame read and every
     move played through the reader's actions. ``poke(rng, env, reading)`` may leave the view's
     interaction state changed (a selection, a path being drawn) and returns the observation
-    then (read and checked too, with ``check_ui(reading, probe_ui)``), or None; ``pick(rng,
-    level, state)`` chooses the move (default: uniform over the legal moves). Returns the
+    then (read and checked too), or None; ``pick(rng, level, state)`` chooses the move
+    (default: uniform over the legal moves), ``translate`` as for :func:`perform`. Returns the
     number of boards read."""
     rng = random.Random(seed)
     env, obs = board_env(game, tier, level)
@@ -118,7 +121,7 @@ def walk(reader, game: str, tier: str, level: int, seed: int, steps: int, poke=N
             move = pick(rng, board.level, board.state) if pick else _uniform(rng, rules, board)
             if move is None:
                 break
-            obs = perform(reader, env, reading, move)
+            obs = perform(reader, env, reading, move, translate)
     finally:
         env.close()
     return read
@@ -151,9 +154,9 @@ def imported(path: Path) -> tuple[set[str], set[str]]:
     return found, dynamic
 
 
-def forbidden_imports(module: str) -> list[str]:
-    """What ``puzzlegym.agents.vision.<module>`` reaches that a pixel-only reader may not,
-    following its imports inside the vision package."""
+def forbidden_imports(module: str, folder: Path = VISION) -> list[str]:
+    """What ``puzzlegym.agents.vision.<module>`` (the file ``folder/<module>.py``) reaches
+    that a pixel-only reader may not, following its imports inside the vision package."""
     from fnmatch import fnmatchcase
 
     seen, todo, bad = set(), [module], []
@@ -162,12 +165,12 @@ def forbidden_imports(module: str) -> list[str]:
         if name in seen:
             continue
         seen.add(name)
-        found, dynamic = imported(VISION / f"{name}.py")
+        found, dynamic = imported(folder / f"{name}.py")
         bad += [f"{name}: uses {d}" for d in sorted(dynamic)]
         for target in sorted(found):
             if any(fnmatchcase(target, p) for p in FORBIDDEN):
                 bad.append(f"{name}: imports {target}")
             prefix = "puzzlegym.agents.vision."
-            if target.startswith(prefix) and (VISION / f"{target[len(prefix):]}.py").exists():
+            if target.startswith(prefix) and (folder / f"{target[len(prefix):]}.py").exists():
                 todo.append(target[len(prefix):])
     return bad
