@@ -136,6 +136,18 @@ class _Samples:
         (outside the holes it may have; 3 px of antialiased rim are not judged)."""
         ax, ay, bx, by = ox + a[0] * p, oy + a[1] * p, ox + b[0] * p, oy + b[1] * p
         h, w = self.wood.shape
+        holes = [a] if kind == "pad" else [a, *_between(a, b), b]
+        hole_r2 = (float(G.ANCHOR_R) * p + 4) ** 2
+        if kind == "bar":  # first the centre line alone: most wrong bars cross the plate there
+            t = np.linspace(0.0, 1.0, int(math.dist((ax, ay), (bx, by)) / self.g) + 2)
+            lx, ly = ax + t * (bx - ax), ay + t * (by - ay)
+            away = np.ones(len(t), bool)
+            for q in holes:
+                away &= (lx - ox - q[0] * p) ** 2 + (ly - oy - q[1] * p) ** 2 > hole_r2
+            li = np.clip(np.round((ly - self.y0) / self.g).astype(int), 0, h - 1)
+            lj = np.clip(np.round((lx - self.x0) / self.g).astype(int), 0, w - 1)
+            if np.any(self.below[li, lj] & away):
+                return None
         j0 = max(0, int((min(ax, bx) - r - self.x0) // self.g))
         j1 = min(w, int((max(ax, bx) + r - self.x0) // self.g) + 2)
         i0 = max(0, int((min(ay, by) - r - self.y0) // self.g))
@@ -146,8 +158,7 @@ class _Samples:
         xs = (self.x0 + self.g * np.arange(j0, j1, dtype=float))[None, :]
         d = _seg_dist(xs, ys, ax, ay, bx, by)
         core = d < r - 3
-        hole_r2 = (float(G.ANCHOR_R) * p + 4) ** 2
-        for q in [a] if kind == "pad" else [a, *_between(a, b), b]:
+        for q in holes:
             qx, qy = ox + q[0] * p, oy + q[1] * p
             core &= (xs - qx) ** 2 + (ys - qy) ** 2 > hole_r2
         if np.any(core & self.below[i0:i1, j0:j1]):
