@@ -27,12 +27,22 @@ How it is read:
 * a board has holes at its ends (a pad at its centre) and at every lattice point of its
   segment that shows a screw or a hole; a screw attaches the boards with a hole at it.
 
-What the pixels cannot show, and so :meth:`public` leaves out (``docs/games.md`` says it
+What the pixels cannot show, and so :meth:`public` leaves out (``docs/games.md`` lists it
 too): an anchor entirely under boards without a hole there (it appears when they fall); a
 board entirely under boards above it (a pad under a pad with the same centre: it falls with
-it, so nothing is lost); a screw entirely under boards above it (only 0.8 to 1.1% of its
-head peeks out, e.g. between two pads at Easy 2's (5, 2)) and so which board it holds. The
-agent replans when a board falls and shows what was under it.
+it, so nothing a player decides depends on it); a screw whose head lies between boards above
+it (e.g. between Easy 2's pads at (5, 1) and (5, 3): the sliver outside them lies within 0.03
+pitch of their edges, under their antialiased rims and shadows, and at most 0.4% of the
+head's pixels show a screw's colours), and so which board such a screw holds. Layers are told apart by their four tints: a fifth layer
+would look like the first (no catalogue level has one).
+
+For planning, the reading completes what stays hidden the way the rules allow: a board
+stays on the plate only while a screw holds it, so a board that shows no screw gets screws
+in its hidden end holes (``PlateGeometry.assumed_screws``); an anchor may lie wherever
+boards hide the plate entirely, so the reading puts one at each such lattice point
+(``assumed_anchors``: the optimistic guess; the agent replans when a board falls and shows
+what was under it). Planning on that reading and replanning after every move solves every
+catalogue level in its optimal number of moves (``tests/test_vision_bolt_unscrew.py``).
 """
 
 from __future__ import annotations
@@ -379,13 +389,20 @@ class BoltUnscrewReader:
         return out
 
     def public(self, level: Any, state: Any) -> Any:
-        """What the pixels show: ``(size, anchors, boards)``. ``anchors`` are the shown
-        lattice points with their look ("free", "closed", "screw" pickable, "held"): every
-        free anchor, every closed one whose disc is at least 10% uncovered, every screw whose
-        head is at least 10% visible; ``boards`` the boards with at least 0.05 pitch^2 of
-        their own wood visible, each as (layer, kind, end points, the shown screws that
-        attach it). Hidden anchors, hidden boards and hidden screws (and which boards hidden
-        screws hold) are left out: the pixels cannot show them."""
+        """What the pixels show: ``(size, anchors, boards)``.
+
+        ``anchors`` are the shown lattice points with their look ("free"; "closed"; "screw",
+        pickable; "held", pinned by a board above): every free anchor; a closed one when at
+        least 10% of its disc lies more than 0.02 pitch outside every board without a hole
+        there; a screw when at least 10% of its head lies that far outside every board above
+        the top board it passes through. ``boards`` are the remaining boards with at least
+        0.05 pitch^2 of their own wood that far outside the boards above them, each as
+        (layer, kind, end points, the shown screws in its holes). Left out because the pixels
+        cannot show them: hidden anchors, hidden boards (a pad under a same-centred pad),
+        hidden screws and which boards they hold. Catalogue boards fall far from these
+        thresholds either way (shown anchors at least 30% visible, hidden ones 0%; shown screws
+        at least 20%, hidden ones at most 1.5%).
+        """
         return public_view(level, state)
 
 
