@@ -53,11 +53,15 @@ def board_env(game: str, tier: str, level: int, backend: str = "native"):
     return env, obs
 
 
-def check_reading(reader, env, obs, tier: str):
-    """Read ``obs``; its public projection must equal the true board's. Returns the reading."""
+def check_reading(reader, env, obs, tier: str, same_ui=None):
+    """Read ``obs``; its public projection must equal the true board's, and when given,
+    ``same_ui(reading, board)`` must hold (the view's interaction state read right).
+    Returns the reading."""
     board = env.unwrapped.probe().board
     reading = reader.read(obs, tier)
     assert reader.public(reading.level, reading.state) == reader.public(board.level, board.state)
+    if same_ui is not None:
+        assert same_ui(reading, board), f"ui read wrong: {reading.geometry} for {board.ui}"
     return reading
 
 
@@ -93,13 +97,13 @@ def thaw(value):
 
 
 def walk(reader, game: str, tier: str, level: int, seed: int, steps: int, poke=None, pick=None,
-         translate=None):
+         translate=None, same_ui=None):
     """A seeded walk of legal moves from the level's first board, every frame read and every
     move played through the reader's actions. ``poke(rng, env, reading)`` may leave the view's
     interaction state changed (a selection, a path being drawn) and returns the observation
     then (read and checked too), or None; ``pick(rng, level, state)`` chooses the move
-    (default: uniform over the legal moves), ``translate`` as for :func:`perform`. Returns the
-    number of boards read."""
+    (default: uniform over the legal moves), ``translate`` as for :func:`perform`,
+    ``same_ui`` as for :func:`check_reading`. Returns the number of boards read."""
     rng = random.Random(seed)
     env, obs = board_env(game, tier, level)
     rules = games()[game].rules
@@ -107,15 +111,15 @@ def walk(reader, game: str, tier: str, level: int, seed: int, steps: int, poke=N
     try:
         for _ in range(steps):
             board = env.unwrapped.probe().board
-            if rules.is_solved(board.level, board.state):
+            if board is None or rules.is_solved(board.level, board.state):  # won (the screen moved on)
                 break
-            reading = check_reading(reader, env, obs, tier)
+            reading = check_reading(reader, env, obs, tier, same_ui)
             read += 1
             if poke is not None:
                 poked = poke(rng, env, reading)
                 if poked is not None:
                     obs = poked
-                    reading = check_reading(reader, env, obs, tier)
+                    reading = check_reading(reader, env, obs, tier, same_ui)
                     read += 1
             board = env.unwrapped.probe().board
             move = pick(rng, board.level, board.state) if pick else _uniform(rng, rules, board)
