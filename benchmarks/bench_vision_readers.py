@@ -26,7 +26,11 @@ import puzzlegym  # noqa: F401  (registers the envs)
 from puzzlegym.agents.vision import bolt_unscrew, color_connect, nut_and_bolt
 from puzzlegym.registry import games
 
-READERS = {"NutAndBolt": nut_and_bolt.READER, "ColorConnect": color_connect.READER, "BoltUnscrew": bolt_unscrew.READER}
+READERS = {
+    "NutAndBolt": nut_and_bolt.READER,
+    "ColorConnect": color_connect.READER,
+    "BoltUnscrew": bolt_unscrew.READER,
+}
 
 
 def frames(game: str, walk: int) -> tuple[list, list[float]]:
@@ -40,7 +44,10 @@ def frames(game: str, walk: int) -> tuple[list, list[float]]:
             obs, _ = env.reset(seed=0)
             for j in range(walk + 1):
                 out.append((tier, obs))
-                for half in (j % 2 == 1, False):  # every other board: a selection / a path left drawn
+                for half in (
+                    j % 2 == 1,
+                    False,
+                ):  # every other board: a selection / a path left drawn
                     board = env.unwrapped.probe().board
                     if board is None or board.solved:
                         break

@@ -24,7 +24,9 @@ def to_reading(reading, board, move):
 
 
 def same_selection(reading, board):
-    return reading.geometry.selected == (None if board.ui is None else board.level.anchors[board.ui])
+    return reading.geometry.selected == (
+        None if board.ui is None else board.level.anchors[board.ui]
+    )
 
 
 def pickable(reading):
@@ -40,8 +42,14 @@ def test_every_first_board_reads_what_the_pixels_show(tier, level):
     assert reading.geometry.size == board.level.size
     assert reading.geometry.selected is None
     # every move the rules allow is a move of the reading, between the same lattice points
-    true_moves = {tuple(board.level.anchors[a] for a in m) for m in rules.legal_moves(board.level, board.state)}
-    read_moves = {tuple(reading.level.anchors[a] for a in m) for m in rules.legal_moves(reading.level, reading.state)}
+    true_moves = {
+        tuple(board.level.anchors[a] for a in m)
+        for m in rules.legal_moves(board.level, board.state)
+    }
+    read_moves = {
+        tuple(reading.level.anchors[a] for a in m)
+        for m in rules.legal_moves(reading.level, reading.state)
+    }
     assert true_moves <= read_moves
     assert {m for m in read_moves if m[1] not in reading.geometry.assumed_anchors} == true_moves
     env.close()
@@ -67,8 +75,12 @@ def test_what_stays_hidden_is_left_out_of_public_and_assumed_for_planning():
     for q in reading.geometry.assumed_screws:
         assert board.state.occupied >> board.level.anchors.index(q) & 1
     # the anchors assumed under boards include the ones the level hides there
-    hidden = {q for i, q in enumerate(board.level.anchors)
-              if not board.state.occupied >> i & 1 and q not in {p for p, _ in READER.public(board.level, board.state)[1]}}
+    hidden = {
+        q
+        for i, q in enumerate(board.level.anchors)
+        if not board.state.occupied >> i & 1
+        and q not in {p for p, _ in READER.public(board.level, board.state)[1]}
+    }
     assert hidden and hidden <= set(reading.geometry.assumed_anchors)
     env.close()
 
@@ -104,8 +116,17 @@ def _select_some_screw(rng, env, reading):
 @pytest.mark.parametrize(("tier", "level"), BOARDS)
 def test_seeded_walks_read_every_board_and_play_every_move(tier, level):
     read = sum(
-        walk(READER, GAME, tier, level, seed, 10, poke=_select_some_screw, translate=to_reading,
-             same_ui=same_selection)
+        walk(
+            READER,
+            GAME,
+            tier,
+            level,
+            seed,
+            10,
+            poke=_select_some_screw,
+            translate=to_reading,
+            same_ui=same_selection,
+        )
         for seed in range(2)
     )
     assert read >= 10
@@ -139,9 +160,9 @@ def test_wood_no_board_fits_is_reported():
     frame = obs.copy()
     x, y = reading.geometry.pixel((5, 0))  # bare plate in Easy 1
     r = reading.geometry.pitch // 3
-    yy, xx = np.mgrid[-r: r + 1, -r: r + 1]
+    yy, xx = np.mgrid[-r : r + 1, -r : r + 1]
     disc = xx * xx + yy * yy <= r * r
-    frame[y - r: y + r + 1, x - r: x + r + 1][disc] = (186, 106, 58)
+    frame[y - r : y + r + 1, x - r : x + r + 1][disc] = (186, 106, 58)
     with pytest.raises(ReadError, match=r"layer 1's wood near \(\d+, \d+\) fits no pad or bar"):
         READER.read(frame, "Easy")
 
@@ -151,8 +172,14 @@ def test_actions_click_the_screw_unless_selected_and_reject_bad_moves():
     reading = READER.read(obs, "Easy")
     lv, st = reading.level, reading.state
     src, dst = next(iter(rules.legal_moves(lv, st)))
-    (sx, sy), (dx, dy) = reading.geometry.pixel(lv.anchors[src]), reading.geometry.pixel(lv.anchors[dst])
-    assert READER.actions(reading, (src, dst)) == [{"type": "click", "x": sx, "y": sy}, {"type": "click", "x": dx, "y": dy}]
+    (sx, sy), (dx, dy) = (
+        reading.geometry.pixel(lv.anchors[src]),
+        reading.geometry.pixel(lv.anchors[dst]),
+    )
+    assert READER.actions(reading, (src, dst)) == [
+        {"type": "click", "x": sx, "y": sy},
+        {"type": "click", "x": dx, "y": dy},
+    ]
     obs, *_ = env.step({"type": "click", "x": sx, "y": sy})
     selected = READER.read(obs, "Easy")
     assert READER.actions(selected, (src, dst)) == [{"type": "click", "x": dx, "y": dy}]

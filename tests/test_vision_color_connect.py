@@ -59,7 +59,9 @@ def test_every_level_is_solved_through_the_readers_clicks(tier, level):
         state = env.unwrapped.probe().board.state
         others = [k for k, p in enumerate(state.paths) if p is None and k != move.pair]
         if j % 2 and others:
-            obs = _half_draw(env, reading, others[0], next(rules.pair_paths(board.level, state, others[0])))
+            obs = _half_draw(
+                env, reading, others[0], next(rules.pair_paths(board.level, state, others[0]))
+            )
             reading = check_reading(READER, env, obs, tier)
             assert read_drawing(reading) == drawing_of(env.unwrapped.probe().board.ui)
         obs = perform(READER, env, reading, move)
@@ -104,7 +106,9 @@ def _leave_a_path_drawn(rng, env, reading):
         paths = list(islice(rules.pair_paths(board.level, board.state, k), 10))
         if paths:
             obs = _half_draw(env, reading, k, rng.choice(paths))
-            assert read_drawing(READER.read(obs, board.tier)) == drawing_of(env.unwrapped.probe().board.ui)
+            assert read_drawing(READER.read(obs, board.tier)) == drawing_of(
+                env.unwrapped.probe().board.ui
+            )
             return obs
     return None
 
@@ -112,7 +116,17 @@ def _leave_a_path_drawn(rng, env, reading):
 @pytest.mark.parametrize(("tier", "level"), BOARDS)
 def test_seeded_walks_read_every_board_and_play_every_move(tier, level):
     read = sum(
-        walk(READER, GAME, tier, level, seed, 8, poke=_leave_a_path_drawn, pick=_pick, same_ui=same_drawing)
+        walk(
+            READER,
+            GAME,
+            tier,
+            level,
+            seed,
+            8,
+            poke=_leave_a_path_drawn,
+            pick=_pick,
+            same_ui=same_drawing,
+        )
         for seed in range(2)
     )
     assert read >= 16
@@ -128,10 +142,12 @@ def test_a_dot_with_another_letter_is_reported():
     frame = obs.copy()
     r = int(0.2 * geo.cell)
     (ax, ay), (yx, yy) = geo.centre(*a), geo.centre(*c)
-    patch = frame[yy - r: yy + r, yx - r: yx + r].copy()
+    patch = frame[yy - r : yy + r, yx - r : yx + r].copy()
     patch[(patch == PIECES[3].rgb).all(axis=2)] = PIECES[0].rgb
-    frame[ay - r: ay + r, ax - r: ax + r] = patch
-    with pytest.raises(ReadError, match=rf"the orange dot at \({ax}, {ay}\) shows the letter 'Y', not 'O'"):
+    frame[ay - r : ay + r, ax - r : ax + r] = patch
+    with pytest.raises(
+        ReadError, match=rf"the orange dot at \({ax}, {ay}\) shows the letter 'Y', not 'O'"
+    ):
         READER.read(frame, "Hard")
 
 
@@ -148,7 +164,7 @@ def test_a_broken_path_is_reported():
     r, c = divmod(move.cells[1], geo.cols)
     x0, y0 = geo.x0 + c * geo.cell, geo.y0 + r * geo.cell
     frame = obs.copy()
-    frame[y0 + 1: y0 + geo.cell - 1, x0 + 1: x0 + geo.cell - 1] = (250, 248, 243)
+    frame[y0 + 1 : y0 + geo.cell - 1, x0 + 1 : x0 + geo.cell - 1] = (250, 248, 243)
     with pytest.raises(ReadError, match=r"line .* (stops at|does not continue)"):
         READER.read(frame, "Easy")
 
@@ -165,7 +181,14 @@ def test_actions_cancel_a_drawn_path_and_reject_bad_moves():
     clicks = READER.actions(drawn, move)
     assert clicks[0] == {"type": "click", "x": start[0], "y": start[1]}  # cancel first
     assert clicks[1:] == READER.actions(reading, move)
-    for bad in [Connect(99, (0, 1)), Connect(0, (0,)), Connect(0, (0, 10_000)), Remove(-1), (0, 1), None]:
+    for bad in [
+        Connect(99, (0, 1)),
+        Connect(0, (0,)),
+        Connect(0, (0, 10_000)),
+        Remove(-1),
+        (0, 1),
+        None,
+    ]:
         with pytest.raises(ValueError, match="move: expected Connect"):
             READER.actions(reading, bad)
     env.close()
@@ -185,7 +208,10 @@ def test_browser_frames_read_identically():
                 a, *_ = native.step(action)
                 b, *_ = browser.step(action)
             ra, rb = READER.read(a, "Hard"), READER.read(b, "Hard")
-            assert ra.geometry.drawing is not None and (ra.state, ra.geometry) == (rb.state, rb.geometry)
+            assert ra.geometry.drawing is not None and (ra.state, ra.geometry) == (
+                rb.state,
+                rb.geometry,
+            )
             last = READER.actions(ra, move)[-1]
             a, *_ = native.step(last)
             b, *_ = browser.step(last)

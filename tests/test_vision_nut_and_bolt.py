@@ -28,7 +28,9 @@ def test_every_first_board_reads_exactly(tier, level):
     env.close()
 
 
-@pytest.mark.parametrize(("tier", "level"), [("Easy", 1), ("Hard", 3), ("Extreme", 3), ("Nightmare", 1)])
+@pytest.mark.parametrize(
+    ("tier", "level"), [("Easy", 1), ("Hard", 3), ("Extreme", 3), ("Nightmare", 1)]
+)
 def test_every_selection_reads_with_its_lifted_run(tier, level):
     """Each bolt with nuts selected in turn (clicked at the reader's centre): the reading
     names it as selected and still reads the lifted run as the top of its stack."""
@@ -37,11 +39,23 @@ def test_every_selection_reads_with_its_lifted_run(tier, level):
     for i, nuts in enumerate(reading.state.bolts):
         if not nuts:
             continue
-        obs, *_ = env.step({"type": "click", "x": reading.geometry.centres[i][0], "y": reading.geometry.centres[i][1]})
+        obs, *_ = env.step(
+            {
+                "type": "click",
+                "x": reading.geometry.centres[i][0],
+                "y": reading.geometry.centres[i][1],
+            }
+        )
         assert env.unwrapped.probe().board.ui == i
         selected = check_reading(READER, env, obs, tier)
         assert selected.geometry.selected == i
-        obs, *_ = env.step({"type": "click", "x": selected.geometry.centres[i][0], "y": selected.geometry.centres[i][1]})
+        obs, *_ = env.step(
+            {
+                "type": "click",
+                "x": selected.geometry.centres[i][0],
+                "y": selected.geometry.centres[i][1],
+            }
+        )
         assert env.unwrapped.probe().board.ui is None
         assert READER.read(obs, tier).geometry.selected is None
     env.close()
@@ -85,10 +99,12 @@ def test_a_wrong_letter_on_a_nut_is_reported():
     rows = np.flatnonzero((frame[:, x - h // 3] == PIECES[0].rgb).all(axis=1))
     top = (rows.min() + rows.max()) // 2  # the orange nut's middle row
     r = int(0.3 * h)
-    patch = frame[top + h - r: top + h + r, x - r: x + r].copy()  # the S below it
+    patch = frame[top + h - r : top + h + r, x - r : x + r].copy()  # the S below it
     patch[(patch == PIECES[1].rgb).all(axis=2)] = PIECES[0].rgb  # its ink, on orange
-    frame[top - r: top + r, x - r: x + r] = patch
-    with pytest.raises(ReadError, match=r"the orange nut at \(176, \d+\) shows the letter 'S', not 'O'"):
+    frame[top - r : top + r, x - r : x + r] = patch
+    with pytest.raises(
+        ReadError, match=r"the orange nut at \(176, \d+\) shows the letter 'S', not 'O'"
+    ):
         READER.read(frame, "Easy")
 
 
@@ -106,13 +122,17 @@ def test_actions_deselect_switch_and_reject_bad_moves():
     reading = READER.read(obs, "Easy")
     c = reading.geometry.centres
     assert READER.actions(reading, (0, 3)) == [
-        {"type": "click", "x": c[0][0], "y": c[0][1]}, {"type": "click", "x": c[3][0], "y": c[3][1]}]
+        {"type": "click", "x": c[0][0], "y": c[0][1]},
+        {"type": "click", "x": c[3][0], "y": c[3][1]},
+    ]
     obs, *_ = env.step(READER.actions(reading, (0, 3))[0])
     selected = READER.read(obs, "Easy")
     assert READER.actions(selected, (0, 3)) == [{"type": "click", "x": c[3][0], "y": c[3][1]}]
     assert READER.actions(selected, (1, 4)) == [
-        {"type": "click", "x": c[0][0], "y": c[0][1]}, {"type": "click", "x": c[1][0], "y": c[1][1]},
-        {"type": "click", "x": c[4][0], "y": c[4][1]}]
+        {"type": "click", "x": c[0][0], "y": c[0][1]},
+        {"type": "click", "x": c[1][0], "y": c[1][1]},
+        {"type": "click", "x": c[4][0], "y": c[4][1]},
+    ]
     for bad in [(0, 5), (-1, 2), (0,), "01", (True, 1), None]:
         with pytest.raises(ValueError, match="move: expected"):
             READER.actions(selected, bad)

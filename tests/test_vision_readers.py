@@ -15,7 +15,11 @@ from puzzlegym.agents.vision.board_pixels import ReadError
 from tests.vision_checks import forbidden_imports
 
 READERS = ("nut_and_bolt", "color_connect", "bolt_unscrew")
-NO_BOARD = {"nut_and_bolt": "no board panel", "color_connect": "no grid frame", "bolt_unscrew": "no steel plate"}
+NO_BOARD = {
+    "nut_and_bolt": "no board panel",
+    "color_connect": "no grid frame",
+    "bolt_unscrew": "no steel plate",
+}
 
 
 @pytest.mark.parametrize("module", READERS)
@@ -44,7 +48,9 @@ def test_the_check_catches_every_way_a_reader_could_cheat(tmp_path):
         "    __import__('puzzlegym.probe')\n"
         "    return sys.modules['puzzlegym.env']\n"
     )
-    (tmp_path / "helper.py").write_text("from puzzlegym.probe import Probe\nfrom puzzlegym.screen import grid\n")
+    (tmp_path / "helper.py").write_text(
+        "from puzzlegym.probe import Probe\nfrom puzzlegym.screen import grid\n"
+    )
     assert forbidden_imports("cheat", tmp_path) == [
         "cheat: uses __import__",
         "cheat: uses import_module",
@@ -60,9 +66,17 @@ def test_the_check_catches_every_way_a_reader_could_cheat(tmp_path):
 @pytest.mark.parametrize("module", READERS)
 def test_frames_that_are_not_a_level_screen_are_rejected(module):
     reader = importlib.import_module(f"puzzlegym.agents.vision.{module}").READER
-    for bad in (np.zeros((900, 1280), np.uint8), np.zeros((900, 1280, 4), np.uint8),
-                np.zeros((450, 640, 3), np.uint8), np.zeros((900, 1280, 3), np.float32), [[0]], None):
-        with pytest.raises(ReadError, match=r"frame: expected a uint8 array of shape \(900, 1280, 3\)"):
+    for bad in (
+        np.zeros((900, 1280), np.uint8),
+        np.zeros((900, 1280, 4), np.uint8),
+        np.zeros((450, 640, 3), np.uint8),
+        np.zeros((900, 1280, 3), np.float32),
+        [[0]],
+        None,
+    ):
+        with pytest.raises(
+            ReadError, match=r"frame: expected a uint8 array of shape \(900, 1280, 3\)"
+        ):
             reader.read(bad, "Easy")
     for fill in (0, 200, 255):
         with pytest.raises(ReadError, match=NO_BOARD[module]):

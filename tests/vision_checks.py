@@ -26,15 +26,38 @@ VISION = ROOT / "puzzlegym" / "agents" / "vision"
 # what a reader may not import: the views' layout code, the suite's screens and layout, and
 # everything that holds env state (the env, its probe, backends, the evaluator, the registry)
 FORBIDDEN = (
-    "puzzlegym.envs.*.view", "puzzlegym.screen.layout", "puzzlegym.screen.suite",
-    "puzzlegym.screen.suite_view", "puzzlegym.screen.grid", "puzzlegym.screen.panel",
-    "puzzlegym.screen.render", "puzzlegym.env", "puzzlegym.probe", "puzzlegym.backends",
-    "puzzlegym.backends.*", "puzzlegym.evaluation", "puzzlegym.evaluation.*",
-    "puzzlegym.registry", "puzzlegym.wrappers", "puzzlegym.wrappers.*", "puzzlegym.testing",
-    "puzzlegym.service", "puzzlegym.service.*", "puzzlegym.lab", "puzzlegym.lab.*",
+    "puzzlegym.envs.*.view",
+    "puzzlegym.screen.layout",
+    "puzzlegym.screen.suite",
+    "puzzlegym.screen.suite_view",
+    "puzzlegym.screen.grid",
+    "puzzlegym.screen.panel",
+    "puzzlegym.screen.render",
+    "puzzlegym.env",
+    "puzzlegym.probe",
+    "puzzlegym.backends",
+    "puzzlegym.backends.*",
+    "puzzlegym.evaluation",
+    "puzzlegym.evaluation.*",
+    "puzzlegym.registry",
+    "puzzlegym.wrappers",
+    "puzzlegym.wrappers.*",
+    "puzzlegym.testing",
+    "puzzlegym.service",
+    "puzzlegym.service.*",
+    "puzzlegym.lab",
+    "puzzlegym.lab.*",
 )
 # names that would import a module behind the AST's back
-DYNAMIC = {"import_module", "__import__", "modules", "find_spec", "spec_from_file_location", "exec", "eval"}
+DYNAMIC = {
+    "import_module",
+    "__import__",
+    "modules",
+    "find_spec",
+    "spec_from_file_location",
+    "exec",
+    "eval",
+}
 
 
 def env_id(game: str, tier: str) -> str:
@@ -96,8 +119,18 @@ def thaw(value):
     return value
 
 
-def walk(reader, game: str, tier: str, level: int, seed: int, steps: int, poke=None, pick=None,
-         translate=None, same_ui=None):
+def walk(
+    reader,
+    game: str,
+    tier: str,
+    level: int,
+    seed: int,
+    steps: int,
+    poke=None,
+    pick=None,
+    translate=None,
+    same_ui=None,
+):
     """A seeded walk of legal moves from the level's first board, every frame read and every
     move played through the reader's actions. ``poke(rng, env, reading)`` may leave the view's
     interaction state changed (a selection, a path being drawn) and returns the observation
@@ -111,7 +144,9 @@ def walk(reader, game: str, tier: str, level: int, seed: int, steps: int, poke=N
     try:
         for _ in range(steps):
             board = env.unwrapped.probe().board
-            if board is None or rules.is_solved(board.level, board.state):  # won (the screen moved on)
+            if board is None or rules.is_solved(
+                board.level, board.state
+            ):  # won (the screen moved on)
                 break
             reading = check_reading(reader, env, obs, tier, same_ui)
             read += 1
@@ -175,6 +210,6 @@ def forbidden_imports(module: str, folder: Path = VISION) -> list[str]:
             if any(fnmatchcase(target, p) for p in FORBIDDEN):
                 bad.append(f"{name}: imports {target}")
             prefix = "puzzlegym.agents.vision."
-            if target.startswith(prefix) and (folder / f"{target[len(prefix):]}.py").exists():
-                todo.append(target[len(prefix):])
+            if target.startswith(prefix) and (folder / f"{target[len(prefix) :]}.py").exists():
+                todo.append(target[len(prefix) :])
     return bad

@@ -37,10 +37,16 @@ class ReadError(ValueError):
 
 def check_frame(frame: object, game: str) -> np.ndarray:
     """``frame`` as a (900, 1280, 3) uint8 array, or :class:`ReadError`."""
-    if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.shape != (HEIGHT, WIDTH, 3):
+    if (
+        not isinstance(frame, np.ndarray)
+        or frame.dtype != np.uint8
+        or frame.shape != (HEIGHT, WIDTH, 3)
+    ):
         shape = getattr(frame, "shape", None)
         dtype = getattr(frame, "dtype", None)
-        raise ReadError(f"{game}: frame: expected a uint8 array of shape (900, 1280, 3), got {shape} {dtype}")
+        raise ReadError(
+            f"{game}: frame: expected a uint8 array of shape (900, 1280, 3), got {shape} {dtype}"
+        )
     return frame
 
 

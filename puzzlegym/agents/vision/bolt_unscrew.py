@@ -33,8 +33,9 @@ board entirely under boards above it (a pad under a pad with the same centre: it
 it, so nothing a player decides depends on it); a screw whose head lies between boards above
 it (e.g. between Easy 2's pads at (5, 1) and (5, 3): the sliver outside them lies within 0.03
 pitch of their edges, under their antialiased rims and shadows, and at most 0.4% of the
-head's pixels show a screw's colours), and so which board such a screw holds. Layers are told apart by their four tints: a fifth layer
-would look like the first (no catalogue level has one).
+head's pixels show a screw's colours), and so which board such a screw holds. Layers are
+told apart by their four tints: a fifth layer would look like the first (no catalogue level
+has one).
 
 For planning, the reading completes what stays hidden the way the rules allow: a board
 stays on the plate only while a screw holds it, so a board that shows no screw gets screws
@@ -79,7 +80,11 @@ WOODS = (
 OUTLINE = code((28, 24, 20))
 BRIGHT = (code((206, 210, 216)), code((240, 242, 246)))  # a pickable screw's face and shine
 DIM = (code((104, 108, 116)),)  # a held screw's face
-SCREW = (code((112, 116, 124)), code((64, 68, 76)), code((72, 76, 84)), code((56, 60, 66))) + BRIGHT + DIM
+SCREW = (
+    (code((112, 116, 124)), code((64, 68, 76)), code((72, 76, 84)), code((56, 60, 66)))
+    + BRIGHT
+    + DIM
+)
 RING = (code((255, 190, 0)),)
 
 # pixel classes
@@ -95,7 +100,11 @@ PIXEL_SHARE = 0.02  # exact-colour pixels of the disc's area that show an anchor
 
 def _class_table() -> tuple[np.ndarray, np.ndarray]:
     pairs = [(c, C_PLATE) for c in PLATE] + [(HOLE, C_FREE), (FREE_RIM, C_FREE)]
-    pairs += [(c, C_CLOSED) for c in CLOSED] + [(c, C_SCREW) for c in SCREW] + [(c, C_RING) for c in RING]
+    pairs += (
+        [(c, C_CLOSED) for c in CLOSED]
+        + [(c, C_SCREW) for c in SCREW]
+        + [(c, C_RING) for c in RING]
+    )
     pairs += [(OUTLINE, C_OUTLINE)]
     pairs += [(code(rgb), layer) for layer, wood in enumerate(WOODS) for rgb in wood]
     pairs.sort()
@@ -138,7 +147,12 @@ class _Samples:
     def __init__(self, grid: np.ndarray, x0: int, y0: int, g: int, layer: int) -> None:
         self.x0, self.y0, self.g = x0, y0, g
         self.wood = grid == layer
-        self.below = (grid == C_PLATE) | (grid == C_FREE) | (grid == C_CLOSED) | ((grid >= 0) & (grid < layer))
+        self.below = (
+            (grid == C_PLATE)
+            | (grid == C_FREE)
+            | (grid == C_CLOSED)
+            | ((grid >= 0) & (grid < layer))
+        )
 
     def explained(self, kind, a, b, r: float, p: int, ox: int, oy: int) -> np.ndarray | None:
         """The flat indices of the wood samples a pad or bar from lattice point ``a`` to ``b``
@@ -199,7 +213,11 @@ class BoltUnscrewReader:
         cls[py0:py1, px0:px1] = classes(codes[py0:py1, px0:px1])
         p, ox, oy, cols, rows = self._lattice(cls, box)
         points = [(x, y) for y in range(rows) for x in range(cols)]
-        looks = [look for pt in points if (look := self._look(cls, codes, ox + pt[0] * p, oy + pt[1] * p, p, pt))]
+        looks = [
+            look
+            for pt in points
+            if (look := self._look(cls, codes, ox + pt[0] * p, oy + pt[1] * p, p, pt))
+        ]
         boards = []
         for layer in range(N_LAYERS - 1, -1, -1):
             boards += self._fit_layer(cls, layer, p, ox, oy, cols, rows, box)
@@ -209,12 +227,17 @@ class BoltUnscrewReader:
             if kind == "pad":
                 holes = (a,)
             else:
-                inner = [q for q in _between(a, b)
-                         if q in screws or self._shows_hole(cls, ox + q[0] * p, oy + q[1] * p, p, layer)]
+                inner = [
+                    q
+                    for q in _between(a, b)
+                    if q in screws or self._shows_hole(cls, ox + q[0] * p, oy + q[1] * p, p, layer)
+                ]
                 holes = (a, *inner, b)
             built.append((kind, layer, holes))
         shown = {lk.point for lk in looks}
-        level, state = _build(tier, (cols, rows), shown | {q for _, _, hs in built for q in hs}, built, screws)
+        level, state = _build(
+            tier, (cols, rows), shown | {q for _, _, hs in built for q in hs}, built, screws
+        )
         # what the rules imply where the pixels show nothing: a board stays only while a screw
         # holds it, so a board showing none has screws in its hidden end holes; and an anchor
         # may lie wherever boards hide the plate entirely
@@ -223,22 +246,41 @@ class BoltUnscrewReader:
             if level.hole_masks[b] & state.occupied:
                 continue
             ends = {level.anchors[bd.holes[0]], level.anchors[bd.holes[-1]]}
-            hidden = {q for q in ends if not _screw_shown(level, state, level.anchors.index(q), assume=True)}
+            hidden = {
+                q
+                for q in ends
+                if not _screw_shown(level, state, level.anchors.index(q), assume=True)
+            }
             if not hidden:
-                raise ReadError(f"{GAME}: a {bd.kind} of layer {bd.layer} at {sorted(ends)} shows no screw and no hidden hole")
+                raise ReadError(
+                    f"{GAME}: a {bd.kind} of layer {bd.layer} at {sorted(ends)} shows no screw "
+                    "and no hidden hole"
+                )
             assumed_screws |= hidden
         if assumed_screws:
-            level, state = _build(tier, (cols, rows), set(level.anchors), built, screws | assumed_screws)
+            level, state = _build(
+                tier, (cols, rows), set(level.anchors), built, screws | assumed_screws
+            )
         everything = list(range(len(level.boards)))
         assumed_anchors = {
-            (x, y) for y in range(rows) for x in range(cols)
+            (x, y)
+            for y in range(rows)
+            for x in range(cols)
             if (x, y) not in set(level.anchors)
             and _visible(level, _disc(float(G.ANCHOR_R)) + (x, y), everything) < SHOWN_SHARE
         }
         if assumed_anchors:
-            level, state = _build(tier, (cols, rows), set(level.anchors) | assumed_anchors, built, screws | assumed_screws)
+            level, state = _build(
+                tier,
+                (cols, rows),
+                set(level.anchors) | assumed_anchors,
+                built,
+                screws | assumed_screws,
+            )
         selected = self._selected(codes, p, ox, oy, screws)
-        geometry = PlateGeometry(ox, oy, p, (cols, rows), selected, _sorted(assumed_anchors), _sorted(assumed_screws))
+        geometry = PlateGeometry(
+            ox, oy, p, (cols, rows), selected, _sorted(assumed_anchors), _sorted(assumed_screws)
+        )
         return Reading(level, state, geometry)
 
     # -- the lattice ----------------------------------------------------------------------
@@ -251,7 +293,10 @@ class BoltUnscrewReader:
                 if abs((cols - 1) * p + 2 * int(MARGIN * p) - w) > 2:
                     continue
                 rows = round((h - 2 * int(MARGIN * p)) / p) + 1
-                if not 1 <= rows <= rules.MAX_SIZE or abs((rows - 1) * p + 2 * int(MARGIN * p) - h) > 2:
+                if (
+                    not 1 <= rows <= rules.MAX_SIZE
+                    or abs((rows - 1) * p + 2 * int(MARGIN * p) - h) > 2
+                ):
                     continue
                 for dx in (-1, 0, 1):
                     for dy in (-1, 0, 1):
@@ -271,8 +316,8 @@ class BoltUnscrewReader:
     # -- what each lattice point shows -----------------------------------------------------
     def _look(self, cls, codes, x: int, y: int, p: int, point) -> _Look | None:
         r = int(G.SCREW_R * p) + 6
-        patch = cls[y - r: y + r + 1, x - r: x + r + 1]
-        cpatch = codes[y - r: y + r + 1, x - r: x + r + 1]
+        patch = cls[y - r : y + r + 1, x - r : x + r + 1]
+        cpatch = codes[y - r : y + r + 1, x - r : x + r + 1]
         d = _radii(r)
         rs, ra = float(G.SCREW_R) * p, float(G.ANCHOR_R) * p
         screw = np.count_nonzero((patch == C_SCREW) & (d <= rs))
@@ -281,7 +326,9 @@ class BoltUnscrewReader:
             bright = np.count_nonzero(np.isin(cpatch, BRIGHT) & inside)
             dim = np.count_nonzero(np.isin(cpatch, DIM) & inside)
             if bright and dim or not (bright or dim):
-                raise ReadError(f"{GAME}: the screw at ({x}, {y}) is neither plainly bright nor plainly dim")
+                raise ReadError(
+                    f"{GAME}: the screw at ({x}, {y}) is neither plainly bright nor plainly dim"
+                )
             return _Look(point, "screw" if bright else "held")
         free = np.count_nonzero((patch == C_FREE) & (d <= ra + 5))
         if free >= PIXEL_SHARE * math.pi * (ra + 5) ** 2:
@@ -295,7 +342,7 @@ class BoltUnscrewReader:
         """Whether a board of ``layer`` over lattice pixel (x, y) shows a hole there: inside
         the hole's radius none of its wood, and something of what lies below."""
         r = int(0.12 * p)
-        patch = cls[y - r: y + r + 1, x - r: x + r + 1][_radii(r) <= r]
+        patch = cls[y - r : y + r + 1, x - r : x + r + 1][_radii(r) <= r]
         if np.any(patch == layer):
             return False
         below = (patch == C_CLOSED) | (patch == C_SCREW) | ((patch >= 0) & (patch < layer))
@@ -308,7 +355,9 @@ class BoltUnscrewReader:
         cx, cy = (xs.min() + xs.max()) / 2, (ys.min() + ys.max()) / 2
         point = (round((cx - ox) / p), round((cy - oy) / p))
         if point not in screws or (xs.max() - xs.min()) > 2 * (float(G.SCREW_R) * p + 24):
-            raise ReadError(f"{GAME}: a selection ring at ({cx:.0f}, {cy:.0f}) is not round one screw")
+            raise ReadError(
+                f"{GAME}: a selection ring at ({cx:.0f}, {cy:.0f}) is not round one screw"
+            )
         return point
 
     # -- boards ---------------------------------------------------------------------------
@@ -321,12 +370,13 @@ class BoltUnscrewReader:
             return []
         points = [(x, y) for y in range(rows) for x in range(cols)]
         ends = [
-            q for q in points
+            q
+            for q in points
             if self._hole_or_hidden(cls, ox + q[0] * p, oy + q[1] * p, p, layer)
             and self._end_plausible(cls, ox + q[0] * p, oy + q[1] * p, p, layer)
         ]
         cands = [("pad", (q, q), G.PAD_R) for q in ends]
-        cands += [("bar", (a, b), G.BAR_HALF) for i, a in enumerate(ends) for b in ends[i + 1:]]
+        cands += [("bar", (a, b), G.BAR_HALF) for i, a in enumerate(ends) for b in ends[i + 1 :]]
         scored = []
         for kind, (a, b), radius in cands:
             expl = samples.explained(kind, a, b, float(radius) * p, p, ox, oy)
@@ -349,8 +399,8 @@ class BoltUnscrewReader:
             if best is None:
                 iy, ix = np.divmod(np.flatnonzero(left), samples.wood.shape[1])
                 raise ReadError(
-                    f"{GAME}: layer {layer}'s wood near ({px0 + g * ix.mean():.0f}, {py0 + g * iy.mean():.0f}) "
-                    f"fits no pad or bar ({len(ix)} samples)"
+                    f"{GAME}: layer {layer}'s wood near ({px0 + g * ix.mean():.0f}, "
+                    f"{py0 + g * iy.mean():.0f}) fits no pad or bar ({len(ix)} samples)"
                 )
             chosen.append(best[1])
             left[best[1][3]] = False
@@ -360,7 +410,7 @@ class BoltUnscrewReader:
         """No wood of ``layer`` within a hole's radius of the point: a board of that layer
         may end (or sit) there."""
         r = int(0.12 * p)
-        patch = cls[y - r: y + r + 1, x - r: x + r + 1][_radii(r) <= r]
+        patch = cls[y - r : y + r + 1, x - r : x + r + 1][_radii(r) <= r]
         return not np.any(patch == layer)
 
     def _end_plausible(self, cls, x, y, p, layer) -> bool:
@@ -368,10 +418,12 @@ class BoltUnscrewReader:
         (outside the hole)."""
         r = int(float(G.BAR_HALF) * p) - 3
         d = _radii(r)
-        patch = cls[y - r: y + r + 1, x - r: x + r + 1]
+        patch = cls[y - r : y + r + 1, x - r : x + r + 1]
         ring = (d <= r) & (d > float(G.ANCHOR_R) * p + 4)
         sel = patch[ring]
-        return not np.any((sel == C_PLATE) | (sel == C_FREE) | (sel == C_CLOSED) | ((sel >= 0) & (sel < layer)))
+        return not np.any(
+            (sel == C_PLATE) | (sel == C_FREE) | (sel == C_CLOSED) | ((sel >= 0) & (sel < layer))
+        )
 
     # -- acting ---------------------------------------------------------------------------
     def actions(self, reading: Reading, move: Any) -> list[dict]:
@@ -379,10 +431,13 @@ class BoltUnscrewReader:
         level, geo = reading.level, reading.geometry
         n = len(level.anchors)
         if (
-            not isinstance(move, tuple | list) or len(move) != 2
+            not isinstance(move, tuple | list)
+            or len(move) != 2
             or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n for v in move)
         ):
-            raise ValueError(f"move: expected (source anchor, target anchor) indices 0..{n - 1}, got {move!r}")
+            raise ValueError(
+                f"move: expected (source anchor, target anchor) indices 0..{n - 1}, got {move!r}"
+            )
         src, dst = (level.anchors[v] for v in move)
         out = [] if geo.selected == src else [click(*geo.pixel(src))]
         out.append(click(*geo.pixel(dst)))
@@ -416,7 +471,7 @@ def _between(a, b):
 
 @lru_cache(maxsize=64)
 def _radii(r: int) -> np.ndarray:
-    y, x = np.mgrid[-r: r + 1, -r: r + 1]
+    y, x = np.mgrid[-r : r + 1, -r : r + 1]
     return np.sqrt(x * x + y * y)
 
 
@@ -495,7 +550,9 @@ def _build(tier: str, size, anchor_points, built, screws) -> tuple[Any, Any]:
     (kind, layer, hole points), the screws."""
     points = _sorted(anchor_points)
     index = {q: i for i, q in enumerate(points)}
-    boards = tuple(rules.Board(kind, layer, tuple(index[q] for q in hs)) for kind, layer, hs in built)
+    boards = tuple(
+        rules.Board(kind, layer, tuple(index[q] for q in hs)) for kind, layer, hs in built
+    )
     level = rules.Level("read", tier, size, points, boards, tuple(sorted(index[q] for q in screws)))
     return level, rules.State(level.all_boards, level.screw_mask)
 

@@ -75,9 +75,15 @@ class NutAndBoltReader:
         px0, py0, px1, py1 = panel_box(codes, GAME)
         bolts = self._bolts(codes, px0, py0, px1, py1)
         nuts = [self._nuts(codes, b) for b in bolts]
-        spacings = [lo - hi for stack in nuts for (lo, _, _), (hi, _, _) in zip(stack, stack[1:], strict=False)]
+        spacings = [
+            lo - hi
+            for stack in nuts
+            for (lo, _, _), (hi, _, _) in zip(stack, stack[1:], strict=False)
+        ]
         if not spacings:
-            raise ReadError(f"{GAME}: no two nuts stacked on one bolt: the nut height cannot be measured")
+            raise ReadError(
+                f"{GAME}: no two nuts stacked on one bolt: the nut height cannot be measured"
+            )
         least = min(spacings)
         h = int(round(float(np.median([s for s in spacings if s < 1.5 * least]))))
         selected = self._selected(codes, bolts, px0, py0, px1, py1)
@@ -86,21 +92,27 @@ class NutAndBoltReader:
             slots = [round((bolt.base_y - 1 - bottom) / h) for bottom, _, _ in stack]
             lifted = _lifted(slots)
             if lifted is None:
-                raise ReadError(f"{GAME}: bolt {i} at x={bolt.cx:.0f}: nuts at slots {slots} are not one stack")
+                raise ReadError(
+                    f"{GAME}: bolt {i} at x={bolt.cx:.0f}: nuts at slots {slots} are not one stack"
+                )
             colours = tuple(k for _, _, k in stack)
             if lifted and selected != i:
-                raise ReadError(f"{GAME}: bolt {i} at x={bolt.cx:.0f} has a lifted run but no selection outline")
+                raise ReadError(
+                    f"{GAME}: bolt {i} at x={bolt.cx:.0f} has a lifted run but no selection outline"
+                )
             if selected == i and lifted != rules.top_run(colours):
-                raise ReadError(f"{GAME}: bolt {i} is selected but {lifted} nuts are lifted, not its top run")
-            for (bottom, top, k) in stack:
+                raise ReadError(
+                    f"{GAME}: bolt {i} is selected but {lifted} nuts are lifted, not its top run"
+                )
+            for bottom, top, k in stack:
                 mid = (bottom + top) // 2
                 r = int(0.35 * h)
                 box = (int(bolt.cx) - r, mid - r, int(bolt.cx) + r + 1, mid + r + 1)
                 letter = read_letter(frame, box, PIECES[k].rgb)
                 if letter != PIECES[k].letter:
                     raise ReadError(
-                        f"{GAME}: the {PIECES[k].name} nut at ({bolt.cx:.0f}, {mid}) shows the letter {letter!r}, "
-                        f"not {PIECES[k].letter!r}"
+                        f"{GAME}: the {PIECES[k].name} nut at ({bolt.cx:.0f}, {mid}) shows the "
+                        f"letter {letter!r}, not {PIECES[k].letter!r}"
                     )
             stacks.append(colours)
         capacity = self._capacity(codes, bolts, h, selected)
@@ -125,13 +137,15 @@ class NutAndBoltReader:
                     out.append(_Bolt(px0 + (xa + xb - 1) / 2, py0 + ya, xb - xa, top, band))
             top = py0 + yb
         if len(out) < 2:
-            raise ReadError(f"{GAME}: found {len(out)} bolt base plates on the panel, expected 2 or more")
+            raise ReadError(
+                f"{GAME}: found {len(out)} bolt base plates on the panel, expected 2 or more"
+            )
         return out
 
     def _nuts(self, codes: np.ndarray, bolt: _Bolt) -> list[tuple[int, int, int]]:
         """The nuts of one bolt, bottom first: (bottom row, top row, colour)."""
         x = int(round(bolt.cx - 0.25 * bolt.width))
-        line = codes[bolt.top: bolt.base_y, x]
+        line = codes[bolt.top : bolt.base_y, x]
         colour = np.array([NUT_CODES.get(int(c), -1) for c in line])
         out = []
         for k in sorted(set(colour.tolist()) - {-1}):
@@ -148,14 +162,17 @@ class NutAndBoltReader:
             return None
         box = (px0 + xs.mean(), py0 + ys.max())
         # the outline surrounds one bolt: the one whose plate is nearest its centre, in its row
-        return min(range(len(bolts)), key=lambda i: (abs(bolts[i].base_y - box[1]), abs(bolts[i].cx - box[0])))
+        return min(
+            range(len(bolts)),
+            key=lambda i: (abs(bolts[i].base_y - box[1]), abs(bolts[i].cx - box[0])),
+        )
 
     def _capacity(self, codes, bolts: list[_Bolt], h: int, selected: int | None) -> int:
         caps = set()
         for i, bolt in enumerate(bolts):
             if i == selected:
                 continue  # a lifted run may cover the rod's top
-            line = codes[bolt.top: bolt.base_y, int(round(bolt.cx))]
+            line = codes[bolt.top : bolt.base_y, int(round(bolt.cx))]
             rod = np.flatnonzero(np.isin(line, ROD))
             if not len(rod):
                 raise ReadError(f"{GAME}: bolt {i} at x={bolt.cx:.0f}: no rod above the base plate")
@@ -172,10 +189,13 @@ class NutAndBoltReader:
         geo: BoltGeometry = reading.geometry
         n = len(geo.centres)
         if (
-            not isinstance(move, tuple | list) or len(move) != 2
+            not isinstance(move, tuple | list)
+            or len(move) != 2
             or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n for v in move)
         ):
-            raise ValueError(f"move: expected (source, destination) bolt indices 0..{n - 1}, got {move!r}")
+            raise ValueError(
+                f"move: expected (source, destination) bolt indices 0..{n - 1}, got {move!r}"
+            )
         src, dst = move
         out = []
         if geo.selected is not None and geo.selected != src:

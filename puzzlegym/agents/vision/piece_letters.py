@@ -41,7 +41,7 @@ def _template(letter: str, size: int) -> np.ndarray:
     ImageDraw.Draw(img).text((1 - x0, 1 - y0), letter, font=f, fill=255)
     ink = np.asarray(img) > 127
     ys, xs = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
-    return ink[ys[0]: ys[-1] + 1, xs[0]: xs[-1] + 1]
+    return ink[ys[0] : ys[-1] + 1, xs[0] : xs[-1] + 1]
 
 
 def _mismatch(a: np.ndarray, b: np.ndarray) -> float:
@@ -56,7 +56,11 @@ def _mismatch(a: np.ndarray, b: np.ndarray) -> float:
 
 @lru_cache(maxsize=1024)
 def _classify(shape: tuple[int, int], bits: bytes) -> str | None:
-    ink = np.unpackbits(np.frombuffer(bits, np.uint8))[: shape[0] * shape[1]].reshape(shape).astype(bool)
+    ink = (
+        np.unpackbits(np.frombuffer(bits, np.uint8))[: shape[0] * shape[1]]
+        .reshape(shape)
+        .astype(bool)
+    )
     h, w = shape
     guess = round(h / CAP_HEIGHT)
     best, best_score = None, MAX_MISMATCH
@@ -71,7 +75,9 @@ def _classify(shape: tuple[int, int], bits: bytes) -> str | None:
     return best
 
 
-def read_letter(frame: np.ndarray, box: tuple[int, int, int, int], fill: tuple[int, int, int]) -> str | None:
+def read_letter(
+    frame: np.ndarray, box: tuple[int, int, int, int], fill: tuple[int, int, int]
+) -> str | None:
     """The palette letter printed in ``box`` (x0, y0, x1, y1) of ``frame`` on a piece of
     colour ``fill``, or None when no letter matches."""
     x0, y0, x1, y1 = box
@@ -84,5 +90,5 @@ def read_letter(frame: np.ndarray, box: tuple[int, int, int, int], fill: tuple[i
     ys, xs = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
     if not len(ys):
         return None
-    ink = ink[ys[0]: ys[-1] + 1, xs[0]: xs[-1] + 1]
+    ink = ink[ys[0] : ys[-1] + 1, xs[0] : xs[-1] + 1]
     return _classify(ink.shape, np.packbits(ink).tobytes())
