@@ -10,6 +10,7 @@ import pytest
 
 from puzzlegym.agents.vision import reader_for
 from puzzlegym.agents.vision.maze_paint import ReadError as MazeReadError
+from puzzlegym.agents.vision.board_pixels import ReadError
 from puzzlegym.registry import get_game
 from tests.vision_harness import catalogue_boards, check_catalogue, check_reading, check_walks
 
@@ -65,3 +66,40 @@ def test_the_check_fails_on_a_misread_board():
 def test_a_frame_without_the_board_is_refused_naming_the_game():
     with pytest.raises(ValueError, match="rush hour: no board cell on the screen"):
         reader_for("RushHour").read(np.zeros((900, 1280, 3), np.uint8), "Easy")
+
+
+# ------------------------------------------- every reader: its game's name, frames refused
+READER_MODULES = ("maze_paint", "truck_escape", "rush_hour", "nut_and_bolt", "color_connect",
+                  "bolt_unscrew")
+NEW_READERS = ("nut_and_bolt", "color_connect", "bolt_unscrew")
+NO_BOARD = {
+    "nut_and_bolt": "no board panel",
+    "color_connect": "no grid frame",
+    "bolt_unscrew": "no steel plate",
+}
+
+
+@pytest.mark.parametrize("module", READER_MODULES)
+def test_each_reader_exposes_its_reader_for_its_game(module):
+    game = "".join(part.title() for part in module.split("_"))
+    assert reader_for(game).game == game
+
+
+@pytest.mark.parametrize("module", NEW_READERS)
+def test_frames_that_are_not_a_level_screen_are_rejected(module):
+    reader = reader_for("".join(part.title() for part in module.split("_")))
+    for bad in (
+        np.zeros((900, 1280), np.uint8),
+        np.zeros((900, 1280, 4), np.uint8),
+        np.zeros((450, 640, 3), np.uint8),
+        np.zeros((900, 1280, 3), np.float32),
+        [[0]],
+        None,
+    ):
+        with pytest.raises(
+            ReadError, match=r"frame: expected a uint8 array of shape \(900, 1280, 3\)"
+        ):
+            reader.read(bad, "Easy")
+    for fill in (0, 200, 255):
+        with pytest.raises(ReadError, match=NO_BOARD[module]):
+            reader.read(np.full((900, 1280, 3), fill, np.uint8), "Easy")
