@@ -83,9 +83,11 @@ def test_the_import_check_catches_a_peek_at_the_view_or_the_env(tmp_path):
     ]
 
 
-def test_the_package_has_the_three_readers_of_this_branch():
+def test_the_package_has_a_reader_for_every_game_and_one_copy_of_each_mechanism():
     names = {m.rsplit(".", 1)[1] for m in vision_modules()}
-    assert {"maze_paint", "truck_escape", "rush_hour", "reader", "agent", "screens", "text"} <= names
+    assert names == {"vision", "__main__", "agent", "screens", "text", "pixels", "reader",
+                     "maze_paint", "truck_escape", "rush_hour", "nut_and_bolt", "color_connect",
+                     "bolt_unscrew"}
 
 
 # ---------------------------------------------------------------------------- text

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from puzzlegym import solvers
-from puzzlegym.agents.vision.board_pixels import ReadError
 from puzzlegym.agents.vision.bolt_unscrew import READER
+from puzzlegym.agents.vision.pixels import ReadError
 from puzzlegym.envs.bolt_unscrew import rules
 from tests.vision_checks import board_env, check_reading, first_boards, walk
 

@@ -10,8 +10,8 @@ from itertools import islice
 import pytest
 
 from puzzlegym import solvers
-from puzzlegym.agents.vision.board_pixels import ReadError
 from puzzlegym.agents.vision.color_connect import READER
+from puzzlegym.agents.vision.pixels import ReadError
 from puzzlegym.envs.color_connect import rules
 from puzzlegym.envs.color_connect.rules import Connect, Remove
 from puzzlegym.screen.palette import PIECES

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from puzzlegym.agents.vision.board_pixels import ReadError
 from puzzlegym.agents.vision.nut_and_bolt import READER
+from puzzlegym.agents.vision.pixels import ReadError
 from puzzlegym.screen.palette import PIECES
 from tests.vision_checks import board_env, check_reading, first_boards, walk
 

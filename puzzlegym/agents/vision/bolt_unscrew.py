@@ -58,8 +58,8 @@ import numpy as np
 from puzzlegym.envs.bolt_unscrew import geometry as G
 from puzzlegym.envs.bolt_unscrew import rules
 
-from .board_pixels import ReadError, bbox, check_frame, click, code, pack
-from .reader import Reading
+from .pixels import ReadError, bbox, check_frame, click, code, pack
+from .reader import Reading, check_pair
 
 __all__ = ["READER", "BoltUnscrewReader", "PlateGeometry"]
 
@@ -430,14 +430,7 @@ class BoltUnscrewReader:
         """Click the screw (unless it is the selected one), then the target anchor."""
         level, geo = reading.level, reading.geometry
         n = len(level.anchors)
-        if (
-            not isinstance(move, tuple | list)
-            or len(move) != 2
-            or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n for v in move)
-        ):
-            raise ValueError(
-                f"move: expected (source anchor, target anchor) indices 0..{n - 1}, got {move!r}"
-            )
+        check_pair(move, n, "(source anchor, target anchor)")
         src, dst = (level.anchors[v] for v in move)
         out = [] if geo.selected == src else [click(*geo.pixel(src))]
         out.append(click(*geo.pixel(dst)))

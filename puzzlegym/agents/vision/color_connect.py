@@ -33,9 +33,9 @@ from puzzlegym.game import Rejected
 from puzzlegym.screen.palette import EDGE as PIECE_EDGE
 from puzzlegym.screen.palette import PIECES
 
-from .board_pixels import ReadError, bbox, check_frame, click, code, pack
-from .piece_letters import read_letter
+from .pixels import ReadError, bbox, check_frame, click, code, pack
 from .reader import Reading
+from .text import read_letter
 
 __all__ = ["READER", "ColorConnectReader", "Drawing", "GridGeometry"]
 

@@ -13,7 +13,7 @@ of one palette colour there), and the rod's top. The nut height is the smallest 
 two neighbouring nuts; a nut's slot is its height above the base in nut heights, so a lifted
 run shows as a skipped slot; the capacity is the rod's length in whole nut heights (checked
 against the level's rule that every colour has exactly ``capacity`` nuts). Every nut's letter
-is read (:mod:`.piece_letters`) and must be its colour's.
+is read (:func:`.text.read_letter`) and must be its colour's.
 
 Every level state is readable: nothing on this screen is hidden, so :meth:`public` is the
 whole board (capacity and stacks).
@@ -30,9 +30,9 @@ from puzzlegym.envs.nut_and_bolt import rules
 from puzzlegym.errors import LevelError
 from puzzlegym.screen.palette import PIECES
 
-from .board_pixels import ReadError, check_frame, click, code, pack, panel_box, runs
-from .piece_letters import read_letter
-from .reader import Reading
+from .pixels import ReadError, check_frame, click, code, pack, panel_box, runs
+from .reader import Reading, check_pair
+from .text import read_letter
 
 __all__ = ["READER", "BoltGeometry", "NutAndBoltReader"]
 
@@ -188,14 +188,7 @@ class NutAndBoltReader:
         the destination."""
         geo: BoltGeometry = reading.geometry
         n = len(geo.centres)
-        if (
-            not isinstance(move, tuple | list)
-            or len(move) != 2
-            or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n for v in move)
-        ):
-            raise ValueError(
-                f"move: expected (source, destination) bolt indices 0..{n - 1}, got {move!r}"
-            )
+        check_pair(move, n, "(source, destination) bolt")
         src, dst = move
         out = []
         if geo.selected is not None and geo.selected != src:

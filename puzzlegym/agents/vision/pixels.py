@@ -1,21 +1,95 @@
-"""Pixel measurements every reader shares: colour masks, connected regions and their boxes,
-and the pitch of a grid of cells drawn with lines between them."""
+"""Pixel measurements every reader shares: the frame's check, exact colour masks (colours
+packed as ``0xRRGGBB`` integers), runs, connected regions and their boxes, the board
+panel, the pitch of a grid of cells drawn with lines between them, and the click action.
+
+Every frame is the env's exact RGB (no compression), so a colour of the documented palette
+(:mod:`puzzlegym.screen.palette`) or theme (:mod:`puzzlegym.screen.theme`) is found by exact
+equality; antialiased edges are simply not that colour."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Box", "Grid", "ReadError", "boxes", "cell_groups", "grid_pitch", "is_colour", "measure_grid", "near", "pixel"]
+from puzzlegym.actions import Click, to_dict
+from puzzlegym.screen import theme
+
+__all__ = [
+    "HEIGHT", "WIDTH", "Box", "Grid", "ReadError", "bbox", "boxes", "cell_groups", "check_frame",
+    "click", "code", "grid_pitch", "is_colour", "measure_grid", "near", "pack", "panel_box",
+    "pixel", "runs",
+]
 
 RGB = tuple[int, int, int]
+WIDTH, HEIGHT = 1280, 900
 HEADER_ROWS = 72  # boards lie below the level screen's header bar
 
 
 class ReadError(ValueError):
     """The pixels are not a board the reader understands (the message names the game and
     says what is wrong)."""
+
+
+def check_frame(frame: object, game: str) -> np.ndarray:
+    """``frame`` as a (900, 1280, 3) uint8 array, or :class:`ReadError`."""
+    if (
+        not isinstance(frame, np.ndarray)
+        or frame.dtype != np.uint8
+        or frame.shape != (HEIGHT, WIDTH, 3)
+    ):
+        shape = getattr(frame, "shape", None)
+        dtype = getattr(frame, "dtype", None)
+        raise ReadError(
+            f"{game}: frame: expected a uint8 array of shape (900, 1280, 3), got {shape} {dtype}"
+        )
+    return frame
+
+
+def code(rgb: Iterable[int]) -> int:
+    """The packed ``0xRRGGBB`` integer of one colour."""
+    r, g, b = rgb
+    return (int(r) << 16) | (int(g) << 8) | int(b)
+
+
+def pack(pixels: np.ndarray) -> np.ndarray:
+    """Packed ``0xRRGGBB`` integers of an (..., 3) uint8 array."""
+    p = pixels.astype(np.int32)
+    return (p[..., 0] << 16) | (p[..., 1] << 8) | p[..., 2]
+
+
+def runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """The runs of True in a 1-d boolean array, as half-open ``(start, stop)`` pairs."""
+    m = np.concatenate(([False], np.asarray(mask, bool), [False]))
+    edges = np.flatnonzero(m[1:] != m[:-1])
+    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+
+
+def bbox(mask: np.ndarray) -> tuple[int, int, int, int] | None:
+    """``(x0, y0, x1, y1)`` (half-open) of the True pixels of a 2-d mask, None if none."""
+    ys = np.flatnonzero(mask.any(axis=1))
+    if not len(ys):
+        return None
+    xs = np.flatnonzero(mask.any(axis=0))
+    return int(xs[0]), int(ys[0]), int(xs[-1]) + 1, int(ys[-1]) + 1
+
+
+PANEL = code(theme.BOARD_PANEL)
+
+
+def panel_box(codes: np.ndarray, game: str) -> tuple[int, int, int, int]:
+    """The bounding box of the board panel (the one panel every board lies on) in a
+    :func:`pack` ed frame."""
+    box = bbox(codes == PANEL)
+    if box is None:
+        raise ReadError(f"{game}: no board panel on the screen (is it the level screen?)")
+    return box
+
+
+def click(x: float, y: float) -> dict:
+    """The GUI action dict of a click at pixel ``(x, y)`` (rounded to whole pixels)."""
+    return to_dict(Click(int(round(x)), int(round(y))))
 
 
 @dataclass(frozen=True)
@@ -71,7 +145,7 @@ class Box:
 
 def is_colour(frame: np.ndarray, rgb: RGB) -> np.ndarray:
     """Where ``frame`` is exactly ``rgb``."""
-    return (frame == np.asarray(rgb, dtype=frame.dtype)).all(axis=-1)
+    return pack(frame) == code(rgb)
 
 
 def near(frame: np.ndarray, rgb: RGB, tol: int) -> np.ndarray:
@@ -95,23 +169,20 @@ def boxes(mask: np.ndarray, min_pixels: int = 1) -> list[Box]:
             i = parent[i]
         return i
 
-    runs: list[tuple[int, int, int]] = []  # (y, x0, x1)
+    found: list[tuple[int, int, int]] = []  # (y, x0, x1)
     prev: list[int] = []
-    m = mask.astype(np.int8)
+    m = np.asarray(mask, bool)
     for y in range(m.shape[0]):
-        row = m[y]
-        d = np.diff(np.concatenate(([0], row, [0])))
-        starts, ends = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
         cur = []
         j = 0
-        for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
-            k = len(runs)
-            runs.append((y, a, b))
+        for a, b in runs(m[y]):
+            k = len(found)
+            found.append((y, a, b))
             parent.append(k)
-            while j < len(prev) and runs[prev[j]][2] <= a:
+            while j < len(prev) and found[prev[j]][2] <= a:
                 j += 1
             t = j
-            while t < len(prev) and runs[prev[t]][1] < b:
+            while t < len(prev) and found[prev[t]][1] < b:
                 ra, rb = find(prev[t]), find(k)
                 if ra != rb:
                     parent[rb] = ra
@@ -119,7 +190,7 @@ def boxes(mask: np.ndarray, min_pixels: int = 1) -> list[Box]:
             cur.append(k)
         prev = cur
     acc: dict[int, list[int]] = {}
-    for k, (y, a, b) in enumerate(runs):
+    for k, (y, a, b) in enumerate(found):
         r = find(k)
         box = acc.get(r)
         if box is None:
@@ -163,20 +234,17 @@ def measure_grid(frame: np.ndarray, game: str, box_colours, inset: int, surface,
     """The grid of a board below the header: its box is that of the pixels of
     ``box_colours`` grown by ``inset`` on each side, its cells those that the lines of colour
     ``line`` between the cells' ``surface`` colours divide it into (:func:`grid_pitch`)."""
-    below = frame[HEADER_ROWS:]
-    mask = np.zeros(below.shape[:2], bool)
-    for rgb in box_colours:
-        mask |= is_colour(below, rgb)
-    ys, xs = np.nonzero(mask)
-    if ys.size == 0:
+    codes = pack(check_frame(frame, game))
+    below = codes[HEADER_ROWS:]
+    mask = np.isin(below, [code(rgb) for rgb in box_colours])
+    found = bbox(mask)
+    if found is None:
         raise ReadError(f"{game}: no board cell on the screen")
-    x0, y0 = int(xs.min()) - inset, int(ys.min()) + HEADER_ROWS - inset
-    x1, y1 = int(xs.max()) + 1 + inset, int(ys.max()) + HEADER_ROWS + 1 + inset
-    box = frame[y0:y1, x0:x1]
-    inside = np.zeros(box.shape[:2], bool)
-    for rgb in surface:
-        inside |= is_colour(box, rgb)
-    cols = grid_pitch(is_colour(box, line), inside, sizes)
+    x0, y0 = found[0] - inset, found[1] + HEADER_ROWS - inset
+    x1, y1 = found[2] + inset, found[3] + HEADER_ROWS + inset
+    box = codes[y0:y1, x0:x1]
+    inside = np.isin(box, [code(rgb) for rgb in surface])
+    cols = grid_pitch(box == code(line), inside, sizes)
     if cols is None:
         raise ReadError(f"{game}: the {x1 - x0}x{y1 - y0} px board has no regular cell lines")
     cell = (x1 - x0) // cols

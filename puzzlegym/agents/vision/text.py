@@ -7,6 +7,11 @@ wider than a fraction of the font's space, and names each word by comparing it w
 same word rendered by Pillow in the same font (at four sub-pixel phases): the best of a
 vocabulary, or None when nothing is close. Numbers are recognised as words too
 (``"0"`` .. ``"199"``), so ``Level 3 / 10`` reads as ``["Level", "3", "/", "10"]``.
+
+A piece whose colour carries meaning (a nut, a Color Connect dot) prints its colour's letter
+(:mod:`puzzlegym.screen.palette`) in the bold font, in ``text_colour`` of its fill:
+:func:`read_letter` names it the same way, from the palette's letters, at the font sizes
+whose cap height fits the ink.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw
 
+from puzzlegym.screen.palette import PALETTE, text_colour
 from puzzlegym.screen.render import font
 
-__all__ = ["Style", "Vocabulary", "coverage", "read_words", "text_rows"]
+__all__ = ["LETTERS", "Style", "Vocabulary", "coverage", "read_letter", "read_words", "text_rows"]
 
 RGB = tuple[int, int, int]
 INK = 0.2  # coverage above which a pixel counts as ink
@@ -27,6 +33,8 @@ BLEND_TOL = 4  # how far (per channel) a blend of text and background may be fro
 ACCEPT = 0.3  # a word is named when its template differs by at most this share of its ink
 PHASES = (0.0, 0.25, 0.5, 0.75)  # sub-pixel x offsets a template is rendered at
 NUMBERS = tuple(str(n) for n in range(200))
+LETTERS = tuple(c.letter for c in PALETTE)
+CAP_HEIGHT = 0.73  # DejaVu Sans Bold's cap height, of the font size
 
 
 @dataclass(frozen=True)
@@ -42,12 +50,16 @@ class Style:
 class Vocabulary:
     """The words a reader can name (numbers are always known), templates cached per style."""
 
-    def __init__(self, words) -> None:
-        self.words = tuple(sorted(set(words) | set(NUMBERS)))
+    def __init__(self, words, numbers: bool = True) -> None:
+        self.words = tuple(sorted(set(words) | (set(NUMBERS) if numbers else set())))
 
     def best(self, ink: np.ndarray, style: Style) -> str | None:
         """The word whose template matches ``ink`` (a word's coverage, cropped to its ink)
         best, or None when none is within :data:`ACCEPT`."""
+        return self.match(ink, style)[0]
+
+    def match(self, ink: np.ndarray, style: Style) -> tuple[str | None, float]:
+        """:meth:`best` with its difference (:data:`ACCEPT` when no word is named)."""
         h, w = ink.shape
         best, best_score = None, ACCEPT
         widths = _widths(self.words, style.size, style.bold)
@@ -61,7 +73,10 @@ class Vocabulary:
                 score = _difference(ink, tmpl)
                 if score < best_score:
                     best, best_score = word, score
-        return best
+        return best, best_score
+
+
+_LETTER_VOCABULARY = Vocabulary(LETTERS, numbers=False)
 
 
 def coverage(region: np.ndarray, style: Style) -> np.ndarray:
@@ -108,6 +123,35 @@ def read_words(frame: np.ndarray, box: tuple[int, int, int, int], style: Style,
         rows = np.flatnonzero((piece > INK).any(axis=1))
         out.append(vocabulary.best(piece[rows[0]:rows[-1] + 1], style))
     return out
+
+
+def read_letter(frame: np.ndarray, box: tuple[int, int, int, int],
+                fill: tuple[int, int, int]) -> str | None:
+    """The palette letter printed in ``box`` (x0, y0, x1, y1) of ``frame`` on a piece of
+    colour ``fill``, or None when no letter matches."""
+    x0, y0, x1, y1 = box
+    style = Style(0, True, text_colour(fill), tuple(fill))
+    cov = coverage(frame[y0:y1, x0:x1], style)
+    ink = cov > INK
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    if not rows.size:
+        return None
+    crop = cov[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+    return _letter(crop.shape, np.round(crop * 32).astype(np.uint8).tobytes(), style)
+
+
+@lru_cache(maxsize=1024)
+def _letter(shape: tuple[int, int], quantised: bytes, style: Style) -> str | None:
+    """The letter of one ink crop (coverage in 32nds), the best over the font sizes whose
+    cap height is about the crop's height."""
+    crop = np.frombuffer(quantised, np.uint8).reshape(shape).astype(np.float32) / 32
+    guess = round(shape[0] / CAP_HEIGHT)
+    best, best_score = None, ACCEPT
+    for size in range(max(6, guess - 3), guess + 4):
+        word, score = _LETTER_VOCABULARY.match(crop, Style(size, True, style.fg, style.bg))
+        if score < best_score:
+            best, best_score = word, score
+    return best
 
 
 def _difference(a: np.ndarray, t: np.ndarray) -> float:

@@ -13,8 +13,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzlegym.actions import Click, to_dict
-from puzzlegym.agents.vision.pixels import Grid, ReadError, cell_groups, is_colour, measure_grid
+from puzzlegym.agents.vision.pixels import (
+    Grid,
+    ReadError,
+    cell_groups,
+    click,
+    code,
+    is_colour,
+    measure_grid,
+    pack,
+)
 from puzzlegym.agents.vision.reader import Reading
 from puzzlegym.envs.truck_escape import rules
 from puzzlegym.screen.palette import PALETTE
@@ -29,22 +37,16 @@ OCCUPIED = 0.08  # share of a cell in one truck colour that makes it a truck's c
 GLASS = 0.02  # share of a cell in windshield colour that makes it a cab
 
 
-def _packed(rgb) -> int:
-    r, g, b = rgb
-    return r << 16 | g << 8 | b
-
-
 # every truck colour, as a body and as a cab, packed into one integer, sorted; and its index
-_KEYS = sorted((_packed(rgb), k) for k, c in enumerate(PALETTE)
+_KEYS = sorted((code(rgb), k) for k, c in enumerate(PALETTE)
                for rgb in (c.rgb, tuple(int(v * CAB_SHADE) for v in c.rgb)))
-_SORTED = np.array([key for key, _ in _KEYS], np.int64)
+_SORTED = np.array([key for key, _ in _KEYS], np.int32)
 _INDEX = np.array([k for _, k in _KEYS], np.int16)
 
 
 def _colour_index(frame: np.ndarray) -> np.ndarray:
     """Each pixel's palette colour (its index in PALETTE) as a body or a cab, else -1."""
-    f = frame.astype(np.int64)
-    keys = f[..., 0] << 16 | f[..., 1] << 8 | f[..., 2]
+    keys = pack(frame)
     at = np.minimum(np.searchsorted(_SORTED, keys), len(_SORTED) - 1)
     return np.where(_SORTED[at] == keys, _INDEX[at], -1).astype(np.int16)
 
@@ -85,7 +87,7 @@ class TruckEscapeReader:
 
     def actions(self, reading: Reading, move: int) -> list[dict]:
         truck = reading.level.trucks[move]
-        return [to_dict(Click(*reading.geometry.center(truck.row, truck.col)))]
+        return [click(*reading.geometry.center(truck.row, truck.col))]
 
     def public(self, level, state):
         remaining = frozenset(t for i, t in enumerate(level.trucks) if state.remaining >> i & 1)
