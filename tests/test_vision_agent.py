@@ -37,7 +37,8 @@ FORBIDDEN = ("puzzlegym.envs.*.view", "puzzlegym.screen.layout", "puzzlegym.scre
              "puzzlegym.env", "puzzlegym.probe", "puzzlegym.registry", "puzzlegym.checkpoint",
              "puzzlegym.evaluation", "puzzlegym.evaluation.*", "puzzlegym.backends", "puzzlegym.backends.*",
              "puzzlegym.wrappers", "puzzlegym.wrappers.*", "puzzlegym.catalogue", "puzzlegym.envs.*.catalogue",
-             "puzzlegym.envs.*.generator", "puzzlegym.lab.*", "puzzlegym.service.*")
+             "puzzlegym.envs.*.generator", "puzzlegym.lab", "puzzlegym.lab.*", "puzzlegym.service",
+             "puzzlegym.service.*", "puzzlegym.testing", "puzzlegym.testing.*")
 FORBIDDEN_NAMES = {"unwrapped", "probe", "evaluator", "suite", "screenshot"}
 
 

@@ -9,55 +9,14 @@ board, and the reader's GUI actions for a rules move make the env's board what
 
 from __future__ import annotations
 
-import ast
 import random
 from collections.abc import Mapping
-from pathlib import Path
 
 import gymnasium as gym
 
 import puzzlegym  # noqa: F401  (registers the envs)
 from puzzlegym.game import Rejected
 from puzzlegym.registry import games
-
-ROOT = Path(__file__).resolve().parents[1]
-VISION = ROOT / "puzzlegym" / "agents" / "vision"
-
-# what a reader may not import: the views' layout code, the suite's screens and layout, and
-# everything that holds env state (the env, its probe, backends, the evaluator, the registry)
-FORBIDDEN = (
-    "puzzlegym.envs.*.view",
-    "puzzlegym.screen.layout",
-    "puzzlegym.screen.suite",
-    "puzzlegym.screen.suite_view",
-    "puzzlegym.screen.grid",
-    "puzzlegym.screen.panel",
-    "puzzlegym.screen.render",
-    "puzzlegym.env",
-    "puzzlegym.probe",
-    "puzzlegym.backends",
-    "puzzlegym.backends.*",
-    "puzzlegym.evaluation",
-    "puzzlegym.evaluation.*",
-    "puzzlegym.registry",
-    "puzzlegym.wrappers",
-    "puzzlegym.wrappers.*",
-    "puzzlegym.testing",
-    "puzzlegym.service",
-    "puzzlegym.service.*",
-    "puzzlegym.lab",
-    "puzzlegym.lab.*",
-)
-# names that would import a module behind the AST's back
-DYNAMIC = {
-    "import_module",
-    "__import__",
-    "modules",
-    "find_spec",
-    "spec_from_file_location",
-    "exec",
-    "eval",
-}
 
 
 def env_id(game: str, tier: str) -> str:
@@ -169,47 +128,3 @@ def walk(
 def _uniform(rng, rules, board):
     moves = list(rules.legal_moves(board.level, board.state))
     return rng.choice(moves) if moves else None
-
-
-def imported(path: Path) -> tuple[set[str], set[str]]:
-    """The modules a reader file imports (relative imports resolved inside
-    ``puzzlegym.agents.vision``) and the dynamic-import names it uses."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found, dynamic = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = ["puzzlegym", "agents", "vision"][: 3 - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
-            found.add(base)
-            found.update(f"{base}.{a.name}" for a in node.names)
-        elif isinstance(node, ast.Name) and node.id in DYNAMIC:
-            dynamic.add(node.id)
-        elif isinstance(node, ast.Attribute) and node.attr in DYNAMIC:
-            dynamic.add(node.attr)
-    return found, dynamic
-
-
-def forbidden_imports(module: str, folder: Path = VISION) -> list[str]:
-    """What ``puzzlegym.agents.vision.<module>`` (the file ``folder/<module>.py``) reaches
-    that a pixel-only reader may not, following its imports inside the vision package."""
-    from fnmatch import fnmatchcase
-
-    seen, todo, bad = set(), [module], []
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        found, dynamic = imported(folder / f"{name}.py")
-        bad += [f"{name}: uses {d}" for d in sorted(dynamic)]
-        for target in sorted(found):
-            if any(fnmatchcase(target, p) for p in FORBIDDEN):
-                bad.append(f"{name}: imports {target}")
-            prefix = "puzzlegym.agents.vision."
-            if target.startswith(prefix) and (folder / f"{target[len(prefix) :]}.py").exists():
-                todo.append(target[len(prefix) :])
-    return bad
