@@ -1,7 +1,8 @@
 """The vision readers of Maze Paint, Truck Escape and Rush Hour: the board rebuilt from the
 full-resolution frame has the public state of the env's true board, on every catalogue
-level's first board and on boards reached by seeded walks of legal moves; the browser
-backend's frames are the same bytes and read the same."""
+level's first board and on every board of seeded walks of legal moves played through the
+reader's own GUI actions; the browser backend's frames are the same bytes and read the
+same. Then, for all six readers: each is its game's, and refuses what is no level screen."""
 
 from __future__ import annotations
 
@@ -9,63 +10,81 @@ import numpy as np
 import pytest
 
 from puzzlegym.agents.vision import reader_for
-from puzzlegym.agents.vision.maze_paint import ReadError as MazeReadError
 from puzzlegym.agents.vision.pixels import ReadError
-from puzzlegym.registry import get_game
-from tests.vision_harness import catalogue_boards, check_catalogue, check_reading, check_walks
+from tests.vision_checks import board_env, check_reading, first_boards, walk
 
 GAMES = ["MazePaint", "TruckEscape", "RushHour"]
 
 
-def catalogue_size(game: str) -> int:
-    g = get_game(game)
-    return sum(len(g.load_catalogue(t)) for t in g.tiers)
+def _truck_of_reading(reading, board, move):
+    """The reading numbers only the trucks on the board: the same truck by its place."""
+    return reading.level.trucks.index(board.level.trucks[move])
+
+
+def _vehicle_of_reading(reading, board, move):
+    """The reading numbers vehicles target first, then top to bottom: the same vehicle by
+    the cells it covers; positions along a lane are the same numbers."""
+    i, to = move
+    cells = board.level.cells(i, board.state.positions[i])
+    j = next(j for j in range(len(reading.level.vehicles))
+             if reading.level.cells(j, reading.state.positions[j]) == cells)
+    return j, to
+
+
+TRANSLATE = {"MazePaint": None, "TruckEscape": _truck_of_reading, "RushHour": _vehicle_of_reading}
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_every_catalogue_first_board_is_read_exactly(game):
-    assert check_catalogue(reader_for(game)) == catalogue_size(game)
+    boards = first_boards(game)
+    for tier, level in boards:
+        env, obs = board_env(game, tier, level)
+        try:
+            check_reading(reader_for(game), env, obs, tier)
+        finally:
+            env.close()
+    assert len(boards) == {"MazePaint": 30, "TruckEscape": 5, "RushHour": 30}[game]
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_boards_of_seeded_walks_are_read_exactly(game):
-    # every level of every tier, eight random legal moves from its first board (fewer where
-    # the walk solves the level first)
-    n = check_walks(reader_for(game), seeds=(3,), moves=8)
-    assert n >= 4 * catalogue_size(game)
+def test_seeded_walks_read_every_board_and_play_every_move(game):
+    # every level of every tier, eight random legal moves from its first board played by the
+    # reader's own actions (fewer where the walk solves the level first)
+    reader = reader_for(game)
+    read = sum(walk(reader, game, tier, level, 3, 8, translate=TRANSLATE[game])
+               for tier, level in first_boards(game))
+    assert read >= 4 * len(first_boards(game))
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_browser_frames_are_the_native_bytes_and_read_the_same(game):
     reader = reader_for(game)
-    native = {b.where: b for b in catalogue_boards(game)}
-    count = 0
-    for board in catalogue_boards(game, backend="browser"):
-        if count == 3:
-            break
-        assert np.array_equal(board.frame, native[board.where].frame), board.where
-        check_reading(reader, board)
-        count += 1
-    assert count == 3
+    for tier, level in first_boards(game)[:3]:
+        native, frame = board_env(game, tier, level)
+        native.close()
+        env, obs = board_env(game, tier, level, backend="browser")
+        try:
+            assert np.array_equal(obs, frame), (tier, level)
+            check_reading(reader, env, obs, tier)
+        finally:
+            env.close()
 
 
 def test_the_check_fails_on_a_misread_board():
-    """The harness can fail: a frame with one painted cell repainted as floor reads as a
-    different board, and the comparison says so."""
+    """The check can fail: a frame with the ball painted over as floor is no board."""
     reader = reader_for("MazePaint")
-    board = next(catalogue_boards("MazePaint"))
-    g = reader.read(board.frame, board.tier).geometry
-    x, y = g.center(*divmod(board.state.ball, g.cols))
-    frame = board.frame.copy()
-    frame[y - g.cell // 2 + 1:y + g.cell // 2 - 1, x - g.cell // 2 + 1:x + g.cell // 2 - 1] = (226, 222, 212)
-    board.frame = frame
-    with pytest.raises(MazeReadError, match="expected one ball, saw 0"):
-        check_reading(reader, board)
-
-
-def test_a_frame_without_the_board_is_refused_naming_the_game():
-    with pytest.raises(ValueError, match="rush hour: no board cell on the screen"):
-        reader_for("RushHour").read(np.zeros((900, 1280, 3), np.uint8), "Easy")
+    env, obs = board_env("MazePaint", "Easy", 1)
+    try:
+        state = env.unwrapped.probe().board.state
+        g = reader.read(obs, "Easy").geometry
+        x, y = g.center(*divmod(state.ball, g.cols))
+        frame = obs.copy()
+        half = g.cell // 2 - 1
+        frame[y - half:y + half, x - half:x + half] = (226, 222, 212)
+        with pytest.raises(ReadError, match="expected one ball, saw 0"):
+            check_reading(reader, env, frame, "Easy")
+    finally:
+        env.close()
 
 
 # ------------------------------------------- every reader: its game's name, frames refused
