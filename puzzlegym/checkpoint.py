@@ -30,11 +30,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from puzzlegym import jsonio
 from puzzlegym.errors import CheckpointError, shown
+from puzzlegym.evaluation.events import upgrade_line
 from puzzlegym.screen.layout import SCREENS
 from puzzlegym.version import __version__
 
 FORMAT = "puzzlegym-checkpoint"
-FORMAT_VERSION = 1
+# 2: the evaluator's lines count actions as "actions" (1 called it "step"); 1 still reads
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 
 MAX_COUNT = 2**53  # steps, actions, times in ms: exact in a JSON number
@@ -104,7 +107,7 @@ class LevelResultDoc(_Strict):
 
 class SnapshotDoc(_Strict):
     kind: Literal["snapshot"]
-    step: Count
+    actions: Count
     t: Seconds
     cause: Name
     game: Name
@@ -119,12 +122,12 @@ class SnapshotDoc(_Strict):
 
 class EventDoc(_Open):
     kind: Name
-    step: Count
+    actions: Count
     t: Seconds
 
 
 class RunDoc(_Strict):
-    fatal_step: Count
+    fatal_actions: Count
     fatal_move: Any
     delay: Count
     recovered_by: Name | None
@@ -134,7 +137,7 @@ class AttemptDoc(_Open):
     game: Name
     tier: Name
     level: Annotated[int, Field(ge=1, le=10_000)]
-    start_step: Count
+    start_actions: Count
     moves: Count
     undos: Count
     dead_end: bool
@@ -174,6 +177,21 @@ class Payload(_Strict):
     actions: Count
     seed: Annotated[int, Field(ge=0, le=2**64 - 1)] | None
     terminated: bool
+    first_level: Annotated[int, Field(ge=0, lt=2**31)] | None = None  # levels="generated" only
+
+
+def _upgraded(payload: dict) -> dict:
+    """A format-1 payload in today's names (its evaluator lines' ``step`` is ``actions``)."""
+    evaluator = payload.get("evaluator")
+    if not isinstance(evaluator, dict):
+        return payload  # validate_payload names what is wrong
+    new = dict(evaluator)
+    for name in ("events", "snapshots", "attempts"):
+        if isinstance(new.get(name), list):
+            new[name] = [upgrade_line(r) if isinstance(r, dict) else r for r in new[name]]
+    if isinstance(new.get("attempt"), dict):
+        new["attempt"] = upgrade_line(new["attempt"])
+    return {**payload, "evaluator": new}
 
 
 def validate_payload(payload: Any) -> None:
@@ -270,10 +288,10 @@ class Checkpoint:
     def from_json(cls, doc: Any) -> Checkpoint:
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise CheckpointError("not a puzzlegym checkpoint: the 'format' field is missing or wrong")
-        if doc.get("format_version") != FORMAT_VERSION:
+        if doc.get("format_version") not in READABLE_VERSIONS:
             raise CheckpointError(
-                f"checkpoint format_version {doc.get('format_version')!r} is not supported; "
-                f"this puzzlegym reads version {FORMAT_VERSION}"
+                f"checkpoint format_version {shown(doc.get('format_version'))} is not supported; "
+                f"this puzzlegym reads versions {', '.join(map(str, READABLE_VERSIONS))}"
             )
         for name in ("puzzlegym_version", "catalogue_sha256", "config", "payload", "payload_sha256"):
             if name not in doc:
@@ -302,9 +320,10 @@ class Checkpoint:
                 raise CheckpointError("checkpoint field 'certificate': expected a JSON object")
             if hashlib.sha256(_canonical(certificate)).hexdigest() != doc.get("certificate_sha256"):
                 raise CheckpointError("checkpoint is corrupt: its certificate does not match certificate_sha256")
+        payload = doc["payload"] if doc["format_version"] == FORMAT_VERSION else _upgraded(doc["payload"])
         return cls(
             config=doc["config"],
-            payload=doc["payload"],
+            payload=payload,
             catalogue=doc["catalogue_sha256"],
             version=doc["puzzlegym_version"],
             certificate=certificate,

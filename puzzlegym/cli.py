@@ -9,6 +9,43 @@ import sys
 
 from puzzlegym.errors import ConfigError, PuzzleGymError
 
+SEED_LIMIT = 2**31  # level seeds of generated levels are 0..2**31-1 (puzzlegym.splits)
+
+
+def _int_in(low: int, high: int):
+    """An argparse type: an integer ``low..high`` (argparse names the flag in its error)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected an integer {low}..{high}, got {text[:40]!r}")
+        return value
+
+    return parse
+
+
+def _split_kwargs(args: argparse.Namespace) -> dict:
+    """The env keywords of ``--levels``, ``--num-levels``, ``--start-level`` (checked together)."""
+    if args.levels == "catalogue":
+        for flag, value in (("--num-levels", args.num_levels), ("--start-level", args.start_level)):
+            if value is not None:
+                raise ConfigError(f"{flag}: only with --levels generated (the catalogue's levels are fixed)")
+        return {}
+    out = {"levels": "generated"}
+    if args.num_levels is not None:
+        out["num_levels"] = args.num_levels
+    if args.start_level is not None:
+        out["start_level"] = args.start_level
+    if (args.start_level or 0) + (args.num_levels or 0) > SEED_LIMIT:
+        raise ConfigError(
+            f"--num-levels: --start-level + --num-levels must be at most 2**31 (level seeds are "
+            f"0..{SEED_LIMIT - 1}), got {args.start_level} + {args.num_levels}"
+        )
+    return out
+
 
 def int_in(lo: int, hi: int):
     """An argparse type: an integer lo..hi (argparse names the flag in its error). Most
@@ -37,6 +74,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from puzzlegym.registry import parse_env_id
 
     parse_env_id(args.env_id)
+    split = _split_kwargs(args)
     options = model_options(args)
     out = args.out or f"runs/{args.env_id.split('/')[-1]}-{args.agent.replace(':', '_').replace('/', '_')}-seed{args.seed}"
     clock = args.clock or ("wall" if is_model_spec(args.agent) else "sim")
@@ -45,6 +83,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         kwargs["level"] = args.level
     if args.budget_s is not None:
         kwargs["budget_s"] = args.budget_s
+    kwargs.update(split)
     result = run_episode(
         args.env_id,
         args.agent,
@@ -98,6 +137,17 @@ def _cmd_levels(args: argparse.Namespace) -> int:
             print(p)
         print("catalogue OK" if not problems else f"{len(problems)} problem(s)")
         return 0 if not problems else 1
+    elif args.action == "generate":
+        if args.env_id is None:
+            raise ConfigError("--env-id: generate needs the objective whose tier to generate, e.g. LongPuzzle/RushHour-Hard")
+        if args.num_levels is None or args.num_levels < 1:
+            raise ConfigError("--num-levels: generate needs at least 1 level (the training set's size)")
+        start = args.start_level or 0
+        if start + args.num_levels > SEED_LIMIT:
+            raise ConfigError(f"--num-levels: --start-level + --num-levels must be at most 2**31, got {start} + {args.num_levels}")
+        result = levels.warm_cache(args.env_id, args.num_levels, start, workers=args.workers,
+                                   log=None if args.json else print)
+        print(json.dumps(result))
     elif args.action == "stats":
         rows = levels.stats(args.game)
         if args.json:
@@ -210,6 +260,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--backend", default="native", choices=["native", "browser"])
     run.add_argument("--level", type=int, default=None, help="play only level K (1-based)")
     run.add_argument("--start", default="home", choices=["home", "board"])
+    run.add_argument("--levels", default="catalogue", choices=["catalogue", "generated"],
+                     help="the catalogue (default) or generated levels of the tier (never a catalogue level)")
+    run.add_argument("--num-levels", type=_int_in(0, SEED_LIMIT), default=None, metavar="N",
+                     help="with --levels generated: level seeds start_level + i mod N (0: unbounded, the default)")
+    run.add_argument("--start-level", type=_int_in(0, SEED_LIMIT - 1), default=None, metavar="S",
+                     help="with --levels generated: the first level seed (default 0)")
     run.add_argument("--clock", default=None, choices=["sim", "wall"], help="default: wall for model agents, sim otherwise")
     run.add_argument("--budget-s", type=float, default=None)
     run.add_argument("--seed", type=int, default=0)
@@ -249,11 +305,18 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--record-dir", default="runs/human")
     play.set_defaults(func=_cmd_play)
 
-    lv = sub.add_parser("levels", help="list, validate or measure the level catalogue")
-    lv.add_argument("action", choices=["list", "validate", "stats"])
+    lv = sub.add_parser("levels", help="list, validate or measure the level catalogue; generate training levels")
+    lv.add_argument("action", choices=["list", "validate", "stats", "generate"],
+                    help="generate: training levels 0..N-1 of --env-id's tier into the level cache")
     lv.add_argument("--game", default=None, help="one game (default: all)")
     lv.add_argument("--json", action="store_true")
     lv.add_argument("--write", default=None, metavar="PATH", help="stats: also write the Markdown report (docs/levels.md)")
+    lv.add_argument("--env-id", default=None, help="generate: the objective, e.g. LongPuzzle/RushHour-Hard")
+    lv.add_argument("--num-levels", type=_int_in(1, SEED_LIMIT), default=None, metavar="N",
+                    help="generate: how many training levels (level seeds S..S+N-1)")
+    lv.add_argument("--start-level", type=_int_in(0, SEED_LIMIT - 1), default=None, metavar="S",
+                    help="generate: the first level seed (default 0)")
+    lv.add_argument("--workers", type=_int_in(1, 64), default=1, help="generate: processes (default 1)")
     lv.set_defaults(func=_cmd_levels)
 
     ev = sub.add_parser("eval", help="run agents over objectives and seeds, writing episode records")

@@ -8,6 +8,7 @@ clock and the input recognizer live here; the backend moves events and pixels.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import math
 import os
@@ -19,6 +20,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding as gymnasium_seeding
 
 from puzzlegym.actions import (
     SCREEN_HEIGHT,
@@ -49,11 +51,16 @@ from puzzlegym.screen.clock import make_clock
 from puzzlegym.screen.input import GestureRecognizer
 from puzzlegym.screen.labels import label
 from puzzlegym.screen.layout import BOARD_AREA, LEVEL
-from puzzlegym.screen.resolution import Resolution
+from puzzlegym.screen.resolution import Resolution, TrainingView
 from puzzlegym.screen.suite import Suite
+from puzzlegym.splits import LevelSet, TrainingLevels, check_split
 from puzzlegym.version import __version__
 
 STARTS = ("home", "board")
+# the keys of PuzzleEnv.config: what shapes an episode (records and checkpoints carry it)
+CONFIG_KEYS = frozenset({"env_id", "backend", "start", "level", "clock", "budget_s", "reward",
+                         "action_cost_s", "levels", "num_levels", "start_level"})
+OBSERVATIONS = ("pixels", "none")  # set_observation: frames, or none painted at all
 REWARDS = ("potential", "sparse")
 ANNOTATION_KINDS = ("intervention",)  # record lines wrappers may add (PuzzleEnv.annotate)
 
@@ -86,27 +93,9 @@ def _check_record_dir(record_dir: Any) -> str:
     return str(record_dir)
 
 
-class LevelSet:
-    """The levels of one tier: the catalogue, or procedural variants generated lazily from a
-    seed (``generate(tier, seed)``), so an objective of generated levels costs nothing until
-    a level is opened."""
-
-    def __init__(self, game, tier: str, variant_seed: int | None) -> None:
-        self.game, self.tier, self.variant_seed = game, tier, variant_seed
-        self._catalogue = game.load_catalogue(tier)
-        self._generated: dict[int, Any] = {}
-
-    def __len__(self) -> int:
-        return len(self._catalogue)
-
-    def __getitem__(self, index: int):
-        if self.variant_seed is None:
-            return self._catalogue[index]
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        if index not in self._generated:
-            self._generated[index] = self.game.generate(self.tier, self.variant_seed * 1000 + index)
-        return self._generated[index]
+def _level_set(level_sets: dict, game: str, tier: str) -> LevelSet:
+    """The suite's ``levels(game, tier)`` (a module function under a partial: envs pickle)."""
+    return level_sets[(game, tier)]
 
 
 class PuzzleEnv(gym.Env):
@@ -116,8 +105,11 @@ class PuzzleEnv(gym.Env):
     "board"), ``level`` (None for the whole objective, or k, 1-based, for one level),
     ``clock`` ("sim" or "wall"), ``budget_s`` (3600), ``reward`` ("potential" or "sparse"),
     ``render_mode`` (None or "rgb_array"), ``action_cost_s`` (simulated seconds per action),
-    ``levels`` ("catalogue" or "generated": procedural variants of the tier, seeded by
-    ``reset(seed=...)``), ``record_dir`` (write the episode record there, or, if it already holds one, in the first free ``<record_dir>-2``, ``-3``, ...; each reset starts a new record; ``record_path`` says where the current one is), ``agent`` (the
+    ``levels`` ("catalogue" or "generated": procedural, solver-verified levels of the tier,
+    never a catalogue level), ``num_levels`` and ``start_level`` (with "generated" only: the
+    training distribution's level seeds ``start_level + i mod num_levels``, ``num_levels=0``
+    (the default) unbounded; each reset draws the episode's levels with ``np_random``,
+    :mod:`puzzlegym.splits`), ``record_dir`` (write the episode record there, or, if it already holds one, in the first free ``<record_dir>-2``, ``-3``, ...; each reset starts a new record; ``record_path`` says where the current one is), ``agent`` (the
     agent's name, for records), ``record_frames`` (None, or ``"hash"``: the record also gets
     a ``frame`` line with the SHA-256 of every full-resolution frame, for ``puzzlegym
     replay``; off by default since hashing costs ~2 ms per step), ``render_cache_bytes``
@@ -127,6 +119,12 @@ class PuzzleEnv(gym.Env):
     Observations are the 1280×900 screen unless :meth:`set_resolution` picked a reduced
     resolution (``puzzlegym.wrappers.LowResObservation`` does): then the renderer composites
     the observation directly at that size and ``render()`` still returns the full screen.
+    :meth:`set_observation` ``("none")`` turns frames off altogether
+    (``puzzlegym.wrappers.BoardObservation`` does: it observes the board through the probe):
+    steps paint nothing, and ``render()`` or :meth:`screenshot` paint the screen when asked.
+
+    Envs pickle and deep-copy (before and after ``reset``; not while writing a record or on the
+    browser backend); a copy plays on exactly as the original would.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -144,6 +142,8 @@ class PuzzleEnv(gym.Env):
         render_mode: str | None = None,
         action_cost_s: float = 1.0,
         levels: str = "catalogue",
+        num_levels: int | None = None,
+        start_level: int | None = None,
         record_dir: str | None = None,
         agent: str | None = None,
         record_frames: str | None = None,
@@ -177,8 +177,7 @@ class PuzzleEnv(gym.Env):
             raise ConfigError(f"render_mode: {render_mode!r} is not supported; allowed: None, 'rgb_array'")
         if not _positive_finite(action_cost_s):
             raise ConfigError(f"action_cost_s: must be a positive, finite number of seconds, got {shown(action_cost_s)}")
-        if levels not in ("catalogue", "generated"):
-            raise ConfigError(f"levels: {levels!r} is not allowed; allowed: catalogue, generated")
+        split = check_split(levels, num_levels, start_level)
         if record_dir is not None:
             record_dir = _check_record_dir(record_dir)
         if render_cache_bytes is not None and (
@@ -200,6 +199,12 @@ class PuzzleEnv(gym.Env):
             "action_cost_s": float(action_cost_s),
             "levels": levels,
         }
+        if split is not None:  # catalogue configs stay as they were (records, checkpoints)
+            self.config.update(num_levels=split.num_levels, start_level=split.start_level)
+        self.split = split
+        # the training distribution of a generated objective (None: the catalogue)
+        self.training_levels = None if split is None else TrainingLevels(self.game, tier, split)
+        self._first_level: int | None = None  # the episode's first training level
         self.render_mode = render_mode
         self.record_dir = record_dir
         self.record_path: str | None = None  # the current episode's record directory
@@ -220,9 +225,11 @@ class PuzzleEnv(gym.Env):
         self.bus.subscribe(self.records)
         self._now = 0.0  # the time of the action in progress (every event carries it)
         self._frame: np.ndarray | None = None
+        self._observation = "pixels"  # set_observation
         self._done = True
         self._seed: int | None = None
         self._episode = 0  # resets so far (restores included): probes tell screens apart by it
+        self._probe_cache: tuple[tuple, Probe] | None = None
 
     # ------------------------------------------------------------------ episode set-up
     def _objective(self) -> Objective:
@@ -230,29 +237,29 @@ class PuzzleEnv(gym.Env):
         k = self.config["level"]
         return Objective(self.game.name, self.tier, tuple(range(n)) if k is None else (k - 1,))
 
-    def _episode_parts(self, seed: int | None) -> dict[str, Any]:
-        """A fresh suite, evaluator, clock and recognizer (not yet the env's)."""
-        variant = None
-        if self.config["levels"] == "generated":
-            variant = 0 if seed is None else int(seed)
+    def _episode_parts(self, first_level: int | None) -> dict[str, Any]:
+        """A fresh suite, evaluator, clock and recognizer (not yet the env's); a generated
+        objective's tier holds the training levels from ``first_level`` on."""
+        mine = (self.game.name, self.tier)
         level_sets = {
-            (g.name, t): LevelSet(g, t, variant if (g.name, t) == (self.game.name, self.tier) else None)
+            (g.name, t): LevelSet(g, t, self.training_levels, first_level) if (g.name, t) == mine else LevelSet(g, t)
             for g in games().values()
             for t in g.tiers
         }
         evaluator = Evaluator(self._objective(), publish=self.bus.publish, stamp=self._stamp)
         return {
             "evaluator": evaluator,
-            "suite": Suite(games(), lambda g, t: level_sets[(g, t)], evaluator),
+            "suite": Suite(games(), functools.partial(_level_set, level_sets), evaluator),
             "clock": make_clock(self.config["clock"], self.config["action_cost_s"]),
             "recognizer": GestureRecognizer(),
             "steps": 0,
             "actions": 0,
         }
 
-    def _new_episode(self, seed: int | None) -> None:
-        for name, value in self._episode_parts(seed).items():
+    def _new_episode(self, first_level: int | None) -> None:
+        for name, value in self._episode_parts(first_level).items():
             setattr(self, name, value)
+        self._first_level = first_level
         self.backend.invalidate()
 
     def _start_position(self) -> None:
@@ -271,20 +278,21 @@ class PuzzleEnv(gym.Env):
         # one new record per episode: record_dir, or the first of record_dir-2, -3, ... that
         # holds none (an earlier record, of this env or another run, is never overwritten)
         self.record_path = str(unused_path(self.record_dir))
-        self.records.open(
-            self.record_path,
-            {
-                "puzzlegym_version": __version__,
-                "catalogue_sha256": catalogue_sha256([self.game.name]),
-                "env_id": self.config["env_id"],
-                "config": self.config,
-                "seed": self._seed,
-                "agent": self.agent_name,
-                "instruction": self.instruction,
-                "record_frames": self.record_frames,
-                **({"restored": restored} if restored is not None else {}),
-            },
-        )
+        manifest = {
+            "puzzlegym_version": __version__,
+            "catalogue_sha256": catalogue_sha256([self.game.name]),
+            "env_id": self.config["env_id"],
+            "config": self.config,
+            "seed": self._seed,
+            "agent": self.agent_name,
+            "instruction": self.instruction,
+            "record_frames": self.record_frames,
+        }
+        if restored is not None:
+            manifest["restored"] = restored
+        if self.split is not None:  # the episode's levels: replay passes it to reset()
+            manifest["first_level"] = self._first_level
+        self.records.open(self.record_path, manifest)
 
     def _stamp(self) -> tuple[int, float]:
         """The env's action count and the current action's time (what events carry)."""
@@ -317,20 +325,35 @@ class PuzzleEnv(gym.Env):
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         options = dict(options or {})
-        unknown = sorted(set(options) - {"checkpoint"})
+        unknown = sorted(set(options) - {"checkpoint", "first_level"})
         if unknown:
-            raise ConfigError(f"reset options: unknown option {unknown[0]!r}; allowed: 'checkpoint'")
+            raise ConfigError(f"reset options: unknown option {unknown[0]!r}; allowed: 'checkpoint', 'first_level'")
         ckpt = options.get("checkpoint")
         if ckpt is not None and not isinstance(ckpt, Checkpoint):
             raise CheckpointError(
                 f"reset options['checkpoint']: expected a puzzlegym Checkpoint, got {type(ckpt).__name__}"
             )
+        first = options.get("first_level")  # a generated episode's first training level
+        if first is not None:
+            if self.split is None:
+                raise ConfigError("reset options['first_level']: only with levels='generated'")
+            if ckpt is not None:
+                raise ConfigError("reset options: 'first_level' and 'checkpoint' do not go together")
+            first = self.split.check_first_level(first, "reset options['first_level']")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64):
             raise ConfigError(f"seed: expected None or an integer 0..2**64-1, got {shown(seed)}")
         parts = None
         if ckpt is not None:
             self._check_checkpoint(ckpt)
             parts = self._restored_parts(ckpt)  # validates everything; changes nothing
+        elif self.split is not None:
+            drawn = first is None
+            if drawn:  # the draw reset() will make, on a copy of the generator it will use
+                rng = gymnasium_seeding.np_random(seed)[0] if seed is not None else copy.deepcopy(self.np_random)
+                first = self.split.draw(rng)
+            # the episode's first target level, generated before anything changes (a
+            # generator that fails raises here, not half-way into the episode)
+            self.training_levels.level(first + (self.config["level"] or 1) - 1)
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
@@ -338,15 +361,17 @@ class PuzzleEnv(gym.Env):
         if parts is not None:
             self._restore(parts, ckpt)
         else:
+            if self.split is not None and drawn:
+                first = self.split.draw(self.np_random)  # the same draw, now on the env's generator
             self._seed = seed
-            self._new_episode(seed)
+            self._new_episode(first)
             self._now = 0.0
             self._open_record()
             self._start_position()
             self._terminated = False
         self._done = self._terminated
         self._phi = self.evaluator.progress(self.suite.board)
-        self._frame = self.backend.observe(self.suite)
+        self._frame = self._observe()
         self._record_frame()
         return self._frame, self._info(accepted=True)
 
@@ -393,7 +418,7 @@ class PuzzleEnv(gym.Env):
         else:
             reward = float(int(phi) - int(self._phi))
         self._phi = phi
-        self._frame = self.backend.observe(self.suite)
+        self._frame = self._observe()
         self._record_frame()
         info = self._info(accepted=accepted)
         if self._done:
@@ -422,18 +447,75 @@ class PuzzleEnv(gym.Env):
         self._done = True
         self._end({"terminated": False, "truncated": False, "ended": str(reason)})
 
-    # ------------------------------------------------------------------ resolution
+    # ------------------------------------------------------------------ observations
+    def _observe(self) -> np.ndarray:
+        if self._observation == "none":
+            return np.zeros((0,), dtype=np.uint8)
+        return self.backend.observe(self.suite)
+
+    @property
+    def observation(self) -> str:
+        """What observations are: ``"pixels"`` (frames at :attr:`resolution`) or ``"none"``."""
+        return self._observation
+
+    def set_observation(self, kind: str) -> None:
+        """``"none"``: paint no frames from now on; observations are an empty ``uint8`` array
+        (``observation_space`` ``Box(0, 255, (0,))``), for wrappers that observe the board
+        through the probe (``puzzlegym.wrappers.BoardObservation``). ``render()``,
+        :meth:`screenshot` and frame hashes still paint the full screen, byte-identical,
+        when asked. ``"pixels"``: frames again, at :attr:`resolution`. The in-process backend
+        only (the browser backend's observation is the page's screenshot)."""
+        if kind not in OBSERVATIONS:
+            raise ConfigError(f"observation: {shown(kind)} is not allowed; allowed: {', '.join(OBSERVATIONS)}")
+        if kind == "none" and self.config["backend"] != "native":
+            raise ConfigError(
+                f"observation: 'none' (no frames) needs backend='native'; this env uses "
+                f"{self.config['backend']!r}, whose observations are the page's screenshots "
+                "(allowed there: 'pixels')"
+            )
+        self._observation = kind
+        self.observation_space = self._observation_space()
+        if self.suite is not None:
+            self._frame = self._observe()
+
+    def _observation_space(self) -> spaces.Box:
+        shape = (0,) if self._observation == "none" else self.resolution.shape
+        return spaces.Box(0, 255, shape, np.uint8)
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict:
+        # rebuilt on load, not stored: the observation space (Gymnasium's Box holds bounds
+        # the size of a frame) and the current frame (the copy's canvas paints it again,
+        # byte-identical); the backend keeps no frame or image cache either
+        state = self.__dict__.copy()
+        del state["observation_space"]
+        state["_frame"] = self._frame is not None
+        state["_probe_cache"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.observation_space = self._observation_space()
+        self._frame = self._observe() if state["_frame"] else None
+
     @property
     def resolution(self) -> Resolution:
         """The resolution observations are rendered at (the full screen by default)."""
         return getattr(self.backend, "resolution", None) or Resolution.full()
 
-    def set_resolution(self, resolution: Resolution) -> None:
-        """Render observations at ``resolution`` from now on (the in-process backend only);
+    def set_resolution(self, resolution: Resolution | TrainingView) -> None:
+        """Render observations at ``resolution`` (or as a ``TrainingView``: the board framed,
+        in the training style) from now on (the in-process backend only);
         ``observation_space`` follows. The next observation is composited directly at that
         size; ``render()`` and frame hashes keep using the full screen."""
-        if not isinstance(resolution, Resolution):
-            raise ConfigError(f"resolution: expected a puzzlegym Resolution, got {type(resolution).__name__}")
+        if not isinstance(resolution, (Resolution, TrainingView)):
+            raise ConfigError(
+                "resolution: expected a puzzlegym Resolution or TrainingView, got "
+                f"{type(resolution).__name__}"
+            )
+        if self._observation == "none":
+            raise ConfigError("resolution: observations are off (set_observation('none')); "
+                              "call set_observation('pixels') first")
         if not hasattr(self.backend, "set_resolution"):
             if resolution.is_full:
                 return
@@ -443,7 +525,7 @@ class PuzzleEnv(gym.Env):
                 "puzzlegym.wrappers.DownscaleObservation instead"
             )
         self.backend.set_resolution(resolution)
-        self.observation_space = spaces.Box(0, 255, resolution.shape, np.uint8)
+        self.observation_space = self._observation_space()
         if self.suite is not None:
             self._frame = self.backend.observe(self.suite)
 
@@ -452,7 +534,7 @@ class PuzzleEnv(gym.Env):
         observations use."""
         if self._frame is None:
             raise PuzzleGymError("screenshot() before reset()")
-        if self.resolution.is_full:
+        if self._observation == "pixels" and self.resolution.is_full:
             return self._frame
         return self.backend.screenshot(self.suite)
 
@@ -470,7 +552,7 @@ class PuzzleEnv(gym.Env):
         suite, ev = self.suite, self.evaluator
         board = suite.board
         on_target = board is not None and ev.is_target(board)
-        last = ev.snapshots[-1] if ev.snapshots else None
+        last = ev.last_snapshot
         return {
             # public: what the player could know
             "step": self.steps,
@@ -491,7 +573,7 @@ class PuzzleEnv(gym.Env):
                 "lc": ev.lc,
                 "fgp": ev.fgp,
                 "success": ev.success,
-                "dead_end": last["dead_end"] if last else None,
+                "dead_end": last.dead_end if last else None,
                 "mismatch": ev.mismatch,
             },
         }
@@ -505,13 +587,18 @@ class PuzzleEnv(gym.Env):
         if self.suite is None:
             raise PuzzleGymError("probe() before reset()")
         suite, ev = self.suite, self.evaluator
+        # a probe is a value of these: one per moment, however many readers ask for it
+        key = (self._episode, suite.version, self.actions, self.steps)
+        cached = self._probe_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
         b = suite.board
         board = None
         if b is not None:
             board = BoardProbe(
                 b.game, b.tier, b.index, b.level, b.state, b.ui, len(b.history), b.feedback, ev.is_target(b)
             )
-        return Probe(
+        probe = Probe(
             env_id=self.config["env_id"],
             objective=ev.objective,
             screen=suite.screen,
@@ -530,8 +617,10 @@ class PuzzleEnv(gym.Env):
             lc=ev.lc,
             fgp=ev.fgp,
             progress=self._phi,
-            _snapshot=ev.snapshots[-1] if ev.snapshots else None,
+            _snapshot=ev.last_snapshot,
         )
+        self._probe_cache = (key, probe)
+        return probe
 
     def summary(self) -> dict:
         """The evaluator's summary of the episode so far (what the record's result holds:
@@ -555,6 +644,8 @@ class PuzzleEnv(gym.Env):
             "seed": self._seed,
             "terminated": self._terminated,
         }
+        if self.split is not None:
+            payload["first_level"] = self._first_level
         digest = catalogue_sha256([self.game.name])
         return Checkpoint(copy.deepcopy(self.config), copy.deepcopy(payload), digest, __version__)
 
@@ -587,7 +678,17 @@ class PuzzleEnv(gym.Env):
             raise CheckpointError(
                 f"checkpoint payload.clock.kind: {p['clock']['kind']!r} does not fit this env's clock {self.config['clock']!r}"
             )
-        parts = self._episode_parts(p["seed"])
+        first = p.get("first_level")
+        if self.split is None and first is not None:
+            raise CheckpointError("checkpoint payload.first_level: a catalogue episode has none")
+        if self.split is not None:
+            if first is None:
+                raise CheckpointError("checkpoint payload.first_level: a generated episode needs its first training level")
+            try:
+                first = self.split.check_first_level(first, "checkpoint payload.first_level")
+            except ConfigError as exc:
+                raise CheckpointError(str(exc)) from None
+        parts = self._episode_parts(first)
         try:
             parts["suite"].load_json(p["suite"])
             parts["evaluator"].load_json(p["evaluator"])
@@ -599,7 +700,9 @@ class PuzzleEnv(gym.Env):
             raise CheckpointError(f"checkpoint payload is invalid: {str(exc)[:400]}") from None
         except RecursionError:
             raise CheckpointError("checkpoint payload: nested too deeply") from None
-        parts.update(steps=p["steps"], actions=p["actions"], _terminated=p["terminated"], _seed=p["seed"])
+        parts.update(
+            steps=p["steps"], actions=p["actions"], _terminated=p["terminated"], _seed=p["seed"], _first_level=first
+        )
         return parts
 
     def _restore(self, parts: dict[str, Any], ckpt: Checkpoint) -> None:

@@ -7,7 +7,9 @@ A game lives in ``envs/<game>/`` and provides
 * a view (``GameView``): layout, drawing as widgets, and gesture -> move mapping, with its own
   small immutable interaction state (``ui``), e.g. the selected screw;
 * a catalogue (``levels/<tier>.json``) and a seeded ``generate(tier, seed)``;
-* a rule card (``card.md``) and a solver hook (``solve`` / ``certify`` in ``solvers/``).
+* a rule card (``card.md``) and a solver hook (``solve`` / ``certify`` in ``solvers/``);
+* optionally, its symbolic board (``planes.py``: :class:`puzzlegym.planes.Planes`), the
+  public board state as binary planes for training.
 
 The suite shell, the evaluator, the env, checkpoints, the solver agent and the CLI only ever
 talk to a game through a :class:`Game` object; nothing in ``puzzlegym/`` imports a game module
@@ -64,8 +66,19 @@ class GameView(Protocol):
 
     def initial_ui(self, level: Any, state: Any) -> Any: ...
 
-    def widgets(self, level: Any, state: Any, ui: Any, area: Rect) -> list[Widget]:
-        """The board as widgets inside ``area`` (screen coordinates), back to front."""
+    def widgets(
+        self, level: Any, state: Any, ui: Any, area: Rect, style: str = "screen"
+    ) -> list[Widget]:
+        """The board as widgets inside ``area`` (screen coordinates), back to front, painted
+        in ``style`` (``puzzlegym.screen.palette.STYLES``: ``"screen"``, or ``"training"``
+        for the training view: palette colours as their training twins, and cues such as a
+        truck's heading or a selection drawn to survive 84x84 frames). Each style paints with
+        its own painters (a widget's painter and key describe what it shows), so the screen
+        style's pictures never depend on the training style's."""
+
+    def panel(self, level: Any, area: Rect) -> Rect:
+        """The panel the board lies on (``puzzlegym.screen.panel.panel_rect`` of the board's
+        own pixels), inside ``area``: the window the training view frames."""
 
     def on_gesture(self, level: Any, state: Any, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
         """Map a recognized gesture (click, drag, swipe, key) to a move and/or a new ui state."""
@@ -148,7 +161,14 @@ class Game:
     ``puzzlegym levels stats`` enumerates per level, for games whose state space is far too
     large to count (the counts are then lower bounds either way), ``level_format`` (optional)
     the Markdown text documenting the game's level file format, from the package's
-    ``format.md`` (``docs/levels.md`` ends with every game's).
+    ``format.md`` (``docs/levels.md`` ends with every game's), ``planes`` (optional) the
+    game's symbolic board encoder (:class:`puzzlegym.planes.Planes`, the package's
+    ``planes.PLANES``; ``puzzlegym.wrappers.BoardObservation`` reads it).
+
+    ``package`` is the game's package (set by :meth:`from_package`). A game pickles by
+    reference to it: unpickling imports the package and takes its ``GAME`` (so an env, a suite
+    or a probe that holds games pickles without the rules module or the view, and a deep copy
+    shares the one game object).
     """
 
     name: str
@@ -164,16 +184,26 @@ class Game:
     generate: Any
     rule_card: str
     instruction: str
-    # (level, state) -> bool | None: the evaluator's dead-end certificate; None: the game's
-    # exact certifier (the registry wires puzzlegym.solvers.is_dead_end in)
+    # (level, state) -> bool | None: the evaluator's dead-end certificate (puzzlegym.envs.game
+    # gives every game its exact certifier, puzzlegym.solvers.is_dead_end)
     dead_end: Any = None
     has_undo: bool = False
     describe: Any = None  # optional (level, state) -> dict of game facts added to snapshots
     stats_max_states: int | None = None  # optional lower cap for `levels stats` (huge state spaces)
     level_format: str = ""  # optional Markdown: the level file format (format.md)
+    planes: Any = None  # optional puzzlegym.planes.Planes: the symbolic board (planes.py)
+    package: str = ""  # the game's package (from_package): how it pickles
 
     def env_id(self, tier: str) -> str:
         return f"LongPuzzle/{self.name}-{tier}"
+
+    def __reduce__(self):
+        if not self.package:
+            raise TypeError(f"game {self.name!r}: only a game made by Game.from_package pickles (by its package)")
+        return (game_of_package, (self.package, self.name))
+
+    def __deepcopy__(self, memo):
+        return self
 
     @classmethod
     def from_package(
@@ -187,14 +217,13 @@ class Game:
         ``Level`` with ``from_json``/``to_json``, ``state_to_json``/``state_from_json``),
         ``catalogue.load_catalogue``, ``generator.generate`` (imported on first use),
         ``card.md`` as the rule card, ``format.md`` (when the package has one) as the level
-        format and ``view`` (the package's GameView); the dead-end certificate is the game's
-        exact certifier unless ``dead_end`` is given (the registry wires it in).
+        format, ``planes.PLANES`` (when the package has a ``planes`` module) as the symbolic
+        board and ``view`` (the package's GameView); ``dead_end`` is the certificate
+        (:func:`puzzlegym.envs.game` passes the game's exact certifier).
         ``fields`` gives the rest (name, title, instruction, ...) and may override any of
         these."""
         from importlib import import_module, resources
-
-        def generate(tier: str, seed: int):
-            return import_module(f"{package}.generator").generate(tier, seed)
+        from importlib.util import find_spec
 
         rules = fields.pop("rules", None) or import_module(f"{package}.rules")
         load_catalogue = fields.pop("load_catalogue", None) or import_module(f"{package}.catalogue").load_catalogue
@@ -208,8 +237,34 @@ class Game:
             state_to_json=rules.state_to_json,
             state_from_json=rules.state_from_json,
             load_catalogue=load_catalogue,
-            generate=generate,
+            generate=PackageGenerator(package),
             rule_card=(resources.files(package) / "card.md").read_text(encoding="utf-8"),
             level_format=fmt.read_text(encoding="utf-8") if fmt.is_file() else "",
+            planes=import_module(f"{package}.planes").PLANES if find_spec(f"{package}.planes") else None,
+            package=package,
         )
         return cls(**{**defaults, **fields})
+
+
+@dataclass(frozen=True)
+class PackageGenerator:
+    """``generate(tier, seed)`` of a game package's ``generator`` module, imported on first
+    use (the generators pull in the solvers); a plain value, so it pickles."""
+
+    package: str
+
+    def __call__(self, tier: str, seed: int):
+        from importlib import import_module
+
+        return import_module(f"{self.package}.generator").generate(tier, seed)
+
+
+def game_of_package(package: str, name: str) -> Game:
+    """The ``GAME`` of game package ``package`` (how a pickled :class:`Game` loads); checks
+    that it is the game named ``name``."""
+    from importlib import import_module
+
+    game = import_module(package).GAME
+    if not isinstance(game, Game) or game.name != name:
+        raise TypeError(f"{package}.GAME is not the game {name!r}")
+    return game

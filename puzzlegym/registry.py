@@ -7,14 +7,12 @@ the same name in ``puzzlegym.solvers`` (found by convention).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import importlib
 import json
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
-from puzzlegym import solvers
 from puzzlegym.errors import ConfigError
 from puzzlegym.game import Game
 
@@ -39,8 +37,6 @@ def games() -> dict[str, Game]:
         game = importlib.import_module(module).GAME
         if game.name != name:
             raise RuntimeError(f"{module}.GAME is named {game.name!r}, registered as {name!r}")
-        if game.dead_end is None:  # the default certificate: the game's exact certifier
-            game = dataclasses.replace(game, dead_end=solvers.is_dead_end)
         out[name] = game
     return out
 

@@ -35,7 +35,9 @@ from puzzlegym.errors import ConfigError, PuzzleGymError
 
 CONFIG_PATH = "pkg://puzzlegym.configs"
 KINDS = ("play", "train")
-_WRAPPER_KEYS = ("actions", "buttons", "scale", "size", "fit", "grayscale", "grid")
+_WRAPPER_KEYS = (
+    "observation", "actions", "buttons", "scale", "size", "fit", "grayscale", "grid", "view",
+)
 
 
 def make_kwargs(cfg: DictConfig) -> dict[str, Any]:

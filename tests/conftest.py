@@ -1,4 +1,10 @@
-import threading
+import os
+
+# Ray's local instances in the tests listen on 127.0.0.1 only: Ray reads this when it is
+# imported (puzzlegym.evaluation.distributed.start_local_ray refuses a ray imported without it)
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+
+import threading  # noqa: E402
 from contextlib import contextmanager
 
 import gymnasium as gym
@@ -7,6 +13,19 @@ import pytest
 
 import puzzlegym  # noqa: F401  (registers the ids)
 from puzzlegym.registry import env_ids
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _level_cache(tmp_path_factory):
+    """Generated levels are cached in a directory of this test run (examples run as
+    subprocesses inherit it), never in the user's cache."""
+    old = os.environ.get("PUZZLEGYM_CACHE")
+    os.environ["PUZZLEGYM_CACHE"] = str(tmp_path_factory.mktemp("level-cache"))
+    yield
+    if old is None:
+        os.environ.pop("PUZZLEGYM_CACHE", None)
+    else:
+        os.environ["PUZZLEGYM_CACHE"] = old
 
 
 @pytest.fixture

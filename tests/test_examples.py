@@ -247,3 +247,20 @@ def test_plain_ppo_on_grid_actions_smoke(tmp_path):
     )
     assert result["actions"] == 4 + 16 + 4 and "random_masked" not in result
     assert result["trained"]["episodes"] == 2
+
+
+def test_train_ppo_on_the_symbolic_board_picks_mlp_policy(tmp_path):
+    """wrappers=board: the same PPO run on the symbolic board, with MlpPolicy chosen for it."""
+    proc = run(
+        "train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra'}", f"out_dir={tmp_path / 'ppo'}", "wrappers=board",
+        "agent.timesteps=128", "agent.n_envs=2", "agent.eval_episodes=3", "agent.curve_every=null",
+        "agent.progress=false", "agent.hyperparameters.n_steps=32", "agent.hyperparameters.batch_size=64",
+        "agent.hyperparameters.n_epochs=1", cwd=tmp_path, timeout=600,
+    )
+    result = last_json(proc.stdout)
+    assert result["policy"] == "MlpPolicy" and result["observation_shape"] == [13, 8, 8]
+    assert result["make_kwargs"]["observation"] == "board" and result["actions"] == 4
+    assert result["trained"]["episodes"] == 3
+    bad = run("train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra2'}", f"out_dir={tmp_path / 'ppo2'}",
+              "wrappers=board", "agent.policy=CnnPolicy", cwd=tmp_path, expect_rc=2)
+    assert "policy: 'CnnPolicy' does not fit observation='board'" in bad.stderr and "use 'MlpPolicy'" in bad.stderr

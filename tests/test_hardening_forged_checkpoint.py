@@ -56,7 +56,7 @@ def reached_unseen(p):
 
 def won_without_solved_board(p):
     win_all(p)
-    p["evaluator"]["events"].append({"kind": "level_won", "step": 1, "t": 1.0, "game": "MazePaint",
+    p["evaluator"]["events"].append({"kind": "level_won", "actions": 1, "t": 1.0, "game": "MazePaint",
                                      "tier": "Easy", "level": 2})
 
 
@@ -88,7 +88,7 @@ def forge_history(p):
     ev = p["evaluator"]
     snap = dict(ev["snapshots"][-1], solved=True, potential=1.0)
     ev["snapshots"].append(snap)
-    ev["events"].append({"kind": "level_won", "step": snap["step"], "t": snap["t"], "game": "MazePaint",
+    ev["events"].append({"kind": "level_won", "actions": snap["actions"], "t": snap["t"], "game": "MazePaint",
                          "tier": "Easy", "level": 2})
     for r in ev["results"].values():
         r.update(won=True, max_potential=1.0)

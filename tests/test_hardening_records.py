@@ -86,8 +86,8 @@ def test_a_record_has_one_writer(tmp_path):
         assert second.unwrapped.record_path == str(tmp_path / "rec-2")
         second.step({"type": "wait"})
         first.step({"type": "wait"})
-        assert [r["step"] for r in read_log(tmp_path / "rec") if r["kind"] == "action"] == [1, 2]
-        assert [r["step"] for r in read_log(tmp_path / "rec-2") if r["kind"] == "action"] == [1]
+        assert [r["actions"] for r in read_log(tmp_path / "rec") if r["kind"] == "action"] == [1, 2]
+        assert [r["actions"] for r in read_log(tmp_path / "rec-2") if r["kind"] == "action"] == [1]
         with pytest.raises(RecordError, match="already holds an episode record"):
             EpisodeRecorder(tmp_path / "rec", {})
     finally:

@@ -171,3 +171,9 @@ def test_a_prefix_that_does_not_reproduce_the_board_is_refused(found):
 def test_random_play_finder_checks_its_bounds():
     with pytest.raises(ConfigError, match="max_playouts"):
         lab.find_in_random_play("LongPuzzle/NutAndBolt-Hard", 1, max_playouts=0)
+
+
+def test_a_certificate_written_with_the_earlier_name_step_reads_as_actions(found):
+    cert = json.loads(json.dumps(by_class(found["BoltUnscrew"], "D").certificate))
+    old = {("step" if k == "actions" else k): v for k, v in cert.items()}
+    assert "actions" not in old and files.check_certificate(old) == cert

@@ -30,7 +30,7 @@ def test_checkpoints_find_list_show_restore_on_a_random_agents_record(tmp_path):
     assert d["game"] == "BoltUnscrew" and d["free_anchors"] > 0 and not d["visible"]  # lost, holes still free
     assert d["match"] in {r["file"].removesuffix(".ckpt.json") for r in rows}
     shown = json.loads(cli("checkpoints", "show", str(out / d["file"]), "--json").stdout)
-    assert shown["certificate (private)"]["verdict"] == "dead_end" and shown["prefix_actions"] == d["step"]
+    assert shown["certificate (private)"]["verdict"] == "dead_end" and shown["prefix_actions"] == d["actions"]
     assert shown["env"]["env_id"] == "LongPuzzle/BoltUnscrew-Hard" and "prefix" not in shown
     restored = json.loads(cli("checkpoints", "restore", str(out / d["file"]), "--replay", "--png", str(tmp_path / "d.png")).stdout)
     assert restored["matches_certificate"] and restored["replay_identical"] and restored["screen"] == "level"

@@ -97,8 +97,8 @@ def test_p1_reaches_every_level_of_an_objective_with_no_agent_navigation(make_en
     env.close()
     notes = [r for r in read_log(tmp_path / "rec") if r["kind"] == "intervention" and r["wrapper"] == "WorkflowController"]
     assert [n.get("purpose") for n in notes[1:]] == ["entry", "entry"] + ["advance"] * 7
-    actions = {r["step"]: r for r in read_log(tmp_path / "rec") if r["kind"] == "action"}
-    assert len(actions) == env.unwrapped.actions and all(n["step"] in actions for n in notes[1:])
+    actions = {r["actions"]: r for r in read_log(tmp_path / "rec") if r["kind"] == "action"}
+    assert len(actions) == env.unwrapped.actions and all(n["actions"] in actions for n in notes[1:])
 
 
 def test_p0_leaves_navigation_to_the_agent(make_env):
@@ -129,7 +129,7 @@ def test_dead_end_restart_restarts_right_after_a_certified_dead_end(make_env, tm
     obs, reward, terminated, truncated, info = env.step(actions[-1])
     board = env.unwrapped.suite.board
     assert board.state == initial and not board.history  # restarted
-    assert env.interventions == [{"step": env.unwrapped.actions, "game": "BoltUnscrew", "tier": "Hard", "level": 1}]
+    assert env.interventions == [{"actions": env.unwrapped.actions, "game": "BoltUnscrew", "tier": "Hard", "level": 1}]
     assert obs.tobytes() == start.tobytes()  # the restarted board, as drawn by the game
     assert info["evaluator"]["dead_end"] is False
     env.close()

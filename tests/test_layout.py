@@ -17,13 +17,14 @@ ROOT = Path(__file__).resolve().parents[1]
 # (layer, module patterns), lowest first; a module may import its own layer and those below.
 LAYERS: list[tuple[str, list[str]]] = [
     ("base", ["puzzlegym.errors", "puzzlegym.version", "puzzlegym.jsonio", "puzzlegym.actions",
-              "puzzlegym.fields", "puzzlegym.textgrid"]),
+              "puzzlegym.fields", "puzzlegym.textgrid", "puzzlegym.symmetry"]),
     ("screen", ["puzzlegym.screen", "puzzlegym.screen.input", "puzzlegym.screen.render",
                 "puzzlegym.screen.resolution", "puzzlegym.screen.theme", "puzzlegym.screen.palette",
                 "puzzlegym.screen.labels", "puzzlegym.screen.clock", "puzzlegym.screen.grid",
                 "puzzlegym.screen.panel", "puzzlegym.screen.layout"]),
-    ("protocol", ["puzzlegym.game", "puzzlegym.catalogue", "puzzlegym.screen.suite",
-                  "puzzlegym.screen.suite_view"]),
+    ("protocol", ["puzzlegym.game", "puzzlegym.planes", "puzzlegym.catalogue", "puzzlegym.screen.suite",
+                  "puzzlegym.screen.suite_view", "puzzlegym.levelhash", "puzzlegym.levelcache",
+                  "puzzlegym.splits"]),
     ("games", ["puzzlegym.envs", "puzzlegym.envs.*", "puzzlegym.solvers", "puzzlegym.solvers.*"]),
     ("registry", ["puzzlegym.registry"]),
     ("engine", ["puzzlegym.evaluation", "puzzlegym.evaluation.evaluator",

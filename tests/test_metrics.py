@@ -191,7 +191,7 @@ def write_record(tmp_path, lines, targets=3, result=None, name="rec"):
 
 
 def ev(kind, t, level, tier="Hard", game="Fake", **extra):
-    return {"kind": kind, "t": t, "step": int(t), "game": game, "tier": tier, "level": level, **extra}
+    return {"kind": kind, "t": t, "actions": int(t), "game": game, "tier": tier, "level": level, **extra}
 
 
 def snap(t, level, potential, tier="Hard", game="Fake"):
@@ -206,7 +206,7 @@ def test_a_won_level_keeps_credit_across_retries_and_fgp_credits_where_the_episo
         ev("left_level", 8, 2),
         # the player goes back to level 1 and does worse: its credit stays
         ev("level_reached", 9, 1), snap(9, 1, 0.0), ev("restart", 10, 1), snap(10, 1, 0.0),
-        {"kind": "action", "t": 11, "step": 11, "action": {"type": "wait"}, "accepted": False},
+        {"kind": "action", "t": 11, "actions": 11, "action": {"type": "wait"}, "accepted": False},
     ]
     ep = episode_from_record(write_record(tmp_path, lines))
     assert ep["won"] == [1] and ep["reached"] == [1, 2]
@@ -225,7 +225,7 @@ def test_snapshots_of_other_tiers_give_no_credit_and_flag_mismatch_an_empty_answ
     lines = [
         ev("level_reached", 1, 1, tier="Easy"), snap(1, 1, 0.0, tier="Easy"), snap(2, 1, 1.0, tier="Easy"),
         ev("level_won", 2, 1, tier="Easy"),
-        {"kind": "answer", "t": 3, "step": 3, "text": "All levels complete", "success": False},
+        {"kind": "answer", "t": 3, "actions": 3, "text": "All levels complete", "success": False},
     ]
     ep = episode_from_record(write_record(tmp_path, lines, result={"truncated": False}))
     assert ep["mismatch"] is True and ep["won"] == [] and ep["lc"] == 0.0 and ep["fgp"] == 0.0

@@ -202,8 +202,8 @@ def test_native_agent_completes_a_maze_paint_level_from_scripted_turns(tmp_path,
     lines = agent_lines(out)
     assert sum(r["kind"] == "malformed" for r in lines) == 4
     assert sum(r.get("retries", 0) for r in lines if r["kind"] == "request") == 3
-    assert sum(r["kind"] == "step" for r in lines) == len(demo) - 1  # every GUI call of the level
-    assert not any("native" in r for r in lines if r["kind"] == "step")  # NGAR: code setting only
+    assert sum(r["kind"] == "turn" for r in lines) == len(demo) - 1  # every GUI call of the level
+    assert not any("native" in r for r in lines if r["kind"] == "turn")  # NGAR: code setting only
     ep = episode_from_record(out / "record")
     assert ep["success"] and ep["usage"]["malformed"] == 4 and ep["n_native"] is None
 

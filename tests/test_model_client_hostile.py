@@ -300,4 +300,4 @@ def test_agent_log_lines_always_read_back(tmp_path):
     (line,) = read_log(tmp_path, AGENT_LOG)
     assert line == {"kind": "request", "prompt_tokens": "nan", "completion_tokens": "<an integer of more than 30 digits>",
                     "latency_s": "inf", "nested": [{"n": "<an integer of more than 30 digits>"}], "ok": 10**29,
-                    "step": 3, "t": 1.5}
+                    "actions": 3, "t": 1.5}

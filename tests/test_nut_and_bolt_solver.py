@@ -194,7 +194,7 @@ def test_scripted_dead_end_is_certified_at_the_fatal_transfer_and_undo_recorded(
         assert info["evaluator"]["dead_end"] is False
     info = play(moves[-1])  # the fatal transfer
     assert info["evaluator"]["dead_end"] is True
-    fatal_step = u.evaluator.snapshots[-1]["step"]
+    fatal_actions = u.evaluator.snapshots[-1]["actions"]
     play(extra)  # still dead: delay 2
     x, y = u.suite.targets()["undo"].center
     *_, info = env.step({"type": "click", "x": x, "y": y})
@@ -204,7 +204,7 @@ def test_scripted_dead_end_is_certified_at_the_fatal_transfer_and_undo_recorded(
     attempt = u.evaluator.attempt
     assert attempt["dead_end"] and attempt["undos"] == 2 and attempt["moves"] == len(moves) + 1
     run = attempt["runs"][0]
-    assert run["fatal_step"] == fatal_step
+    assert run["fatal_actions"] == fatal_actions
     assert tuple(run["fatal_move"]) == tuple(moves[-1])
     assert run["delay"] == 2 and run["recovered_by"] == "undo"
     # the rest of the level can still be won from here

@@ -102,7 +102,7 @@ def test_levels_doc_ends_with_each_games_level_format(tmp_path):
     """A game package's format.md (Game.level_format) closes docs/levels.md, its headings
     nested under "Level file formats", code blocks untouched; games without one add nothing."""
     formats = level_formats()
-    assert "RushHour" in formats and "MazePaint" not in formats  # Maze Paint ships no format.md
+    assert list(formats) == list(games())  # every game ships a format.md
     assert formats["RushHour"] == games()["RushHour"].level_format
     path = tmp_path / "levels.md"
     assert write_levels_doc([_row("RushHour", "Easy", 3), _row("RushHour", "Hard", 30)], path)
@@ -110,7 +110,8 @@ def test_levels_doc_ends_with_each_games_level_format(tmp_path):
     assert sep and "| RushHour | Easy | 1 | 3 |" in head and "- RushHour: OK" in head
     assert tail.startswith("\n### Rush Hour\n") and "#### The 36-character notation" in tail
     assert '"vehicles": [' in tail and "\n# IBBxoo\n" in tail  # fenced blocks are not demoted
-    assert "Level file formats" not in levels_markdown([_row("MazePaint", "Easy", 8)], level_formats(["MazePaint"]))
+    assert level_formats(["NoSuchGame"]) == {}
+    assert "Level file formats" not in levels_markdown([_row("MazePaint", "Easy", 8)], level_formats(["NoSuchGame"]))
     # every game's format nests with its title at ### (whatever level it was written at)
     for text in formats.values():
         first = next(line for line in nest_headings(text, 3).splitlines() if line.startswith("#"))

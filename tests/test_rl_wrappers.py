@@ -257,7 +257,7 @@ def test_board_actions_pass_the_checkers():
             warnings.simplefilter("ignore")
             sb3_check_env(env, warn=False)
         names = [w.name for w in env.spec.additional_wrappers]
-        assert names == ["LowResObservation", "BlackBox", "BoardActions"]
+        assert names == ["LowResObservation", "BlackBox", "NumpyInfo", "BoardActions"]
     finally:
         env.close()
 

@@ -136,7 +136,7 @@ def test_concurrent_clients_lose_and_reorder_nothing(service):
     assert status["actions"] == clients * per_client
     log = [r for r in read_log(records / "episode-000001") if r["kind"] == "action"]
     texts = [r["action"]["text"] for r in log]
-    assert len(texts) == clients * per_client and [r["step"] for r in log] == list(range(1, 1601))
+    assert len(texts) == clients * per_client and [r["actions"] for r in log] == list(range(1, 1601))
     for c in range(clients):
         mine = [int(t.split("n")[1]) for t in texts if t.startswith(f"c{c}n")]
         assert mine == list(range(per_client))  # every action, in the client's order

@@ -106,7 +106,7 @@ def test_snapshots_carry_the_dead_end_certificate_and_state(make_env):
     env.reset()
     snap = env.unwrapped.evaluator.snapshots[-1]
     assert snap["dead_end"] is False
-    assert set(snap) >= {"step", "t", "game", "tier", "level", "potential", "solved", "state"}
+    assert set(snap) >= {"actions", "t", "game", "tier", "level", "potential", "solved", "state"}
 
 
 # --------------------------------------------------------------------------- Hypothesis
@@ -211,8 +211,8 @@ def test_attempts_are_recorded_with_their_end(make_env):
     env.step(agent())
     click(env, "restart")
     assert u.evaluator.attempts == [
-        {"game": "MazePaint", "tier": "Easy", "level": 1, "start_step": 0, "moves": 1, "undos": 0,
-         "dead_end": False, "runs": [], "end": "restart", "end_step": 2}
+        {"game": "MazePaint", "tier": "Easy", "level": 1, "start_actions": 0, "moves": 1, "undos": 0,
+         "dead_end": False, "runs": [], "end": "restart", "end_actions": 2}
     ]
     agent = SolverAgent(u)
     while u.suite.screen == "level":

@@ -264,7 +264,7 @@ def test_make_sb3_env_stack_and_checkers():
         check_wrapped(env)
         # the wrapper stack is recorded in the spec, so gym.make can rebuild it
         names = [w.name for w in env.spec.additional_wrappers]
-        assert names == ["LowResObservation", "BlackBox", "DiscreteGUIActions"]
+        assert names == ["LowResObservation", "BlackBox", "NumpyInfo", "DiscreteGUIActions"]
         again = gym.make(env.spec)
         assert again.observation_space == env.observation_space and again.action_space == env.action_space
         again.close()

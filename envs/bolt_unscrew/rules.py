@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 from puzzlegym.catalogue import check_id, check_level_header, check_tier
 from puzzlegym.errors import LevelError, shown
 from puzzlegym.game import Rejected
+from puzzlegym.symmetry import SYMMETRIES
 
 from . import geometry as G
 
@@ -290,6 +291,28 @@ class Level:
         return level
 
 
+def canonical(level: Level) -> dict[str, Any]:
+    """The puzzle of ``level`` without its names (id, tier), the same document for every
+    level that plays the same: anchors, boards and screws by their lattice points instead of
+    indices, sorted (their order does not matter; a bar's holes read from its smaller end),
+    under the least of the lattice's eight turns and mirror images (the shapes are exact
+    discs and capsules, so a turned level covers the same anchors) (:mod:`puzzlegym.levelhash`
+    hashes it)."""
+    cols, rows = level.size
+
+    def form(sym) -> tuple:
+        points = [list(sym.cell(y, x, rows, cols))[::-1] for x, y in level.anchors]  # [x, y]
+        boards = []
+        for bd in level.boards:
+            holes = [points[a] for a in bd.holes]
+            boards.append([bd.kind, bd.layer, min(holes, holes[::-1])])
+        new_rows, new_cols = sym.shape(rows, cols)
+        return [new_cols, new_rows], sorted(points), sorted(boards), sorted(points[a] for a in level.screws)
+
+    size, anchors, boards, screws = min(form(sym) for sym in SYMMETRIES)
+    return {"size": size, "anchors": anchors, "boards": boards, "screws": screws}
+
+
 def _int_pair(v: Any) -> bool:
     return isinstance(v, list | tuple) and len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
 
@@ -432,6 +455,7 @@ __all__ = [
     "apply",
     "available",
     "bits",
+    "canonical",
     "deadlock_certificate",
     "free_anchors",
     "initial_state",

@@ -32,6 +32,7 @@ from puzzlegym.catalogue import check_id, check_level_header, check_tier
 from puzzlegym.errors import LevelError
 from puzzlegym.fields import grid_cell
 from puzzlegym.game import Rejected
+from puzzlegym.symmetry import SYMMETRIES, relabelled_rows
 from puzzlegym.textgrid import TextGrid, check_text_grid
 
 TIERS: tuple[str, ...] = ("Easy", "Hard")
@@ -184,6 +185,15 @@ class Level(TextGrid):
         check_level_header(data, _JSON_REQUIRED, _JSON_OPTIONAL, TIERS, counts=_JSON_OPTIONAL)
         grid = _check_grid(data["grid"])
         return cls(data["id"], data["tier"], grid)
+
+
+def canonical(level: Level) -> dict[str, Any]:
+    """The puzzle of ``level`` without its names (id, tier), the same document for every
+    level that plays the same: the least, over the board's eight turns and mirror images, of
+    the grid with its colours lettered in order of first appearance (row by row)
+    (:mod:`puzzlegym.levelhash` hashes it)."""
+    grid = min(relabelled_rows(sym.rows(level.grid), FREE + BLOCKED, PAIR_LETTERS) for sym in SYMMETRIES)
+    return {"grid": list(grid)}
 
 
 def _check_grid(value: Any) -> tuple[str, ...]:
@@ -429,6 +439,7 @@ __all__ = [
     "State",
     "TIERS",
     "apply",
+    "canonical",
     "initial_state",
     "is_solved",
     "legal_moves",

@@ -24,6 +24,7 @@ from puzzlegym.catalogue import check_id, check_level_header, check_tier
 from puzzlegym.errors import LevelError, shown
 from puzzlegym.fields import check_exact_keys, check_in_grid, grid_cell, row_col
 from puzzlegym.game import Rejected
+from puzzlegym.symmetry import SYMMETRIES
 from puzzlegym.textgrid import TextGrid, check_text_grid
 
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
@@ -184,6 +185,15 @@ class Level(TextGrid):
         return level
 
 
+def canonical(level: Level) -> dict[str, Any]:
+    """The puzzle of ``level`` without its names (id, tier), the same document for every
+    level that plays the same: the grid and start under the least of the board's eight
+    turns and mirror images (:mod:`puzzlegym.levelhash` hashes it)."""
+    h, w = level.height, level.width
+    grid, start = min((sym.rows(level.grid), sym.cell(*level.start, h, w)) for sym in SYMMETRIES)
+    return {"grid": list(grid), "start": list(start)}
+
+
 def _check_grid(grid: Any) -> tuple[str, ...]:
     return check_text_grid(grid, MIN_SIZE, MAX_SIZE, WALL_CHAR + FLOOR_CHAR, f"only {WALL_CHAR!r} (wall) and {FLOOR_CHAR!r} (floor) are allowed")
 
@@ -291,6 +301,7 @@ __all__ = [
     "State",
     "TIERS",
     "apply",
+    "canonical",
     "initial_state",
     "is_solved",
     "legal_moves",

@@ -3,12 +3,11 @@ colour. (``GAME`` plugs it in.)"""
 
 from __future__ import annotations
 
-from puzzlegym.game import Game
+from puzzlegym.envs import game
 
 from .view import NutAndBoltView
 
-# the dead-end certificate is the exact certifier (exhaustive search, shared memo)
-GAME = Game.from_package(
+GAME = game(
     __name__,
     name="NutAndBolt",
     title="Nut and Bolt",

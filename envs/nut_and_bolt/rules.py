@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from puzzlegym.catalogue import check_id, check_level_header, check_tier
 from puzzlegym.errors import LevelError, shown
 from puzzlegym.game import Rejected
+from puzzlegym.symmetry import canonical_sequences
 
 TIERS: tuple[str, ...] = ("Easy", "Medium", "Hard", "Extreme", "Nightmare")
 MAX_COLOURS = 16
@@ -111,6 +112,14 @@ class Level:
         level = cls(data["id"], data["tier"], data["capacity"], tuple(bolts))
         level.validate()
         return level
+
+
+def canonical(level: Level) -> dict[str, Any]:
+    """The puzzle of ``level`` without its names (id, tier), the same document for every
+    level that plays the same: the capacity and the bolts as a multiset (their order does
+    not matter) with the colours renumbered (which colour is which does not matter either),
+    :func:`puzzlegym.symmetry.canonical_sequences` (:mod:`puzzlegym.levelhash` hashes it)."""
+    return {"capacity": level.capacity, "bolts": [list(b) for b in canonical_sequences(level.bolts)]}
 
 
 def _check_capacity(value: Any) -> None:
@@ -284,6 +293,7 @@ __all__ = [
     "State",
     "TIERS",
     "apply",
+    "canonical",
     "initial_state",
     "is_solved",
     "legal_moves",

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from puzzlegym.game import Game
+from puzzlegym.envs import game
 
 from .view import RushHourView
 
 # Rush Hour never dead-ends (every slide can be undone); the certifier answers from the
 # solver's memoised distance table, the same table the potential reads.
-GAME = Game.from_package(
+GAME = game(
     __name__,
     name="RushHour",
     title="Rush Hour",

@@ -313,6 +313,26 @@ class Level:
         return "".join(grid)
 
 
+def canonical(level: Level) -> dict[str, Any]:
+    """The puzzle of ``level`` without its names (id, tier), the same document for every
+    level that plays the same: the target car first, the other vehicles and the walls
+    sorted (their order does not matter), and the least of the level and its mirror image
+    top to bottom (the exit moves with the target car's row) (:mod:`puzzlegym.levelhash`
+    hashes it)."""
+    h = level.height
+
+    def form(flip: bool) -> tuple:
+        def row(v: Vehicle) -> int:
+            return (h - v.row - (1 if v.horizontal else v.length)) if flip else v.row
+
+        vehicles = [[row(v), v.col, v.length, int(v.horizontal)] for v in level.vehicles]
+        walls = sorted([h - 1 - r if flip else r, c] for r, c in level.walls)
+        return vehicles[:1] + sorted(vehicles[1:]), walls
+
+    vehicles, walls = min(form(False), form(True))
+    return {"width": level.width, "height": h, "vehicles": vehicles, "walls": walls}
+
+
 def _int(value: Any, name: str) -> int:
     if not is_int(value) or not -1000 <= value <= 1000:
         raise LevelError(f"{name}: expected a small integer, got {shown(value)}")
@@ -502,6 +522,7 @@ __all__ = [
     "TIERS",
     "Vehicle",
     "apply",
+    "canonical",
     "initial_state",
     "is_solved",
     "legal_moves",

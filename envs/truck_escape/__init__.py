@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from puzzlegym.game import Game
+from puzzlegym.envs import game
 
 from . import rules
 from .view import TruckEscapeView
@@ -23,7 +23,7 @@ def _describe(level, state) -> dict:
 
 # the dead-end certificate is the exact certifier; on valid levels it never fires (every
 # board reachable by play is solvable, see rules.py), but it decides from the board itself
-GAME = Game.from_package(
+GAME = game(
     __name__,
     name="TruckEscape",
     title="Truck Escape",

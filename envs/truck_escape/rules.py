@@ -31,6 +31,7 @@ from puzzlegym.catalogue import check_id, check_level_header, check_tier
 from puzzlegym.errors import LevelError
 from puzzlegym.fields import check_exact_keys, is_int, row_col
 from puzzlegym.game import Rejected
+from puzzlegym.symmetry import SYMMETRIES
 
 TIERS: tuple[str, ...] = ("Default",)
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
@@ -187,6 +188,27 @@ class Level:
         level = cls(id=data["id"], tier=data["tier"], rows=data["rows"], cols=data["cols"], trucks=trucks)
         level.validate()
         return level
+
+
+_FACING = {delta: name for name, delta in DELTAS.items()}
+
+
+def canonical(level: Level) -> dict[str, Any]:
+    """The puzzle of ``level`` without its names (id, tier), the same document for every
+    level that plays the same: the trucks sorted (their order does not matter) under the
+    least of the lot's eight turns and mirror images, facings turned with it
+    (:mod:`puzzlegym.levelhash` hashes it)."""
+    rows, cols = level.rows, level.cols
+
+    def form(sym) -> tuple:
+        trucks = sorted(
+            [*sym.cell(t.row, t.col, rows, cols), _FACING[sym.direction(*DELTAS[t.facing])], t.length]
+            for t in level.trucks
+        )
+        return sym.shape(rows, cols), trucks
+
+    (r, c), trucks = min(form(sym) for sym in SYMMETRIES)
+    return {"rows": r, "cols": c, "trucks": trucks}
 
 
 def _check_size(value: Any, name: str) -> None:
@@ -352,6 +374,7 @@ __all__ = [
     "TIERS",
     "Truck",
     "apply",
+    "canonical",
     "bits",
     "blocking_cycle",
     "can_leave",

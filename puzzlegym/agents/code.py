@@ -90,14 +90,14 @@ class CodeAgent(NativeAgent):
 
     def _perform(self, call: ParsedCall) -> Action | None:
         if call.kind == "screenshot":
-            self._step("screenshot", native=True)
+            self._turn("screenshot", native=True)
             self._result(call.id, "The screenshot follows.")
             self._want_screenshot = True
             return None
         if call.kind == "run_code":
             assert call.code is not None
             self.counts["code_runs"] += 1
-            self._step("run_code", native=False, detail={"code_chars": len(call.code)})
+            self._turn("run_code", native=False, detail={"code_chars": len(call.code)})
             self._run_counts = {"gui": 0, "screenshots": 0}
             try:
                 self.sandbox.start_run(call.code)
@@ -126,7 +126,7 @@ class CodeAgent(NativeAgent):
             event = self.sandbox.next_event()
             if event[0] == "screenshot":
                 self._run_counts["screenshots"] += 1
-                self._step("screenshot", native=True, source="code")
+                self._turn("screenshot", native=True, source="code")
                 self.sandbox.send_frame(self._obs)
                 continue
             if event[0] == "gui":
@@ -137,7 +137,7 @@ class CodeAgent(NativeAgent):
                     self.sandbox.reply(False, error=str(exc))
                     continue
                 self._run_counts["gui"] += 1
-                self._step(action.type, native=True, source="code", detail={"action": to_dict(action)})
+                self._turn(action.type, native=True, source="code", detail={"action": to_dict(action)})
                 self._inflight = ParsedCall(self._code.id, "code_gui", "code_gui", action=action)
                 self._acted = True
                 return action

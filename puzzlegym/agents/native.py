@@ -236,7 +236,7 @@ class NativeAgent:
     def _perform(self, call: ParsedCall) -> Action | None:
         """Start ``call``: the action for the env, or None if it was handled here."""
         assert call.action is not None
-        self._step(call.name, native=call.kind == "gui", detail={"action": to_dict(call.action)})
+        self._turn(call.name, native=call.kind == "gui", detail={"action": to_dict(call.action)})
         self._inflight = call
         self._acted = True
         return call.action
@@ -281,9 +281,9 @@ class NativeAgent:
         else:
             self.history.add({"role": "user", "content": text})
 
-    def _step(self, tool: str, *, native: bool, detail: dict | None = None, source: str = "tool") -> None:
+    def _turn(self, tool: str, *, native: bool, detail: dict | None = None, source: str = "tool") -> None:
         self.counts["native" if native else "other"] += 1
-        rec = {"kind": "step", "tool": tool, "source": source, **(detail or {})}
+        rec = {"kind": "turn", "tool": tool, "source": source, **(detail or {})}
         if self.setting == "code":
             rec["native"] = native  # NGAR applies to the Code Execution setting only
         self._records.append(rec)

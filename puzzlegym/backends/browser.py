@@ -265,6 +265,12 @@ class BrowserBackend(FrameBuffer):
         self.restarts = 0  # Chromium relaunches after a crash
         chromium_path()  # fail early, with the install hint
 
+    def __getstate__(self) -> dict:
+        raise TypeError(
+            "an env on the browser backend cannot be pickled or copied: it drives a live "
+            "Chromium; pickle or copy envs on backend='native'"
+        )
+
     # ------------------------------------------------------------------ lifecycle
     def _launch(self) -> None:
         if self._driver is None or self._driver.dead:

@@ -16,6 +16,7 @@ back, so a record's log is the episode's event stream.
 
 from __future__ import annotations
 
+import copyreg
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from types import MappingProxyType
@@ -44,35 +45,59 @@ __all__ = [
     "event_from_record",
     "freeze",
     "thaw",
+    "upgrade_line",
 ]
+
+
+def read_only(items: dict) -> MappingProxyType:
+    """A read-only mapping of ``items`` (how a pickled one loads)."""
+    return MappingProxyType(items)
+
+
+def _reduce_read_only(mapping: MappingProxyType) -> tuple:
+    return (read_only, (dict(mapping),))
+
+
+# Read-only mappings (every frozen payload, the outcome's, a probe's controls) pickle and
+# deep-copy as read-only mappings of the same items (the standard library refuses them), so
+# envs, evaluators and probes can be pickled and copied.
+copyreg.pickle(MappingProxyType, _reduce_read_only)
+
+
+_SCALARS = (str, int, float, type(None))  # bool is an int
 
 
 def freeze(value: Any) -> Any:
     """A read-only deep copy of a JSON-like value (mappings -> read-only mappings, lists ->
     tuples)."""
-    if isinstance(value, Mapping):
-        return MappingProxyType({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, _SCALARS):  # concrete types first: abstract checks are slow
+        return value
     if isinstance(value, (list, tuple)):
         return tuple(freeze(v) for v in value)
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: freeze(v) for k, v in value.items()})
     return value
 
 
 def thaw(value: Any) -> Any:
     """The plain JSON value of a :func:`freeze` d one (mappings -> dicts, tuples -> lists)."""
-    if isinstance(value, Mapping):
-        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, _SCALARS):
+        return value
     if isinstance(value, (list, tuple)):
         return [thaw(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
     return value
 
 
 @dataclass(frozen=True)
 class Event:
-    """One thing that happened, at env action ``step`` (1-based; 0 before the first action)
-    and episode time ``t`` (seconds)."""
+    """One thing that happened when the episode had made ``actions`` primitive GUI actions
+    (``info["actions"]`` then: the 1-based index of the action it followed, 0 before the
+    first) and at episode time ``t`` (seconds)."""
 
     kind: ClassVar[str] = ""
-    step: int
+    actions: int
     t: float
 
     def to_record(self) -> dict:
@@ -81,6 +106,10 @@ class Event:
         for f in fields(self):
             out[f.name] = thaw(getattr(self, f.name))
         return out
+
+    def as_mapping(self) -> Mapping:
+        """The record line's fields as a read-only mapping (no copy of the frozen payloads)."""
+        return MappingProxyType({"kind": self.kind, **{f.name: getattr(self, f.name) for f in fields(self)}})
 
 
 @dataclass(frozen=True)
@@ -95,7 +124,7 @@ class LevelEvent(Event):
 @dataclass(frozen=True)
 class ActionTaken(Event):
     """A primitive GUI action was performed (``action`` as its dict); ``accepted`` whether
-    the step so far pressed a control or changed the board or its selection; ``screen`` and
+    the env step so far pressed a control or changed the board or its selection; ``screen`` and
     ``feedback`` after it."""
 
     kind: ClassVar[str] = "action"
@@ -165,18 +194,19 @@ class LeftLevel(LevelEvent):
 @dataclass(frozen=True)
 class AttemptClosed(LevelEvent):
     """One try at a level ended (``end``: ``won``, ``restart``, ``left`` or
-    ``episode_end``): its first step, moves, undos, whether it reached a certified dead end,
-    and its dead-end ``runs`` (``fatal_step``, ``fatal_move``, ``delay``,
-    ``recovered_by``)."""
+    ``episode_end``): the action count it started and ended at (``start_actions``,
+    ``end_actions``), moves, undos, whether it reached a certified dead end, and its dead-end
+    ``runs`` (``fatal_actions``: the action count when the fatal move was made,
+    ``fatal_move``, ``delay``, ``recovered_by``)."""
 
     kind: ClassVar[str] = "attempt"
-    start_step: int
+    start_actions: int
     moves: int
     undos: int
     dead_end: bool
     runs: tuple
     end: str
-    end_step: int
+    end_actions: int
 
 
 @dataclass(frozen=True)
@@ -190,13 +220,14 @@ class Answered(Event):
 
 @dataclass(frozen=True)
 class FrameHashed(Event):
-    """The SHA-256 of the full-resolution frame after ``step`` (``record_frames="hash"``)."""
+    """The SHA-256 of the full-resolution frame after action ``actions``
+    (``record_frames="hash"``)."""
 
     kind: ClassVar[str] = "frame"
     sha256: str
 
     def to_record(self) -> dict:
-        return {"kind": self.kind, "step": self.step, "sha256": self.sha256}
+        return {"kind": self.kind, "actions": self.actions, "sha256": self.sha256}
 
 
 @dataclass(frozen=True)
@@ -208,7 +239,7 @@ class Annotated(Event):
     note: Mapping
 
     def to_record(self) -> dict:
-        return {**thaw(self.note), "step": self.step, "t": self.t}
+        return {**thaw(self.note), "actions": self.actions, "t": self.t}
 
 
 @dataclass(frozen=True)
@@ -234,18 +265,21 @@ _BY_KIND: dict[str, type[Event]] = {
 def event_from_record(rec: Mapping, where: str = "record line") -> Event | None:
     """The event of one record line. Raises :class:`RecordError` naming ``where`` and the
     field when a line has an unknown kind, or lacks (or mistypes) what the outcome needs:
-    ``step`` and ``t`` (frame lines carry no time: 0), a level event's ``game``, ``tier``
+    ``actions`` and ``t`` (frame lines carry no time: 0), a level event's ``game``, ``tier``
     and ``level``, a snapshot's ``potential``. Other missing fields read as None (lines
-    written by hand or by an older version)."""
+    written by hand or by an older version). Earlier records named the action count
+    ``step`` (an attempt's ``start_step``/``end_step``, a run's ``fatal_step``); those lines
+    read as today's names."""
+    rec = upgrade_line(rec)
     kind = rec.get("kind")
     if kind == "intervention":
-        note = freeze({k: v for k, v in rec.items() if k not in ("step", "t")})
-        return Annotated(_int(rec, "step", where), _num(rec, "t", where), note)
+        note = freeze({k: v for k, v in rec.items() if k not in ("actions", "t")})
+        return Annotated(_int(rec, "actions", where), _num(rec, "t", where), note)
     cls = _BY_KIND.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise RecordError(f"{where}: unknown kind {shown(kind)}")
     values: dict[str, Any] = {f.name: freeze(rec.get(f.name)) for f in fields(cls)}
-    values["step"] = _int(rec, "step", where)
+    values["actions"] = _int(rec, "actions", where)
     values["t"] = 0.0 if cls is FrameHashed else _num(rec, "t", where)
     if issubclass(cls, LevelEvent):
         values["level"] = _int(rec, "level", where)
@@ -255,6 +289,32 @@ def event_from_record(rec: Mapping, where: str = "record line") -> Event | None:
     if cls is Snapshot:
         values["potential"] = _num(rec, "potential", where)
     return cls(**values)
+
+
+# the names lines of earlier records used ("step" was the action count)
+OLD_NAMES = {"step": "actions", "start_step": "start_actions", "end_step": "end_actions"}
+OLD_RUN_NAMES = {"fatal_step": "fatal_actions"}
+
+
+def upgrade_line(rec: Mapping) -> Mapping:
+    """``rec`` with an earlier record's names replaced by today's (``rec`` itself when it
+    has none)."""
+    old = [k for k in OLD_NAMES if k in rec and OLD_NAMES[k] not in rec]
+    runs = rec.get("runs")
+    old_runs = isinstance(runs, (list, tuple)) and any(
+        isinstance(run, Mapping) and "fatal_step" in run for run in runs
+    )
+    if not old and not old_runs:
+        return rec
+    out = dict(rec)
+    for name in old:
+        out[OLD_NAMES[name]] = out.pop(name)
+    if old_runs:
+        out["runs"] = [
+            {OLD_RUN_NAMES.get(k, k): v for k, v in run.items()} if isinstance(run, Mapping) else run
+            for run in runs
+        ]
+    return out
 
 
 def _int(rec: Mapping, name: str, where: str) -> int:

@@ -24,7 +24,7 @@ A row is a mapping with
 ``n_levels``              number of target levels |L_o|
 ``levels_won``            (optional) target levels won; default ``round(lc * n_levels / 100)``
 ``levels_reached``        (optional) target levels reached; needed for LPR
-``n_native``/``n_other``  (optional) model action steps, for NGAR (Code Execution CUA only)
+``n_native``/``n_other``  (optional) model turns (tool calls), for NGAR (Code Execution CUA only)
 ``hard``                  (optional) whether the tier counts for LC_hard (default: see
                           :func:`is_hard_tier`)
 ========================  =====================================================================
@@ -185,7 +185,7 @@ def h50(rows: Iterable[Mapping[str, Any]]) -> int | str | None:
 
 
 def ngar(n_native: int, n_other: int) -> float | None:
-    """100·N_native / (N_native + N_other); None without steps."""
+    """100·N_native / (N_native + N_other); None without turns."""
     total = n_native + n_other
     return None if total == 0 else 100.0 * n_native / total
 
@@ -282,7 +282,7 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     (fractions), ``mismatch``, ``answered``, ``premature_exit``, ``end`` (``complete``,
     ``answer``, ``timeout`` or ``stopped``), ``elapsed_s``, ``actions``, ``win_times``
     (``[t, level]`` of target wins), ``attempts`` (closed attempt events), ``n_native``,
-    ``n_other`` (None unless the agent's steps carry ``native``: Code Execution CUA steps in
+    ``n_other`` (None unless the agent's turns carry ``native``: Code Execution CUA turns in
     ``agent.jsonl``, or action lines), ``usage`` (a model agent's totals from ``agent.jsonl``:
     requests, tokens, latency, retries, malformed calls; None for other agents),
     ``agent_error`` (why a model agent's episode stopped, if it failed), ``finished``
@@ -312,11 +312,11 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     if isinstance(result, dict):
         outcome = fold(outcome, EpisodeEnded(outcome.actions, outcome.elapsed_s, freeze(result)))
 
-    usage, agent_error, agent_steps = _agent_usage(d)
-    if agent_steps is not None:
+    usage, agent_error, agent_turns = _agent_usage(d)
+    if agent_turns is not None:
         annotated = True
-        native += agent_steps[0]
-        other += agent_steps[1]
+        native += agent_turns[0]
+        other += agent_turns[1]
     o = outcome
     return {
         "dir": str(d),
@@ -357,19 +357,20 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
 
 def _agent_usage(d: Path) -> tuple[dict | None, str | None, tuple[int, int] | None]:
     """A model agent's totals from ``agent.jsonl`` (requests, tokens, latency, retries,
-    malformed calls, steps; None without that log), why it stopped (its error line, or
-    None) and its (native, other) step counts for NGAR (None unless its steps say)."""
+    malformed calls, turns; None without that log), why it stopped (its error line, or
+    None) and its (native, other) turn counts for NGAR (None unless its turns say). A turn
+    is one tool call of the model (``kind: "turn"``; earlier logs wrote ``"step"``)."""
     usage, agent_error = None, None
     native = other = 0
     annotated = False
     agent_lines = read_log(d, AGENT_LOG)
     if agent_lines:
         usage = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0,
-                 "retries": 0, "malformed": 0, "steps": 0}
+                 "retries": 0, "malformed": 0, "turns": 0}
     for rec in agent_lines:
         kind = rec.get("kind")
-        if kind == "step":
-            usage["steps"] += 1
+        if kind in ("turn", "step"):
+            usage["turns"] += 1
             if "native" in rec:
                 annotated = True
                 native += bool(rec["native"])

@@ -115,7 +115,7 @@ def fold(o: Outcome, event: Event) -> Outcome:
     """The outcome after ``event`` (a pure function: ``o`` is not changed)."""
     t = max(o.elapsed_s, event.t)
     if isinstance(event, ActionTaken):
-        return replace(o, elapsed_s=t, actions=max(o.actions, event.step))
+        return replace(o, elapsed_s=t, actions=max(o.actions, event.actions))
     if isinstance(event, Snapshot):
         if o.on_target(event):
             best = max(o.best.get(event.level, 0.0), event.potential)

@@ -24,6 +24,7 @@ from typing import Any
 
 from puzzlegym import jsonio
 from puzzlegym.errors import RecordError, shown
+from puzzlegym.evaluation.events import upgrade_line
 
 try:  # POSIX
     import fcntl
@@ -124,6 +125,12 @@ class EpisodeRecorder:
         if not self._log.closed:
             self._log.close()
 
+    def __reduce__(self):
+        raise TypeError(
+            f"an env writing an episode record ({self.dir}) cannot be pickled or copied: two "
+            "envs would write one record; copy an env made without record_dir"
+        )
+
 
 class RecordWriter:
     """The episode record as a subscriber of the env's events: each event becomes a line of
@@ -169,17 +176,24 @@ class AgentLog:
         except FileExistsError:
             raise RecordError(f"{self.dir / AGENT_LOG} already exists; records are never overwritten") from None
 
-    def write(self, record: dict, step: int, t: float) -> None:
-        doc = jsonio.representable({**record, "step": step, "t": round(t, 3)})  # NaN, 10**40: strings
+    def write(self, record: dict, actions: int, t: float) -> None:
+        doc = jsonio.representable({**record, "actions": actions, "t": round(t, 3)})  # NaN, 10**40: strings
         line = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str, allow_nan=False)
         if len(line) > MAX_AGENT_LINE:  # bounded: a runaway line is cut to its kind
-            line = json.dumps({"kind": record.get("kind"), "step": step, "t": round(t, 3), "truncated": len(line)})
+            line = json.dumps({"kind": record.get("kind"), "actions": actions, "t": round(t, 3),
+                               "truncated": len(line)})
         self._log.write(line + "\n")
         self._log.flush()
 
     def close(self) -> None:
         if not self._log.closed:
             self._log.close()
+
+    def __reduce__(self):
+        raise TypeError(
+            f"an env writing an episode record ({self.dir}) cannot be pickled or copied: two "
+            "envs would write one record; copy an env made without record_dir"
+        )
 
 
 class Log(list):
@@ -196,12 +210,13 @@ def _line(raw: bytes, path: Path, number: int) -> dict:
         raise RecordError(f"{path}:{number}: corrupted log line ({exc})") from None
     if not isinstance(doc, dict):
         raise RecordError(f"{path}:{number}: corrupted log line (a {type(doc).__name__}, not an object)")
-    return doc
+    return upgrade_line(doc)  # an earlier record's "step" reads as "actions"
 
 
 def read_log(directory: str | os.PathLike, name: str = "log.jsonl") -> Log:
-    """The log lines of an episode record (see module docstring for damaged logs);
-    ``name=AGENT_LOG`` reads the agent's lines ([] when there are none)."""
+    """The log lines of an episode record (see module docstring for damaged logs), in
+    today's names (:func:`~puzzlegym.evaluation.events.upgrade_line`); ``name=AGENT_LOG``
+    reads the agent's lines ([] when there are none)."""
     path = Path(directory) / name
     out = Log()
     if name == AGENT_LOG and not path.exists():

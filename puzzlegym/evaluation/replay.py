@@ -1,7 +1,8 @@
 """``puzzlegym replay DIR``: re-run an episode record and check that it reproduces itself.
 
-The record's manifest gives the env config and seed; its log gives every primitive action in
-order. The replay builds a fresh env with that config, resets it with the seed, performs the
+The record's manifest gives the env config and seed (and, for generated levels, the
+episode's ``first_level``); its log gives every primitive action in order. The replay builds
+a fresh env with that config, resets it with the seed (and that first level), performs the
 logged actions (grouped into the same env steps when the record has frame hashes, since a
 frame is observed once per step), records the replay to a scratch directory, and compares the
 two logs line by line: every action line (time, acceptance, screen, feedback), every evaluator
@@ -64,7 +65,6 @@ class ReplayClock:
 
 
 # the env settings a manifest's config holds (PuzzleEnv.config)
-CONFIG_KEYS = {"env_id", "backend", "start", "level", "clock", "budget_s", "reward", "action_cost_s", "levels"}
 
 
 def _steps(log: list[dict]) -> list[list[dict]]:
@@ -101,23 +101,12 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
     ``steps``, ``lines_compared``, ``snapshots`` and ``frames`` checked, ``finished`` (the
     record has a final result), ``torn_tail`` (lines after the last complete action of an
     unfinished record, not compared) and ``mismatch`` (the first difference, or None)."""
-    from puzzlegym.env import PuzzleEnv
     from puzzlegym.registry import catalogue_sha256, parse_env_id
 
     d = Path(directory)
     manifest = read_manifest(d)
     original = read_log(d)
-    config = dict(manifest.get("config", {}))
-    if "env_id" not in config:
-        raise RecordError(f"{d / 'manifest.json'}: manifest field 'config.env_id' is missing (the env to replay)")
-    unknown = sorted(set(config) - CONFIG_KEYS)
-    if unknown:
-        raise RecordError(f"{d / 'manifest.json'}: manifest field 'config.{unknown[0]}' is not an env setting")
-    if config.get("clock") == "wall" and not isinstance(config.get("budget_s"), (int, float)):
-        raise RecordError(f"{d / 'manifest.json'}: a wall-clock record needs a numeric 'config.budget_s'")
-    for n, rec in enumerate(original, 1):
-        if rec.get("kind") == "action":
-            check_line(rec, f"{d / 'log.jsonl'}:{n}", {"action": (dict,), "t": (int, float)})
+    config = _replay_config(d, manifest, original)
     env_id = config.pop("env_id")
     if backend is not None:
         config["backend"] = backend
@@ -127,52 +116,9 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
         warnings.append("the record was made with another level catalogue")
     steps = _steps(original)
     times = [float(r["t"]) for r in original if r.get("kind") == "action"]
-    with tempfile.TemporaryDirectory(prefix="puzzlegym-replay-") as tmp:
-        env = PuzzleEnv(
-            game.name,
-            tier,
-            record_dir=tmp,
-            agent=manifest.get("agent"),
-            record_frames=manifest.get("record_frames"),
-            **config,
-        )
-        try:
-            env.reset(seed=manifest.get("seed"))
-            if config.get("clock") == "wall":
-                env.clock = ReplayClock(times, float(config["budget_s"]))
-            recorded = iter(actions[0] if len(actions) == 1 else {"type": "batch", "actions": actions} for actions in steps)
-            end = play(env, lambda obs, info: next(recorded), max_steps=len(steps), start=(None, {}))
-            n_steps, done = end.steps, end.done
-            result = manifest.get("result") or {}
-            if not done and result.get("truncated") and isinstance(env.clock, ReplayClock):
-                # a wall-clock episode that hit the deadline after its last action: the
-                # deadline step performs nothing, then the episode ends as recorded
-                env.clock.finish(float(config["budget_s"]))
-                env.step({"type": "wait"})
-            if not done and isinstance(result.get("ended"), str):
-                # ended from outside (a service session deleted, expired, reset over or
-                # stopped): the attempt in progress was closed then, as the replay does now
-                env.end_episode(result["ended"])
-        finally:
-            env.close()
-        replayed = read_log(tmp)
+    replayed, n_steps = _rerun(game.name, tier, manifest, config, steps, times)
     finished = manifest.get("result") is not None
-    n = min(len(original), len(replayed))
-    mismatch = None
-    for i in range(n):
-        if original[i] != replayed[i]:
-            mismatch = {"line": i + 1, "detail": _diff(original[i], replayed[i])}
-            break
-    torn = 0
-    if mismatch is None and len(original) != len(replayed):
-        if finished or len(replayed) > len(original):
-            i = n
-            mismatch = {
-                "line": i + 1,
-                "detail": f"the record has {len(original)} log lines, the replay {len(replayed)}",
-            }
-        else:
-            torn = len(original) - len(replayed)
+    n, mismatch, torn = _compare(original, replayed, finished)
     compared = original[:n]
     return {
         "ok": mismatch is None,
@@ -190,6 +136,79 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
         "mismatch": mismatch,
         "warnings": warnings,
     }
+
+
+def _replay_config(d: Path, manifest: dict, original: list[dict]) -> dict[str, Any]:
+    """The recorded env config (``env_id`` included), checked before anything runs."""
+    from puzzlegym.env import CONFIG_KEYS
+
+    config = dict(manifest.get("config", {}))
+    if "env_id" not in config:
+        raise RecordError(f"{d / 'manifest.json'}: manifest field 'config.env_id' is missing (the env to replay)")
+    unknown = sorted(set(config) - CONFIG_KEYS)
+    if unknown:
+        raise RecordError(f"{d / 'manifest.json'}: manifest field 'config.{unknown[0]}' is not an env setting")
+    if config.get("clock") == "wall" and not isinstance(config.get("budget_s"), (int, float)):
+        raise RecordError(f"{d / 'manifest.json'}: a wall-clock record needs a numeric 'config.budget_s'")
+    for n, rec in enumerate(original, 1):
+        if rec.get("kind") == "action":
+            check_line(rec, f"{d / 'log.jsonl'}:{n}", {"action": (dict,), "t": (int, float)})
+    return config
+
+
+def _rerun(game: str, tier: str, manifest: dict, config: dict, steps: list[list[dict]],
+           times: list[float]) -> tuple[list[dict], int]:
+    """The log of the recorded ``steps`` played again on a fresh env, and the steps played."""
+    from puzzlegym.env import PuzzleEnv
+
+    with tempfile.TemporaryDirectory(prefix="puzzlegym-replay-") as tmp:
+        env = PuzzleEnv(
+            game,
+            tier,
+            record_dir=tmp,
+            agent=manifest.get("agent"),
+            record_frames=manifest.get("record_frames"),
+            **config,
+        )
+        try:
+            # a generated episode's levels: its first training level, as recorded
+            first = manifest.get("first_level")
+            env.reset(seed=manifest.get("seed"), options=None if first is None else {"first_level": first})
+            if config.get("clock") == "wall":
+                env.clock = ReplayClock(times, float(config["budget_s"]))
+            recorded = iter(actions[0] if len(actions) == 1 else {"type": "batch", "actions": actions} for actions in steps)
+            end = play(env, lambda obs, info: next(recorded), max_steps=len(steps), start=(None, {}))
+            _finish_as_recorded(env, manifest.get("result") or {}, config, end.done)
+        finally:
+            env.close()
+        return read_log(tmp), end.steps
+
+
+def _finish_as_recorded(env: Any, result: dict, config: dict, done: bool) -> None:
+    """End the replayed episode the way the recorded one ended after its last action."""
+    if not done and result.get("truncated") and isinstance(env.clock, ReplayClock):
+        # a wall-clock episode that hit the deadline after its last action: the deadline
+        # step performs nothing, then the episode ends as recorded
+        env.clock.finish(float(config["budget_s"]))
+        env.step({"type": "wait"})
+    if not done and isinstance(result.get("ended"), str):
+        # ended from outside (a service session deleted, expired, reset over or stopped):
+        # the attempt in progress was closed then, as the replay does now
+        env.end_episode(result["ended"])
+
+
+def _compare(original: list[dict], replayed: list[dict], finished: bool) -> tuple[int, dict | None, int]:
+    """Lines compared, the first difference (or None) and the torn tail of an unfinished
+    record (its lines after the replay's last, not compared)."""
+    n = min(len(original), len(replayed))
+    for i in range(n):
+        if original[i] != replayed[i]:
+            return n, {"line": i + 1, "detail": _diff(original[i], replayed[i])}, 0
+    if len(original) == len(replayed):
+        return n, None, 0
+    if finished or len(replayed) > len(original):
+        return n, {"line": n + 1, "detail": f"the record has {len(original)} log lines, the replay {len(replayed)}"}, 0
+    return n, None, len(original) - len(replayed)
 
 
 def format_report(rep: dict[str, Any]) -> str:

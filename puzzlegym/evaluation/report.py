@@ -176,7 +176,7 @@ def table18(data: dict) -> tuple[list[str], list[list[Any]]]:
 
 def usage_table(data: dict) -> tuple[list[str], list[list[Any]]]:
     """Model agents' requests and tokens (the paper's Table 7 layout, without prices)."""
-    header = ["Agent", "Episodes", "Requests", "Input tokens", "Output tokens", "Mean latency (s)", "Retries", "Malformed calls", "Steps"]
+    header = ["Agent", "Episodes", "Requests", "Input tokens", "Output tokens", "Mean latency (s)", "Retries", "Malformed calls", "Turns"]
     body = []
     for a in data["agents"]:
         used = [e["usage"] for e in data["episodes"][a] if e.get("usage")]
@@ -186,7 +186,7 @@ def usage_table(data: dict) -> tuple[list[str], list[list[Any]]]:
         latency = sum(u["latency_s"] for u in used)
         body.append([a, len(used), requests, sum(u["prompt_tokens"] for u in used), sum(u["completion_tokens"] for u in used),
                      latency / requests if requests else None, sum(u["retries"] for u in used),
-                     sum(u["malformed"] for u in used), sum(u["steps"] for u in used)])
+                     sum(u["malformed"] for u in used), sum(u["turns"] for u in used)])
     return header, body
 
 

@@ -122,7 +122,7 @@ def run_episode(
 
     ``agent_options`` is a model agent's options dict (:mod:`puzzlegym.agents.model`); a model
     agent's own record lines go to ``record/agent.jsonl`` and its totals (requests, tokens,
-    steps, malformed calls) to the result's ``model`` entry. Model agents play on the wall
+    turns, malformed calls) to the result's ``model`` entry. Model agents play on the wall
     clock unless ``clock`` says otherwise.
     """
     parse_env_id(env_id)  # a clear ConfigError for an unknown id
@@ -153,23 +153,7 @@ def run_episode(
             observers.append(frames)
         wall0 = time.perf_counter()
         end = play(env, policy, observers, max_steps=max_steps, seed=seed)
-        wall = time.perf_counter() - wall0
-        probe = env.unwrapped.probe()
-        result = {
-            "env_id": env_id,
-            "agent": label,
-            "seed": seed,
-            "success": probe.success,
-            "lc": probe.lc,
-            "fgp": probe.fgp,
-            "levels_won": list(probe.levels_won),
-            "steps": probe.steps,
-            "actions": probe.actions,
-            "elapsed_s": end.info["elapsed_s"],
-            "terminated": end.reason == "terminated",
-            "truncated": end.reason == "truncated",
-            "wall_s": round(wall, 3),
-        }
+        result = _result(env_id, label, seed, env.unwrapped.probe(), end, time.perf_counter() - wall0)
         if label != agent:
             result["agent_spec"] = agent
         if hasattr(policy, "summary"):
@@ -190,6 +174,25 @@ def run_episode(
         if hasattr(policy, "close"):
             policy.close()
         env.close()
+
+
+def _result(env_id: str, label: str, seed: int, probe: Any, end: Any, wall_s: float) -> dict:
+    """The episode's result dict (``result.json``) from its last probe and its end."""
+    return {
+        "env_id": env_id,
+        "agent": label,
+        "seed": seed,
+        "success": probe.success,
+        "lc": probe.lc,
+        "fgp": probe.fgp,
+        "levels_won": list(probe.levels_won),
+        "steps": probe.steps,
+        "actions": probe.actions,
+        "elapsed_s": end.info["elapsed_s"],
+        "terminated": end.reason == "terminated",
+        "truncated": end.reason == "truncated",
+        "wall_s": round(wall_s, 3),
+    }
 
 
 def _write_outputs(out: Path, result: dict, final: np.ndarray, frames: GifFrames | None, record: str | None) -> None:
@@ -222,6 +225,6 @@ def _write_agent_lines(policy: Any, log: AgentLog | None, env: Any) -> None:
         return
     lines = drain()
     if log is not None:
-        step, t = _stamp(env)
+        actions, t = _stamp(env)
         for rec in lines:
-            log.write(rec, step, t)
+            log.write(rec, actions, t)

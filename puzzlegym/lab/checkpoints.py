@@ -12,7 +12,8 @@ says what the board is and how it was made:
 ``game``, ``tier``  the board's game and difficulty; ``level`` is 1-based
 ``depth``           moves on the board since the level's ready (or restarted) board; a D and
                     its N control share level and depth
-``step``            the env's action count at the checkpoint
+``actions``         the env's action count at the checkpoint (``info["actions"]``; files
+                    written before it had this name call it ``step``)
 ``seed``            the ``reset(seed=...)`` the prefix starts from
 ``prefix``          the legal GUI-action prefix: replayed from ``reset(seed)`` it reproduces
                     the checkpoint exactly (:mod:`puzzlegym.lab.controller`)
@@ -66,7 +67,7 @@ MAX_PREFIX = 100_000  # GUI actions in a prefix
 MAX_LIST = 10_000  # files listed from one directory
 SUFFIX = ".ckpt.json"
 _REQUIRED = {
-    "class": str, "verdict": str, "game": str, "tier": str, "level": int, "depth": int, "step": int,
+    "class": str, "verdict": str, "game": str, "tier": str, "level": int, "depth": int, "actions": int,
     "prefix": list, "frame_sha256": str, "visible": bool, "legal_moves": int, "details": dict,
     "source": dict,
 }
@@ -78,6 +79,8 @@ def check_certificate(cert: Any) -> dict:
     :class:`~puzzlegym.errors.CheckpointError` naming the field. Returns it."""
     if not isinstance(cert, dict):
         raise CheckpointError("certificate: expected a JSON object (this is not a lab checkpoint)")
+    if "step" in cert and "actions" not in cert:  # an earlier file's name for the action count
+        cert = {("actions" if k == "step" else k): v for k, v in cert.items()}
     unknown = sorted(set(cert) - set(_REQUIRED) - set(_OPTIONAL))
     if unknown:
         raise CheckpointError(f"certificate.{unknown[0]}: unknown field")
@@ -91,15 +94,15 @@ def check_certificate(cert: Any) -> dict:
         raise CheckpointError(f"certificate.class: {cert['class']!r}; allowed: {', '.join(CLASSES)}")
     if cert["verdict"] != VERDICTS[cert["class"]]:
         raise CheckpointError(f"certificate.verdict: a {cert['class']} checkpoint is {VERDICTS[cert['class']]!r}, got {cert['verdict']!r}")
-    if cert["level"] < 1 or cert["depth"] < 0 or cert["step"] < 0 or cert["legal_moves"] < 0:
-        raise CheckpointError("certificate: level must be >= 1 and depth, step, legal_moves >= 0")
+    if cert["level"] < 1 or cert["depth"] < 0 or cert["actions"] < 0 or cert["legal_moves"] < 0:
+        raise CheckpointError("certificate: level must be >= 1 and depth, actions, legal_moves >= 0")
     seed = cert.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise CheckpointError(f"certificate.seed: expected an integer or null, got {seed!r}")
     if len(cert["prefix"]) > MAX_PREFIX:
         raise CheckpointError(f"certificate.prefix: {len(cert['prefix'])} actions; at most {MAX_PREFIX}")
-    if len(cert["prefix"]) != cert["step"]:
-        raise CheckpointError(f"certificate.prefix: {len(cert['prefix'])} actions, but step is {cert['step']}")
+    if len(cert["prefix"]) != cert["actions"]:
+        raise CheckpointError(f"certificate.prefix: {len(cert['prefix'])} actions, but actions is {cert['actions']}")
     for i, action in enumerate(cert["prefix"]):
         try:
             parsed = parse_action(action)
@@ -156,7 +159,7 @@ def summary(ckpt: Checkpoint, path: str | os.PathLike | None = None) -> dict:
         "tier": cert["tier"],
         "level": cert["level"],
         "depth": cert["depth"],
-        "step": cert["step"],
+        "actions": cert["actions"],
         "visible": cert["visible"],
         "legal_moves": cert["legal_moves"],
         "source": cert["source"]["kind"],

@@ -108,7 +108,7 @@ def _certificate(env: gym.Env, obs, cls: str, seed: int | None, prefix: list, so
         "tier": board.tier,
         "level": board.number,
         "depth": board.depth,
-        "step": probe.actions,
+        "actions": probe.actions,
         "seed": seed,
         "prefix": list(prefix),
         "frame_sha256": frame_digest(obs),
@@ -226,8 +226,8 @@ def find_in_record(directory: str | Path, *, limit: int | None = None, controls:
     config, seed = manifest["config"], manifest.get("seed")
     parse_env_id(config.get("env_id", ""))
     actions = [rec for rec in log if rec.get("kind") == "action"]
-    if [rec["step"] for rec in actions] != list(range(1, len(actions) + 1)):
-        raise CheckpointError(f"{directory}: the record's action steps are not 1..n")
+    if [rec["actions"] for rec in actions] != list(range(1, len(actions) + 1)):
+        raise CheckpointError(f"{directory}: the record's action counts are not 1..n")
     # the first dead board of each run, and the step of the ready board it belongs to
     found: list[tuple[int, int, dict]] = []  # (dead step, ready step, snapshot)
     ready: dict[tuple, int] = {}
@@ -235,14 +235,14 @@ def find_in_record(directory: str | Path, *, limit: int | None = None, controls:
     for snap in (rec for rec in log if rec.get("kind") == "snapshot"):
         key = (snap["game"], snap["tier"], snap["level"])
         if snap["cause"] in ("ready", "restart"):
-            ready[key], dead[key] = snap["step"], bool(snap["dead_end"])
+            ready[key], dead[key] = snap["actions"], bool(snap["dead_end"])
             continue
         was = dead.get(key, False)
         dead[key] = bool(snap["dead_end"])
         if snap["cause"] == "move" and snap["dead_end"] and not was and not snap["solved"] and key in ready:
-            found.append((snap["step"], ready[key], snap))
+            found.append((snap["actions"], ready[key], snap))
     found = found[: MAX_FOUND if limit is None else min(limit, MAX_FOUND)]
-    fatal = {run["fatal_step"]: run["fatal_move"] for rec in log if rec.get("kind") == "attempt" for run in rec.get("runs", [])}
+    fatal = {run["fatal_actions"]: run["fatal_move"] for rec in log if rec.get("kind") == "attempt" for run in rec.get("runs", [])}
     source = {"kind": "record", "record": str(Path(directory)), "agent": manifest.get("agent")}
     out: list[Checkpoint] = []
     controls_made: dict[tuple, Checkpoint] = {}

@@ -28,7 +28,7 @@ from puzzlegym.evaluation.loop import play
 from puzzlegym.jsonio import write_atomic, write_json
 from puzzlegym.rl.batched import default_workers
 from puzzlegym.rl.vector import make_vector_env, set_torch_threads
-from puzzlegym.wrappers.sb3 import check_sb3_env, make_sb3_env
+from puzzlegym.wrappers.sb3 import POLICIES, check_sb3_env, make_sb3_env, observation_kind
 
 __all__ = ["ALGOS", "MAX_EPISODES", "MAX_TIMESTEPS", "play_episodes", "train_and_compare"]
 
@@ -147,7 +147,7 @@ def train_and_compare(
     out_dir: str | Path,
     make_kwargs: dict | None = None,
     algo: str = "maskable_ppo",
-    policy: str = "CnnPolicy",
+    policy: str | None = None,
     timesteps: int = 16_384,
     n_envs: int = 4,
     vec: str = "dummy",
@@ -168,7 +168,9 @@ def train_and_compare(
     ``make_kwargs`` go to :func:`~puzzlegym.wrappers.make_sb3_env` (wrappers and env
     keywords); ``vec`` is ``"dummy"`` (envs in this process), ``"subproc"`` (a process per
     env) or ``"sb3_batched"`` (one worker process per core, each stepping its envs as a batch);
-    ``hyperparameters`` go to the algorithm (``n_steps``, ``learning_rate``, ...)."""
+    ``hyperparameters`` go to the algorithm (``n_steps``, ``learning_rate``, ...); ``policy``
+    None is the observation's (``CnnPolicy`` for pixels, ``MlpPolicy`` for the symbolic
+    board: :data:`~puzzlegym.wrappers.sb3.POLICIES`)."""
     if algo not in ALGOS:
         raise ConfigError(f"algo: {algo!r} is not allowed; allowed: {', '.join(ALGOS)}")
     if vec not in ("dummy", "subproc", "sb3_batched"):
@@ -191,7 +193,13 @@ def train_and_compare(
     threads = set_torch_threads(torch_threads, busy)
 
     eval_env = make_sb3_env(env_id, force=force, **make_kwargs)
-    check_sb3_env(eval_env, force=force)
+    try:
+        if policy is None:
+            policy = POLICIES[observation_kind(eval_env)]
+        check_sb3_env(eval_env, force=force, policy=policy)
+    except ConfigError:
+        eval_env.close()
+        raise
     result: dict[str, Any] = {
         "env_id": env_id, "make_kwargs": make_kwargs, "algo": algo, "policy": policy,
         "timesteps": timesteps, "n_envs": n_envs, "vec": vec, "seed": seed,

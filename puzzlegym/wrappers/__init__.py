@@ -8,13 +8,21 @@
   resolution (84×84, 1/4, 1/8 ..., optionally grayscale): no full frame, no resize.
 * :class:`DownscaleObservation` shrinks each full screen with Pillow (any env, the browser
   backend included), optionally to grayscale.
+* :class:`BoardObservation` observes the symbolic board instead: the game's public board
+  state as ``uint8`` 0/1 planes ``(C, H, W)``, no frame painted at any step (privileged, for
+  training; ``MlpPolicy``).
+* :class:`NumpyInfo` gives the public info numbers as numpy scalars (TorchRL reads them with
+  :func:`torchrl_info_reader`).
 * :class:`DiscreteGUIActions` replaces the GUI action dicts by a ``Discrete(n)`` space of
   clicks and swipes on a grid over the screen plus the arrow keys.
 * :class:`BoardActions` replaces them by the level's board-aligned targets (cells, bolts,
   anchors, vehicles, ...) plus the suite's buttons, with ``action_masks()`` for
   sb3-contrib's ``MaskablePPO`` (privileged layout knowledge, for training).
-* :func:`make_sb3_env` stacks LowResObservation → BlackBox → DiscreteGUIActions or
-  BoardActions into an env that Stable-Baselines3's ``CnnPolicy`` accepts;
+* :class:`ActionMaskObservation` puts those masks in a ``Dict`` observation
+  (``{"action_mask", "observations"}``), the form RLlib's masked models read.
+* :func:`make_sb3_env` stacks LowResObservation (or, with ``observation="board"``,
+  BoardObservation) → BlackBox → NumpyInfo → DiscreteGUIActions or BoardActions into an env
+  that Stable-Baselines3's ``CnnPolicy`` (``MlpPolicy`` for the board) accepts;
   :func:`check_sb3_env` explains what a raw env lacks.
 
 Interventions of the diagnostic studies (paper Section 5), over a :class:`TextChannel`; none
@@ -30,18 +38,25 @@ Typical use::
 
     env = make_sb3_env("LongPuzzle/MazePaint-Easy", actions="board", start="board", level=1, budget_s=200)
     model = stable_baselines3.PPO("CnnPolicy", env)
+
+    env = make_sb3_env("LongPuzzle/MazePaint-Easy", observation="board", actions="board", start="board")
+    model = stable_baselines3.PPO("MlpPolicy", env)
 """
 
 from puzzlegym.wrappers.action import ARROW_KEYS, SWIPE_PX, SWIPES, DiscreteGUIActions
+from puzzlegym.wrappers.action_mask import ActionMaskObservation
 from puzzlegym.wrappers.blackbox import PRIVATE_INFO_KEYS, BlackBox
 from puzzlegym.wrappers.board_actions import BUTTONS, BoardActions
+from puzzlegym.wrappers.board_observation import BoardObservation
 from puzzlegym.wrappers.hints import HINT_CONDITIONS, HINT_MESSAGES, StateHint
+from puzzlegym.wrappers.info import NUMERIC_INFO_KEYS, NumpyInfo, torchrl_info_reader
 from puzzlegym.wrappers.lowres import LowResObservation, resolution_for
 from puzzlegym.wrappers.observation import DownscaleObservation
 from puzzlegym.wrappers.restart import DeadEndRestart
 from puzzlegym.wrappers.rulecard import RULE_CARD_CONDITIONS, RuleCard
 from puzzlegym.wrappers.sb3 import (
     MAX_CNN_PARAMETERS,
+    POLICIES,
     check_sb3_env,
     make_sb3_env,
     nature_cnn_parameters,
@@ -55,6 +70,8 @@ __all__ = [
     "HINT_CONDITIONS",
     "HINT_MESSAGES",
     "MAX_CNN_PARAMETERS",
+    "NUMERIC_INFO_KEYS",
+    "POLICIES",
     "PRIVATE_INFO_KEYS",
     "RULE_CARD_CONDITIONS",
     "SWIPES",
@@ -62,12 +79,15 @@ __all__ = [
     "TEXT_CHARSET",
     "TEXT_MAX_LENGTH",
     "WORKFLOW_CONDITIONS",
+    "ActionMaskObservation",
     "BlackBox",
     "BoardActions",
+    "BoardObservation",
     "DeadEndRestart",
     "DiscreteGUIActions",
     "DownscaleObservation",
     "LowResObservation",
+    "NumpyInfo",
     "RuleCard",
     "StateHint",
     "TextChannel",
@@ -77,4 +97,5 @@ __all__ = [
     "make_sb3_env",
     "nature_cnn_parameters",
     "resolution_for",
+    "torchrl_info_reader",
 ]

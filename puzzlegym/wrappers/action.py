@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, GUIActionSpace
 from puzzlegym.errors import ActionError, ConfigError
 
 __all__ = ["ARROW_KEYS", "SWIPES", "SWIPE_PX", "DiscreteGUIActions"]
@@ -51,6 +51,12 @@ class DiscreteGUIActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
             self, grid=tuple(grid), swipes=swipes, keys=keys
         )
         super().__init__(env)
+        if not isinstance(env.action_space, GUIActionSpace):
+            raise ConfigError(
+                f"DiscreteGUIActions: maps indices to puzzlegym GUI actions, but the wrapped env "
+                f"acts with {env.action_space}; wrap a puzzlegym env (gym.make('LongPuzzle/...')) "
+                "whose actions are still GUI action dicts"
+            )
         rows, cols = (int(v) for v in grid)
         if not (1 <= rows <= SCREEN_HEIGHT and 1 <= cols <= SCREEN_WIDTH):
             raise ConfigError(f"grid: expected (rows, cols) within the screen, got {grid!r}")

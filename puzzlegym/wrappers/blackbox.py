@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import gymnasium as gym
+
+from puzzlegym.wrappers.info import InfoWrapper
 
 __all__ = ["PRIVATE_INFO_KEYS", "BlackBox"]
 
 PRIVATE_INFO_KEYS = ("evaluator",)
 
 
-class BlackBox(gym.Wrapper, gym.utils.RecordConstructorArgs):
+class BlackBox(InfoWrapper, gym.utils.RecordConstructorArgs):
     """Removes the evaluator's private section (``info["evaluator"]``) from the infos that
     ``reset`` and ``step`` return; every other key and the observation pass unchanged.
 
@@ -31,10 +31,5 @@ class BlackBox(gym.Wrapper, gym.utils.RecordConstructorArgs):
         """``info`` without its private keys (a new dict)."""
         return {k: v for k, v in info.items() if k not in PRIVATE_INFO_KEYS}
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        obs, info = self.env.reset(seed=seed, options=options)
-        return obs, self.public(info)
-
-    def step(self, action: Any):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        return obs, reward, terminated, truncated, self.public(info)
+    def info(self, info: dict) -> dict:
+        return self.public(info)

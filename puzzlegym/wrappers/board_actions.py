@@ -14,10 +14,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from puzzlegym.actions import Action, Click, Wait, to_dict
+from puzzlegym.actions import Action, Click, GUIActionSpace, Wait, to_dict
 from puzzlegym.errors import ActionError, ConfigError, PuzzleGymError
-from puzzlegym.probe import BOARD_AREA, LEVEL
+from puzzlegym.probe import LEVEL
 from puzzlegym.screen.input import GestureRecognizer, action_events
+from puzzlegym.splits import level_targets, tier_targets
 
 __all__ = ["BUTTONS", "BoardActions"]
 
@@ -34,8 +35,9 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     ``buttons[j]``.
 
     ``K`` is the largest number of board targets over the objective's levels (levels with
-    fewer are padded with targets that do not exist); ``max_targets`` sets it by hand (needed
-    only when ``levels="generated"`` produces levels with more targets than the catalogue).
+    fewer are padded with targets that do not exist; for ``levels="generated"``, over the
+    tier's catalogue levels, which no generated level exceeds); ``max_targets`` sets it
+    higher by hand.
     ``buttons`` (default: every entry of :data:`BUTTONS` the game has) are clicks on the
     suite's controls: ``"game"`` and ``"tier"`` are the objective's card on the home screen
     and its difficulty button.
@@ -44,8 +46,9 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     button not on this screen) performs a ``wait``: time passes and nothing else happens.
     :meth:`action_masks` marks the indices that would change the screen, the board or its
     selection (asked of the env's probe, which changes nothing: ``Probe.would_change``),
-    in the form sb3-contrib's ``MaskablePPO`` reads; when nothing would change anything, every
-    index is marked valid, so a masked policy can still act.
+    in the form sb3-contrib's ``MaskablePPO`` reads; when nothing would change anything (and
+    before the first ``reset()``), every index is marked valid, so a masked policy can still
+    act.
     """
 
     def __init__(
@@ -61,7 +64,15 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         base = env.unwrapped
         game = getattr(base, "game", None)
         if game is None or not hasattr(base, "probe"):
-            raise ConfigError(f"BoardActions: wraps puzzlegym envs only, got {type(base).__name__}")
+            raise ConfigError(
+                f"BoardActions: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got "
+                f"{type(base).__name__}; other envs keep their own action space"
+            )
+        if not isinstance(env.action_space, GUIActionSpace):
+            raise ConfigError(
+                f"BoardActions: performs puzzlegym GUI actions, but the wrapped env acts with "
+                f"{env.action_space}; apply it in place of DiscreteGUIActions, not over it"
+            )
         self._base = base
         if buttons is None:
             buttons = tuple(b for b in BUTTONS if b != "undo" or game.has_undo)
@@ -87,6 +98,7 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         self.action_space = spaces.Discrete(n + len(buttons))
         self._gestures: dict[Action, list] = {}
         self._memo: tuple[tuple[int, int], list] | None = None  # ((episode, version), targets)
+        self._mask_memo: tuple[tuple[int, int], np.ndarray] | None = None
 
     # -------------------------------------------------------------- layout
     def _suite_name(self, button: str) -> str:
@@ -97,18 +109,17 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         return button
 
     def _objective_targets(self) -> int:
-        """The most board targets of a level of the env's objective (catalogue levels)."""
+        """The most board targets of a level of the env's objective: its catalogue levels,
+        or for generated levels the tier's most (no generated level has more:
+        :mod:`puzzlegym.splits`)."""
         base = self._base
         game = base.game
         levels = game.load_catalogue(base.tier)
         k = base.config["level"]
-        if k is not None:
-            levels = [levels[k - 1]]
-        most = 0
-        for level in levels:
-            state = game.rules.initial_state(level)
-            ui = game.view.initial_ui(level, state)
-            most = max(most, len(game.view.board_targets(level, state, ui, BOARD_AREA)))
+        if base.config["levels"] == "generated":
+            most = tier_targets(game, base.tier)
+        else:
+            most = max(level_targets(game, level) for level in (levels if k is None else [levels[k - 1]]))
         if most == 0:
             raise ConfigError(f"BoardActions: {game.name} has no board targets (GameView.board_targets)")
         return most
@@ -171,15 +182,23 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
 
     def action_masks(self) -> np.ndarray:
         """A bool array over the indices: True where the action would change the screen, the
-        board or its selection (all True when none would)."""
-        probe = self._probe()
+        board or its selection (all True when none would, and before the first ``reset()``:
+        vector envs may ask before they reset)."""
+        try:
+            probe = self._base.probe()
+        except PuzzleGymError:  # no episode yet
+            return np.ones(self.action_space.n, dtype=bool)
+        key = (probe.episode, probe.version)  # the screen decides the mask
+        if self._mask_memo is not None and self._mask_memo[0] == key:
+            return self._mask_memo[1].copy()
         mask = np.zeros(self.action_space.n, dtype=bool)
         for i, action in enumerate(self.targets(probe)):
             if action is not None:
                 mask[i] = any(probe.would_change(g) for g in self._gestures_of(action))
         if not mask.any():
             mask[:] = True
-        return mask
+        self._mask_memo = (key, mask)
+        return mask.copy()
 
     def _gestures_of(self, action: Action) -> list:
         """The gestures ``action`` makes on its own (a fresh recognizer: a click is a click)."""

@@ -17,8 +17,8 @@ class DeadEndRestart(gym.Wrapper, gym.utils.RecordConstructorArgs):
     controller clicks the level's Restart control, an ordinary GUI action of the env. The
     agent gets the observation of the restarted board and the reward of both actions.
 
-    It records that it intervened: :attr:`interventions` lists ``{"step", "game", "tier",
-    "level"}`` of each restart (``step``: the env action that restarted), and the episode
+    It records that it intervened: :attr:`interventions` lists ``{"actions", "game", "tier",
+    "level"}`` of each restart (``actions``: the action count once it restarted), and the episode
     record gets an ``intervention`` line after the restart. Nothing reaches the agent's
     observation but the restarted screen itself.
     """
@@ -37,9 +37,9 @@ class DeadEndRestart(gym.Wrapper, gym.utils.RecordConstructorArgs):
         board = probe.board
         x, y = probe.controls["restart"].center
         obs, reward, terminated, truncated, info = self.env.step(to_dict(Click(x, y)))
-        record = {"step": env.probe().actions, "game": board.game.name, "tier": board.tier, "level": board.number}
+        record = {"actions": env.probe().actions, "game": board.game.name, "tier": board.tier, "level": board.number}
         self.interventions.append(record)
-        env.annotate({"kind": "intervention", "wrapper": "DeadEndRestart", **{k: v for k, v in record.items() if k != "step"}})
+        env.annotate({"kind": "intervention", "wrapper": "DeadEndRestart", **{k: v for k, v in record.items() if k != "actions"}})
         return obs, reward, terminated, truncated, info
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):

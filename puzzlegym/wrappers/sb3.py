@@ -1,5 +1,6 @@
-"""Stable-Baselines3 ready envs: the wrappers stacked for ``CnnPolicy``, and the checks that
-turn SB3's generic errors (or a 20 GiB CNN) into a message naming the wrappers."""
+"""Stable-Baselines3 ready envs: the wrappers stacked for ``CnnPolicy`` (pixels) or
+``MlpPolicy`` (the symbolic board), and the checks that turn SB3's generic errors (or a
+20 GiB CNN) into a message naming the wrappers."""
 
 from __future__ import annotations
 
@@ -12,12 +13,25 @@ from puzzlegym.errors import ConfigError
 from puzzlegym.wrappers.action import DiscreteGUIActions
 from puzzlegym.wrappers.blackbox import BlackBox
 from puzzlegym.wrappers.board_actions import BoardActions
-from puzzlegym.wrappers.lowres import FITS, LowResObservation, resolution_for
+from puzzlegym.wrappers.board_observation import BoardObservation
+from puzzlegym.wrappers.info import NumpyInfo
+from puzzlegym.wrappers.lowres import DEFAULT_SIZE, FITS, VIEWS, LowResObservation, resolution_for
 from puzzlegym.wrappers.observation import DownscaleObservation
 
-__all__ = ["ACTIONS", "MAX_CNN_PARAMETERS", "check_sb3_env", "make_sb3_env", "nature_cnn_parameters"]
+__all__ = [
+    "ACTIONS",
+    "MAX_CNN_PARAMETERS",
+    "OBSERVATIONS",
+    "POLICIES",
+    "check_sb3_env",
+    "make_sb3_env",
+    "nature_cnn_parameters",
+]
 
 ACTIONS = ("grid", "board")
+OBSERVATIONS = ("pixels", "board")
+# the SB3 policy each observation trains with
+POLICIES = {"pixels": "CnnPolicy", "board": "MlpPolicy"}
 # NatureCNN (SB3's CnnPolicy) feature extractors above this many parameters are refused
 # unless forced: a 1280x900 screen gives 557M (2.1 GiB of float32 weights, ~8 GiB with
 # gradients and Adam's moments); 84x84 gives 1.7M, a quarter-scale 225x320 frame 28.4M.
@@ -61,17 +75,39 @@ _RAW_HINT = (
 )
 
 
-def check_sb3_env(env: gym.Env, force: bool = False) -> None:
+def observation_kind(env: gym.Env) -> str:
+    """``"board"`` when ``env``'s observations are the symbolic board (a
+    :class:`BoardObservation` in the stack), else ``"pixels"``."""
+    while isinstance(env, gym.Wrapper):
+        if isinstance(env, BoardObservation):
+            return "board"
+        env = env.env
+    return "pixels"
+
+
+def check_sb3_env(env: gym.Env, force: bool = False, policy: str | None = None) -> None:
     """Raise :class:`~puzzlegym.errors.ConfigError` naming the puzzlegym wrappers when
-    ``env`` cannot train with SB3's image policies: GUI action dicts (or any space SB3 does not
-    take), non-image observations, or an observation that builds a CNN above
-    :data:`MAX_CNN_PARAMETERS` (unless ``force``)."""
+    ``env`` cannot train with SB3: GUI action dicts (or any space SB3 does not take);
+    pixels: non-image observations, or an observation that builds a CNN above
+    :data:`MAX_CNN_PARAMETERS` (unless ``force``); ``policy`` (when given) not the policy
+    the observation trains with (:data:`POLICIES`: ``CnnPolicy`` for pixels, ``MlpPolicy``
+    for the board)."""
     act, obs = env.action_space, env.observation_space
     if not isinstance(act, (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary, spaces.Box)):
         raise ConfigError(
             f"action space {type(act).__name__}: Stable-Baselines3 takes Discrete, MultiDiscrete, "
             f"MultiBinary or Box actions, not puzzlegym's GUI action dicts; {_RAW_HINT}"
         )
+    kind = observation_kind(env)
+    if policy is not None and policy != POLICIES[kind]:
+        why = ("the symbolic board is not an image (planes of 0/1, channel first)" if kind == "board"
+               else "pixels are images")
+        raise ConfigError(
+            f"policy: {policy!r} does not fit observation={kind!r} ({why}); use "
+            f"{POLICIES[kind]!r}"
+        )
+    if kind == "board":
+        return
     if not (isinstance(obs, spaces.Box) and len(obs.shape) == 3):
         raise ConfigError(
             f"observation space {obs}: SB3's CnnPolicy takes an image Box (H, W, C); "
@@ -82,39 +118,70 @@ def check_sb3_env(env: gym.Env, force: bool = False) -> None:
 
 def make_sb3_env(
     env_id: str = "LongPuzzle/MazePaint-Easy",
-    size: tuple[int, int] = (84, 84),
+    size: tuple[int, int] | None = None,
     grid: tuple[int, int] = (4, 4),
-    grayscale: bool = False,
+    grayscale: bool | None = None,
     swipes: bool = True,
     keys: bool = True,
     actions: str = "grid",
     buttons: tuple[str, ...] | None = None,
-    fit: str = "stretch",
+    fit: str | None = None,
     scale=None,
     max_targets: int | None = None,
     force: bool = False,
+    observation: str = "pixels",
+    board_shape: tuple[int, int, int] | None = None,
+    view: str | None = None,
     **env_kwargs: Any,
 ) -> gym.Env:
-    """``gym.make(env_id, **env_kwargs)`` ready for SB3's ``CnnPolicy``: observations
-    ``(size[0], size[1], 3)`` uint8 (``1`` channel with ``grayscale``) rendered directly at
-    that size (:class:`LowResObservation`, ``fit="stretch"`` fills the frame,
-    ``"letterbox"`` keeps the aspect ratio; the browser backend's screenshots are resized
-    instead), public infos only (:class:`BlackBox`) and a ``Discrete`` action space:
-    ``actions="grid"`` clicks and swipes on a ``grid`` over the screen plus arrow keys
-    (:class:`DiscreteGUIActions`), ``actions="board"`` the level's board targets plus the
-    suite's ``buttons`` (:class:`BoardActions`, with ``action_masks()`` for
-    ``MaskablePPO``; ``max_targets`` as there). A uniform ``scale`` (e.g. ``"1/16"``:
-    56×80) replaces ``size``.
+    """``gym.make(env_id, **env_kwargs)`` ready for Stable-Baselines3.
 
-    Sizes whose NatureCNN would exceed :data:`MAX_CNN_PARAMETERS` are refused unless
-    ``force=True`` (NatureCNN needs at least 36×36). ``env_kwargs`` go to ``gym.make``
-    (e.g. ``start="board"``, ``level=1``, ``budget_s=200``, ``max_episode_steps=...``)."""
+    ``observation="pixels"`` (the default), for ``CnnPolicy``: observations
+    ``(size[0], size[1], 3)`` uint8 (``size`` default ``(84, 84)``; ``1`` channel with
+    ``grayscale``) rendered directly at that size (:class:`LowResObservation`,
+    ``fit="stretch"`` (default) fills the frame, ``"letterbox"`` keeps the aspect ratio; the
+    browser backend's screenshots are resized instead). A uniform ``scale`` (e.g.
+    ``"1/16"``: 56×80) replaces ``size``. Sizes whose NatureCNN would exceed
+    :data:`MAX_CNN_PARAMETERS` are refused unless ``force=True`` (NatureCNN needs at least
+    36×36). ``view="board"`` observes through the training view (the board's panel alone, in
+    the training style: :class:`LowResObservation`; the native backend only); ``"screen"``
+    (the default) the whole screen.
+
+    ``observation="board"``, for ``MlpPolicy``: the symbolic board
+    (:class:`BoardObservation`: the game's public board state as ``uint8`` 0/1 planes,
+    ``(C, H, W)``, ``board_shape`` as its ``shape``); no frame is painted at any step (the
+    native backend only). ``size``, ``scale``, ``grayscale``, ``fit`` and ``view`` do not
+    apply.
+
+    Then public infos only (:class:`BlackBox`), their numbers as numpy scalars
+    (:class:`NumpyInfo`), and a ``Discrete`` action space: ``actions="grid"`` clicks and
+    swipes on a ``grid`` over the screen plus arrow keys (:class:`DiscreteGUIActions`),
+    ``actions="board"`` the level's board targets plus the suite's ``buttons``
+    (:class:`BoardActions`, with ``action_masks()`` for ``MaskablePPO``; ``max_targets`` as
+    there). ``env_kwargs`` go to ``gym.make`` (e.g. ``start="board"``, ``level=1``,
+    ``budget_s=200``, ``max_episode_steps=...``)."""
+    if observation not in OBSERVATIONS:
+        raise ConfigError(
+            f"observation: {observation!r} is not allowed; allowed: {', '.join(OBSERVATIONS)}"
+        )
     if actions not in ACTIONS:
         raise ConfigError(f"actions: {actions!r} is not allowed; allowed: {', '.join(ACTIONS)}")
+    if observation == "board":
+        return _make_board_env(env_id, actions, grid, swipes, keys, buttons, max_targets, board_shape,
+                               {"size": size, "scale": scale, "grayscale": grayscale, "fit": fit, "view": view},
+                               env_kwargs)
+    if board_shape is not None:
+        raise ConfigError("board_shape: applies to observation='board' only")
+    size = DEFAULT_SIZE if size is None else size
+    grayscale = bool(grayscale)
+    fit = "stretch" if fit is None else fit
+    view = "screen" if view is None else view
     if fit not in FITS:
         raise ConfigError(f"fit: {fit!r} is not allowed; allowed: {', '.join(FITS)}")
+    if view not in VIEWS:
+        raise ConfigError(f"view: {view!r} is not allowed; allowed: {', '.join(VIEWS)}")
     if scale is not None:
-        res = resolution_for(None, scale, grayscale)
+        res = resolution_for(None, scale, grayscale, view=view)
         height, width = res.height, res.width
         size = None
     else:
@@ -127,13 +194,41 @@ def make_sb3_env(
     env = gym.make(env_id, **env_kwargs)
     try:
         if env.unwrapped.config["backend"] == "native":
-            env = LowResObservation(env, size=size, grayscale=grayscale, scale=scale, fit=fit)
+            env = LowResObservation(
+                env, size=size, grayscale=grayscale, scale=scale, fit=fit, view=view
+            )
+        elif view == "board":
+            raise ConfigError(
+                "view: 'board' (the training view) is rendered in process and needs "
+                f"backend='native'; this env uses {env.unwrapped.config['backend']!r}, whose "
+                "screenshots can only be resized (view='screen')"
+            )
         else:
             env = DownscaleObservation(env, size=(height, width), grayscale=grayscale)
-        env = BlackBox(env)
-        if actions == "board":
-            return BoardActions(env, buttons=buttons, max_targets=max_targets)
-        return DiscreteGUIActions(env, grid=grid, swipes=swipes, keys=keys)
+        return _actions(NumpyInfo(BlackBox(env)), actions, grid, swipes, keys, buttons, max_targets)
+    except Exception:
+        env.close()
+        raise
+
+
+def _actions(env, actions, grid, swipes, keys, buttons, max_targets) -> gym.Env:
+    if actions == "board":
+        return BoardActions(env, buttons=buttons, max_targets=max_targets)
+    return DiscreteGUIActions(env, grid=grid, swipes=swipes, keys=keys)
+
+
+def _make_board_env(env_id, actions, grid, swipes, keys, buttons, max_targets, board_shape, pixel_options,
+                    env_kwargs) -> gym.Env:
+    for name, value in pixel_options.items():
+        if value is not None:
+            raise ConfigError(
+                f"{name}: applies to observation='pixels' only; observation='board' observes "
+                "the symbolic board (board_shape sets its shape)"
+            )
+    env = gym.make(env_id, **env_kwargs)
+    try:
+        env = BoardObservation(env, shape=board_shape)
+        return _actions(NumpyInfo(BlackBox(env)), actions, grid, swipes, keys, buttons, max_targets)
     except Exception:
         env.close()
         raise
