@@ -1,6 +1,6 @@
 """Vision readers benchmark: how long reading one frame takes, beside one env step.
 
-For each game with a reader here (Nut and Bolt, Color Connect, Bolt Unscrew), the frames are
+For each game (every registered game has a reader), the frames are
 every catalogue level's first board plus the boards of a seeded walk of legal moves from
 each (``--walk`` moves, with a selection or a half-drawn path left on every other board).
 Each frame is read ``--repeat`` times (the fastest counts: this machine's speed drifts);
@@ -23,14 +23,10 @@ from itertools import islice
 import gymnasium as gym
 
 import puzzlegym  # noqa: F401  (registers the envs)
-from puzzlegym.agents.vision import bolt_unscrew, color_connect, nut_and_bolt
+from puzzlegym.agents.vision import reader_for
 from puzzlegym.registry import games
 
-READERS = {
-    "NutAndBolt": nut_and_bolt.READER,
-    "ColorConnect": color_connect.READER,
-    "BoltUnscrew": bolt_unscrew.READER,
-}
+READERS = {game: reader_for(game) for game in games()}
 
 
 def frames(game: str, walk: int) -> tuple[list, list[float]]:
