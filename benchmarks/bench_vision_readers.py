@@ -39,6 +39,8 @@ def frames(game: str, walk: int) -> tuple[list, list[float]]:
             env = gym.make(f"LongPuzzle/{game}-{tier}", start="board", level=k)
             obs, _ = env.reset(seed=0)
             for j in range(walk + 1):
+                if not _on_board(env):
+                    break  # the walk won the level: the banner covers the board
                 out.append((tier, obs))
                 for half in (
                     j % 2 == 1,
@@ -55,10 +57,16 @@ def frames(game: str, walk: int) -> tuple[list, list[float]]:
                         t0 = time.perf_counter()
                         obs, *_ = env.step(action)
                         steps.append(time.perf_counter() - t0)
-                    if half:
+                    if half and _on_board(env):
                         out.append((tier, obs))
             env.close()
     return out, steps
+
+
+def _on_board(env) -> bool:
+    """Whether the env shows a level's board still being played."""
+    probe = env.unwrapped.probe()
+    return probe.screen == "level" and probe.board is not None and not probe.board.solved
 
 
 def bench(game: str, walk: int, repeat: int) -> dict:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 from PIL import Image, ImageDraw
 
 from puzzlegym.screen.palette import PALETTE, text_colour
@@ -156,18 +157,17 @@ def _letter(shape: tuple[int, int], quantised: bytes, style: Style) -> str | Non
 
 def _difference(a: np.ndarray, t: np.ndarray) -> float:
     """How different two coverage crops are: the least, over shifts of a pixel or two, of
-    the summed absolute difference over the summed ink of both."""
+    the summed absolute difference over the summed ink of both. (Outside the template's
+    place the difference is ``a``'s own ink, so each shift sums only the template's
+    window.)"""
     h, w = max(a.shape[0], t.shape[0]) + 2, max(a.shape[1], t.shape[1]) + 2
     pa = np.zeros((h, w), np.float32)
     pa[1:1 + a.shape[0], 1:1 + a.shape[1]] = a
-    total = float(a.sum() + t.sum()) or 1.0
-    best = 2.0
-    for dy in range(h - t.shape[0] + 1):
-        for dx in range(w - t.shape[1] + 1):
-            pt = np.zeros((h, w), np.float32)
-            pt[dy:dy + t.shape[0], dx:dx + t.shape[1]] = t
-            best = min(best, float(np.abs(pa - pt).sum()) / total)
-    return best
+    ink = float(a.sum())
+    total = ink + float(t.sum()) or 1.0
+    windows = sliding_window_view(pa, t.shape)  # every shift at once
+    diff = ink - windows.sum(axis=(2, 3)) + np.abs(windows - t).sum(axis=(2, 3))
+    return min(2.0, float(diff.min()) / total)
 
 
 @lru_cache(maxsize=64)
