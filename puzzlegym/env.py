@@ -153,8 +153,8 @@ class PuzzleEnv(gym.Env):
         if unknown:
             raise ConfigError(
                 f"{sorted(unknown)[0]}: not a keyword argument of puzzlegym envs; allowed: backend, start, "
-                "level, clock, budget_s, reward, render_mode, action_cost_s, levels, record_dir, agent, "
-                "record_frames, render_cache_bytes"
+                "level, clock, budget_s, reward, render_mode, action_cost_s, levels, num_levels, "
+                "start_level, record_dir, agent, record_frames, render_cache_bytes"
             )
         if agent is not None and (not isinstance(agent, str) or not 1 <= len(agent) <= 200):
             raise ConfigError(f"agent: expected None or the agent's name (1..200 characters), got {shown(agent)}")
@@ -178,6 +178,8 @@ class PuzzleEnv(gym.Env):
         if not _positive_finite(action_cost_s):
             raise ConfigError(f"action_cost_s: must be a positive, finite number of seconds, got {shown(action_cost_s)}")
         split = check_split(levels, num_levels, start_level)
+        if record_frames not in (None, "hash"):
+            raise ConfigError(f"record_frames: {record_frames!r} is not allowed; allowed: None, 'hash'")
         if record_dir is not None:
             record_dir = _check_record_dir(record_dir)
         if render_cache_bytes is not None and (
@@ -208,8 +210,6 @@ class PuzzleEnv(gym.Env):
         self.render_mode = render_mode
         self.record_dir = record_dir
         self.record_path: str | None = None  # the current episode's record directory
-        if record_frames not in (None, "hash"):
-            raise ConfigError(f"record_frames: {record_frames!r} is not allowed; allowed: None, 'hash'")
         self.record_frames = record_frames
         self.agent_name = agent
         self.observation_space = spaces.Box(0, 255, (SCREEN_HEIGHT, SCREEN_WIDTH, 3), np.uint8)

@@ -3,7 +3,9 @@ input with puzzlegym's own errors (naming the field and file) and change nothing
 
 import copy
 import json
+import os
 import re
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -141,6 +143,29 @@ def test_checkpoint_puzzlegym_version_is_checked(make_env, tmp_path):
 def test_bad_env_config_is_rejected_at_construction(kwargs, field):
     with pytest.raises(ConfigError, match=field):
         gym.make("LongPuzzle/MazePaint-Easy", **kwargs)
+
+
+def _children() -> set[int]:
+    """The pids of this process's children (from /proc)."""
+    out = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == os.getpid():
+                out.add(int(entry.name))
+    return out
+
+
+def test_a_bad_keyword_is_refused_before_any_browser_starts():
+    before = _children()
+    with pytest.raises(ConfigError, match=r"^record_frames: 'all' is not allowed"):
+        gym.make("LongPuzzle/MazePaint-Easy", backend="browser", record_frames="all")
+    assert _children() <= before  # no Chromium (nor its driver) was launched for a refused env
+    with pytest.raises(ConfigError, match=r"num_levels, start_level, record_dir"):
+        gym.make("LongPuzzle/MazePaint-Easy", levels_count=3)
 
 
 def test_unwritable_record_dir_is_rejected_at_construction(tmp_path):

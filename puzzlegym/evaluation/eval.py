@@ -254,24 +254,56 @@ def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backen
         "env_kwargs": {**env_kwargs, "clock": "/".join(dict.fromkeys(clocks[a] for a in agents))},
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
-    jobs = []
-    for agent in agents:
-        for env_id in objectives:
-            for seed in seeds:
-                out = episode_dir(run, labels[agent], env_id, seed)
-                jobs.append(
-                    {
-                        "agent": agent,
-                        "label": labels[agent],
-                        "agent_options": agent_options if is_model_spec(agent) else None,
-                        "env_id": env_id,
-                        "seed": seed,
-                        "out_dir": str(out),
-                        "max_steps": max_steps,
-                        "gif": gif,
-                        "env_kwargs": {**env_kwargs, "clock": clocks[agent]},
-                    }
-                )
+    jobs = _jobs(run, agents, labels, objectives, seeds, agent_options, max_steps, gif, env_kwargs, clocks)
+    results, todo, aside = _plan(run, jobs, resume)
+    # never more worker processes than episodes to play
+    workers = meta["workers"] = max(1, min(workers, len(todo)))
+    # after every check: a refused run changes nothing
+    write_json(run / "run.json", meta)
+    for out, kept in aside:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        out.rename(kept)
+        print(f"puzzlegym eval: the earlier attempt at {out} is kept in {kept}", file=sys.stderr)
+    bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="episode", disable=not progress)
+    try:
+        for i, result in _played(jobs, todo, executor, workers, address):
+            results[i] = result
+            bar.set_postfix_str(_short(result))
+            bar.update(1)
+    finally:
+        bar.close()
+    out = [results[i] for i in range(len(jobs))]
+    meta["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    meta["errors"] = sum(1 for r in out if "error" in r)
+    write_json(run / "run.json", meta)
+    return out
+
+
+def _jobs(run, agents, labels, objectives, seeds, agent_options, max_steps, gif, env_kwargs, clocks) -> list[dict]:
+    """One job per (agent, objective, seed), in that order: what ``_run_job`` plays."""
+    from puzzlegym.agents.model import is_model_spec
+
+    return [
+        {
+            "agent": agent,
+            "label": labels[agent],
+            "agent_options": agent_options if is_model_spec(agent) else None,
+            "env_id": env_id,
+            "seed": seed,
+            "out_dir": str(episode_dir(run, labels[agent], env_id, seed)),
+            "max_steps": max_steps,
+            "gif": gif,
+            "env_kwargs": {**env_kwargs, "clock": clocks[agent]},
+        }
+        for agent in agents
+        for env_id in objectives
+        for seed in seeds
+    ]
+
+
+def _plan(run: Path, jobs: list[dict], resume: bool) -> tuple[dict[int, dict], list[int], list[tuple[Path, Path]]]:
+    """What a (resumed) run still has to play: the results already there, the jobs to run
+    and the unfinished episode directories to move aside (where to). Changes nothing."""
     results: dict[int, dict] = {}
     todo = []
     aside: list[tuple[Path, Path]] = []
@@ -292,43 +324,25 @@ def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backen
             # an unfinished or damaged episode is kept (never deleted) and run again
             aside.append((out, unused_path(run / SUPERSEDED / out.relative_to(run), taken=Path.exists)))
         todo.append(i)
-    # never more worker processes than episodes to play
-    workers = meta["workers"] = max(1, min(workers, len(todo)))
-    # after every check: a refused run changes nothing
-    write_json(run / "run.json", meta)
-    for out, kept in aside:
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        out.rename(kept)
-        print(f"puzzlegym eval: the earlier attempt at {out} is kept in {kept}", file=sys.stderr)
-    bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="episode", disable=not progress)
-    try:
-        if executor == "ray":
-            from puzzlegym.evaluation.distributed import ray_results
+    return results, todo, aside
 
-            for k, result in ray_results([jobs[i] for i in todo], workers=workers, address=address):
-                results[todo[k]] = result
-                bar.set_postfix_str(_short(result))
-                bar.update(1)
-        elif workers == 1:
-            for i in todo:
-                results[i] = _run_job(jobs[i])
-                bar.set_postfix_str(_short(results[i]))
-                bar.update(1)
-        else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = {pool.submit(_run_job, jobs[i]): i for i in todo}
-                for fut in as_completed(futures):
-                    i = futures[fut]
-                    results[i] = fut.result()
-                    bar.set_postfix_str(_short(results[i]))
-                    bar.update(1)
-    finally:
-        bar.close()
-    out = [results[i] for i in range(len(jobs))]
-    meta["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    meta["errors"] = sum(1 for r in out if "error" in r)
-    write_json(run / "run.json", meta)
-    return out
+
+def _played(jobs: list[dict], todo: list[int], executor: str, workers: int, address):
+    """``(job index, result)`` of each job in ``todo`` as it finishes: on Ray, in worker
+    processes or here."""
+    if executor == "ray":
+        from puzzlegym.evaluation.distributed import ray_results
+
+        for k, result in ray_results([jobs[i] for i in todo], workers=workers, address=address):
+            yield todo[k], result
+    elif workers == 1:
+        for i in todo:
+            yield i, _run_job(jobs[i])
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_run_job, jobs[i]): i for i in todo}
+            for fut in as_completed(futures):
+                yield futures[fut], fut.result()
 
 
 def _short(result: dict) -> str:
