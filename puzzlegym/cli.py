@@ -256,7 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="play one episode with an agent")
     run.add_argument("env_id", help="e.g. LongPuzzle/MazePaint-Easy")
-    run.add_argument("--agent", default="solver", help="solver, random, openai:MODEL, or module:callable")
+    run.add_argument("--agent", default="solver", help="solver, random, scripted, vision, openai:MODEL, or module:callable")
     run.add_argument("--backend", default="native", choices=["native", "browser"])
     run.add_argument("--level", type=int, default=None, help="play only level K (1-based)")
     run.add_argument("--start", default="home", choices=["home", "board"])
@@ -320,7 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     lv.set_defaults(func=_cmd_levels)
 
     ev = sub.add_parser("eval", help="run agents over objectives and seeds, writing episode records")
-    ev.add_argument("--agents", default="solver", help="comma list: solver, random, openai:MODEL, module:callable")
+    ev.add_argument("--agents", default="solver", help="comma list: solver, random, scripted, vision, openai:MODEL, module:callable")
     ev.add_argument("--objectives", default="all", help="'all' or a comma list of ids (MazePaint-Easy,...)")
     ev.add_argument("--seeds", default="0", help="comma list or range, e.g. 0,1 or 0-4 (at most 10000 seeds)")
     ev.add_argument("--workers", type=int, default=1,

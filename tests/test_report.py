@@ -2,6 +2,8 @@
 plots and index.md; the level-science table and its N_step check over the catalogue."""
 
 import csv
+import json
+import shutil
 
 import pytest
 
@@ -57,6 +59,22 @@ def test_load_run_figures_agree_with_the_rows(run_dir):
     assert (solver["n"], solver["S"], solver["cells"]) == (2, 2, 2)
     random_lc = sum(r["lc"] for r in data["rows"]["random"]) / 2
     assert data["figures"]["random"]["LC"] == pytest.approx(random_lc)  # one game: plain mean
+
+
+def test_index_names_the_agents_of_records_beside_the_eval_run(run_dir, tmp_path):
+    """A served agent's records under the run (as scripts/vision_baselines.py writes them)
+    are reported beside the eval's agents, and the index's agents line says so."""
+    run = tmp_path / "run"
+    shutil.copytree(run_dir, run)
+    record = next(p.parent for p in sorted(run.rglob("manifest.json"))
+                  if json.loads(p.read_text())["agent"] == "solver")
+    served = run / "vision" / "episode-000001"
+    shutil.copytree(record, served)
+    manifest = json.loads((served / "manifest.json").read_text())
+    (served / "manifest.json").write_text(json.dumps({**manifest, "agent": "http:vision"}))
+    out = write_report(run, tmp_path / "out")
+    assert load_run(run)["agents"] == ["solver", "random", "http:vision"]
+    assert "- agents: solver, random, http:vision; seeds: 0" in (out / "index.md").read_text()
 
 
 def test_nstep_check_on_hand_rows():

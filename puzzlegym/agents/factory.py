@@ -16,7 +16,8 @@ __all__ = ["agent_label", "check_agent", "make_agent"]
 
 
 def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] | None = None):
-    """``"solver"``, ``"random"``, ``"scripted"``, ``"openai:MODEL"`` (a model agent; ``options`` is its one
+    """``"solver"``, ``"random"``, ``"scripted"``, ``"vision"`` (pixels only:
+    :mod:`puzzlegym.agents.vision`), ``"openai:MODEL"`` (a model agent; ``options`` is its one
     options dict, see :mod:`puzzlegym.agents.model`) or ``"package.module:factory"`` (called
     with the env).
 
@@ -33,6 +34,11 @@ def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] 
         return RandomAgent(env, seed)
     if spec == "scripted":
         return ScriptedAgent(env, seed)
+    if spec == "vision":  # pixels only: it is told its objective, never given the env
+        from puzzlegym.agents.vision import VisionAgent
+
+        config = env.unwrapped.config
+        return VisionAgent(config["env_id"], config["level"])
     factory = _factory(spec)
     try:
         agent = factory(env)
@@ -44,14 +50,14 @@ def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] 
     return agent
 
 
-BUILTIN = ("solver", "random", "scripted")
+BUILTIN = ("solver", "random", "scripted", "vision")
 
 
 def _factory(spec: str):
     """The ``module:callable`` a spec names (imported; it must be callable)."""
     module, sep, attr = spec.partition(":") if isinstance(spec, str) else ("", "", "")
     if not sep or not module or not attr:
-        raise ConfigError(f"agent: {shown(spec)} is not 'solver', 'random', 'scripted', 'openai:MODEL' or 'module:callable'")
+        raise ConfigError(f"agent: {shown(spec)} is not 'solver', 'random', 'scripted', 'vision', 'openai:MODEL' or 'module:callable'")
     try:
         factory = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError, ValueError) as exc:

@@ -354,7 +354,7 @@ def write_report(
     if meta:
         lines += [
             f"- puzzlegym {meta.get('puzzlegym_version')}, catalogue `{str(meta.get('catalogue_sha256'))[:12]}…`",
-            f"- agents: {', '.join(meta.get('agents', []))}; seeds: {', '.join(map(str, meta.get('seeds', [])))}",
+            f"- agents: {', '.join(data['agents'] or meta.get('agents', []))}; seeds: {', '.join(map(str, meta.get('seeds', [])))}",
             f"- objectives: {len(meta.get('objectives', []))} ({', '.join(o.split('/')[-1] for o in meta.get('objectives', []))})",
             f"- protocol: start at the home screen, budget {kw.get('budget_s')} s on the {kw.get('clock')} clock, "
             f"backend {kw.get('backend')}" + (f", harness step cap {meta['max_steps']}" if meta.get("max_steps") else ", no action limit"),
