@@ -95,6 +95,7 @@ class VisionAgent:
             raise ValueError(f"max_readings: expected a positive integer, got {max_readings!r}")
         self.level = level
         self.failure: str | None = None
+        self.reader: GameReader | None
         try:
             self.reader = reader_for(self.game)
         except VisionError as exc:  # it answers with the reason at once: a clear, scored failure
@@ -106,7 +107,7 @@ class VisionAgent:
         self.max_readings = max_readings
         self.readings = 0
         self.solves = 0
-        self.levels = None  # n, from a header
+        self.levels: int | None = None  # n, from a header
         self.won: set[int] = set()
         self.success = False
         self._board: int | None = None  # the level number of the board last played
@@ -207,7 +208,7 @@ class VisionAgent:
         shown = list(seen.title)
         if len(shown) != len(expected):
             return None
-        numbers = {}
+        numbers: dict[str, int] = {}
         for want, got in zip(expected, shown, strict=True):
             if want in ("\0k", "\0n"):
                 if got is None or not got.isdigit():
@@ -220,6 +221,8 @@ class VisionAgent:
 
     # ------------------------------------------------------------------ a board
     def _play(self, frame: np.ndarray) -> dict:
+        if self.reader is None:  # __call__ answers with the failure before any board
+            raise VisionError(self.failure or "no reader for this game")
         reading = self.reader.read(frame, self.tier)
         seen = self.reader.public(reading.level, reading.state)
         if seen == self._last:

@@ -150,7 +150,7 @@ def is_colour(frame: np.ndarray, rgb: RGB) -> np.ndarray:
 
 def near(frame: np.ndarray, rgb: RGB, tol: int) -> np.ndarray:
     """Where every channel of ``frame`` is within ``tol`` of ``rgb``."""
-    return (np.abs(frame.astype(np.int16) - np.asarray(rgb, np.int16)) <= tol).all(axis=-1)
+    return np.asarray((np.abs(frame.astype(np.int16) - np.asarray(rgb, np.int16)) <= tol).all(axis=-1))
 
 
 def pixel(frame: np.ndarray, x: int, y: int) -> RGB:

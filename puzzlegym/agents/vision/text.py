@@ -131,7 +131,7 @@ def read_letter(frame: np.ndarray, box: tuple[int, int, int, int],
     """The palette letter printed in ``box`` (x0, y0, x1, y1) of ``frame`` on a piece of
     colour ``fill``, or None when no letter matches."""
     x0, y0, x1, y1 = box
-    style = Style(0, True, text_colour(fill), tuple(fill))
+    style = Style(0, True, text_colour(fill), (int(fill[0]), int(fill[1]), int(fill[2])))
     cov = coverage(frame[y0:y1, x0:x1], style)
     ink = cov > INK
     rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))

@@ -104,9 +104,10 @@ def _truck(cells: list[tuple[int, int]], glass: dict) -> rules.Truck:
         dx, dy = glass[(r, c)]
         facing = ("right" if dx > 0 else "left") if abs(dx) > abs(dy) else ("down" if dy > 0 else "up")
     else:
-        facing = next((name for name, (dr, dc) in rules.DELTAS.items() if (r - dr, c - dc) in cells), None)
-        if facing is None:
+        behind = next((name for name, (dr, dc) in rules.DELTAS.items() if (r - dr, c - dc) in cells), None)
+        if behind is None:
             raise ReadError(f"truck escape: the cab at [{r}, {c}] is not at an end of cells {cells}")
+        facing = behind
     truck = rules.Truck(r, c, facing, len(cells))
     if sorted(truck.cells) != cells:
         raise ReadError(f"truck escape: cells {cells} are not one straight truck")
