@@ -47,7 +47,7 @@ from puzzlegym.evaluation.events import (
 from puzzlegym.evaluation.records import RecordWriter, unused_path
 from puzzlegym.probe import BoardProbe, Probe
 from puzzlegym.registry import catalogue_sha256, games, get_game
-from puzzlegym.screen.clock import SimClock, WallClock, make_clock
+from puzzlegym.screen.clock import Clock, make_clock
 from puzzlegym.screen.input import GestureRecognizer
 from puzzlegym.screen.labels import label
 from puzzlegym.screen.layout import BOARD_AREA, LEVEL
@@ -172,7 +172,7 @@ class PuzzleEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
 
     # an episode's parts, set by reset() (_episode_parts, _restored_parts)
-    clock: SimClock | WallClock
+    clock: Clock
     recognizer: GestureRecognizer
     steps: int
     actions: int

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypedDict
 
 from puzzlegym.envs.bolt_unscrew.rules import (
     Level,
@@ -39,6 +39,15 @@ from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
 
 class SearchLimitReached(RuntimeError):
     """A search stopped at its ``max_states`` limit before it could answer."""
+
+
+class PlayoutStats(TypedDict):
+    """The figures of :func:`playout_stats` (its docstring says what each one means)."""
+
+    dead_rate: float
+    early_rate: float
+    hidden_share: float | None
+    mean_delay: float
 
 
 class _Limit(Exception):
@@ -191,8 +200,9 @@ def solve(level: Level, state: State | None = None) -> Solution:
         avail = level.all_anchors & ~state.occupied & ~level.covered(state.remaining)
         dst = (avail & -avail).bit_length() - 1
         moves.append((a, dst))
-        state = apply(level, state, (a, dst))
-        assert isinstance(state, State)
+        after = apply(level, state, (a, dst))
+        assert isinstance(after, State)
+        state = after
     assert len(moves) == lower, (len(moves), lower)
     return Solution(
         moves=tuple(moves),
@@ -218,12 +228,14 @@ def random_playout(level: Level, rng: random.Random, state: State | None = None,
         moves = legal_moves(level, state)
         if not moves:
             break
-        state = apply(level, state, rng.choice(moves))
+        after = apply(level, state, rng.choice(moves))
+        assert isinstance(after, State), after  # a legal move is never rejected
+        state = after
         states.append(state)
     return is_solved(level, state), states
 
 
-def playout_stats(level: Level, n: int = 100, seed: int = 0, max_states: int | None = None) -> dict[str, float]:
+def playout_stats(level: Level, n: int = 100, seed: int = 0, max_states: int | None = None) -> PlayoutStats:
     """Random playouts from the start (seeded by the level id): the share ending in a dead
     end (``dead_rate``); the share whose board became unsolvable *before* the paper's
     certificate (no legal move) held (``early_rate``, of all playouts); among the playouts
@@ -295,4 +307,4 @@ def describe(level: Level) -> dict[str, Any]:
     return {"id": level.id, "boards": len(level.boards), "solution_length": sol.length}
 
 
-__all__ = ["SearchLimitReached", "canonical_key", "certify", "dead_end_rate", "playout_stats", "describe", "is_dead_end", "model", "random_playout", "reachable_count", "solve"]
+__all__ = ["PlayoutStats", "SearchLimitReached", "canonical_key", "certify", "dead_end_rate", "playout_stats", "describe", "is_dead_end", "model", "random_playout", "reachable_count", "solve"]

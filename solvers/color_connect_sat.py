@@ -66,7 +66,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from puzzlegym.solvers.color_connect_bounds import border_position
-from puzzlegym.solvers.color_connect_walls import chains, turn_sides
+from puzzlegym.solvers.color_connect_walls import Chain, chains, turn_sides
 
 try:  # the optional dependency
     from pysat.solvers import Solver
@@ -154,8 +154,8 @@ class _Encoding:
             lits = list(xs.values())
             if c in ends:
                 add([xs[ends[c]]])
-            for p, q in combinations(lits, 2):
-                add([-p, -q])
+            for a, b in combinations(lits, 2):
+                add([-a, -b])
         for (u, v), e in self.edge.items():
             xu, xv = self.x[u], self.x[v]
             add([-e, *xu.values()])  # a used edge starts on a path cell
@@ -167,11 +167,11 @@ class _Encoding:
                     add([-e, -p, q])
                     add([-p, -q, e, -self.assume[k]])  # induced: same-pair neighbours are consecutive
             for k, q in xv.items():
-                p = xu.get(k)
-                if p is None:
+                pu = xu.get(k)
+                if pu is None:
                     add([-e, -q])
                 else:
-                    add([-e, -q, p])
+                    add([-e, -q, pu])
         for c, edges in enumerate(self.incident):
             if not self.usable[c]:
                 continue
@@ -248,8 +248,7 @@ class _Encoding:
             off = [-self.assume[k] for k in chain.pairs]
             side = {c: self._new() for c in range(level.n_cells) if c not in chain.static}
             on = {u: [self.x[u][k] for k in chain.pairs if k in self.x[u]] for u in side}
-            if not chain.loop:
-                lo, hi = sorted((border_position(level, chain.start), border_position(level, chain.end)))
+            span = None if chain.loop else _border_span(level, chain)
             for u, su in side.items():
                 for v in level.neighbours[u]:
                     if v > u and v in side:
@@ -258,7 +257,7 @@ class _Encoding:
                         add([*guard, su, -side[v], *off])
                 pos = border_position(level, u)
                 if pos is not None:  # a loop leaves the whole border outside (side 0)
-                    add([*on[u], su if not chain.loop and lo < pos < hi else -su, *off])
+                    add([*on[u], su if span is not None and span[0] < pos < span[1] else -su, *off])
             for f, g in chain.flanks:  # the two cells beside a corner-to-corner step
                 if f in side and g in side:
                     guard = on[f] + on[g]
@@ -299,6 +298,14 @@ class _Encoding:
             if len(out) > self.level.n_cells:  # pragma: no cover
                 raise AssertionError(f"pair {k}: the walk does not end")
         return tuple(out)
+
+
+def _border_span(level, chain: Chain) -> tuple[int, int]:
+    """The border positions of a cut's two ends, ascending."""
+    assert chain.start is not None and chain.end is not None, "a cut has two ends"
+    a, b = border_position(level, chain.start), border_position(level, chain.end)
+    assert a is not None and b is not None, "a cut ends on border cells"
+    return (a, b) if a <= b else (b, a)
 
 
 def _component(level, start: int, open_cells: list[bool]) -> set[int]:

@@ -163,18 +163,19 @@ def chains(level, pairs: Sequence[int], blocked: int = 0) -> list[Chain]:
     found: dict[tuple, Chain] = {}
     budget = [MAX_EXTENSIONS]
 
-    def keep(order: tuple[int, ...], parts: list[list[int]], ends) -> None:
+    def keep(order: tuple[int, ...], parts: list[list[int]], ends: tuple[int, int] | None) -> None:
         cells = frozenset(c for part in parts for c in part)
         key = (frozenset(order), cells, frozenset(ends) if ends else None)
         if key not in found:
             flanks = _flanks(level, parts)
-            junctions = ()
+            junctions: tuple[tuple[int, int], ...] = ()
             if flanks is not None:  # a simple wall: where its pairs' paths meet walks of 2+ cells
                 ends_of_paths = {d for k in order for d in dots[k]}
                 junctions = tuple((walk[e], walk[e + (1 if e == 0 else -1)]) for walk in parts
                                   if len(walk) > 1 for e in (0, -1) if walk[e] in ends_of_paths)
             if ends or flanks or junctions:  # a loop tells nothing without either
-                found[key] = Chain(order, cells, *(ends or (None, None)), flanks or (), junctions)
+                start, end = ends if ends else (None, None)
+                found[key] = Chain(order, cells, start, end, flanks or (), junctions)
 
     def extend(order: tuple[int, ...], parts: list[list[int]], first: int, exit_dot: int, cut: bool) -> None:
         budget[0] -= 1

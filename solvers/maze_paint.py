@@ -119,7 +119,7 @@ def ball_graph(level: Level) -> dict[int, list[int]]:
     """Cell -> destination cells of its slides, over the cells the ball can occupy."""
     table = level.slide_table
     return {
-        cell: [table[cell * 4 + d][0] for d in range(4) if table[cell * 4 + d] is not None]
+        cell: [slide[0] for slide in table[cell * 4 : cell * 4 + 4] if slide is not None]
         for cell in sorted(level.ball_cells)
     }
 

@@ -86,7 +86,7 @@ def _runs(b: bytes) -> int:
 
 def heuristic(board: Board) -> int:
     """A lower bound on the transfers left: total runs minus colours."""
-    colours = set()
+    colours: set[int] = set()
     runs = 0
     for b in board:
         if b:

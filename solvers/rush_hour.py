@@ -150,11 +150,15 @@ class ClusterTable:
     def solvable(self) -> bool:
         return self.n_goals > 0
 
-    def farthest(self) -> tuple[int, int]:
-        """``(distance, key)`` of the farthest state from the goal (smallest key on ties)."""
+    def farthest_distance(self) -> int:
+        """The distance of the farthest state from the goal."""
         if not self.solvable:
             raise Unsolvable("the cluster holds no solved state")
-        best = max(self.distances.values())
+        return max(d for d in self.distances.values() if d is not None)
+
+    def farthest(self) -> tuple[int, int]:
+        """``(distance, key)`` of the farthest state from the goal (smallest key on ties)."""
+        best = self.farthest_distance()
         return best, min(k for k, d in self.distances.items() if d == best)
 
 
@@ -194,14 +198,14 @@ def _tabulate(packed: Packed, start: int, max_states: int) -> ClusterTable:
     layer, d = goals, 0
     while layer:
         d += 1
-        nxt = []
+        next_layer: list[int] = []
         for key in layer:
             for k2, _o2 in edges[key] if edges is not None else neighbours(key, seen[key]):
                 if k2 not in dist:
                     dist[k2] = d
-                    nxt.append(k2)
+                    next_layer.append(k2)
         expanded += len(layer)
-        layer = nxt
+        layer = next_layer
     return ClusterTable(dist, len(goals), expanded)
 
 

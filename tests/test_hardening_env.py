@@ -77,6 +77,8 @@ BAD_PAYLOADS = [
     ("evaluator.results.0", lambda p: p["evaluator"]["results"]["0"].update(max_potential=0.9)),
     ("evaluator.mismatch", lambda p: p["evaluator"].update(mismatch=True)),
     ("payload.evaluator.events", lambda p: p["evaluator"].update(events=[{"kind": "x"}])),
+    # a snapshot line hidden among the events (the evaluator keeps the two streams apart)
+    ("evaluator.events.1", lambda p: p["evaluator"]["events"].append(p["evaluator"]["snapshots"][0])),
     ("ui", lambda p: p["suite"]["board"].update(ui=[1])),
     ("payload.suite", lambda p: p["suite"].update(extra=1)),
 ]

@@ -36,7 +36,9 @@ these figures for the catalogue.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from puzzlegym.catalogue import generator_main
 from puzzlegym.envs.bolt_unscrew import geometry as G
@@ -160,7 +162,7 @@ def _candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | None:
     return _assemble(rng, spec, tier, cols, rows, placed, hole_pts, hidden, covered, screws)
 
 
-def _seg(kind: str, holes):
+def _seg(kind: str, holes: Sequence[G.Point]) -> tuple[G.Segment, Fraction]:
     return (holes[0], holes[-1]), (G.PAD_R if kind == "pad" else G.BAR_HALF)
 
 

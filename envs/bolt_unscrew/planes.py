@@ -43,7 +43,7 @@ class BoltUnscrewPlanes(Planes):
             seg, radius = level.segment(b), level.radius(b)
             plane = FIRST_LAYER + board.layer
             idx = [
-                np.ravel_multi_index((plane, y, x), shape)
+                int(np.ravel_multi_index((plane, y, x), shape))
                 for y in range(rows)
                 for x in range(cols)
                 if G.covers(seg, radius, (x, y))

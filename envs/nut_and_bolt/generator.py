@@ -93,7 +93,9 @@ def random_playout(level: Level, rng: random.Random, max_moves: int = PLAYOUT_MO
         moves = R.legal_moves(level, state)
         if not moves:
             return state, n
-        state = R.apply(level, state, rng.choice(moves))
+        after = R.apply(level, state, rng.choice(moves))
+        assert isinstance(after, R.State), after  # a legal move is never rejected
+        state = after
     return state, max_moves
 
 

@@ -174,7 +174,7 @@ def farthest_level(level: Level, id: str, tier: str, max_states: int | None = No
         return None
     if not table.solvable:
         return None
-    best = max(table.distances.values())
+    best = table.farthest_distance()
     packed = packer(level)
     states = [packed.decode(k) for k, d in table.distances.items() if d == best]
     state = min(states, key=lambda s: _board_key(level, s))
@@ -198,10 +198,10 @@ def _change(rng: random.Random, level: Level, spec: TierSpec) -> list[Vehicle] |
         taken -= _cells(gone)
         if roll < 0.35:
             return vehicles
-    v = _random_vehicle(rng, taken, spec.truck_share)
-    if v is None:
+    added = _random_vehicle(rng, taken, spec.truck_share)
+    if added is None:
         return None
-    return [*vehicles, v]
+    return [*vehicles, added]
 
 
 def generate(tier: str, seed: int, *, moves: tuple[int, int] | None = None) -> Level:

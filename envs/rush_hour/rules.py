@@ -265,7 +265,8 @@ class Level:
                 f"notation: expected {width} × height characters (height {MIN_SIZE}..{MAX_SIZE}; "
                 f"36 for a 6×6 board), got {n}"
             )
-        walls, letters = [], {}
+        walls: list[tuple[int, int]] = []
+        letters: dict[str, list[tuple[int, int]]] = {}
         for k, ch in enumerate(notation):
             r, c = divmod(k, width)
             if ch in NOTATION_EMPTY:
@@ -406,7 +407,7 @@ def legal_moves(level: Level, state: State) -> tuple[Move, ...]:
     """Every ``(vehicle, position)`` slide, by vehicle, positions ascending."""
     occ = occupied(level, state)
     positions = state.positions
-    out = []
+    out: list[Move] = []
     for i, p in enumerate(positions):
         lo, hi = _free_run(level, positions, i, occ)
         out.extend((i, q) for q in range(lo, hi + 1) if q != p)

@@ -182,7 +182,9 @@ class ChatClient:
         port = url.port or (443 if https else 80)
         path = (url.path.rstrip("/") or "") + "/chat/completions"
         deadline = time.monotonic() + self.timeout_s
-        conn = http.client.HTTPConnection(url.hostname, port, timeout=self.timeout_s)
+        host = url.hostname
+        assert host, "__init__ refuses a base_url without a host"
+        conn = http.client.HTTPConnection(host, port, timeout=self.timeout_s)
         held: list[socket.socket] = []  # the connection's socket, for the watchdog
         fired = threading.Event()
 
@@ -199,10 +201,10 @@ class ChatClient:
         watchdog.start()
         response = None
         try:
-            sock = socket.create_connection((url.hostname, port), timeout=self.timeout_s)
+            sock = socket.create_connection((host, port), timeout=self.timeout_s)
             held.append(sock)
             if https:
-                sock = ssl.create_default_context().wrap_socket(sock, server_hostname=url.hostname,
+                sock = ssl.create_default_context().wrap_socket(sock, server_hostname=host,
                                                                  do_handshake_on_connect=False)
                 held.append(sock)
                 if fired.is_set():

@@ -195,6 +195,7 @@ class NativeAgent:
 
     def _no_tool_call(self, reply: Reply) -> None:
         self._malformed("(none)", "the reply contained no tool call")
+        assert self.history is not None
         self.history.add({"role": "user", "content": no_tool_call(self.setting)})
 
     def _record_request(self, reply: Reply, purpose: str) -> None:

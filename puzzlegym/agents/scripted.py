@@ -64,6 +64,7 @@ class ScriptedAgent:
     # ------------------------------------------------------------------ recovery
     def _recover(self, probe: Probe, named: str | None) -> dict | None:
         board = probe.board
+        assert board is not None  # called on the level screen only
         if self._tried and solvers.certify(board.level, board.state) == "solvable":
             self._recovering, self._recovered = False, True
             return None

@@ -31,7 +31,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PIL import Image
@@ -50,6 +50,9 @@ from puzzlegym.backends.native import FrameBuffer
 from puzzlegym.errors import PuzzleGymError
 from puzzlegym.screen.input import Event
 from puzzlegym.screen.render import SCREEN, Rect
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, CDPSession, Page
 
 CHROMIUM_ENV = "PUZZLEGYM_CHROMIUM"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
@@ -258,9 +261,9 @@ class BrowserBackend(FrameBuffer):
         self.timeouts = 0  # calls that hit the bound (Chromium killed and relaunched)
         self._marker: str | None = None  # a switch on this Chromium's command line
         self._driver: Driver | None = None
-        self._browser = None
-        self._page = None
-        self._cdp = None
+        self._browser: Browser | None = None
+        self._page: Page | None = None
+        self._cdp: CDPSession | None = None
         self._synced_version = -1  # suite version whose frame the page shows
         self.restarts = 0  # Chromium relaunches after a crash
         chromium_path()  # fail early, with the install hint
@@ -285,7 +288,7 @@ class BrowserBackend(FrameBuffer):
         pw = self._driver.playwright
         self._marker = f"--puzzlegym-browser={os.getpid()}-{uuid.uuid4().hex}"
         try:
-            self._browser = self._bounded(
+            self._browser = browser = self._bounded(
                 "launching Chromium", pw.chromium.launch, executable_path=chromium_path(),
                 headless=self.headless, args=[*CHROMIUM_ARGS, self._marker],
                 timeout=1000 * LAUNCH_TIMEOUT_S, limit=LAUNCH_TIMEOUT_S,
@@ -294,12 +297,12 @@ class BrowserBackend(FrameBuffer):
             raise BrowserUnavailable(f"Chromium failed to start: {exc}") from None
 
         def open_page() -> None:
-            context = self._browser.new_context(
+            context = browser.new_context(
                 viewport={"width": SCREEN.w, "height": SCREEN.h}, device_scale_factor=1
             )
-            self._page = context.new_page()
-            self._page.set_content(page_html())
-            self._cdp = context.new_cdp_session(self._page)
+            self._page = page = context.new_page()
+            page.set_content(page_html())
+            self._cdp = context.new_cdp_session(page)
 
         self._bounded("opening the page", open_page, limit=LAUNCH_TIMEOUT_S)
         self._synced_version = -1
@@ -307,10 +310,11 @@ class BrowserBackend(FrameBuffer):
         self._version = -1
 
     def _ensure(self) -> None:
-        if self._page is not None:
+        page, browser = self._page, self._browser
+        if page is not None and browser is not None:
             try:
                 alive = self._bounded("checking Chromium",
-                                      lambda: not self._page.is_closed() and self._browser.is_connected())
+                                      lambda: not page.is_closed() and browser.is_connected())
             except BrowserHung:
                 alive = False
             if alive:
@@ -372,8 +376,14 @@ class BrowserBackend(FrameBuffer):
             self._driver = None
 
     # ------------------------------------------------------------------ actions
+    def _opened(self) -> tuple[Page, CDPSession]:
+        """The page and its CDP session (open after ``_ensure``, until Chromium is dropped)."""
+        if self._page is None or self._cdp is None:
+            raise BrowserHung("the page is closed: Chromium was dropped")
+        return self._page, self._cdp
+
     def _drive(self, action: Action) -> None:
-        page = self._page
+        page = self._opened()[0]
         mouse, keyboard = page.mouse, page.keyboard
         if isinstance(action, Click):
             mouse.click(action.x, action.y)
@@ -399,9 +409,10 @@ class BrowserBackend(FrameBuffer):
         """Perform ``action`` on the page with real input; returns the page's events,
         rebased so the first starts at ``t_ms`` (the episode clock)."""
         def drive() -> Any:
-            self._page.evaluate("window.puzzlegym.takeEvents()")
+            page = self._opened()[0]
+            page.evaluate("window.puzzlegym.takeEvents()")
             self._drive(action)
-            return self._page.evaluate("window.puzzlegym.takeEvents()")
+            return page.evaluate("window.puzzlegym.takeEvents()")
 
         for attempt in (0, 1):
             self._ensure()
@@ -456,11 +467,11 @@ class BrowserBackend(FrameBuffer):
         regions = [SCREEN] if full else self.canvas.last_dirty
         patches = [[r.x, r.y, encode_png(self.canvas.frame, r)] for r in regions]
         if patches:
-            self._page.evaluate("p => window.puzzlegym.drawPatches(p)", patches)
+            self._opened()[0].evaluate("p => window.puzzlegym.drawPatches(p)", patches)
         self._synced_version = suite.version
 
     def _screenshot(self) -> np.ndarray:
-        shot = self._cdp.send(
+        shot = self._opened()[1].send(
             "Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True}
         )
         img = Image.open(io.BytesIO(base64.b64decode(shot["data"])))

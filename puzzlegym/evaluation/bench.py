@@ -16,6 +16,7 @@ import gymnasium as gym
 import numpy as np
 
 from puzzlegym.agents import SolverAgent
+from puzzlegym.env import puzzle_env
 from puzzlegym.registry import parse_env_id
 from puzzlegym.solvers import Unsolvable
 
@@ -34,12 +35,13 @@ def frame_copy_rate(n: int = 2000) -> float:
     return _rate(n, time.perf_counter() - t0)
 
 
-def mixed_actions(env_id: str, steps: int, seed: int = 0, **env_kwargs) -> list[dict]:
+def mixed_actions(env_id: str, steps: int, seed: int = 0, **env_kwargs) -> list[dict | None]:
     """A reproducible action sequence alternating solver moves and random clicks (half each),
     from the home screen, with resets (None) where the objective ends. Planning happens
     here, outside any timed loop: the benchmark measures the env, not the solver."""
     env = gym.make(env_id, **env_kwargs)
-    solver = SolverAgent(env.unwrapped)
+    base = puzzle_env(env, "mixed_actions")
+    solver = SolverAgent(base)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     out: list[dict | None] = []
@@ -50,7 +52,7 @@ def mixed_actions(env_id: str, steps: int, seed: int = 0, **env_kwargs) -> list[
             try:
                 action = solver()
             except Unsolvable:  # random clicks reached a dead end: restart the level, as a player would
-                x, y = env.unwrapped.probe().controls["restart"].center
+                x, y = base.probe().controls["restart"].center
                 action = {"type": "click", "x": x, "y": y}
         out.append(action)
         _, _, term, trunc, _ = env.step(action)
@@ -188,7 +190,8 @@ def http_action_rate(env_id: str, requests: int = 400, seed: int = 0) -> dict:
         server = make_serve_server("127.0.0.1", 0, service)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
-        conn = http.client.HTTPConnection(*server.server_address[:2], timeout=60)
+        host, port = server.server_address[:2]
+        conn = http.client.HTTPConnection(host, port, timeout=60)
         try:
 
             def post(path: str, body: dict) -> dict:

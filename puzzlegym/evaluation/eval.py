@@ -260,10 +260,10 @@ def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backen
     workers = meta["workers"] = max(1, min(workers, len(todo)))
     # after every check: a refused run changes nothing
     write_json(run / "run.json", meta)
-    for out, kept in aside:
+    for earlier, kept in aside:
         kept.parent.mkdir(parents=True, exist_ok=True)
-        out.rename(kept)
-        print(f"puzzlegym eval: the earlier attempt at {out} is kept in {kept}", file=sys.stderr)
+        earlier.rename(kept)
+        print(f"puzzlegym eval: the earlier attempt at {earlier} is kept in {kept}", file=sys.stderr)
     bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="episode", disable=not progress)
     try:
         for i, result in _played(jobs, todo, executor, workers, address):

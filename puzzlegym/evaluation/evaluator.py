@@ -9,7 +9,7 @@ for its objective. Nothing here reaches the agent's pixels; training code reads 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -90,7 +90,7 @@ class Evaluator:
         self.publish, self.stamp = None, _no_stamp
 
     # ------------------------------------------------------------------ queries
-    def _as_lines(self, name: str, events: list[Event]) -> list[dict]:
+    def _as_lines(self, name: str, events: Sequence[Event]) -> list[dict]:
         """``events`` as record lines, converted once each, when someone asks."""
         lines = self._lines[name]
         lines.extend(e.to_record() for e in events[len(lines):])
@@ -334,7 +334,15 @@ class Evaluator:
                 f"evaluator.results: levels {sorted(claimed)} are not this objective's targets {list(self.objective.targets)}"
             )
         events = [event_from_record(rec, f"evaluator.events.{n}") for n, rec in enumerate(doc["events"])]
-        snapshots = [event_from_record(rec, f"evaluator.snapshots.{n}") for n, rec in enumerate(doc["snapshots"])]
+        for n, event in enumerate(events):
+            if isinstance(event, Snapshot):
+                raise ValueError(f"evaluator.events.{n}: a snapshot, which belongs in evaluator.snapshots")
+        snapshots: list[Snapshot] = []
+        for n, rec in enumerate(doc["snapshots"]):
+            snap = event_from_record(rec, f"evaluator.snapshots.{n}")
+            if not isinstance(snap, Snapshot):
+                raise ValueError(f"evaluator.snapshots.{n}: a {snap.kind} event, not a snapshot")
+            snapshots.append(snap)
         outcome = fold_all(Outcome.start(self.objective.game, self.objective.tier, self.outcome.targets), [*events, *snapshots])
         derived = _results_of(outcome, self.objective.targets)
         for i in sorted(claimed):

@@ -262,7 +262,7 @@ _BY_KIND: dict[str, type[Event]] = {
 }
 
 
-def event_from_record(rec: Mapping, where: str = "record line") -> Event | None:
+def event_from_record(rec: Mapping, where: str = "record line") -> Event:
     """The event of one record line. Raises :class:`RecordError` naming ``where`` and the
     field when a line has an unknown kind, or lacks (or mistypes) what the outcome needs:
     ``actions`` and ``t`` (frame lines carry no time: 0), a level event's ``game``, ``tier``

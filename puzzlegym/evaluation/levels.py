@@ -209,6 +209,7 @@ def warm_cache(env_id: str, num_levels: int, start_level: int = 0, workers: int 
 
     parse_env_id(env_id)
     split = check_split("generated", num_levels, start_level)
+    assert split is not None  # levels="generated" always has a split
     if not 1 <= split.num_levels <= MAX_WARM_LEVELS:
         raise ConfigError(f"num_levels: expected 1..{MAX_WARM_LEVELS} levels to generate, got {num_levels!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:

@@ -342,9 +342,7 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     native = other = 0
     annotated = False
     for number, rec in enumerate(log, 1):
-        event = event_from_record(rec, f"{d / 'log.jsonl'} line {number}")
-        if event is not None:
-            outcome = fold(outcome, event)
+        outcome = fold(outcome, event_from_record(rec, f"{d / 'log.jsonl'} line {number}"))
         if rec.get("kind") == "action" and "native" in rec:
             annotated = True
             native += bool(rec["native"])

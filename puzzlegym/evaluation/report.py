@@ -534,14 +534,14 @@ def nstep_by_tier(rows: list[dict]) -> dict[str, Any]:
         acc[(r["game"], r["tier"])].append(r)
     for key, rs in acc.items():
         ns = [r["n_step"] for r in rs]
-        shares = [r.get("dead_end_share") for r in rs]
+        shares = [r["dead_end_share"] for r in rs if r.get("dead_end_share") is not None]
         tiers[key] = {
             "levels": len(rs),
             "mean_n_step": sum(ns) / len(ns),
             "min_n_step": min(ns),
             "max_n_step": max(ns),
             "mean_branching": _mean_known(r.get("branching") for r in rs),
-            "dead_end_share": None if any(s is None for s in shares) else sum(shares) / len(shares),
+            "dead_end_share": sum(shares) / len(shares) if len(shares) == len(rs) else None,
             "playout_dead_rate": _mean_known(r.get("playout_dead_rate") for r in rs),
             "hidden_dead_end_share": _mean_known(r.get("hidden_dead_end_share") for r in rs),
         }

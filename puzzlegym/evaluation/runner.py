@@ -13,6 +13,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from puzzlegym.agents import agent_label, make_agent
+from puzzlegym.env import puzzle_env
 from puzzlegym.errors import ConfigError, PuzzleGymError, shown
 from puzzlegym.evaluation.loop import EpisodeEnd, Observer, Step, play
 from puzzlegym.evaluation.records import AgentLog, holds_record, unused_path
@@ -134,10 +135,11 @@ def run_episode(
     if label != agent:
         env_kwargs.setdefault("clock", "wall")
     env = gym.make(env_id, record_dir=record_dir, agent=label, **env_kwargs)
+    base = puzzle_env(env, "run_episode")
     policy = agent_log = None
     try:
         try:
-            policy = make_agent(agent, env.unwrapped, seed=seed, options=agent_options)
+            policy = make_agent(agent, base, seed=seed, options=agent_options)
         except Exception:
             if out is not None and out.is_dir() and not any(out.iterdir()):
                 out.rmdir()  # nothing was played: leave no empty output directory
@@ -148,30 +150,30 @@ def run_episode(
         frames = GifFrames() if (gif and out is not None) else None
         observers: list[Observer] = [Progress(max_steps, progress)]
         if agent_log is not None:
-            observers.append(AgentLines(policy, agent_log, env.unwrapped))
+            observers.append(AgentLines(policy, agent_log, base))
         if frames is not None:
             observers.append(frames)
         wall0 = time.perf_counter()
         end = play(env, policy, observers, max_steps=max_steps, seed=seed)
-        result = _result(env_id, label, seed, env.unwrapped.probe(), end, time.perf_counter() - wall0)
+        result = _result(env_id, label, seed, base.probe(), end, time.perf_counter() - wall0)
         if label != agent:
             result["agent_spec"] = agent
         if hasattr(policy, "summary"):
             result["model"] = policy.summary()
             if agent_log is not None:
-                agent_log.write({"kind": "summary", **result["model"]}, *_stamp(env.unwrapped))
+                agent_log.write({"kind": "summary", **result["model"]}, *_stamp(base))
         if out is not None:
-            _write_outputs(out, result, end.obs, frames, env.unwrapped.record_path)
+            _write_outputs(out, result, end.obs, frames, base.record_path)
         return result
     except Exception as exc:
         if agent_log is not None:  # the episode is not scored; say why in its record
             text = getattr(policy, "redact", str)(f"{type(exc).__name__}: {exc}")  # key masked
-            agent_log.write({"kind": "error", "error": text[:2000]}, *_stamp(env.unwrapped))
+            agent_log.write({"kind": "error", "error": text[:2000]}, *_stamp(base))
         raise
     finally:
         if agent_log is not None:
             agent_log.close()
-        if hasattr(policy, "close"):
+        if policy is not None and hasattr(policy, "close"):
             policy.close()
         env.close()
 

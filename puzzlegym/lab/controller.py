@@ -23,6 +23,7 @@ import gymnasium as gym
 import numpy as np
 
 from puzzlegym.checkpoint import Checkpoint
+from puzzlegym.env import puzzle_env
 from puzzlegym.errors import CheckpointError, ConfigError
 from puzzlegym.lab.checkpoints import canonical, certificate_of, frame_digest
 
@@ -43,7 +44,7 @@ def make_env(config: dict, backend: str | None = None, **kwargs: Any) -> gym.Env
 
 
 def _replay(env: gym.Env, seed: int | None, prefix: list) -> tuple[np.ndarray, dict]:
-    base = env.unwrapped
+    base = puzzle_env(env, "replay")
     if base.config["clock"] != "sim":
         raise ConfigError("replay: a prefix replays exactly on the simulated clock only (config clock is 'wall')")
     # reset through the wrappers, so they (and Gymnasium's order checks) see a new episode
@@ -68,7 +69,7 @@ def capture(config: dict, seed: int | None, prefix: list) -> tuple[Checkpoint, n
     except Exception:
         env.close()
         raise
-    return env.unwrapped.checkpoint(), obs, env
+    return puzzle_env(env, "capture").checkpoint(), obs, env
 
 
 class Controller:
@@ -104,7 +105,7 @@ class Controller:
         checkpoint's; returns ``(screen, info)`` of the base env."""
         cert = self.certificate
         obs, info = _replay(env, cert.get("seed"), cert["prefix"])
-        mine = env.unwrapped.checkpoint()
+        mine = puzzle_env(env, "Controller.replay").checkpoint()
         ours = {k: v for k, v in mine.config.items() if k != "backend"}
         if ours != {k: v for k, v in self.checkpoint.config.items() if k != "backend"}:
             raise CheckpointError("replay: the env's configuration differs from the checkpoint's")

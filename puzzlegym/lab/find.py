@@ -35,13 +35,20 @@ import gymnasium as gym
 from puzzlegym import solvers
 from puzzlegym.actions import to_dict
 from puzzlegym.checkpoint import Checkpoint
+from puzzlegym.env import puzzle_env
 from puzzlegym.errors import CheckpointError, ConfigError, LevelError
 from puzzlegym.evaluation.events import LevelWon, thaw
 from puzzlegym.evaluation.records import read_log
 from puzzlegym.game import Rejected
-from puzzlegym.lab.checkpoints import MAX_PREFIX, check_certificate, checkpoint_name, frame_digest
+from puzzlegym.lab.checkpoints import (
+    MAX_PREFIX,
+    certificate_of,
+    check_certificate,
+    checkpoint_name,
+    frame_digest,
+)
 from puzzlegym.lab.controller import capture, make_env
-from puzzlegym.probe import LEVEL
+from puzzlegym.probe import LEVEL, BoardProbe
 from puzzlegym.registry import catalogue_sha256, parse_env_id
 
 __all__ = [
@@ -60,18 +67,26 @@ MAX_PLAYOUTS = 10_000
 
 
 # ---------------------------------------------------------------------- shared
+def _board(env: gym.Env) -> BoardProbe:
+    """The board in play of ``env``; raises :class:`CheckpointError` when none is."""
+    board = puzzle_env(env, "lab").probe().board
+    if board is None:
+        raise CheckpointError("no board in play: the env is not on a level screen")
+    return board
+
+
 def move_actions(env: gym.Env, move) -> list[dict]:
     """The GUI actions (dicts) that perform rules ``move`` on the board in play of ``env``."""
-    return [to_dict(a) for a in env.unwrapped.probe().board.actions_for_move(move)]
+    return [to_dict(a) for a in _board(env).actions_for_move(move)]
 
 
 def play_moves(env: gym.Env, moves) -> list[dict]:
     """Perform rules ``moves`` on the board in play of ``env`` through the view's GUI actions;
     returns those actions. Raises if a move does not take effect."""
-    base = env.unwrapped
+    base = puzzle_env(env, "play_moves")
     done = []
     for move in moves:
-        board = base.probe().board
+        board = _board(env)
         expected = board.game.rules.apply(board.level, board.state, move)
         for action in move_actions(env, move):
             base.step(action)
@@ -85,7 +100,7 @@ def play_moves(env: gym.Env, moves) -> list[dict]:
 def _replayed(config: dict, seed: int | None, prefix: list) -> gym.Env:
     """A fresh native env after ``reset(seed)`` and ``prefix`` (the caller closes it)."""
     env = make_env(config, backend="native")
-    base = env.unwrapped
+    base = puzzle_env(env, "lab")
     base.reset(seed=seed)
     for action in prefix:
         base.step(action)
@@ -93,7 +108,7 @@ def _replayed(config: dict, seed: int | None, prefix: list) -> gym.Env:
 
 
 def _certificate(env: gym.Env, obs, cls: str, seed: int | None, prefix: list, source: dict, **extra: Any) -> dict:
-    probe = env.unwrapped.probe()
+    probe = puzzle_env(env, "lab").probe()
     board = probe.board
     if probe.screen != LEVEL or board is None or board.solved:
         raise CheckpointError("a lab checkpoint is a settled, unfinished board on the level screen")
@@ -132,7 +147,7 @@ def _make(config: dict, seed: int | None, prefix: list, cls: str, source: dict, 
     ckpt, obs, env = capture(config, seed, prefix)
     try:
         cert = _certificate(env, obs, cls, seed, prefix, source, **extra)
-        board = env.unwrapped.probe().board
+        board = _board(env)
         if cls == "D" and cert["verdict"] != "dead_end":
             raise CheckpointError(f"not a dead end: the certifier says {cert['verdict']!r}")
         if cls == "N":
@@ -162,11 +177,11 @@ def _verify_solution(board, solution) -> None:
 def _verify_by_gui(ckpt: Checkpoint) -> None:
     """Restore ``ckpt`` in a scratch env and play its solution through GUI actions: the
     evaluator must record the level's win."""
-    cert = ckpt.certificate
+    cert = certificate_of(ckpt)
     env = make_env(ckpt.config, backend="native")
     try:
         env.reset(options={"checkpoint": ckpt})
-        base = env.unwrapped
+        base = puzzle_env(env, "lab")
         where = (cert["game"], cert["tier"], cert["level"])
         won: list[LevelWon] = []
         with base.subscribe(lambda e: won.append(e) if isinstance(e, LevelWon) else None):
@@ -183,8 +198,8 @@ def pair(d: Checkpoint, n: Checkpoint) -> tuple[Checkpoint, Checkpoint]:
     """D and N with each other's file stem in ``match``."""
     dn, nn = checkpoint_name(d), checkpoint_name(n)
     return (
-        Checkpoint(d.config, d.payload, d.catalogue, d.version, {**d.certificate, "match": nn}),
-        Checkpoint(n.config, n.payload, n.catalogue, n.version, {**n.certificate, "match": dn}),
+        Checkpoint(d.config, d.payload, d.catalogue, d.version, {**certificate_of(d), "match": nn}),
+        Checkpoint(n.config, n.payload, n.catalogue, n.version, {**certificate_of(n), "match": dn}),
     )
 
 
@@ -193,7 +208,7 @@ def _control(config: dict, seed: int | None, ready_prefix: list, depth: int, sou
     ``min(depth, length - 1)`` moves of the solver's solution from the ready board."""
     env = _replayed(config, seed, ready_prefix)
     try:
-        board = env.unwrapped.probe().board
+        board = _board(env)
         solution = solvers.solve(board.level, board.state).moves
         k = max(0, min(depth, len(solution) - 1))
         moves = play_moves(env, solution[:k])
@@ -249,18 +264,18 @@ def find_in_record(directory: str | Path, *, limit: int | None = None, controls:
     prefix_all = [rec["action"] for rec in actions]
     for step, ready_step, snap in found:
         d = _make(config, seed, prefix_all[:step], "D", {**source, "record_step": step}, fatal_move=fatal.get(step))
-        cert = d.certificate
+        cert = certificate_of(d)
         g_state = d.payload["suite"]["board"]["state"]
         if json.dumps(g_state, sort_keys=True) != json.dumps(snap["state"], sort_keys=True):
             raise CheckpointError(f"{directory}: replaying the record does not reach its logged board at step {step}")
         if not controls:
             out.append(d)
             continue
-        key = (ready_step, cert["depth"])
-        if key not in controls_made:
-            controls_made[key] = _control(config, seed, prefix_all[:ready_step], cert["depth"], source)
-        d, n = pair(d, controls_made[key])
-        controls_made[key] = n
+        at = (ready_step, cert["depth"])
+        if at not in controls_made:
+            controls_made[at] = _control(config, seed, prefix_all[:ready_step], cert["depth"], source)
+        d, n = pair(d, controls_made[at])
+        controls_made[at] = n
         out.append(d)
     out.extend(controls_made.values())
     return out
@@ -270,7 +285,7 @@ def find_in_record(directory: str | Path, *, limit: int | None = None, controls:
 def _board_config(env_id: str, level: int, **env_kwargs: Any) -> dict:
     env = gym.make(env_id, start="board", level=level, **env_kwargs)
     try:
-        return dict(env.unwrapped.config)
+        return dict(puzzle_env(env, "lab").config)
     finally:
         env.close()
 
@@ -279,8 +294,8 @@ def _board_of(config: dict, seed: int) -> tuple[Any, Any]:
     """The level an env of ``config`` starts on after ``reset(seed=seed)``, and its rules."""
     env = make_env(config, backend="native")
     try:
-        env.unwrapped.reset(seed=seed)
-        board = env.unwrapped.probe().board
+        puzzle_env(env, "lab").reset(seed=seed)
+        board = _board(env)
         return board.level, board.game.rules
     finally:
         env.close()
@@ -315,7 +330,7 @@ def find_on_solution(env_id: str, level: int, *, count: int = 3, seed: int = 0, 
         move = fatal[rng.randrange(len(fatal))]
         env = make_env(config, backend="native")
         try:
-            env.unwrapped.reset(seed=seed)
+            puzzle_env(env, "lab").reset(seed=seed)
             on_path = play_moves(env, solution[:depth])
             next_on_path = move_actions(env, solution[depth])
             off = play_moves(env, [move])
@@ -347,7 +362,7 @@ def find_in_random_play(
     controls_made: dict[int, Checkpoint] = {}
     seen: set = set()
     for p in range(max_playouts):
-        if len([c for c in out if c.certificate["class"] == "D"]) >= count:
+        if len([c for c in out if certificate_of(c)["class"] == "D"]) >= count:
             break
         rng = random.Random(f"puzzlegym/lab/random/{env_id}/{level}/{seed}/{p}")
         state, moves = rules.initial_state(lv), []
@@ -365,12 +380,12 @@ def find_in_random_play(
         seen.add(solvers.canonical_key(lv, state))
         env = make_env(config, backend="native")
         try:
-            env.unwrapped.reset(seed=seed)
+            puzzle_env(env, "lab").reset(seed=seed)
             prefix = play_moves(env, moves)
         finally:
             env.close()
         d = _make(config, seed, prefix, "D", {**source, "playout": p}, fatal_move=json.loads(json.dumps(moves[-1])))
-        depth = d.certificate["depth"]
+        depth = certificate_of(d)["depth"]
         if depth not in controls_made:
             controls_made[depth] = _control(config, seed, [], depth, source)
         d, controls_made[depth] = pair(d, controls_made[depth])

@@ -37,7 +37,7 @@ from pathlib import Path
 from puzzlegym.agents import make_agent
 from puzzlegym.checkpoint import Checkpoint
 from puzzlegym.errors import ConfigError, PuzzleGymError
-from puzzlegym.evaluation.events import Event, Snapshot
+from puzzlegym.evaluation.events import Event, LevelEvent, Snapshot
 from puzzlegym.evaluation.loop import Observer, Step, play
 from puzzlegym.lab import checkpoints as files
 from puzzlegym.lab.controller import Controller
@@ -155,7 +155,7 @@ class Timeline(Observer):
         if isinstance(event, Snapshot):
             self._happened.append({"kind": "snapshot", "game": event.game, "tier": event.tier, "level": event.level,
                                    "cause": event.cause, "dead_end": event.dead_end, "solved": event.solved})
-        elif event.kind in _EVENT_KINDS:
+        elif isinstance(event, LevelEvent) and event.kind in _EVENT_KINDS:
             self._happened.append({"kind": event.kind, "game": event.game, "tier": event.tier, "level": event.level})
 
     def on_step(self, step: Step) -> None:
@@ -222,11 +222,11 @@ def run_takeover(
             obs = {"screen": frame, "text": hint.channel.compose(info)}
         where = (cert["game"], cert["tier"], cert["level"])
         timeline = Timeline(env.unwrapped, clock)
-        end = play(wrapped, policy, [timeline], stop=lambda step: timeline.won(where) or timeline.t >= limits.window_s,
-                   max_steps=limits.max_actions, start=(obs, info))
+        ended = play(wrapped, policy, [timeline], stop=lambda step: timeline.won(where) or timeline.t >= limits.window_s,
+                     max_steps=limits.max_actions, start=(obs, info))
         reason = {"terminated": "terminated", "truncated": "truncated", "max_steps": "max_actions"}
-        end = "won" if timeline.won(where) else reason.get(end.reason, "window")
-        timeline = timeline.items
+        end = "won" if timeline.won(where) else reason.get(ended.reason, "window")
+        items = timeline.items
     finally:
         wrapped.close()
     doc = {
@@ -248,8 +248,8 @@ def run_takeover(
         "handover": handover,
         "limits": asdict(limits),
         "end": end,
-        "outcomes": compute_outcomes(timeline, cert["class"], where, limits),
-        "timeline": timeline,
+        "outcomes": compute_outcomes(items, cert["class"], where, limits),
+        "timeline": items,
     }
     if out is not None:
         _write_json(out / OUTCOME_FILE, doc)

@@ -23,6 +23,7 @@ from typing import Any
 import gymnasium as gym
 
 from puzzlegym.agents import make_agent
+from puzzlegym.env import puzzle_env
 from puzzlegym.errors import ConfigError, PuzzleGymError
 from puzzlegym.evaluation.loop import play
 from puzzlegym.lab.documents import find_documents
@@ -55,8 +56,7 @@ def make_session_env(env_id: str, rule_card: str = "K0", workflow: str = "P0", r
                      **env_kwargs: Any) -> gym.Env:
     """``gym.make(env_id, **env_kwargs)`` wrapped for a session of the given cell (the agent's
     view: a black box over the text channel)."""
-    env = TextChannel(gym.make(env_id, **env_kwargs))
-    env = WorkflowController(RuleCard(env, rule_card), workflow)
+    env: gym.Env = WorkflowController(RuleCard(TextChannel(gym.make(env_id, **env_kwargs)), rule_card), workflow)
     if restart:
         env = DeadEndRestart(env)
     return BlackBox(env)
@@ -102,7 +102,7 @@ def run_session(
         policy = make_agent(agent, env.unwrapped, seed=seed) if isinstance(agent, str) else agent(env)
         end = play(env, policy, max_steps=max_steps, seed=seed)
         steps = end.steps
-        probe = env.unwrapped.probe()
+        probe = puzzle_env(env, "run_session").probe()
         workflow_actions = _find(env, WorkflowController).controller_actions
         restarter = _find(env, DeadEndRestart)
         restarts = len(restarter.interventions) if restarter is not None else 0

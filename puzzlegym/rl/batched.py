@@ -217,8 +217,9 @@ class BatchedVectorEnv(VectorEnv):
         single = self.single_action_space
         if isinstance(single, _ARRAY_SPACES):
             batch = np.asarray(actions)
-            if batch.shape != (k, *single.shape):
-                raise ActionError(f"actions: expected shape {(k, *single.shape)} (one action per env), got {batch.shape}")
+            expected = (k, *(single.shape or ()))  # array spaces always have a shape
+            if batch.shape != expected:
+                raise ActionError(f"actions: expected shape {expected} (one action per env), got {batch.shape}")
             if not self._action_dtype_ok(batch.dtype):
                 raise ActionError(f"actions: expected {'numbers' if isinstance(single, spaces.Box) else 'integers'}, "
                                   f"got dtype {batch.dtype}")

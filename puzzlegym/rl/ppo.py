@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
 from puzzlegym.errors import ConfigError
 from puzzlegym.evaluation.loop import play
@@ -107,15 +108,16 @@ def _callbacks(total: int, progress: bool, curve: dict | None):
         """Every ``every`` steps, the sampled policy's success rate over ``episodes``
         episodes of a separate env; rows appended to ``curve.csv`` as they come."""
 
-        def __init__(self) -> None:
+        def __init__(self, spec: dict) -> None:
             super().__init__()
+            self.spec = spec
             self.rows: list[dict] = []
             self.next_at = 0
 
         def _on_step(self) -> bool:
             if self.num_timesteps >= self.next_at:
                 self._measure()
-                self.next_at = self.num_timesteps + curve["every"]
+                self.next_at = self.num_timesteps + self.spec["every"]
             return True
 
         def _on_training_end(self) -> None:
@@ -124,20 +126,20 @@ def _callbacks(total: int, progress: bool, curve: dict | None):
 
         def _measure(self) -> None:
             stats = play_episodes(
-                curve["env"], policy_chooser(self.model, False, curve["masked"]),
-                curve["episodes"], curve["seed"],
+                self.spec["env"], policy_chooser(self.model, False, self.spec["masked"]),
+                self.spec["episodes"], self.spec["seed"],
             )
             self.rows.append({"timesteps": self.num_timesteps, "success_rate": stats["success_rate"],
                               "mean_return": round(stats["mean_return"], 4),
                               "mean_length": round(stats["mean_length"], 2)})
-            path = curve["path"]
+            path = self.spec["path"]
             lines = ["timesteps,success_rate,mean_return,mean_length"]
             lines += [f"{r['timesteps']},{r['success_rate']},{r['mean_return']},{r['mean_length']}" for r in self.rows]
             write_atomic(path, "\n".join(lines) + "\n")
 
-    cbs = [Progress()]
+    cbs: list[BaseCallback] = [Progress()]
     if curve is not None:
-        cbs.append(Curve())
+        cbs.append(Curve(curve))
     return cbs
 
 
@@ -200,12 +202,14 @@ def train_and_compare(
     except ConfigError:
         eval_env.close()
         raise
+    obs_space, act_space = eval_env.observation_space, eval_env.action_space
+    assert obs_space.shape is not None and isinstance(act_space, spaces.Discrete)  # make_sb3_env's spaces
     result: dict[str, Any] = {
         "env_id": env_id, "make_kwargs": make_kwargs, "algo": algo, "policy": policy,
         "timesteps": timesteps, "n_envs": n_envs, "vec": vec, "seed": seed,
         "eval_episodes": eval_episodes, "torch_threads": threads,
-        "observation_shape": list(eval_env.observation_space.shape),
-        "actions": int(eval_env.action_space.n),
+        "observation_shape": list(obs_space.shape),
+        "actions": int(act_space.n),
     }
     try:
         t0 = time.perf_counter()
@@ -220,6 +224,9 @@ def train_and_compare(
         from stable_baselines3.common.vec_env import VecMonitor
 
         venv = VecMonitor(venv)
+        from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
+
+        Algo: Callable[..., OnPolicyAlgorithm]
         if masked:
             from sb3_contrib import MaskablePPO as Algo
         else:

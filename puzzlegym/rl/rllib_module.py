@@ -8,7 +8,7 @@ for masked envs.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import torch
 from gymnasium import spaces
@@ -62,4 +62,4 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     def compute_values(self, batch: dict, embeddings: Any = None) -> torch.Tensor:
         if isinstance(batch[Columns.OBS], dict):
             _, batch = self._split(batch)
-        return super().compute_values(batch, embeddings)
+        return cast(torch.Tensor, super().compute_values(batch, embeddings))  # a torch module's values

@@ -51,7 +51,7 @@ class BatchedVecEnv(VecEnv):
         except BaseException:
             self._pool.close()
             raise
-        self._actions = None
+        self._actions: np.ndarray | None = None
         self.closed = False
 
     # ------------------------------------------------------------------ the batch

@@ -61,7 +61,7 @@ def make_vector_env(
     for name, value in (("workers", workers), ("spin_us", spin_us)):
         if value is not None and kind not in ("batched", "sb3_batched"):
             raise ConfigError(f"{name}: applies to kind 'batched' or 'sb3_batched', not {kind!r}")
-    batched = {} if spin_us is None else {"spin_us": spin_us}
+    batched: dict[str, Any] = {} if spin_us is None else {"spin_us": spin_us}
     fns = env_fns(env_id, n_envs, **make_kwargs)
     if kind == "batched":
         from puzzlegym.rl.batched import BatchedVectorEnv
@@ -75,12 +75,12 @@ def make_vector_env(
         import gymnasium as gym
 
         return gym.vector.SyncVectorEnv(fns)
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
     if kind == "sb3_batched":
         from puzzlegym.rl.sb3_batched import BatchedVecEnv
 
-        venv = BatchedVecEnv(fns, workers=workers, context=context, **batched)
+        venv: VecEnv = BatchedVecEnv(fns, workers=workers, context=context, **batched)
     elif kind == "subproc":
         venv = SubprocVecEnv(fns, start_method=context)
     else:

@@ -7,6 +7,23 @@
 from __future__ import annotations
 
 import time
+from typing import Protocol
+
+
+class Clock(Protocol):
+    """What the env asks of its clock (:class:`SimClock`, :class:`WallClock`, or a replay's
+    clock standing in for a wall clock)."""
+
+    kind: str
+
+    @property
+    def elapsed_s(self) -> float: ...
+
+    def tick(self) -> None: ...
+
+    def to_json(self) -> dict: ...
+
+    def load_json(self, doc: dict) -> None: ...
 
 
 class SimClock:

@@ -17,14 +17,15 @@ from __future__ import annotations
 import base64
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, cast, get_args
 
 import gymnasium as gym
 
 from puzzlegym.backends.browser import page_file
 from puzzlegym.backends.human import HumanPage
+from puzzlegym.env import puzzle_env
 from puzzlegym.errors import PuzzleGymError, shown
-from puzzlegym.screen.input import Event, Gesture, GestureRecognizer
+from puzzlegym.screen.input import Event, EventKind, Gesture, GestureRecognizer
 from puzzlegym.screen.render import SCREEN, Rect
 from puzzlegym.service.http import HTTPServer, Reply, RequestError, make_server, png_bytes
 
@@ -47,7 +48,7 @@ def gesture_action(g: Gesture) -> dict | None:
 
 
 MAX_EVENTS = 512
-EVENT_KINDS = ("pointer_down", "pointer_move", "pointer_up", "key", "text", "wheel")
+EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
 _EVENT_FIELDS = ("kind", "t", "x", "y", "value")
 
 
@@ -79,7 +80,7 @@ def parse_events(raw: Any) -> list[Event]:
         value = item.get("value", "")
         if not isinstance(value, str) or len(value) > 256:
             raise RequestError(400, f"{where}.value: expected a string of at most 256 characters, got {shown(value)}")
-        out.append(Event(kind, int(t), xy[0], xy[1], value))
+        out.append(Event(cast(EventKind, kind), int(t), xy[0], xy[1], value))  # checked above
     return out
 
 
@@ -91,6 +92,7 @@ class PlaySession:
 
     def __init__(self, env_id: str, record_dir: str | Path, **env_kwargs: Any) -> None:
         self.env = gym.make(env_id, clock="wall", record_dir=str(record_dir), agent="human", **env_kwargs)
+        self.base = puzzle_env(self.env, "play")
         self.obs, _ = self.env.reset(seed=0)
         self.page = HumanPage(self.env)
         self.page.full()
@@ -143,13 +145,13 @@ class PlaySession:
                         continue
                     previewed = self.page.previewing
                     try:
-                        before = self.env.unwrapped.probe().version
+                        before = self.base.probe().version
                         self.obs, _, term, trunc, _ = self.env.step(action)
                     except PuzzleGymError:
                         continue  # e.g. a key outside the allowed set: not a game input
                     if previewed:  # the piece already follows the pointer: it settles at once
                         shown(self.page.settled())
-                    elif self.env.unwrapped.probe().version != before:
+                    elif self.base.probe().version != before:
                         for rects in self.page.after_step():
                             shown(rects)
                     self.done = bool(term or trunc)

@@ -35,6 +35,7 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from puzzlegym import jsonio
@@ -175,7 +176,10 @@ def make_scripted_server(script: dict, host: str = "127.0.0.1", port: int = 0):
     def models(_session: str, _body: Any) -> Reply:
         return Reply.json({"object": "list", "data": [{"id": m, "object": "model"} for m in scripted.scripts]})
 
-    routes = {("POST", "/v1/chat/completions"): completions, ("GET", "/v1/models"): models}
+    routes: dict[tuple[str, str], Callable[[str, Any], Reply]] = {
+        ("POST", "/v1/chat/completions"): completions,
+        ("GET", "/v1/models"): models,
+    }
     server = make_server(host, port, routes, max_body_bytes=MAX_REQUEST_BYTES)
     server.scripted = scripted  # type: ignore[attr-defined]
     return server
@@ -196,7 +200,7 @@ def demo_script(env_id: str, *, setting: str = "native", image_width: int = 1280
     register_envs()
 
     enc = ScreenEncoder("png", image_width)
-    kwargs = {} if level is None else {"level": level}
+    kwargs: dict[str, Any] = {} if level is None else {"level": level}
     env = gym.make(env_id, start="home", **kwargs)
     try:
         actions: list[dict] = []

@@ -35,6 +35,7 @@ import gymnasium as gym
 import numpy as np
 
 from puzzlegym.actions import Answer, parse_action
+from puzzlegym.env import puzzle_env
 from puzzlegym.errors import ConfigError, PuzzleGymError, shown
 from puzzlegym.fields import MAX_SEED
 from puzzlegym.registry import ID_PREFIX, parse_env_id
@@ -80,6 +81,7 @@ class Session:
     def png_b64(self) -> str:
         """The screen as base64 PNG, encoded once per change of the screen (the suite's
         version), not once per request."""
+        assert self.obs is not None, "a session with an env has its screen"
         key = (self.episodes, self.env.unwrapped.probe().version)
         if self._png is None or self._png[0] != key:
             self._png = (key, base64.b64encode(png_bytes(self.obs)).decode("ascii"))
@@ -254,7 +256,7 @@ class Service:
             s.env, s.episodes, s.obs, s.record = env, s.episodes + 1, obs, str(record)
             s.done, s.accepted = False, True
             out = s.public()
-            out["instruction"] = env.unwrapped.instruction
+            out["instruction"] = puzzle_env(env, "reset").instruction
             out["record"] = str(record)
             return out
 
@@ -282,7 +284,7 @@ class Service:
     def screenshot(self, name: str) -> bytes:
         s = self.session(name, create=False)
         with s.lock:
-            if s.env is None:
+            if s.env is None or s.obs is None:
                 raise RequestError(409, "no episode in this session; POST /reset first")
             return png_bytes(s.obs)
 
