@@ -1,6 +1,7 @@
 """RL throughput, memory and vector-env scaling, each measured in one run (ratios comparable).
 
     .venv/bin/python benchmarks/bench_rl.py throughput [ENV_ID ...]   # default: every registered id
+    .venv/bin/python benchmarks/bench_rl.py training [ENV_ID ...] [--steps N] [--rounds N]
     .venv/bin/python benchmarks/bench_rl.py rss [ENV_ID ...] [--steps N]
     .venv/bin/python benchmarks/bench_rl.py vector [ENV_ID ...] [--steps N] [--envs N] [--rounds N] [--warmup N] [--full-res]
     .venv/bin/python benchmarks/bench_rl.py lockstep-bound [ENV_ID ...] [--steps N] [--envs N]
@@ -12,6 +13,15 @@
   the step of the former ``make_sb3_env`` stack: ``BlackBox`` -> ``DownscaleObservation``
   84x84 (the full frame rendered, then shrunk with Pillow). Rounds alternate the three so
   load drifts hit them alike; the best round of each counts. Prints the ratios b/a and b/c.
+* ``training``: the training view's step (``LowResObservation(view="board")``, 84x84: the
+  board's panel in the training style) beside the default 84x84 step (``LowResObservation``
+  at 84x84, the whole screen), both replaying one pre-planned GUI action sequence (solver
+  moves and random clicks from the home screen, ``--steps`` default 1500). The two
+  alternate in ``--rounds`` rounds (default 10, the order reversed every other round) after
+  one untimed warm-up replay each, so the drift hits them alike; prints each one's best
+  round and the training/default ratio of the best rounds, the median of the per-round
+  ratios (each round's two replays run back to back) and their range, then the ratios'
+  range over the ids.
 * ``rss``: the resident memory of one process running one env (raw 1280x900 observations,
   board actions chosen uniformly from the mask, episodes of 300 actions) after 0, 10,000,
   50,000 and 100,000 steps; each id in its own process.
@@ -106,6 +116,37 @@ def throughput(env_id: str, steps: int = 1500, rounds: int = 3) -> dict:
         **{f"{k}_steps_per_s": round(v, 1) for k, v in best.items()},
         "reduced_vs_raw": round(best["reduced_84"] / best["raw_full"], 2),
         "reduced_vs_former_sb3": round(best["reduced_84"] / best["former_sb3_84"], 2),
+    }
+
+
+def training(env_id: str, steps: int = 1500, rounds: int = 10) -> dict:
+    actions = mixed_actions(env_id, steps)
+    stacks = {
+        "default_84": lambda: LowResObservation(gym.make(env_id), size=(84, 84)),
+        "training_84": lambda: LowResObservation(gym.make(env_id), size=(84, 84), view="board"),
+    }
+    envs = {name: make() for name, make in stacks.items()}
+    best = dict.fromkeys(stacks, 0.0)
+    per_round = []
+    try:
+        for env in envs.values():
+            _replay(env, actions)  # warm the widget caches
+        for r in range(rounds):
+            order = list(envs) if r % 2 == 0 else list(envs)[::-1]
+            rate = {name: _replay(envs[name], actions) for name in order}
+            per_round.append(rate["training_84"] / rate["default_84"])
+            for name, v in rate.items():
+                best[name] = max(best[name], v)
+    finally:
+        for env in envs.values():
+            env.close()
+    return {
+        "env_id": env_id,
+        "steps": sum(a is not None for a in actions),
+        **{f"{k}_steps_per_s": round(v, 1) for k, v in best.items()},
+        "training_vs_default": round(best["training_84"] / best["default_84"], 2),
+        "training_vs_default_round_median": round(float(np.median(per_round)), 2),
+        "training_vs_default_round_range": [round(min(per_round), 2), round(max(per_round), 2)],
     }
 
 
@@ -459,7 +500,8 @@ def wakeup(work_ms: float = 1.0, trips: int = 2000) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="RL throughput, memory and vector-env scaling.")
-    parser.add_argument("what", nargs="?", choices=("throughput", "rss", "vector", "lockstep-bound", "wakeup"),
+    modes = ("throughput", "training", "rss", "vector", "lockstep-bound", "wakeup")
+    parser.add_argument("what", nargs="?", choices=modes,
                         default="throughput")
     parser.add_argument("env_ids", nargs="*", metavar="ENV_ID", help="default: every registered id")
     parser.add_argument("--steps", type=_positive, help="steps per measurement")
@@ -468,7 +510,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--warmup", type=_count(0), default=50,
                         help="vector: untimed batched steps before each batched measurement (default 50)")
     parser.add_argument("--rounds", type=_count(1), default=10,
-                        help="vector: interleaved rounds the batched measurements are split into (default 10)")
+                        help="vector: interleaved rounds the batched measurements are split into; "
+                             "training: alternating rounds of the two stacks (default 10)")
     parser.add_argument("--full-res", action="store_true", help="vector: add AsyncVectorEnv at 1280x900")
     parser.add_argument("--spin-us", type=_spin, default=None,
                         help="vector: how long the batched workers poll before they block (default: the library's)")
@@ -481,6 +524,20 @@ def main(argv: list[str] | None = None) -> None:
     if args.what == "throughput":
         for env_id in args.env_ids or env_ids():
             print(json.dumps(throughput(env_id, n or 1500)), flush=True)
+    elif args.what == "training":
+        rows = []
+        for env_id in args.env_ids or env_ids():
+            rows.append(training(env_id, n or 1500, args.rounds))
+            print(json.dumps(rows[-1]), flush=True)
+        best = [row["training_vs_default"] for row in rows]
+        median = [row["training_vs_default_round_median"] for row in rows]
+        summary = {
+            "training_vs_default_min": min(best), "training_vs_default_max": max(best),
+            "round_median_min": min(median), "round_median_median": float(np.median(median)),
+            "round_median_max": max(median), "ids": len(rows),
+            "load_average": [round(v, 1) for v in os.getloadavg()],
+        }
+        print(json.dumps(summary), flush=True)
     elif args.what == "rss":
         ids = args.env_ids or ["LongPuzzle/MazePaint-Hard", "LongPuzzle/NutAndBolt-Nightmare", "LongPuzzle/BoltUnscrew-Hard"]
         for env_id in ids:

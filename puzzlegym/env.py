@@ -51,7 +51,7 @@ from puzzlegym.screen.clock import make_clock
 from puzzlegym.screen.input import GestureRecognizer
 from puzzlegym.screen.labels import label
 from puzzlegym.screen.layout import BOARD_AREA, LEVEL
-from puzzlegym.screen.resolution import Resolution
+from puzzlegym.screen.resolution import Resolution, TrainingView
 from puzzlegym.screen.suite import Suite
 from puzzlegym.splits import LevelSet, TrainingLevels, check_split
 from puzzlegym.version import __version__
@@ -229,6 +229,7 @@ class PuzzleEnv(gym.Env):
         self._done = True
         self._seed: int | None = None
         self._episode = 0  # resets so far (restores included): probes tell screens apart by it
+        self._probe_cache: tuple[tuple, Probe] | None = None
 
     # ------------------------------------------------------------------ episode set-up
     def _objective(self) -> Objective:
@@ -489,6 +490,7 @@ class PuzzleEnv(gym.Env):
         state = self.__dict__.copy()
         del state["observation_space"]
         state["_frame"] = self._frame is not None
+        state["_probe_cache"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -501,12 +503,16 @@ class PuzzleEnv(gym.Env):
         """The resolution observations are rendered at (the full screen by default)."""
         return getattr(self.backend, "resolution", None) or Resolution.full()
 
-    def set_resolution(self, resolution: Resolution) -> None:
-        """Render observations at ``resolution`` from now on (the in-process backend only);
+    def set_resolution(self, resolution: Resolution | TrainingView) -> None:
+        """Render observations at ``resolution`` (or as a ``TrainingView``: the board framed,
+        in the training style) from now on (the in-process backend only);
         ``observation_space`` follows. The next observation is composited directly at that
         size; ``render()`` and frame hashes keep using the full screen."""
-        if not isinstance(resolution, Resolution):
-            raise ConfigError(f"resolution: expected a puzzlegym Resolution, got {type(resolution).__name__}")
+        if not isinstance(resolution, (Resolution, TrainingView)):
+            raise ConfigError(
+                "resolution: expected a puzzlegym Resolution or TrainingView, got "
+                f"{type(resolution).__name__}"
+            )
         if self._observation == "none":
             raise ConfigError("resolution: observations are off (set_observation('none')); "
                               "call set_observation('pixels') first")
@@ -546,7 +552,7 @@ class PuzzleEnv(gym.Env):
         suite, ev = self.suite, self.evaluator
         board = suite.board
         on_target = board is not None and ev.is_target(board)
-        last = ev.snapshots[-1] if ev.snapshots else None
+        last = ev.last_snapshot
         return {
             # public: what the player could know
             "step": self.steps,
@@ -567,7 +573,7 @@ class PuzzleEnv(gym.Env):
                 "lc": ev.lc,
                 "fgp": ev.fgp,
                 "success": ev.success,
-                "dead_end": last["dead_end"] if last else None,
+                "dead_end": last.dead_end if last else None,
                 "mismatch": ev.mismatch,
             },
         }
@@ -581,13 +587,18 @@ class PuzzleEnv(gym.Env):
         if self.suite is None:
             raise PuzzleGymError("probe() before reset()")
         suite, ev = self.suite, self.evaluator
+        # a probe is a value of these: one per moment, however many readers ask for it
+        key = (self._episode, suite.version, self.actions, self.steps)
+        cached = self._probe_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
         b = suite.board
         board = None
         if b is not None:
             board = BoardProbe(
                 b.game, b.tier, b.index, b.level, b.state, b.ui, len(b.history), b.feedback, ev.is_target(b)
             )
-        return Probe(
+        probe = Probe(
             env_id=self.config["env_id"],
             objective=ev.objective,
             screen=suite.screen,
@@ -606,8 +617,10 @@ class PuzzleEnv(gym.Env):
             lc=ev.lc,
             fgp=ev.fgp,
             progress=self._phi,
-            _snapshot=ev.snapshots[-1] if ev.snapshots else None,
+            _snapshot=ev.last_snapshot,
         )
+        self._probe_cache = (key, probe)
+        return probe
 
     def summary(self) -> dict:
         """The evaluator's summary of the episode so far (what the record's result holds:

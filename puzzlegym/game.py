@@ -66,8 +66,19 @@ class GameView(Protocol):
 
     def initial_ui(self, level: Any, state: Any) -> Any: ...
 
-    def widgets(self, level: Any, state: Any, ui: Any, area: Rect) -> list[Widget]:
-        """The board as widgets inside ``area`` (screen coordinates), back to front."""
+    def widgets(
+        self, level: Any, state: Any, ui: Any, area: Rect, style: str = "screen"
+    ) -> list[Widget]:
+        """The board as widgets inside ``area`` (screen coordinates), back to front, painted
+        in ``style`` (``puzzlegym.screen.palette.STYLES``: ``"screen"``, or ``"training"``
+        for the training view: palette colours as their training twins, and cues such as a
+        truck's heading or a selection drawn to survive 84x84 frames). Each style paints with
+        its own painters (a widget's painter and key describe what it shows), so the screen
+        style's pictures never depend on the training style's."""
+
+    def panel(self, level: Any, area: Rect) -> Rect:
+        """The panel the board lies on (``puzzlegym.screen.panel.panel_rect`` of the board's
+        own pixels), inside ``area``: the window the training view frames."""
 
     def on_gesture(self, level: Any, state: Any, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
         """Map a recognized gesture (click, drag, swipe, key) to a move and/or a new ui state."""

@@ -23,7 +23,7 @@ from typing import Any
 
 from puzzlegym.actions import Action
 from puzzlegym.evaluation.evaluator import Objective
-from puzzlegym.evaluation.events import freeze
+from puzzlegym.evaluation.events import Snapshot
 from puzzlegym.game import Game
 from puzzlegym.screen.input import Gesture
 from puzzlegym.screen.layout import (
@@ -131,7 +131,7 @@ class Probe:
     lc: float
     fgp: float
     progress: float  # won target levels plus the potential of the target board in play
-    _snapshot: Mapping | None = field(default=None, repr=False)
+    _snapshot: Snapshot | None = field(default=None, repr=False)
 
     @property
     def on_target(self) -> bool:
@@ -143,7 +143,7 @@ class Probe:
         """The evaluator's last snapshot of a settled board (read-only): ``cause``, ``game``,
         ``tier``, ``level`` (1-based), ``potential``, ``solved``, ``dead_end`` (the
         certificate), ``state`` (the game's JSON), ``details`` (game facts, some games)."""
-        return None if self._snapshot is None else freeze(self._snapshot)
+        return None if self._snapshot is None else self._snapshot.as_mapping()
 
     @property
     def dead_end(self) -> Any:
@@ -152,9 +152,9 @@ class Probe:
         snap, board = self._snapshot, self.board
         if snap is None or board is None or self.screen != LEVEL:
             return None
-        if (snap["game"], snap["tier"], snap["level"]) != (board.game.name, board.tier, board.number):
+        if (snap.game, snap.tier, snap.level) != (board.game.name, board.tier, board.number):
             return None
-        return snap["dead_end"]
+        return snap.dead_end
 
     def control(self, name: str) -> Rect | None:
         """The rectangle of control ``name`` on this screen, or None."""

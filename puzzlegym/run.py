@@ -41,7 +41,9 @@ from puzzlegym.errors import ConfigError, PuzzleGymError
 
 CONFIG_PATH = "pkg://puzzlegym.configs"
 KINDS = ("play", "train")
-_WRAPPER_KEYS = ("observation", "actions", "buttons", "scale", "size", "fit", "grayscale", "grid")
+_WRAPPER_KEYS = (
+    "observation", "actions", "buttons", "scale", "size", "fit", "grayscale", "grid", "view",
+)
 
 
 def wrapper_kwargs(cfg: DictConfig) -> dict[str, Any]:

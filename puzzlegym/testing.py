@@ -16,7 +16,8 @@ seeded random walks of legal moves from each:
   move that is not legal with :class:`~puzzlegym.game.Rejected` (a reason, nothing
   changed);
 * the view: ``ui`` survives ``ui_to_json``/``ui_from_json``, every widget lies inside the
-  board area, ``board_targets`` has the same length on every board of a level, and
+  board area in both styles (screen and training), the panel (the training view's window)
+  is a box inside it, ``board_targets`` has the same length on every board of a level, and
   ``actions_for_move`` gives GUI actions for every legal move;
 * the solver (found by convention in ``puzzlegym.solvers``) solves the ready board, its
   moves replay through ``apply`` to a solved board, and ``certify`` calls it solvable.
@@ -39,6 +40,7 @@ from puzzlegym.actions import Action
 from puzzlegym.errors import PuzzleGymError
 from puzzlegym.game import Game, Rejected
 from puzzlegym.probe import BOARD_AREA
+from puzzlegym.screen.palette import STYLES
 
 __all__ = ["GameContractError", "check_game"]
 
@@ -117,10 +119,15 @@ def _check_board(game: Game, where: str, level: Any, state: Any) -> int:
     ui = view.initial_ui(level, state)
     if view.ui_from_json(_json(view.ui_to_json(ui))) != ui:
         _fail(game, where, "the ui does not survive ui_to_json -> JSON -> ui_from_json")
-    for w in view.widgets(level, state, ui, BOARD_AREA):
-        r, a = w.rect, BOARD_AREA
-        if r.x < a.x or r.y < a.y or r.x + r.w > a.x + a.w or r.y + r.h > a.y + a.h:
-            _fail(game, where, f"widget {w.id!r} at {r} leaves the board area {BOARD_AREA}")
+    a = BOARD_AREA
+    for style in STYLES:
+        for w in view.widgets(level, state, ui, BOARD_AREA, style):
+            r = w.rect
+            if r.x < a.x or r.y < a.y or r.x + r.w > a.x + a.w or r.y + r.h > a.y + a.h:
+                _fail(game, where, f"widget {w.id!r} at {r} ({style} style) leaves the board area {BOARD_AREA}")
+    p = view.panel(level, BOARD_AREA)
+    if p.w <= 0 or p.h <= 0 or p.x < a.x or p.y < a.y or p.x1 > a.x1 or p.y1 > a.y1:
+        _fail(game, where, f"panel {p} (the training view's window) is not a box inside the board area {BOARD_AREA}")
     targets = view.board_targets(level, state, ui, BOARD_AREA)
     if not all(t is None or isinstance(t, Action) for t in targets):
         _fail(game, where, "board_targets must be GUI actions or None")

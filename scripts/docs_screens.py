@@ -9,6 +9,15 @@ reduced to ``--width`` pixels and saved as an optimised palette PNG. The pages u
 
     .venv/bin/python scripts/docs_screens.py             # writes docs/img/screens/*.png
     .venv/bin/python scripts/docs_screens.py --out DIR --width 480
+
+``--training`` writes the RL guide's pictures of the training view instead
+(``docs/img/training/<game>.png``): one board of every game a few solver actions in (a
+selection or a path being drawn where the game has one), as three 84x84 observations side by
+side, each enlarged 4x pixel for pixel: the default view (``LowResObservation``: the whole
+screen letterboxed), the training view in colour and in grayscale
+(``LowResObservation(view="board")``):
+
+    .venv/bin/python scripts/docs_screens.py --training  # writes docs/img/training/*.png
 """
 
 from __future__ import annotations
@@ -19,14 +28,29 @@ import sys
 from pathlib import Path
 
 import gymnasium as gym
+import numpy as np
 from PIL import Image
 
 import puzzlegym  # noqa: F401  (registers the LongPuzzle/* ids)
 from puzzlegym import registry
+from puzzlegym.agents import SolverAgent
 from puzzlegym.jsonio import write_atomic
+from puzzlegym.wrappers import LowResObservation
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "img" / "screens"
+TRAINING_OUT = ROOT / "docs" / "img" / "training"
+# the board each training picture shows: game -> (tier, level, solver actions played first)
+TRAINING_BOARDS = {
+    "BoltUnscrew": ("Hard", 8, 3),
+    "RushHour": ("Hard", 1, 2),
+    "NutAndBolt": ("Extreme", 1, 3),
+    "TruckEscape": ("Default", 5, 3),
+    "MazePaint": ("Hard", 1, 3),
+    "ColorConnect": ("Hard", 10, 9),
+}
+ENLARGE = 4  # training pictures: each observation pixel as a 4x4 block
+GAP = 8  # pixels between the three observations of a training picture
 MIN_WIDTH, MAX_WIDTH = 160, 1280
 COLOURS = 128  # palette size: the screens are flat colours, text and a few gradients
 
@@ -64,6 +88,33 @@ def screens() -> dict[str, tuple[str, str]]:
     return out
 
 
+def training_picture(game: str) -> bytes:
+    """The RL guide's picture of ``game``'s training view (see the module docstring), PNG."""
+    g = registry.games()[game]
+    tier, level, moves = TRAINING_BOARDS[game]
+    views = [dict(), dict(view="board"), dict(view="board", grayscale=True)]
+    envs = [
+        LowResObservation(gym.make(g.env_id(tier), start="board", level=level), **kw)
+        for kw in views
+    ]
+    try:
+        frames = [env.reset(seed=0)[0] for env in envs]
+        agent = SolverAgent(envs[0].unwrapped)
+        for _ in range(moves):
+            action = agent()
+            frames = [env.step(action)[0] for env in envs]
+    finally:
+        for env in envs:
+            env.close()
+    tiles = [np.repeat(f, 3, axis=2) if f.shape[2] == 1 else f for f in frames]
+    tiles = [t.repeat(ENLARGE, axis=0).repeat(ENLARGE, axis=1) for t in tiles]
+    gap = np.full((tiles[0].shape[0], GAP, 3), 255, np.uint8)
+    row = np.concatenate([tiles[0], gap, tiles[1], gap, tiles[2]], axis=1)
+    buf = io.BytesIO()
+    Image.fromarray(row).save(buf, format="PNG", optimize=True)
+    return buf.getvalue()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -75,9 +126,23 @@ def main(argv: list[str] | None = None) -> int:
         default=640,
         help=f"image width, {MIN_WIDTH}..{MAX_WIDTH} (default 640)",
     )
+    parser.add_argument(
+        "--training", action="store_true",
+        help="write the training view's pictures instead (default folder "
+        f"{TRAINING_OUT.relative_to(ROOT)})",
+    )
     args = parser.parse_args(argv)
     if not MIN_WIDTH <= args.width <= MAX_WIDTH:
         parser.error(f"--width: expected {MIN_WIDTH}..{MAX_WIDTH}, got {args.width}")
+    if args.training:
+        out = TRAINING_OUT if args.out == OUT else args.out
+        out.mkdir(parents=True, exist_ok=True)
+        for game in TRAINING_BOARDS:
+            stem = registry.GAME_MODULES[game].rpartition(".")[2]
+            data = training_picture(game)
+            write_atomic(out / f"{stem}.png", data)
+            print(f"{out / f'{stem}.png'}: {game}, {len(data) // 1024} KiB")
+        return 0
     args.out.mkdir(parents=True, exist_ok=True)
     for stem, (env_id, start) in screens().items():
         data = shrink(frame(env_id, start), args.width)

@@ -2,7 +2,8 @@
 # Create .venv (if needed) and install puzzlegym into it.
 #   scripts/setup.sh          the library (in-process backend)
 #   scripts/setup.sh dev      + test tools, the docs tools (MkDocs), Stable-Baselines3 and
-#                             sb3-contrib (CPU torch), a SAT solver, Ray, OS Chromium, and
+#                             sb3-contrib (CPU torch), a SAT solver, Ray and RLlib (when
+#                             ray[rllib] resolves with the rest), OS Chromium, and
 #                             bubblewrap (the Code Execution sandbox)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +33,13 @@ if [ "${1:-}" = "dev" ]; then
   # build); then the extras the tests need: rl (SB3, sb3-contrib), distributed (Ray) and
   # torchrl (TorchRL, whose 0.14 takes the torch installed here, so torch is never changed).
   $PIP install -q 'torch==2.13.0' 2>/dev/null || $PIP install -q 'torch>=2.3,<2.14'
-  $PIP install -q -e '.[dev,rl,openai,sat,distributed,torchrl]'
+  # rllib (ray[rllib], which pins its own Gymnasium) joins them only if it resolves with them
+  # and the torch installed here; otherwise the RLlib tests skip, saying so.
+  TORCH=$(.venv/bin/python -c 'import torch; print(torch.__version__)')
+  if ! $PIP install -q -e '.[dev,rl,openai,sat,distributed,torchrl,rllib]' "torch==$TORCH"; then
+    echo "note: the rllib extra does not resolve with the others here; installing without it" >&2
+    $PIP install -q -e '.[dev,rl,openai,sat,distributed,torchrl]'
+  fi
 else
   $PIP install -q -e .
 fi

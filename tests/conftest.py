@@ -1,5 +1,10 @@
 import os
-import threading
+
+# Ray's local instances in the tests listen on 127.0.0.1 only: Ray reads this when it is
+# imported (puzzlegym.evaluation.distributed.start_local_ray refuses a ray imported without it)
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+
+import threading  # noqa: E402
 from contextlib import contextmanager
 
 import gymnasium as gym

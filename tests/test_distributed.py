@@ -13,6 +13,7 @@ ray = pytest.importorskip("ray")
 
 from puzzlegym.cli import main as cli_main  # noqa: E402
 from puzzlegym.errors import ConfigError  # noqa: E402
+from puzzlegym.evaluation.distributed import start_local_ray  # noqa: E402
 from puzzlegym.evaluation.eval import run_eval  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
-             log_to_driver=False, configure_logging=False)
+    start_local_ray(2, log_to_driver=False)
+    assert [node["NodeManagerAddress"] for node in ray.nodes()] == ["127.0.0.1"]
     yield ray
     ray.shutdown()
 

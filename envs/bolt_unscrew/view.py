@@ -19,6 +19,13 @@ Every rule that decides a move is in the pixels:
 * each layer has its own wood tint, darker to lighter from the bottom layer up, and every
   board a dark outline and a drop shadow that deepens with its layer.
 
+In the training style (``puzzlegym.screen.palette.TRAINING_STYLE``) the panel and the plate
+are one flat near-white surface, a free anchor a near-black disc, a closed anchor's cap the
+near-white of the plate, every board a flat face at its layer's training luma (48, 92, 164,
+204 from the bottom layer up) with a near-black outline, a screw that can be picked white and
+one held down mid-grey (128), both with a near-black rim; the selected screw is covered by a
+near-black disc reaching 15 pixels beyond it all round, with a white centre.
+
 Interaction state (``ui``): the selected screw's anchor, or None. Click a selectable screw to
 select it (a ring shows the selection), click it again to deselect, click another selectable
 screw to switch; with a screw selected, click an anchor to move it there.
@@ -36,6 +43,7 @@ from puzzlegym.actions import Click
 from puzzlegym.game import SelectionUI, ViewOutcome
 from puzzlegym.screen.grid import fit_unit
 from puzzlegym.screen.input import Gesture
+from puzzlegym.screen.palette import SCREEN_STYLE, TRAINING_DARK, TRAINING_LIGHT, TRAINING_STYLE
 from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget
 
@@ -70,6 +78,11 @@ HELD_RIM = (72, 76, 84)
 HELD_SLOT = (56, 60, 66)
 RING = (255, 190, 0)
 RING_EDGE = (40, 40, 48)
+# the training style's board faces per layer, bottom to top: the woods' hues at lumas 48, 92,
+# 164 and 204
+TRAINING_WOODS = ((67, 43, 25), (138, 78, 43), (196, 161, 97), (216, 204, 174))
+TRAINING_HELD = (125, 128, 135)  # luma 128
+TRAINING_SCREW = (255, 255, 255)
 
 SELECT_HINT = "Now click a free hole"
 NEED_SCREW = "Select a screw first"
@@ -192,13 +205,19 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
         for k in (-0.45, 0.1, 0.55):
             off = radius * k * SS
             d.line((x0 + nx * off, y0 + ny * off, x1 + nx * off, y1 + ny * off), fill=(*grain, 255), width=SS)
-    for hx, hy in holes:
-        cx, cy = s((hx, hy))
-        rim = (hole_r + 3) * SS
-        d.ellipse((cx - rim, cy - rim, cx + rim, cy + rim), fill=(*edge, 255))
-        rr = hole_r * SS
-        d.ellipse((cx - rr, cy - rr, cx + rr, cy + rr), fill=(*edge, 0))
+    _cut_holes(d, holes, hole_r, edge, edge)
     img.paste(big.reduce(SS))
+
+
+def _cut_holes(d: ImageDraw.ImageDraw, holes, hole_r: float, rim, clear) -> None:
+    """Every hole of a board, drawn ``SS`` x supersampled: a 3-pixel rim of ``rim`` round a
+    transparent disc (``clear`` at alpha 0)."""
+    for hx, hy in holes:
+        cx, cy = hx * SS, hy * SS
+        r = (hole_r + 3) * SS
+        d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=(*rim, 255))
+        r = hole_r * SS
+        d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=(*clear, 0))
 
 
 def _paint_screw(draw: ImageDraw.ImageDraw, img, key) -> None:
@@ -236,17 +255,82 @@ def _paint_ring(draw: ImageDraw.ImageDraw, img, key) -> None:
     img.paste(big.reduce(SS))
 
 
+def _paint_training_plate(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """The training style: the panel and the plate are one flat surface."""
+    panel, _plate = key
+    paint_panel(draw, img.size, panel, TRAINING_STYLE)
+
+
+def _paint_training_anchor(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """A free anchor is a near-black disc; a closed one's cap is the plate's near-white."""
+    r, free = key
+    w, _ = img.size
+    c = (w - 1) / 2
+    rr = r + (4 if free else 2)
+    fill = TRAINING_DARK if free else TRAINING_LIGHT
+    draw.ellipse((c - rr, c - rr, c + rr, c + rr), fill=(*fill, 255))
+
+
+def _paint_training_board(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """A board: a near-black outline round a flat face at its layer's training luma,
+    transparent holes."""
+    kind, p0, p1, radius, holes, hole_r, layer, _shadow = key
+    face = TRAINING_WOODS[layer % len(TRAINING_WOODS)]
+    w, h = img.size
+    big = Image.new("RGBA", (w * SS, h * SS), (*face, 0))
+    d = ImageDraw.Draw(big)
+
+    def s(p):
+        return p[0] * SS, p[1] * SS
+
+    _capsule(d, s(p0), s(p1), radius * SS, (*TRAINING_DARK, 255))
+    _capsule(d, s(p0), s(p1), (radius - 4) * SS, (*face, 255))
+    _cut_holes(d, holes, hole_r, TRAINING_DARK, face)
+    img.paste(big.reduce(SS))
+
+
+def _paint_training_screw(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """A screw head: white when it can be picked, mid-grey when held down; a near-black rim."""
+    r, _slot, held = key
+    w, _ = img.size
+    c = (w - 1) / 2
+    draw.ellipse((c - r, c - r, c + r, c + r), fill=(*TRAINING_DARK, 255))
+    ri = r - max(2, r / 4)
+    fill = TRAINING_HELD if held else TRAINING_SCREW
+    draw.ellipse((c - ri, c - ri, c + ri, c + ri), fill=(*fill, 255))
+
+
+def _paint_training_ring(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """The selection: a near-black disc over the screw as large as the ring's widget (the
+    screw's radius and 15 pixels), with a white centre."""
+    w, _ = img.size
+    c = (w - 1) / 2
+    draw.ellipse((0, 0, w - 1, w - 1), fill=(*TRAINING_DARK, 255))
+    ri = w * 0.16
+    draw.ellipse((c - ri, c - ri, c + ri, c + ri), fill=(*TRAINING_SCREW, 255))
+
+
+# (plate, anchor, board, screw, ring) painters per style
+_PAINTERS = {
+    SCREEN_STYLE: (_paint_plate, _paint_anchor, _paint_board, _paint_screw, _paint_ring),
+    TRAINING_STYLE: (_paint_training_plate, _paint_training_anchor, _paint_training_board,
+                     _paint_training_screw, _paint_training_ring),
+}
+
+
 # ----------------------------------------------------------------------------- static tables
 @lru_cache(maxsize=64)
-def _tables(level: Level, area: Rect):
-    """Per level: the plate widget, one widget per board, per anchor its free and closed
-    widgets and its bright and held screw widgets, and the selection ring per anchor."""
+def _tables(level: Level, area: Rect, style: str = SCREEN_STYLE):
+    """Per level and style: the plate widget, one widget per board, per anchor its free and
+    closed widgets and its bright and held screw widgets, and the selection ring per
+    anchor."""
+    paint_plate, paint_anchor, paint_board, paint_screw, paint_ring = _PAINTERS[style]
     pitch, ox, oy = layout(level.size, area)
     plate = plate_rect(level, area)
     panel = panel_rect(plate)
     local = (plate.x - area.x, plate.y - area.y, plate.x1 - 1 - area.x, plate.y1 - 1 - area.y)
     plate_w = Widget(
-        "bolt:plate", area, _paint_plate, (Rect(panel.x - area.x, panel.y - area.y, panel.w, panel.h), local)
+        "bolt:plate", area, paint_plate, (Rect(panel.x - area.x, panel.y - area.y, panel.w, panel.h), local)
     )
     r_anchor = float(G.ANCHOR_R) * pitch
     boards = []
@@ -261,7 +345,7 @@ def _tables(level: Level, area: Rect):
         rect = Rect(bx0, by0, bx1 - bx0, by1 - by0)
         pts_local = tuple((x - bx0, y - by0) for x, y in pts)
         key = (bd.kind, pts_local[0], pts_local[-1], radius, pts_local, r_anchor, bd.layer, shadow)
-        boards.append(Widget(f"bolt:board{b}", rect, _paint_board, key, opaque=False))
+        boards.append(Widget(f"bolt:board{b}", rect, paint_board, key, opaque=False))
     r_screw = float(G.SCREW_R) * pitch
 
     def around(a: int, half: int) -> Rect:
@@ -270,17 +354,17 @@ def _tables(level: Level, area: Rect):
 
     n, ha, hs, hr = len(level.anchors), int(r_anchor) + 8, int(r_screw) + 7, int(r_screw) + 16
     anchors = tuple(
-        tuple(Widget(f"bolt:anchor{a}", around(a, ha), _paint_anchor, (r_anchor, free), opaque=False) for free in (False, True))
+        tuple(Widget(f"bolt:anchor{a}", around(a, ha), paint_anchor, (r_anchor, free), opaque=False) for free in (False, True))
         for a in range(n)
     )
     screws = tuple(
         tuple(
-            Widget(f"bolt:screw{a}", around(a, hs), _paint_screw, (r_screw, pitch * 0.06, held), opaque=False)
+            Widget(f"bolt:screw{a}", around(a, hs), paint_screw, (r_screw, pitch * 0.06, held), opaque=False)
             for held in (False, True)
         )
         for a in range(n)
     )
-    rings = tuple(Widget("bolt:ring", around(a, hr), _paint_ring, (r_screw + 7,), opaque=False) for a in range(n))
+    rings = tuple(Widget("bolt:ring", around(a, hr), paint_ring, (r_screw + 7,), opaque=False) for a in range(n))
     layers = sorted({bd.layer for bd in level.boards})
     return plate_w, tuple(boards), anchors, screws, rings, tuple(layers)
 
@@ -290,8 +374,13 @@ class BoltUnscrewView(SelectionUI):
 
     selected_item = "anchor index"
 
-    def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
-        plate, boards, anchors, screws, rings, layers = _tables(level, area)
+    def panel(self, level: Level, area: Rect) -> Rect:
+        return panel_rect(plate_rect(level, area))
+
+    def widgets(
+        self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE
+    ) -> list[Widget]:
+        plate, boards, anchors, screws, rings, layers = _tables(level, area, style)
         rem, occ = state.remaining, state.occupied
         holed = level.holed_boards
         free = rules.available(level, state)

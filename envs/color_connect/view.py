@@ -19,6 +19,13 @@ Pair ``k`` has the palette's colour ``k`` (:data:`puzzlegym.screen.palette.PIECE
 colour's letter on both dots (the same letter a nut of that colour shows), so no pair
 depends on hue alone. Finished paths are wide lines; the path being drawn is
 a narrower line with a ring on its last cell, so it reads as unfinished at a glance.
+
+In the training style (``puzzlegym.screen.palette.TRAINING_STYLE``) cells are flat
+near-white, blocked cells and the frame near-black, dots and paths their colours' training
+twins without letters. The path being drawn is a line of its colour cased in near-black, its
+starting dot lies on a near-black square and its last cell carries a near-black square with
+the colour inside, so starting, extending or cutting a path changes whole blocks of pixels,
+not a thin ring.
 """
 
 from __future__ import annotations
@@ -33,7 +40,14 @@ from puzzlegym.actions import Click
 from puzzlegym.game import ResetUI, ViewOutcome
 from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import Gesture
-from puzzlegym.screen.palette import EDGE, PIECES
+from puzzlegym.screen.palette import (
+    EDGE,
+    PIECES,
+    SCREEN_STYLE,
+    TRAINING_DARK,
+    TRAINING_LIGHT,
+    TRAINING_STYLE,
+)
 from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget, font
 
@@ -103,6 +117,12 @@ def _side(level: Level, x: int, y: int) -> int:
 # ----------------------------------------------------------------------------- painters
 
 
+def board_rect(level: Level, area: Rect) -> Rect:
+    """The board's own pixels: the grid and its frame."""
+    g = layout(level, area).rect
+    return Rect(g.x - FRAME, g.y - FRAME, g.w + 2 * FRAME, g.h + 2 * FRAME)
+
+
 def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     cell, ox, oy, height, width, blocked = key
     framed = Rect(ox - FRAME, oy - FRAME, width * cell + 2 * FRAME, height * cell + 2 * FRAME)
@@ -116,6 +136,22 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
         for k in range(-cell, cell, step):  # diagonal hatching
             draw.line((x + max(0, k), y + max(0, -k), x + min(cell - 1, cell - 1 + k), y + min(cell - 1, cell - 1 - k)),
                       fill=BLOCKED_HATCH, width=2)
+
+
+def _line(draw: ImageDraw.ImageDraw, s: int, sides: int, h: float, fill, joint) -> None:
+    """A path's line through an ``s``-pixel cell: from the centre out of every side in
+    ``sides``, ``h`` pixels either side of its axis, the centre covered by ``joint``
+    (``draw.ellipse``: round, ``draw.rectangle``: square)."""
+    c = (s - 1) / 2
+    if sides & UP:
+        draw.rectangle((c - h, 0, c + h, c), fill=fill)
+    if sides & DOWN:
+        draw.rectangle((c - h, c, c + h, s), fill=fill)
+    if sides & LEFT:
+        draw.rectangle((0, c - h, c, c + h), fill=fill)
+    if sides & RIGHT:
+        draw.rectangle((c, c - h, s, c + h), fill=fill)
+    joint((c - h, c - h, c + h, c + h), fill=fill)
 
 
 def _paint_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
@@ -132,16 +168,7 @@ def _paint_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
         half = max(3, round(s * (0.12 if active else 0.2)))
         edge = 2
         for grow, fill in ((edge, EDGE), (0, rgb)):
-            h = half + grow
-            if sides & UP:
-                draw.rectangle((c - h, 0, c + h, c), fill=fill)
-            if sides & DOWN:
-                draw.rectangle((c - h, c, c + h, s), fill=fill)
-            if sides & LEFT:
-                draw.rectangle((0, c - h, c, c + h), fill=fill)
-            if sides & RIGHT:
-                draw.rectangle((c, c - h, s, c + h), fill=fill)
-            draw.ellipse((c - h, c - h, c + h, c + h), fill=fill)
+            _line(draw, s, sides, half + grow, fill, draw.ellipse)
     if ring:
         rad = s * 0.46
         draw.ellipse((c - rad, c - rad, c + rad, c + rad), outline=RING, width=max(3, s // 16))
@@ -151,6 +178,44 @@ def _paint_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
         draw.ellipse((c - rad, c - rad, c + rad, c + rad), fill=piece.rgb, outline=EDGE, width=2)
         f = font(max(11, round(s * 0.36)), True)
         draw.text((c, c + 1), piece.letter, font=f, fill=piece.text, anchor="mm")
+
+
+def _paint_training_board(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """The training style's board: the frame and the blocked cells one near-black block
+    (the other cells are widgets of their own)."""
+    cell, ox, oy, height, width, _blocked = key
+    framed = Rect(ox - FRAME, oy - FRAME, width * cell + 2 * FRAME, height * cell + 2 * FRAME)
+    paint_panel(draw, img.size, panel_rect(framed), TRAINING_STYLE)
+    draw.rectangle((framed.x, framed.y, framed.x1 - 1, framed.y1 - 1), fill=TRAINING_DARK)
+
+
+def _paint_training_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """The training style's cell (see the module docstring): a path is a wide line of its
+    colour, a dot a large disc; the path being drawn is cased in near-black, its start on a
+    near-black square, its head a near-black square holding the colour."""
+    colour, sides, active, dot, ring = key
+    s = img.width
+    draw.rectangle((0, 0, s, s), fill=TRAINING_DARK if ring == "start" else TRAINING_LIGHT)
+    c = (s - 1) / 2
+    rgb = PIECES[colour].training if colour >= 0 else TRAINING_LIGHT
+    if colour >= 0 and sides:
+        half = round(s * 0.2)
+        for grow, fill in (((round(s * 0.14), TRAINING_DARK),) if active else ()) + ((0, rgb),):
+            _line(draw, s, sides, half + grow, fill, draw.rectangle)
+    if ring == "head":
+        h = s * 0.4
+        draw.rectangle((c - h, c - h, c + h, c + h), fill=TRAINING_DARK)
+        h = s * 0.22
+        draw.rectangle((c - h, c - h, c + h, c + h), fill=rgb)
+    if dot:
+        rad = s * 0.4
+        draw.ellipse((c - rad, c - rad, c + rad, c + rad), fill=rgb)
+
+
+_PAINTERS = {  # (board, cell) painters per style
+    SCREEN_STYLE: (_paint_board, _paint_cell),
+    TRAINING_STYLE: (_paint_training_board, _paint_training_cell),
+}
 
 
 # ----------------------------------------------------------------------------- the view
@@ -245,8 +310,14 @@ class ColorConnectView(ResetUI):
 
     # -- drawing --------------------------------------------------------------------------------
 
-    def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
-        board, cells = _widget_table(level, area)
+    def panel(self, level: Level, area: Rect) -> Rect:
+        return panel_rect(board_rect(level, area))
+
+    def widgets(
+        self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE
+    ) -> list[Widget]:
+        board, cells = _widget_table(level, area, style)
+        paint_cell = _PAINTERS[style][1]
         keys: dict[int, tuple] = {}
         w = level.width
 
@@ -277,7 +348,8 @@ class ColorConnectView(ResetUI):
                     ring = "start"
                 elif index == drawing[-1]:
                     ring = "head"
-            out.append(Widget(f"cell{index}", rect, _paint_cell, (colour, sides, active, o >= 0, ring)))
+            key = (colour, sides, active, o >= 0, ring)
+            out.append(Widget(f"cell{index}", rect, paint_cell, key))
         return out
 
 
@@ -326,13 +398,15 @@ def click(level: Level, state: State, ui: Drawing | None, index: int) -> ViewOut
 
 
 @lru_cache(maxsize=256)
-def _widget_table(level: Level, area: Rect) -> tuple[Widget, tuple[tuple[int, Rect], ...]]:
+def _widget_table(
+    level: Level, area: Rect, style: str
+) -> tuple[Widget, tuple[tuple[int, Rect], ...]]:
     """The board widget and the rectangle of every cell that is not blocked, built once per
-    level and area."""
+    level, area and style."""
     grid = layout(level, area)
     blocked = tuple(level.cell(i) for i, o in enumerate(level.owner) if o == -2)
     key = (grid.cell, grid.x0 - area.x, grid.y0 - area.y, level.height, level.width, blocked)
-    board = Widget("board", area, _paint_board, key)
+    board = Widget("board", area, _PAINTERS[style][0], key)
     cells = tuple(
         (i, cell_rect(level, i, area)) for i, o in enumerate(level.owner) if o != -2
     )

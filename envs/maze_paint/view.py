@@ -1,5 +1,9 @@
 """Maze Paint's view: the grid as widgets, swipes (drags) and arrow keys as moves.
 
+In the training style (``puzzlegym.screen.palette.TRAINING_STYLE``) walls and the frame are
+near-black, floor near-white, paint and ball their palette colours' training twins, the ball
+with a thick dark rim so it stands out on the paint it always lies on.
+
 On the human page a slide rolls (:meth:`MazePaintView.motion_frames`): the ball passes cell
 by cell, painting as it goes. Observations show the settled board only.
 """
@@ -15,7 +19,13 @@ from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, Drag
 from puzzlegym.game import StatelessUI, ViewOutcome
 from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import Gesture
-from puzzlegym.screen.palette import colour
+from puzzlegym.screen.palette import (
+    SCREEN_STYLE,
+    TRAINING_DARK,
+    TRAINING_LIGHT,
+    TRAINING_STYLE,
+    colour,
+)
 from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget
 
@@ -26,8 +36,9 @@ FRAME = 8  # the dark frame around the maze
 WALL = (58, 64, 84)
 WALL_EDGE = (42, 46, 62)
 FLOOR = (226, 222, 212)
-PAINT = colour("orange").rgb
-BALL = colour("white").rgb
+PAINT_COLOUR, BALL_COLOUR = colour("orange"), colour("white")
+PAINT = PAINT_COLOUR.rgb
+BALL = BALL_COLOUR.rgb
 BALL_EDGE = (60, 60, 72)
 
 KEY_MOVES = {"ArrowUp": "up", "ArrowDown": "down", "ArrowLeft": "left", "ArrowRight": "right"}
@@ -43,6 +54,12 @@ def layout(level: Level, area: Rect) -> GridLayout:
 
 def cell_rect(level: Level, index: int, area: Rect) -> Rect:
     return layout(level, area).cell_rect(*divmod(index, level.width))
+
+
+def board_rect(level: Level, area: Rect) -> Rect:
+    """The maze's own pixels: the grid and its frame."""
+    g = layout(level, area).rect
+    return Rect(g.x - FRAME, g.y - FRAME, g.w + 2 * FRAME, g.h + 2 * FRAME)
 
 
 def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
@@ -68,17 +85,52 @@ def _paint_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
         draw.ellipse((m, m, w - 1 - m, h - 1 - m), fill=BALL, outline=BALL_EDGE, width=max(2, w // 16))
 
 
+def _paint_training_board(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """The training style's board: the frame and every wall one near-black block (the floor
+    cells are widgets of their own)."""
+    grid, cell, ox, oy = key
+    gw, gh = cell * len(grid[0]), cell * len(grid)
+    framed = Rect(ox - FRAME, oy - FRAME, gw + 2 * FRAME, gh + 2 * FRAME)
+    paint_panel(draw, img.size, panel_rect(framed), TRAINING_STYLE)
+    draw.rectangle((framed.x, framed.y, framed.x1 - 1, framed.y1 - 1), fill=TRAINING_DARK)
+
+
+def _paint_training_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """The training style's floor cell: flat floor or paint, the ball large with a thick
+    dark rim."""
+    painted, ball = key
+    w, h = img.width, img.height
+    draw.rectangle((0, 0, w, h), fill=PAINT_COLOUR.training if painted else TRAINING_LIGHT)
+    if ball:
+        m = max(2, w // 8)
+        draw.ellipse(
+            (m, m, w - 1 - m, h - 1 - m), fill=BALL_COLOUR.training, outline=TRAINING_DARK,
+            width=max(2, w // 8),
+        )
+
+
+_PAINTERS = {  # (board, cell) painters per style
+    SCREEN_STYLE: (_paint_board, _paint_cell),
+    TRAINING_STYLE: (_paint_training_board, _paint_training_cell),
+}
+
+
 class MazePaintView(StatelessUI):
     """Layout and input mapping; Maze Paint has no interaction state (ui is None)."""
 
-    def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
-        board, cells = _widget_table(level, area)
+    def widgets(
+        self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE
+    ) -> list[Widget]:
+        board, cells = _widget_table(level, area, style)
         painted, ball = state.painted, state.ball
         out = [board]
         out.extend(
             variants[(painted >> index & 1) * 2 + (index == ball)] for index, variants in cells
         )
         return out
+
+    def panel(self, level: Level, area: Rect) -> Rect:
+        return panel_rect(board_rect(level, area))
 
     def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
         if gesture.kind == "drag":
@@ -122,11 +174,15 @@ class MazePaintView(StatelessUI):
 
 
 @lru_cache(maxsize=256)
-def _widget_table(level: Level, area: Rect) -> tuple[Widget, tuple[tuple[int, tuple[Widget, ...]], ...]]:
+def _widget_table(
+    level: Level, area: Rect, style: str
+) -> tuple[Widget, tuple[tuple[int, tuple[Widget, ...]], ...]]:
     """The board widget and, for every floor cell, its four widgets (painted × ball), built
-    once per level so a frame's scene is assembled by lookups."""
+    once per level and style so a frame's scene is assembled by lookups."""
     grid = layout(level, area)
-    board = Widget("board", area, _paint_board, (level.grid, grid.cell, grid.x0 - area.x, grid.y0 - area.y))
+    paint_board, paint_cell = _PAINTERS[style]
+    key = (level.grid, grid.cell, grid.x0 - area.x, grid.y0 - area.y)
+    board = Widget("board", area, paint_board, key)
     cells = []
     for r, row in enumerate(level.grid):
         for c, ch in enumerate(row):
@@ -135,7 +191,7 @@ def _widget_table(level: Level, area: Rect) -> tuple[Widget, tuple[tuple[int, tu
             index = r * level.width + c
             rect = grid.cell_rect(r, c)
             variants = tuple(
-                Widget(f"cell{index}", rect, _paint_cell, (bool(k >> 1), bool(k & 1))) for k in range(4)
+                Widget(f"cell{index}", rect, paint_cell, (bool(k >> 1), bool(k & 1))) for k in range(4)
             )
             cells.append((index, variants))
     return board, tuple(cells)

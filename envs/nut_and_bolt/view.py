@@ -13,6 +13,11 @@ Geometry follows the shared size rule (:func:`puzzlegym.screen.grid.fit_unit`): 
 nut's height; a nut is :data:`NUT_W` units wide, a bolt's column :data:`COLUMN`; a row of
 bolts is tall enough for a full bolt plus its lifted run; the bolts are centred in the board
 area on the shared panel.
+
+In the training style (``puzzlegym.screen.palette.TRAINING_STYLE``) a nut is a flat block of
+its colour's training twin (no letter, no outline, so its grey level is its colour's own),
+rods and base plates are near-black, and the selected bolt gets a thick near-black frame
+besides its lifted run.
 """
 
 from __future__ import annotations
@@ -28,7 +33,14 @@ from puzzlegym.game import SelectionUI, ViewOutcome
 from puzzlegym.screen import theme
 from puzzlegym.screen.grid import fit_unit
 from puzzlegym.screen.input import Gesture
-from puzzlegym.screen.palette import EDGE, PIECES
+from puzzlegym.screen.palette import (
+    EDGE,
+    PIECES,
+    SCREEN_STYLE,
+    TRAINING_DARK,
+    TRAINING_LIGHT,
+    TRAINING_STYLE,
+)
 from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget, font
 
@@ -131,21 +143,65 @@ def _paint_bolt(draw: ImageDraw.ImageDraw, img, key) -> None:
         draw.text((cx, mid), piece.letter, font=f, fill=piece.text, anchor="mm")
 
 
+def _paint_training_board(draw: ImageDraw.ImageDraw, img, key) -> None:
+    (panel,) = key
+    paint_panel(draw, img.size, panel, TRAINING_STYLE)
+
+
+def _paint_training_bolt(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """The training style's bolt: the screen's geometry, flat nut blocks, a near-black rod
+    and plate, a thick near-black frame round a selected bolt."""
+    nuts, capacity, nut_h, nut_w, lifted, selected = key
+    w, h = img.width, img.height
+    draw.rectangle((0, 0, w, h), fill=TRAINING_LIGHT)
+    if selected:
+        draw.rectangle((0, 0, w - 1, h - 1), outline=TRAINING_DARK, width=max(4, nut_h // 4))
+    cx = w // 2
+    base_h = max(6, nut_h // 5)
+    base_y = h - base_h - 4
+    rod_top = base_y - capacity * nut_h - nut_h // 4
+    rod = max(5, nut_h // 9)
+    draw.rectangle((cx - rod, rod_top, cx + rod, base_y), fill=TRAINING_DARK)
+    plate = (cx - nut_w // 2 - 8, base_y, cx + nut_w // 2 + 8, base_y + base_h)
+    draw.rectangle(plate, fill=TRAINING_DARK)
+    lift_from = len(nuts) - lifted
+    for k, colour in enumerate(nuts):
+        y1 = base_y - k * nut_h - 1
+        if k >= lift_from:
+            y1 -= nut_h + 4
+        nut = (cx - nut_w // 2, y1 - nut_h + 3, cx + nut_w // 2, y1)
+        draw.rectangle(nut, fill=PALETTE[colour].training)
+
+
+_PAINTERS = {  # (board, bolt) painters per style
+    SCREEN_STYLE: (_paint_board, _paint_bolt),
+    TRAINING_STYLE: (_paint_training_board, _paint_training_bolt),
+}
+
+
 class NutAndBoltView(SelectionUI):
     """Layout and input mapping (see module docstring)."""
 
     selected_item = "bolt index"
 
-    def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
+    def widgets(
+        self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE
+    ) -> list[Widget]:
         rects, nut_h, nut_w = _geometry(level.n_bolts, level.capacity, area)
-        panel = panel_rect(board_rect(level, area))
-        out = [Widget("board", area, _paint_board, (Rect(panel.x - area.x, panel.y - area.y, panel.w, panel.h),))]
+        panel = self.panel(level, area)
+        paint_board, paint_bolt = _PAINTERS[style]
+        local = Rect(panel.x - area.x, panel.y - area.y, panel.w, panel.h)
+        out = [Widget("board", area, paint_board, (local,))]
         cap = level.capacity
         for i, (rect, nuts) in enumerate(zip(rects, state.bolts, strict=True)):
             selected = ui == i
             lifted = top_run(nuts) if selected else 0
-            out.append(Widget(f"bolt{i}", rect, _paint_bolt, (nuts, cap, nut_h, nut_w, lifted, selected)))
+            key = (nuts, cap, nut_h, nut_w, lifted, selected)
+            out.append(Widget(f"bolt{i}", rect, paint_bolt, key))
         return out
+
+    def panel(self, level: Level, area: Rect) -> Rect:
+        return panel_rect(board_rect(level, area))
 
     def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
         if gesture.kind != "click":

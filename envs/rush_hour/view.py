@@ -13,6 +13,11 @@ right side of the frame in its row, marked with an arrow and the word EXIT.
 
 The view has no interaction state (``ui`` is None).
 
+In the training style (``puzzlegym.screen.palette.TRAINING_STYLE``) the floor is flat
+near-white, the frame and the walls near-black with the exit an opening in the frame and a
+near-black arrow beside it, and every vehicle a flat rounded block of its colour's training
+twin (the target car's red among them), the blocks apart by a margin of floor.
+
 On the human page the dragged vehicle follows the pointer along its axis, up to the first
 wall or vehicle in the way (:meth:`RushHourView.drag_preview`), and a slide made otherwise
 (an agent's drag replayed) glides to its cell (:meth:`RushHourView.motion_frames`).
@@ -30,7 +35,13 @@ from puzzlegym.actions import Drag
 from puzzlegym.game import StatelessUI, ViewOutcome
 from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import SWIPE_MIN_PX, Gesture
-from puzzlegym.screen.palette import colour
+from puzzlegym.screen.palette import (
+    SCREEN_STYLE,
+    TRAINING_DARK,
+    TRAINING_LIGHT,
+    TRAINING_STYLE,
+    colour,
+)
 from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget, font
 
@@ -54,13 +65,14 @@ TARGET_MARK = (255, 255, 255)
 GLASS = (52, 62, 78)
 OUTLINE = (40, 40, 48)
 # the other vehicles' colours, from the shared palette (none red-like: red is the target car's)
-PALETTE: tuple[tuple[int, int, int], ...] = tuple(
-    colour(name).rgb
+VEHICLE_COLOURS = tuple(
+    colour(name)
     for name in (
         "yellow", "blue", "green", "purple", "orange", "teal", "brown", "sky blue", "navy",
         "pink", "olive", "grey", "white", "black",
     )
 )
+PALETTE: tuple[tuple[int, int, int], ...] = tuple(c.rgb for c in VEHICLE_COLOURS)
 
 ACROSS_HINT = "Drag a vehicle along its length"
 
@@ -156,6 +168,39 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     draw.text((ax + label_w // 2, mid), "EXIT", font=f, fill=EXIT_TEXT, anchor="mm")
 
 
+# each vehicle colour's training twin, by its RGB value (a vehicle's key holds the RGB value)
+_TRAINING = {c.rgb: c.training for c in (colour("red"), *VEHICLE_COLOURS)}
+
+
+def _paint_training_board(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """The training style's board: flat floor, near-black frame and walls, the exit an
+    opening in the frame with a near-black arrow beside it."""
+    height, width, walls, exit_row, cell, gx, gy = key
+    gw, gh = cell * width, cell * height
+    board = Rect(gx - FRAME, gy - FRAME, gw + 2 * FRAME + EXIT_W, gh + 2 * FRAME)
+    paint_panel(draw, img.size, panel_rect(board), TRAINING_STYLE)
+    draw.rectangle((board.x, board.y, board.x1 - 1 - EXIT_W, board.y1 - 1), fill=TRAINING_DARK)
+    draw.rectangle((gx, gy, gx + gw - 1, gy + gh - 1), fill=TRAINING_LIGHT)
+    for r, c in walls:
+        x, y = gx + c * cell, gy + r * cell
+        draw.rectangle((x, y, x + cell - 1, y + cell - 1), fill=TRAINING_DARK)
+    ey = gy + exit_row * cell
+    draw.rectangle((gx + gw, ey, gx + gw + FRAME - 1, ey + cell - 1), fill=TRAINING_LIGHT)
+    ax, mid, half = gx + gw + FRAME + 10, ey + cell // 2, cell * 2 // 5
+    tip = ax + min(EXIT_W - 20, cell * 4 // 5)
+    draw.polygon([(ax, mid - half), (tip, mid), (ax, mid + half)], fill=TRAINING_DARK)
+
+
+def _paint_training_vehicle(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """The training style's vehicle: a flat rounded block of its colour's training twin on
+    the floor (opaque)."""
+    cell, length, horizontal, colour, target = key
+    w, h = img.size
+    draw.rectangle((0, 0, w, h), fill=TRAINING_LIGHT)
+    m = cell // 10
+    draw.rounded_rectangle((m, m, w - 1 - m, h - 1 - m), radius=cell // 5, fill=_TRAINING[colour])
+
+
 def _paint_vehicle(draw: ImageDraw.ImageDraw, img, key) -> None:
     """A parked vehicle with the floor under it (opaque)."""
     cell, length, horizontal, colour, target = key
@@ -231,12 +276,18 @@ def _draw_body(d: ImageDraw.ImageDraw, w: int, h: int, cell: int, length: int, c
 class RushHourView(StatelessUI):
     """Layout, drawing and drag mapping; Rush Hour has no interaction state (ui is None)."""
 
-    def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
-        board, keys = _static(level, area)
+    def widgets(
+        self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE
+    ) -> list[Widget]:
+        board, keys = _static(level, area, style)
+        paint = _PAINTERS[style][1]
         out = [board]
         for i, p in enumerate(state.positions):
-            out.append(Widget(f"rush:v{i}", vehicle_rect(level, i, p, area), _paint_vehicle, keys[i]))
+            out.append(Widget(f"rush:v{i}", vehicle_rect(level, i, p, area), paint, keys[i]))
         return out
+
+    def panel(self, level: Level, area: Rect) -> Rect:
+        return panel_rect(board_rect(level, area))
 
     def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
         if gesture.kind != "drag":
@@ -323,13 +374,21 @@ def _long(gesture: Gesture) -> bool:
     return max(abs(gesture.x - gesture.x0), abs(gesture.y - gesture.y0)) >= SWIPE_MIN_PX
 
 
+_PAINTERS = {  # (board, parked vehicle) painters per style
+    SCREEN_STYLE: (_paint_board, _paint_vehicle),
+    TRAINING_STYLE: (_paint_training_board, _paint_training_vehicle),
+}
+
+
 @lru_cache(maxsize=256)
-def _static(level: Level, area: Rect) -> tuple[Widget, tuple[tuple, ...]]:
-    """The board widget and each vehicle's paint key, built once per level."""
+def _static(
+    level: Level, area: Rect, style: str = SCREEN_STYLE
+) -> tuple[Widget, tuple[tuple, ...]]:
+    """The board widget and each vehicle's paint key, built once per level and style."""
     grid = layout(level, area)
     cell = grid.cell
     board = Widget(
-        "rush:board", area, _paint_board,
+        "rush:board", area, _PAINTERS[style][0],
         (level.height, level.width, level.walls, level.exit_row, cell, grid.x0 - area.x, grid.y0 - area.y),
     )
     keys = []

@@ -8,6 +8,13 @@ truck is painted facing right and turned by exact quarter turns, so all four hea
 same picture. Neighbouring trucks get different colours (a greedy colouring of the trucks that
 touch), and the heading never depends on colour.
 
+In the training style (``puzzlegym.screen.palette.TRAINING_STYLE``) the lot is flat
+near-white inside a near-black curb, and a truck is a flat block of its colour's training twin
+with a dark outline and a large triangle in its front cell, near-black or near-white
+(whichever stands out on the body), base at the cell's back and tip at the truck's nose: the
+heading is the side the grey level falls towards even when a one-cell truck is a few pixels
+wide.
+
 A click anywhere on a truck's cells asks it to leave; a blocked truck stays and the rules'
 feedback line says so. Clicks on empty cells or off the lot, drags and keys do nothing. The
 view has no interaction state (``ui`` is None).
@@ -28,7 +35,13 @@ from puzzlegym.actions import Click
 from puzzlegym.game import StatelessUI, ViewOutcome
 from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import Gesture
-from puzzlegym.screen.palette import colour
+from puzzlegym.screen.palette import (
+    SCREEN_STYLE,
+    TRAINING_DARK,
+    TRAINING_LIGHT,
+    TRAINING_STYLE,
+    colour,
+)
 from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget
 
@@ -213,13 +226,53 @@ def _paint_truck(draw: ImageDraw.ImageDraw, img, key) -> None:
     img.paste(small, (0, 0))
 
 
+def _paint_training_board(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """The training style's lot: flat near-white inside a near-black curb."""
+    rows, cols, cell, ox, oy = key
+    gw, gh = cols * cell, rows * cell
+    curb = Rect(ox - CURB, oy - CURB, gw + 2 * CURB, gh + 2 * CURB)
+    paint_panel(draw, img.size, panel_rect(curb), TRAINING_STYLE)
+    draw.rectangle((curb.x, curb.y, curb.x1 - 1, curb.y1 - 1), fill=TRAINING_DARK)
+    draw.rectangle((ox, oy, ox + gw - 1, oy + gh - 1), fill=TRAINING_LIGHT)
+
+
+def _luma(rgb: tuple[int, int, int]) -> float:
+    return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
+
+
+def _paint_training_truck(draw: ImageDraw.ImageDraw, img, key) -> None:
+    """The training style's truck (see the module docstring), painted facing right, then
+    turned."""
+    facing, length, cell, colour_index = key
+    body = colour(PALETTE[colour_index][0]).training
+    mark = TRAINING_DARK if _luma(body) >= 128 else TRAINING_LIGHT
+    w, h = length * cell, cell
+    big = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+    d = ImageDraw.Draw(big)
+    m = round(0.09 * cell)
+    d.rounded_rectangle((m, m, w - 1 - m, h - 1 - m), radius=round(0.12 * cell), fill=(*body, 255),
+                        outline=(*TRAINING_DARK, 255), width=max(2, cell // 20))
+    back, tip, inset = w - cell + m, w - 1 - m, round(0.1 * cell)
+    base = back + inset
+    nose = (tip - inset // 2, h // 2)
+    d.polygon([(base, m + inset), nose, (base, h - 1 - m - inset)], fill=(*mark, 255))
+    turn = _TURN[facing]
+    img.paste(big if turn is None else big.transpose(turn), (0, 0))
+
+
 class TruckEscapeView(StatelessUI):
     """Layout and input mapping (see module docstring); no interaction state."""
 
-    def widgets(self, level: Level, state: State, ui: Any, area: Rect) -> list[Widget]:
-        board, trucks = _widget_table(level, area)
+    def widgets(
+        self, level: Level, state: State, ui: Any, area: Rect, style: str = SCREEN_STYLE
+    ) -> list[Widget]:
+        board, trucks = _widget_table(level, area, style)
         remaining = state.remaining
         return [board, *(w for i, w in enumerate(trucks) if remaining >> i & 1)]
+
+    def panel(self, level: Level, area: Rect) -> Rect:
+        g = layout(level, area).rect
+        return panel_rect(Rect(g.x - CURB, g.y - CURB, g.w + 2 * CURB, g.h + 2 * CURB))
 
     def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
         if gesture.kind != "click":
@@ -274,15 +327,24 @@ class TruckEscapeView(StatelessUI):
         ]
 
 
+_PAINTERS = {  # (board, truck) painters per style
+    SCREEN_STYLE: (_paint_board, _paint_truck),
+    TRAINING_STYLE: (_paint_training_board, _paint_training_truck),
+}
+
+
 @lru_cache(maxsize=256)
-def _widget_table(level: Level, area: Rect) -> tuple[Widget, tuple[Widget, ...]]:
-    """The board widget and every truck's widget, built once per level."""
+def _widget_table(
+    level: Level, area: Rect, style: str = SCREEN_STYLE
+) -> tuple[Widget, tuple[Widget, ...]]:
+    """The board widget and every truck's widget, built once per level and style."""
     grid = layout(level, area)
     cell = grid.cell
-    board = Widget("board", area, _paint_board, (level.rows, level.cols, cell, grid.x0 - area.x, grid.y0 - area.y))
+    paint_board, paint_truck = _PAINTERS[style]
+    board = Widget("board", area, paint_board, (level.rows, level.cols, cell, grid.x0 - area.x, grid.y0 - area.y))
     colours = truck_colours(level)
     trucks = tuple(
-        Widget(f"truck{i}", truck_rect(level, i, area), _paint_truck, (t.facing, t.length, cell, colours[i]), opaque=False)
+        Widget(f"truck{i}", truck_rect(level, i, area), paint_truck, (t.facing, t.length, cell, colours[i]), opaque=False)
         for i, t in enumerate(level.trucks)
     )
     return board, trucks

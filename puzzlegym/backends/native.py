@@ -7,8 +7,8 @@ import numpy as np
 from puzzlegym.actions import Action
 from puzzlegym.screen.input import Event, action_events
 from puzzlegym.screen.render import Canvas
-from puzzlegym.screen.resolution import Resolution
-from puzzlegym.screen.suite_view import suite_widgets
+from puzzlegym.screen.resolution import SCREEN_WINDOW, Resolution, TrainingView
+from puzzlegym.screen.suite_view import suite_widgets, training_scene
 
 
 class FrameBuffer:
@@ -16,17 +16,28 @@ class FrameBuffer:
     backend: they all show the same pixels).
 
     ``cache_bytes`` bounds each canvas's widget image cache (None: the renderer's
-    documented default)."""
+    documented default). ``training`` (a :class:`~puzzlegym.screen.resolution.TrainingView`)
+    makes it the training view's frame: each screen's window of the training-style scene
+    (:func:`~puzzlegym.screen.suite_view.training_scene`), at that view's size."""
 
-    def __init__(self, cache_bytes: int | None = None) -> None:
+    def __init__(
+        self, cache_bytes: int | None = None, training: TrainingView | None = None
+    ) -> None:
         self.cache_bytes = cache_bytes
-        self.canvas = Canvas(cache_bytes=cache_bytes)
+        self.training = training
+        start = None if training is None else training.resolution(SCREEN_WINDOW)
+        self.canvas = Canvas(start, cache_bytes=cache_bytes)
         self._version = -1
 
     def render(self, suite) -> np.ndarray:
         """The suite's current frame (the canvas buffer itself: copy before handing out)."""
         if suite.version != self._version:
-            self.canvas.render(suite_widgets(suite))
+            if self.training is None:
+                self.canvas.render(suite_widgets(suite))
+            else:
+                widgets, window = training_scene(suite)
+                self.canvas.set_resolution(self.training.resolution(window))
+                self.canvas.render(widgets)
             self._version = suite.version
         return self.canvas.frame
 
@@ -55,7 +66,8 @@ class FrameBuffer:
 
 class NativeBackend(FrameBuffer):
     """Observations at ``resolution`` (the full screen unless :meth:`set_resolution` chose a
-    reduced one); :meth:`screenshot` is always the full 1280×900 screen."""
+    reduced one or the training view); :meth:`screenshot` is always the full 1280×900
+    screen."""
 
     name = "native"
 
@@ -67,10 +79,16 @@ class NativeBackend(FrameBuffer):
     def resolution(self) -> Resolution:
         return self.canvas.resolution
 
-    def set_resolution(self, resolution: Resolution) -> None:
-        """Composite observations at ``resolution`` from now on (a new canvas: its cache
-        holds images at that size); the full screen stays available via :meth:`screenshot`."""
-        self.canvas = Canvas(resolution, cache_bytes=self.cache_bytes)
+    def set_resolution(self, resolution: Resolution | TrainingView) -> None:
+        """Composite observations at ``resolution`` (or as the training view) from now on (a
+        new canvas: its cache holds images at that size); the full screen stays available
+        via :meth:`screenshot`."""
+        if isinstance(resolution, TrainingView):
+            self.training = resolution
+            self.canvas = Canvas(resolution.resolution(SCREEN_WINDOW), cache_bytes=self.cache_bytes)
+        else:
+            self.training = None
+            self.canvas = Canvas(resolution, cache_bytes=self.cache_bytes)
         self._version = -1
         self._screen = None
 
@@ -86,7 +104,7 @@ class NativeBackend(FrameBuffer):
     def screenshot(self, suite) -> np.ndarray:
         """The full-resolution frame (the buffer itself: copy before handing out); drawn by a
         second canvas, only when asked, if observations are at a reduced resolution."""
-        if self.canvas.resolution.is_full:
+        if self.training is None and self.canvas.resolution.is_full:
             return self.render(suite)
         if self._screen is None:
             self._screen = FrameBuffer(self.cache_bytes)

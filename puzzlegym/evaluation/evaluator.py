@@ -78,8 +78,9 @@ class Evaluator:
         self.publish = publish
         self.stamp = stamp
         self.outcome = Outcome.start(objective.game, objective.tier, (i + 1 for i in objective.targets))
-        self.snapshots: list[dict] = []  # every snapshot, as record lines
-        self.events: list[dict] = []  # every other evaluator event, as record lines
+        self._snapshots: list[Snapshot] = []  # every snapshot
+        self._events: list[Event] = []  # every other evaluator event
+        self._lines: dict[str, list[dict]] = {"snapshots": [], "events": []}  # as record lines
         self.attempts: list[dict] = []  # closed level attempts
         self.attempt: dict | None = None  # the attempt in progress
 
@@ -89,6 +90,27 @@ class Evaluator:
         self.publish, self.stamp = None, _no_stamp
 
     # ------------------------------------------------------------------ queries
+    def _as_lines(self, name: str, events: list[Event]) -> list[dict]:
+        """``events`` as record lines, converted once each, when someone asks."""
+        lines = self._lines[name]
+        lines.extend(e.to_record() for e in events[len(lines):])
+        return lines
+
+    @property
+    def snapshots(self) -> list[dict]:
+        """Every snapshot of a settled board, as record lines."""
+        return self._as_lines("snapshots", self._snapshots)
+
+    @property
+    def events(self) -> list[dict]:
+        """Every other event the evaluator published, as record lines."""
+        return self._as_lines("events", self._events)
+
+    @property
+    def last_snapshot(self) -> Snapshot | None:
+        """The latest snapshot (None before the first board)."""
+        return self._snapshots[-1] if self._snapshots else None
+
     def is_target(self, board: Board) -> bool:
         return (board.game.name, board.tier) == self.objective.key and board.index in self.objective.targets
 
@@ -140,7 +162,7 @@ class Evaluator:
             "levels": {str(i + 1): asdict(r) for i, r in sorted(self.results.items())},
             "mismatch": self.mismatch,
             "answered": self.answered,
-            "snapshots": len(self.snapshots),
+            "snapshots": len(self._snapshots),
             "attempts": len(self.attempts) + (self.attempt is not None),
             "dead_end_attempts": sum(a["dead_end"] for a in self.all_attempts()),
         }
@@ -160,7 +182,7 @@ class Evaluator:
         if board is not None:
             extra.update(game=board.game.name, tier=board.tier, level=board.index + 1)
         event = cls(step=step, t=round(t, 3), **{k: freeze(v) for k, v in extra.items()})
-        self.events.append(event.to_record())
+        self._events.append(event)
         self._publish(event)
 
     def _snapshot(self, board: Board, cause: str) -> None:
@@ -179,7 +201,7 @@ class Evaluator:
             state=freeze(board.game.state_to_json(board.level, board.state)),
             details=None if details is None else freeze(details),
         )
-        self.snapshots.append(event.to_record())
+        self._snapshots.append(event)
         self._publish(event)
 
     # ------------------------------------------------------------------ attempts
@@ -245,7 +267,7 @@ class Evaluator:
 
     def board_settled(self, board: Board, move: Any) -> None:
         self._snapshot(board, "move")
-        self._track("move", move, self.snapshots[-1]["dead_end"])
+        self._track("move", move, self._snapshots[-1].dead_end)
 
     def move_rejected(self, board: Board, move: Any, reason: str) -> None:
         """An invalid move: the view read a move the rules refused (the board is unchanged)."""
@@ -264,7 +286,7 @@ class Evaluator:
     def undone(self, board: Board) -> None:
         self._emit(Undone, board)
         self._snapshot(board, "undo")
-        self._track("undo", None, self.snapshots[-1]["dead_end"])
+        self._track("undo", None, self._snapshots[-1].dead_end)
 
     def left_level(self, board: Board) -> None:
         self._emit(LeftLevel, board)
@@ -311,9 +333,9 @@ class Evaluator:
             raise ValueError(
                 f"evaluator.results: levels {sorted(claimed)} are not this objective's targets {list(self.objective.targets)}"
             )
-        lines = [*doc["events"], *doc["snapshots"]]
-        events = [event_from_record(rec, f"evaluator record line {n}") for n, rec in enumerate(lines)]
-        outcome = fold_all(Outcome.start(self.objective.game, self.objective.tier, self.outcome.targets), events)
+        events = [event_from_record(rec, f"evaluator.events.{n}") for n, rec in enumerate(doc["events"])]
+        snapshots = [event_from_record(rec, f"evaluator.snapshots.{n}") for n, rec in enumerate(doc["snapshots"])]
+        outcome = fold_all(Outcome.start(self.objective.game, self.objective.tier, self.outcome.targets), [*events, *snapshots])
         derived = _results_of(outcome, self.objective.targets)
         for i in sorted(claimed):
             if claimed[i] != derived[i]:
@@ -324,8 +346,8 @@ class Evaluator:
         if bool(doc["mismatch"]) != outcome.mismatch or doc["answered"] != outcome.answered:
             raise ValueError("evaluator.mismatch/answered: not what the checkpoint's own events give")
         self.outcome = outcome
-        self.snapshots = list(doc["snapshots"])
-        self.events = list(doc["events"])
+        self._snapshots, self._events = snapshots, events
+        self._lines = {"snapshots": list(doc["snapshots"]), "events": list(doc["events"])}
         self.attempts = list(doc["attempts"])
         self.attempt = doc["attempt"]
 

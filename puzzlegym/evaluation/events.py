@@ -63,22 +63,29 @@ def _reduce_read_only(mapping: MappingProxyType) -> tuple:
 copyreg.pickle(MappingProxyType, _reduce_read_only)
 
 
+_SCALARS = (str, int, float, type(None))  # bool is an int
+
+
 def freeze(value: Any) -> Any:
     """A read-only deep copy of a JSON-like value (mappings -> read-only mappings, lists ->
     tuples)."""
-    if isinstance(value, Mapping):
-        return MappingProxyType({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, _SCALARS):  # concrete types first: abstract checks are slow
+        return value
     if isinstance(value, (list, tuple)):
         return tuple(freeze(v) for v in value)
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: freeze(v) for k, v in value.items()})
     return value
 
 
 def thaw(value: Any) -> Any:
     """The plain JSON value of a :func:`freeze` d one (mappings -> dicts, tuples -> lists)."""
-    if isinstance(value, Mapping):
-        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, _SCALARS):
+        return value
     if isinstance(value, (list, tuple)):
         return [thaw(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
     return value
 
 
@@ -97,6 +104,10 @@ class Event:
         for f in fields(self):
             out[f.name] = thaw(getattr(self, f.name))
         return out
+
+    def as_mapping(self) -> Mapping:
+        """The record line's fields as a read-only mapping (no copy of the frozen payloads)."""
+        return MappingProxyType({"kind": self.kind, **{f.name: getattr(self, f.name) for f in fields(self)}})
 
 
 @dataclass(frozen=True)

@@ -191,6 +191,27 @@ class Canvas:
         """Forget the previous scene: the next render composites the whole frame."""
         self._order = []
 
+    def set_resolution(self, resolution: Resolution) -> None:
+        """Composite at ``resolution`` from now on (the training view's window follows the
+        board): the next render composites the whole frame. Cached widget images stay (an
+        image depends on its output size and colour mode only, not on where it lands),
+        unless the colour mode changes; the frame keeps its array when its shape does."""
+        if resolution is self.resolution or resolution == self.resolution:
+            return
+        old = self.resolution
+        self.resolution = resolution
+        self.width, self.height = resolution.width, resolution.height
+        self._identity = resolution.is_full
+        if resolution.shape != old.shape:
+            self.frame = np.zeros(resolution.shape, dtype=np.uint8)
+        else:
+            self.frame[...] = 0
+        if resolution.grayscale != old.grayscale:
+            self._cache.clear()
+            self.cached_bytes = 0
+        self._boxes.clear()
+        self._order = []
+
     def release(self) -> None:
         """Drop the cached widget images and the retained scene (the env was closed): their
         memory goes back at once; a later render paints what it needs again."""
@@ -245,7 +266,7 @@ class Canvas:
         dirty = self._diff(widgets)
         dirty = _merge(dirty)
         frame = self.frame
-        cx0, cy0, cx1, cy1 = self._box(SCREEN)  # the screen's part of the frame (letterbox bars aside)
+        cx0, cy0, cx1, cy1 = self.resolution.content_box  # the window's part (bars aside)
         boxes = [self._box(w.rect) for w in widgets]
         for region in dirty:
             rx0, ry0, rx1, ry1 = self._box(region)

@@ -14,6 +14,13 @@ the same on every machine.
 * :meth:`Resolution.fit`: the largest uniform scale that fits ``(height, width)``, centred,
   with black bars (a letterbox), e.g. ``fit(84, 84)``: the screen is 84×59 inside 84×84.
 * :meth:`Resolution.stretch`: exactly ``(height, width)``, each axis scaled on its own.
+* :meth:`Resolution.window_onto`: one rectangle of the screen (a window) mapped onto ``(height,
+  width)``, stretched or letterboxed; what lies outside the window is not in the frame.
+
+A :class:`TrainingView` is the training view's recipe (``LowResObservation(view="board")``):
+an output size, grayscale or colour, stretched or letterboxed; the frame buffer asks the
+suite's view which window each screen shows (the board's panel on a level screen) and
+renders that window in the training style (:mod:`puzzlegym.screen.palette`).
 """
 
 from __future__ import annotations
@@ -21,13 +28,16 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property, lru_cache
 
 from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH
 from puzzlegym.errors import ConfigError
 
-__all__ = ["MIN_SIDE", "Resolution"]
+__all__ = ["FITS", "MIN_SIDE", "SCREEN_WINDOW", "Resolution", "TrainingView"]
 
 MIN_SIDE = 8  # the smallest output side accepted (smaller frames show nothing usable)
+FITS = ("letterbox", "stretch")  # how a window fills a frame: aspect kept between bars, or filled
+SCREEN_WINDOW = (0, 0, SCREEN_WIDTH, SCREEN_HEIGHT)  # the whole screen as (x0, y0, x1, y1)
 
 
 def _fraction(value, name: str) -> Fraction:
@@ -59,11 +69,30 @@ def _round(x: int, f: Fraction) -> int:
     return (2 * x * f.numerator + f.denominator) // (2 * f.denominator)
 
 
+class _Frame:
+    """What every frame recipe answers from its ``height``, ``width`` and ``grayscale``."""
+
+    height: int
+    width: int
+    grayscale: bool
+
+    @property
+    def channels(self) -> int:
+        return 1 if self.grayscale else 3
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """The frame's numpy shape ``(height, width, channels)``."""
+        return (self.height, self.width, self.channels)
+
+
 @dataclass(frozen=True)
-class Resolution:
+class Resolution(_Frame):
     """An output ``height`` × ``width``; screen ``x`` maps to ``ox + round(x * sx)`` and
     ``y`` to ``oy + round(y * sy)``; ``grayscale`` frames have one channel (ITU-R 601 luma,
-    as Pillow's ``"L"`` mode)."""
+    as Pillow's ``"L"`` mode). ``window`` (x0, y0, x1, y1) is the part of the screen the
+    frame shows (the whole screen unless :meth:`window_onto` chose one); output pixels outside
+    its box stay black."""
 
     height: int
     width: int
@@ -72,6 +101,7 @@ class Resolution:
     ox: int = 0
     oy: int = 0
     grayscale: bool = False
+    window: tuple[int, int, int, int] = SCREEN_WINDOW
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -106,23 +136,48 @@ class Resolution:
         w = _side(width, "size[1] (width)", SCREEN_WIDTH)
         return cls(h, w, Fraction(w, SCREEN_WIDTH), Fraction(h, SCREEN_HEIGHT), 0, 0, bool(grayscale))
 
+    @classmethod
+    def window_onto(
+        cls, window: tuple[int, int, int, int], height: int, width: int, grayscale: bool = False,
+        fit: str = "stretch",
+    ) -> Resolution:
+        """The screen box ``window`` (x0, y0, x1, y1) mapped onto a ``height`` × ``width``
+        frame: ``fit="stretch"`` fills it (each axis scaled on its own), ``"letterbox"``
+        keeps the aspect ratio, centred between black bars. Its top-left corner maps to the
+        frame's (or the bars') edge exactly; the scale may exceed 1 for a small window."""
+        h = _side(height, "size[0] (height)", SCREEN_HEIGHT)
+        w = _side(width, "size[1] (width)", SCREEN_WIDTH)
+        if fit not in FITS:
+            raise ConfigError(f"fit: {fit!r} is not allowed; allowed: {', '.join(FITS)}")
+        x0, y0, x1, y1 = window
+        if not 0 <= x0 < x1 <= SCREEN_WIDTH or not 0 <= y0 < y1 <= SCREEN_HEIGHT:
+            raise ConfigError(f"window: {window!r} is not a box inside the 1280x900 screen")
+        if fit == "stretch":
+            sx, sy = Fraction(w, x1 - x0), Fraction(h, y1 - y0)
+            bx = by = 0
+        else:
+            sx = sy = min(Fraction(w, x1 - x0), Fraction(h, y1 - y0))
+            bx = (w - _round(x1 - x0, sx)) // 2
+            by = (h - _round(y1 - y0, sy)) // 2
+        # x0 maps to bx: ox + round(x0 * sx) == bx (and the same for y)
+        ox, oy = bx - _round(x0, sx), by - _round(y0, sy)
+        return cls(h, w, sx, sy, ox, oy, bool(grayscale), tuple(window))
+
     # ------------------------------------------------------------------ queries
-    @property
-    def channels(self) -> int:
-        return 1 if self.grayscale else 3
-
-    @property
-    def shape(self) -> tuple[int, int, int]:
-        """The frame's numpy shape ``(height, width, channels)``."""
-        return (self.height, self.width, self.channels)
-
     @property
     def is_full(self) -> bool:
         """The identity: the screen itself, in colour."""
         return (
             self.sx == 1 and self.sy == 1 and self.ox == 0 and self.oy == 0 and not self.grayscale
             and (self.height, self.width) == (SCREEN_HEIGHT, SCREEN_WIDTH)
+            and self.window == SCREEN_WINDOW
         )
+
+    @cached_property
+    def content_box(self) -> tuple[int, int, int, int]:
+        """The output box (x0, y0, x1, y1) that shows the window (the rest is bars)."""
+        x0, y0, x1, y1 = self.map_box(*self.window)
+        return max(0, x0), max(0, y0), min(self.width, x1), min(self.height, y1)
 
     def map_box(self, x0: int, y0: int, x1: int, y1: int) -> tuple[int, int, int, int]:
         """The output box (x0, y0, x1, y1) of a screen box (exclusive ends)."""
@@ -135,4 +190,41 @@ class Resolution:
 
     def describe(self) -> str:
         kind = "gray" if self.grayscale else "RGB"
-        return f"{self.height}x{self.width} {kind} (scale {self.sx}x{self.sy}, offset {self.ox},{self.oy})"
+        shown = "" if self.window == SCREEN_WINDOW else f", window {self.window}"
+        scale = f"scale {self.sx}x{self.sy}, offset {self.ox},{self.oy}{shown}"
+        return f"{self.height}x{self.width} {kind} ({scale})"
+
+
+@dataclass(frozen=True)
+class TrainingView(_Frame):
+    """The training view (``LowResObservation(view="board")``): ``height`` × ``width``
+    frames, grayscale or colour, each showing one window of the screen painted in the
+    training style; ``fit`` says how a window fills the frame (``"stretch"``: filled, each
+    axis scaled on its own; ``"letterbox"``: aspect kept, centred between black bars). The
+    suite's view (:func:`puzzlegym.screen.suite_view.training_scene`) picks the window of
+    each screen: the panel of the board on a level screen, the whole screen elsewhere."""
+
+    height: int
+    width: int
+    grayscale: bool = False
+    fit: str = "stretch"
+
+    def __post_init__(self) -> None:
+        self.resolution(SCREEN_WINDOW)  # checks the size and the fit
+
+    @property
+    def is_full(self) -> bool:
+        return False
+
+    def resolution(self, window: tuple[int, int, int, int]) -> Resolution:
+        """The :class:`Resolution` that shows the screen box ``window``."""
+        return _window_resolution(window, self.height, self.width, self.grayscale, self.fit)
+
+    def describe(self) -> str:
+        kind = "gray" if self.grayscale else "RGB"
+        return f"{self.height}x{self.width} {kind} training view (board framed, {self.fit})"
+
+
+@lru_cache(maxsize=1024)
+def _window_resolution(window, height, width, grayscale, fit) -> Resolution:
+    return Resolution.window_onto(window, height, width, grayscale, fit)

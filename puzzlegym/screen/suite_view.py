@@ -6,10 +6,14 @@ behind it). The board itself is the game view's (``GameView.widgets``); the geom
 
 Two kinds of scene exist for the human page only (``puzzlegym play``), never for
 observations: :func:`motion_scenes`, the in-between frames of a move, and
-:func:`drag_scene`, a drag's preview.
+:func:`drag_scene`, a drag's preview. One exists for training observations only:
+:func:`training_scene`, the screen in the training style and the window of it the training
+view shows.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
@@ -37,6 +41,7 @@ from puzzlegym.screen.layout import (
     header_buttons,
     tier_rect,
 )
+from puzzlegym.screen.palette import SCREEN_STYLE, TRAINING_STYLE
 from puzzlegym.screen.render import (
     SCREEN,
     Rect,
@@ -46,18 +51,43 @@ from puzzlegym.screen.render import (
     font,
     wrap_text,
 )
+from puzzlegym.screen.resolution import SCREEN_WINDOW
 
-__all__ = ["MAX_MOTION_FRAMES", "drag_scene", "motion_scenes", "suite_widgets"]
+__all__ = ["MAX_MOTION_FRAMES", "drag_scene", "motion_scenes", "suite_widgets", "training_scene"]
 
 MAX_MOTION_FRAMES = 12  # in-between frames of one move on the human page, at most
 
 
-def suite_widgets(suite) -> list[Widget]:
+def suite_widgets(suite, style: str = SCREEN_STYLE) -> list[Widget]:
     """The widgets of ``suite``'s current screen (a :class:`~puzzlegym.screen.suite.Suite`),
-    back to front; the first is an opaque full-screen background."""
+    back to front, the board painted in ``style``; the first is an opaque full-screen
+    background."""
     screen = suite.screen
     background = Widget("bg", SCREEN, _paint_background, (screen in (LEVEL, LEVEL_COMPLETE),))
+    if screen in (LEVEL, LEVEL_COMPLETE):
+        return [background, *_level(suite, style)]
     return [background, *_SCREENS[screen](suite)]
+
+
+def training_scene(suite) -> tuple[list[Widget], tuple[int, int, int, int]]:
+    """What the training view shows of ``suite``'s current screen: its widgets in the
+    training style and the window (x0, y0, x1, y1) of the screen framed. On a level screen
+    the window is the board's panel (``GameView.panel``; the header, instruction and
+    feedback lines lie outside it), on the level-complete screen the same panel, dimmed,
+    with the part of the banner over it; on the home, difficulty and objective-complete
+    screens, which show no board, the whole screen."""
+    widgets = suite_widgets(suite, TRAINING_STYLE)
+    b = suite.board
+    if suite.screen not in (LEVEL, LEVEL_COMPLETE) or b is None:
+        return widgets, SCREEN_WINDOW
+    return widgets, _panel_window(b.game.view, b.level)
+
+
+@lru_cache(maxsize=256)
+def _panel_window(view, level) -> tuple[int, int, int, int]:
+    """The window (x0, y0, x1, y1) of ``level``'s panel (``GameView.panel``), once per level."""
+    p = view.panel(level, BOARD_AREA)
+    return p.x, p.y, p.x1, p.y1
 
 
 def _home(suite) -> list[Widget]:
@@ -88,11 +118,11 @@ def _difficulty(suite) -> list[Widget]:
     return out
 
 
-def _level(suite) -> list[Widget]:
+def _level(suite, style: str = SCREEN_STYLE) -> list[Widget]:
     b = suite.board
     assert b is not None
     complete = suite.screen == LEVEL_COMPLETE
-    board = b.game.view.widgets(b.level, b.state, b.ui, BOARD_AREA)
+    board = b.game.view.widgets(b.level, b.state, b.ui, BOARD_AREA, style)
     out = _level_screen(suite, b.game, b.tier, b.index, b.undoable, b.feedback, board, complete)
     if complete:
         out.append(Widget("dim", BELOW_HEADER, _paint_dim, theme.DIM_ALPHA, opaque=False))

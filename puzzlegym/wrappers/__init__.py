@@ -18,6 +18,8 @@
 * :class:`BoardActions` replaces them by the level's board-aligned targets (cells, bolts,
   anchors, vehicles, ...) plus the suite's buttons, with ``action_masks()`` for
   sb3-contrib's ``MaskablePPO`` (privileged layout knowledge, for training).
+* :class:`ActionMaskObservation` puts those masks in a ``Dict`` observation
+  (``{"action_mask", "observations"}``), the form RLlib's masked models read.
 * :func:`make_sb3_env` stacks LowResObservation (or, with ``observation="board"``,
   BoardObservation) → BlackBox → NumpyInfo → DiscreteGUIActions or BoardActions into an env
   that Stable-Baselines3's ``CnnPolicy`` (``MlpPolicy`` for the board) accepts;
@@ -42,6 +44,7 @@ Typical use::
 """
 
 from puzzlegym.wrappers.action import ARROW_KEYS, SWIPE_PX, SWIPES, DiscreteGUIActions
+from puzzlegym.wrappers.action_mask import ActionMaskObservation
 from puzzlegym.wrappers.blackbox import PRIVATE_INFO_KEYS, BlackBox
 from puzzlegym.wrappers.board_actions import BUTTONS, BoardActions
 from puzzlegym.wrappers.board_observation import BoardObservation
@@ -76,6 +79,7 @@ __all__ = [
     "TEXT_CHARSET",
     "TEXT_MAX_LENGTH",
     "WORKFLOW_CONDITIONS",
+    "ActionMaskObservation",
     "BlackBox",
     "BoardActions",
     "BoardObservation",

@@ -98,6 +98,7 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         self.action_space = spaces.Discrete(n + len(buttons))
         self._gestures: dict[Action, list] = {}
         self._memo: tuple[tuple[int, int], list] | None = None  # ((episode, version), targets)
+        self._mask_memo: tuple[tuple[int, int], np.ndarray] | None = None
 
     # -------------------------------------------------------------- layout
     def _suite_name(self, button: str) -> str:
@@ -187,13 +188,17 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
             probe = self._base.probe()
         except PuzzleGymError:  # no episode yet
             return np.ones(self.action_space.n, dtype=bool)
+        key = (probe.episode, probe.version)  # the screen decides the mask
+        if self._mask_memo is not None and self._mask_memo[0] == key:
+            return self._mask_memo[1].copy()
         mask = np.zeros(self.action_space.n, dtype=bool)
         for i, action in enumerate(self.targets(probe)):
             if action is not None:
                 mask[i] = any(probe.would_change(g) for g in self._gestures_of(action))
         if not mask.any():
             mask[:] = True
-        return mask
+        self._mask_memo = (key, mask)
+        return mask.copy()
 
     def _gestures_of(self, action: Action) -> list:
         """The gestures ``action`` makes on its own (a fresh recognizer: a click is a click)."""

@@ -15,7 +15,7 @@ from puzzlegym.wrappers.blackbox import BlackBox
 from puzzlegym.wrappers.board_actions import BoardActions
 from puzzlegym.wrappers.board_observation import BoardObservation
 from puzzlegym.wrappers.info import NumpyInfo
-from puzzlegym.wrappers.lowres import DEFAULT_SIZE, FITS, LowResObservation, resolution_for
+from puzzlegym.wrappers.lowres import DEFAULT_SIZE, FITS, VIEWS, LowResObservation, resolution_for
 from puzzlegym.wrappers.observation import DownscaleObservation
 
 __all__ = [
@@ -132,6 +132,7 @@ def make_sb3_env(
     observation: str = "pixels",
     board_shape: tuple[int, int, int] | None = None,
     level_bits: bool = True,
+    view: str | None = None,
     **env_kwargs: Any,
 ) -> gym.Env:
     """``gym.make(env_id, **env_kwargs)`` ready for Stable-Baselines3.
@@ -143,13 +144,15 @@ def make_sb3_env(
     browser backend's screenshots are resized instead). A uniform ``scale`` (e.g.
     ``"1/16"``: 56×80) replaces ``size``. Sizes whose NatureCNN would exceed
     :data:`MAX_CNN_PARAMETERS` are refused unless ``force=True`` (NatureCNN needs at least
-    36×36).
+    36×36). ``view="board"`` observes through the training view (the board's panel alone, in
+    the training style: :class:`LowResObservation`; the native backend only); ``"screen"``
+    (the default) the whole screen.
 
     ``observation="board"``, for ``MlpPolicy``: the symbolic board
     (:class:`BoardObservation`: the game's public board state as ``uint8`` 0/1 planes,
     ``(C, H, W)``, ``board_shape`` as its ``shape``, ``level_bits=False`` without the level's
-    index); no frame is painted at any step (the
-    native backend only). ``size``, ``scale``, ``grayscale`` and ``fit`` do not apply.
+    index); no frame is painted at any step (the native backend only). ``size``, ``scale``,
+    ``grayscale``, ``fit`` and ``view`` do not apply.
 
     Then public infos only (:class:`BlackBox`), their numbers as numpy scalars
     (:class:`NumpyInfo`), and a ``Discrete`` action space: ``actions="grid"`` clicks and
@@ -165,8 +168,10 @@ def make_sb3_env(
     if actions not in ACTIONS:
         raise ConfigError(f"actions: {actions!r} is not allowed; allowed: {', '.join(ACTIONS)}")
     if observation == "board":
-        return _make_board_env(env_id, actions, grid, swipes, keys, buttons, max_targets, board_shape, level_bits,
-                               {"size": size, "scale": scale, "grayscale": grayscale, "fit": fit}, env_kwargs)
+        return _make_board_env(env_id, actions, grid, swipes, keys, buttons, max_targets, board_shape,
+                               level_bits,
+                               {"size": size, "scale": scale, "grayscale": grayscale, "fit": fit, "view": view},
+                               env_kwargs)
     if board_shape is not None:
         raise ConfigError("board_shape: applies to observation='board' only")
     if level_bits is not True:
@@ -174,10 +179,13 @@ def make_sb3_env(
     size = DEFAULT_SIZE if size is None else size
     grayscale = bool(grayscale)
     fit = "stretch" if fit is None else fit
+    view = "screen" if view is None else view
     if fit not in FITS:
         raise ConfigError(f"fit: {fit!r} is not allowed; allowed: {', '.join(FITS)}")
+    if view not in VIEWS:
+        raise ConfigError(f"view: {view!r} is not allowed; allowed: {', '.join(VIEWS)}")
     if scale is not None:
-        res = resolution_for(None, scale, grayscale)
+        res = resolution_for(None, scale, grayscale, view=view)
         height, width = res.height, res.width
         size = None
     else:
@@ -190,7 +198,15 @@ def make_sb3_env(
     env = gym.make(env_id, **env_kwargs)
     try:
         if env.unwrapped.config["backend"] == "native":
-            env = LowResObservation(env, size=size, grayscale=grayscale, scale=scale, fit=fit)
+            env = LowResObservation(
+                env, size=size, grayscale=grayscale, scale=scale, fit=fit, view=view
+            )
+        elif view == "board":
+            raise ConfigError(
+                "view: 'board' (the training view) is rendered in process and needs "
+                f"backend='native'; this env uses {env.unwrapped.config['backend']!r}, whose "
+                "screenshots can only be resized (view='screen')"
+            )
         else:
             env = DownscaleObservation(env, size=(height, width), grayscale=grayscale)
         return _actions(NumpyInfo(BlackBox(env)), actions, grid, swipes, keys, buttons, max_targets)
