@@ -23,7 +23,9 @@ class BoardCNN(BaseFeaturesExtractor):
     """Two 3x3 convolutions of ``channels`` filters (ReLU) over the board planes, flattened,
     then a linear layer to ``features_dim`` (ReLU)."""
 
-    def __init__(self, observation_space: spaces.Box, channels: int = 32, features_dim: int = 256) -> None:
+    def __init__(
+        self, observation_space: spaces.Box, channels: int = 32, features_dim: int = 256
+    ) -> None:
         if not isinstance(observation_space, spaces.Box) or len(observation_space.shape) != 3:
             raise ConfigError(
                 f"BoardCNN: reads the symbolic board's (C, H, W) planes, got {observation_space}"
@@ -31,9 +33,13 @@ class BoardCNN(BaseFeaturesExtractor):
         super().__init__(observation_space, features_dim)
         c, h, w = observation_space.shape
         self.net = nn.Sequential(
-            nn.Conv2d(c, channels, 3, padding=1), nn.ReLU(),
-            nn.Conv2d(channels, channels, 3, padding=1), nn.ReLU(),
-            nn.Flatten(), nn.Linear(channels * h * w, features_dim), nn.ReLU(),
+            nn.Conv2d(c, channels, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(channels, channels, 3, padding=1),
+            nn.ReLU(),
+            nn.Flatten(),
+            nn.Linear(channels * h * w, features_dim),
+            nn.ReLU(),
         )
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:

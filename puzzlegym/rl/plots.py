@@ -29,12 +29,25 @@ def _draw(ax, results: Sequence[Mapping[str, Any]], title: str) -> None:
         rows = r["curve"]
         x = [row["timesteps"] for row in rows]
         label = i == 0
-        ax.plot(x, [row["test_success"] for row in rows], color="tab:blue", alpha=0.8,
-                label="trained, held-out" if label else None)
-        ax.plot(x, [row["train_success"] for row in rows], color="tab:blue", alpha=0.5, linestyle="--",
-                label="trained, train levels" if label else None)
-    for name, color, text in (("random_masked", "tab:orange", "masked random, held-out"),
-                              ("random_uniform", "tab:gray", "uniform random, held-out")):
+        ax.plot(
+            x,
+            [row["test_success"] for row in rows],
+            color="tab:blue",
+            alpha=0.8,
+            label="trained, held-out" if label else None,
+        )
+        ax.plot(
+            x,
+            [row["train_success"] for row in rows],
+            color="tab:blue",
+            alpha=0.5,
+            linestyle="--",
+            label="trained, train levels" if label else None,
+        )
+    for name, color, text in (
+        ("random_masked", "tab:orange", "masked random, held-out"),
+        ("random_uniform", "tab:gray", "uniform random, held-out"),
+    ):
         level = float(np.mean([r[name]["test"]["success"] for r in results]))
         ax.axhline(level, color=color, linestyle=":", label=text)
     ax.set_title(title, fontsize=9)
@@ -55,13 +68,15 @@ def plot_run(result: Mapping[str, Any], path: str | Path) -> None:
     plt.close(fig)
 
 
-def plot_sweep(groups: Mapping[str, Sequence[Mapping[str, Any]]], path: str | Path, cols: int = 3) -> None:
+def plot_sweep(
+    groups: Mapping[str, Sequence[Mapping[str, Any]]], path: str | Path, cols: int = 3
+) -> None:
     """The curves of every run, one panel per group (``{title: [result, ...]}``)."""
     plt = _pyplot()
     n = len(groups)
     rows = max(1, -(-n // cols))
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), dpi=100, squeeze=False)
-    for ax, (title, results) in zip(axes.flat, groups.items()):
+    for ax, (title, results) in zip(axes.flat, groups.items(), strict=False):
         _draw(ax, results, f"{title} ({len(results)} seeds)")
     for ax in list(axes.flat)[n:]:
         ax.axis("off")

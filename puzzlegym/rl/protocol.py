@@ -99,7 +99,12 @@ class TestLevel:
 
 
 def _number(value: Any, name: str, lo: float, hi: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not lo <= value <= hi:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not lo <= value <= hi
+    ):
         raise ConfigError(f"{name}: expected a number {lo:g}..{hi:g}, got {shown(value)}")
     return float(value)
 
@@ -132,14 +137,20 @@ class Protocol:
         object.__setattr__(self, "_tier", tier)
         split = check_split("generated", self.num_levels, self.start_level)
         if split.num_levels == 0:
-            raise ConfigError("num_levels: the protocol trains on a finite split; expected 1..2**31, got 0")
+            raise ConfigError(
+                "num_levels: the protocol trains on a finite split; expected 1..2**31, got 0"
+            )
         object.__setattr__(self, "_split", split)
         _number(self.budget_multiple, "budget_multiple", 1.0, MAX_BUDGET_MULTIPLE)
         _count(self.train_levels, "train_levels", 1, min(MAX_TRAIN_LEVELS, self.num_levels))
         if not isinstance(self.wrappers, dict):
-            raise ConfigError(f"wrappers: expected a mapping of make_sb3_env keywords, got {shown(self.wrappers)}")
+            raise ConfigError(
+                f"wrappers: expected a mapping of make_sb3_env keywords, got {shown(self.wrappers)}"
+            )
         if not isinstance(self.env_kwargs, dict):
-            raise ConfigError(f"env_kwargs: expected a mapping of env keywords, got {shown(self.env_kwargs)}")
+            raise ConfigError(
+                f"env_kwargs: expected a mapping of env keywords, got {shown(self.env_kwargs)}"
+            )
         for key in self.env_kwargs:
             if key in PROTOCOL_KEYS:
                 raise ConfigError(
@@ -148,12 +159,18 @@ class Protocol:
                     "start_level or budget_multiple"
                 )
             if key not in ENV_KEYS:
-                raise ConfigError(f"env_kwargs.{key}: not allowed here; allowed: {', '.join(ENV_KEYS)}")
+                raise ConfigError(
+                    f"env_kwargs.{key}: not allowed here; allowed: {', '.join(ENV_KEYS)}"
+                )
         for key in self.wrappers:
             if key == "level_bits":
-                raise ConfigError("wrappers.level_bits: set by the protocol (the level's index is never observed)")
+                raise ConfigError(
+                    "wrappers.level_bits: set by the protocol (the level's index is never observed)"
+                )
             if key in PROTOCOL_KEYS or key in ENV_KEYS:
-                raise ConfigError(f"wrappers.{key}: an env keyword, not a wrapper setting; put it in env_kwargs")
+                raise ConfigError(
+                    f"wrappers.{key}: an env keyword, not a wrapper setting; put it in env_kwargs"
+                )
         object.__setattr__(self, "_levels", None)
 
     # ------------------------------------------------------------------ levels
@@ -219,18 +236,26 @@ class Protocol:
     def train_kwargs(self) -> dict:
         """``make_sb3_env`` keywords of the training env."""
         return {
-            **self._kwargs(), "levels": "generated", "num_levels": self.num_levels,
-            "start_level": self.start_level, "level": 1,
+            **self._kwargs(),
+            "levels": "generated",
+            "num_levels": self.num_levels,
+            "start_level": self.start_level,
+            "level": 1,
             "budget_s": self.budget_s(self.train_budget_actions()),
         }
 
     def level_kwargs(self, level: TestLevel) -> dict:
         """``make_sb3_env`` keywords of the env that plays ``level`` (training levels also
         need ``reset(options={"first_level": level.index})``)."""
-        kwargs = {**self._kwargs(), "level": 1 if level.kind == "train" else level.index,
-                  "budget_s": self.budget_s(level.budget_actions)}
+        kwargs = {
+            **self._kwargs(),
+            "level": 1 if level.kind == "train" else level.index,
+            "budget_s": self.budget_s(level.budget_actions),
+        }
         if level.kind == "train":
-            kwargs.update(levels="generated", num_levels=self.num_levels, start_level=self.start_level)
+            kwargs.update(
+                levels="generated", num_levels=self.num_levels, start_level=self.start_level
+            )
         return kwargs
 
     def make_level_env(self, level: TestLevel):
@@ -238,9 +263,13 @@ class Protocol:
 
     def to_dict(self) -> dict:
         return {
-            "env_id": self.env_id, "num_levels": self.num_levels, "start_level": self.start_level,
-            "budget_multiple": self.budget_multiple, "train_levels": self.train_levels,
-            "wrappers": dict(self.wrappers), "env_kwargs": dict(self.env_kwargs),
+            "env_id": self.env_id,
+            "num_levels": self.num_levels,
+            "start_level": self.start_level,
+            "budget_multiple": self.budget_multiple,
+            "train_levels": self.train_levels,
+            "wrappers": dict(self.wrappers),
+            "env_kwargs": dict(self.env_kwargs),
         }
 
 
@@ -303,7 +332,11 @@ class LevelEnvs:
 
 
 def play_levels(
-    envs: LevelEnvs, levels: list[TestLevel], choose: Chooser, episodes: int, seed: int = 0,
+    envs: LevelEnvs,
+    levels: list[TestLevel],
+    choose: Chooser,
+    episodes: int,
+    seed: int = 0,
 ) -> dict:
     """Play each of ``levels`` ``episodes`` times with ``choose(obs, env)``; returns
     ``success`` (the mean over levels of each level's share of won episodes), ``per_level``
@@ -322,7 +355,12 @@ def play_levels(
         wins = 0
         with env.unwrapped.subscribe(collect):
             for ep in range(episodes):
-                end = play(env, lambda obs, info: choose(obs, env), seed=(seed + ep) % SEED_LIMIT, options=options)
+                end = play(
+                    env,
+                    lambda obs, info, env=env: choose(obs, env),
+                    seed=(seed + ep) % SEED_LIMIT,
+                    options=options,
+                )
                 wins += bool(env.unwrapped.probe().success)
                 lengths.append(end.steps)
         per_level.append(wins / episodes)

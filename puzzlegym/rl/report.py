@@ -32,16 +32,30 @@ def interval(scores: np.ndarray, reps: int = REPS, seed: int = 0) -> dict:
 
     scores = np.asarray(scores, dtype=float)
     if scores.ndim != 2 or scores.size == 0:
-        raise ValueError(f"scores: expected a non-empty (runs, tasks) matrix, got shape {scores.shape}")
+        raise ValueError(
+            f"scores: expected a non-empty (runs, tasks) matrix, got shape {scores.shape}"
+        )
 
     def func(x):
         return np.array([metrics.aggregate_mean(x), metrics.aggregate_iqm(x)])
 
-    point, ci = rly.get_interval_estimates({"s": scores}, func, reps=reps,
-                                           random_state=np.random.RandomState(seed))
+    # rliable 1.2's StratifiedBootstrap draws its resamples from numpy's global generator
+    # (np.random.choice), whatever random_state says: seed that one, and put it back after
+    saved = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        point, ci = rly.get_interval_estimates(
+            {"s": scores}, func, reps=reps, random_state=np.random.RandomState(seed)
+        )
+    finally:
+        np.random.set_state(saved)
     (mean, iqm), bounds = point["s"], ci["s"]
-    return {"mean": float(mean), "mean_ci": [float(bounds[0][0]), float(bounds[1][0])],
-            "iqm": float(iqm), "iqm_ci": [float(bounds[0][1]), float(bounds[1][1])]}
+    return {
+        "mean": float(mean),
+        "mean_ci": [float(bounds[0][0]), float(bounds[1][0])],
+        "iqm": float(iqm),
+        "iqm_ci": [float(bounds[0][1]), float(bounds[1][1])],
+    }
 
 
 def _matrix(results: Sequence[Mapping[str, Any]], phase: str, split: str) -> np.ndarray:
@@ -53,8 +67,11 @@ def aggregate(results: Sequence[Mapping[str, Any]], reps: int = REPS) -> dict:
     results = list(results)
     if not results:
         raise ValueError("results: expected at least one run")
-    row: dict[str, Any] = {"env_id": results[0]["env_id"], "runs": len(results),
-                           "seeds": [r["config"]["seed"] for r in results]}
+    row: dict[str, Any] = {
+        "env_id": results[0]["env_id"],
+        "runs": len(results),
+        "seeds": [r["config"]["seed"] for r in results],
+    }
     for phase in PHASES:
         for split in ("test", "train"):
             row[f"{phase}_{split}"] = interval(_matrix(results, phase, split), reps)
@@ -64,10 +81,15 @@ def aggregate(results: Sequence[Mapping[str, Any]], reps: int = REPS) -> dict:
     row["timesteps"] = int(statistics.median(r["timesteps"] for r in results))
     row["total_s"] = [r["total_s"] for r in results]
     row["train_fps"] = float(statistics.median(r["train_fps"] for r in results))
-    row["levels"] = {"test": len(results[0]["test_levels"]), "train": len(results[0]["train_levels"])}
+    row["levels"] = {
+        "test": len(results[0]["test_levels"]),
+        "train": len(results[0]["train_levels"]),
+    }
     row["budget_multiple"] = results[0]["config"]["protocol"]["budget_multiple"]
     row["num_levels"] = results[0]["config"]["protocol"]["num_levels"]
-    row["beats_masked"] = row["trained_test"]["mean_ci"][0] > row["random_masked_test"]["mean_ci"][1]
+    row["beats_masked"] = (
+        row["trained_test"]["mean_ci"][0] > row["random_masked_test"]["mean_ci"][1]
+    )
     return row
 
 
@@ -87,9 +109,11 @@ def dead_end_rows(results: Sequence[Mapping[str, Any]]) -> dict:
             recovered += d.get("recovered", 0)
             delays += list(d.get("delays", []))
         out[phase] = {
-            "attempts": attempts, "dead_end_attempts": dead,
+            "attempts": attempts,
+            "dead_end_attempts": dead,
             "dead_end_share": 100.0 * dead / attempts if attempts else None,
-            "runs": runs, "recovered": recovered,
+            "runs": runs,
+            "recovered": recovered,
             "mean_delay": statistics.mean(delays) if delays else None,
             "median_delay": statistics.median(delays) if delays else None,
         }
@@ -98,4 +122,7 @@ def dead_end_rows(results: Sequence[Mapping[str, Any]]) -> dict:
 
 def summarise(groups: Mapping[str, Sequence[Mapping[str, Any]]], reps: int = REPS) -> dict:
     """:func:`aggregate` and :func:`dead_end_rows` of every group (``{title: [result, ...]}``)."""
-    return {title: {**aggregate(rs, reps), "dead_ends": dead_end_rows(rs)} for title, rs in groups.items()}
+    return {
+        title: {**aggregate(rs, reps), "dead_ends": dead_end_rows(rs)}
+        for title, rs in groups.items()
+    }

@@ -48,7 +48,11 @@ class Run:
     config: TrainConfig
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name) or self.name == SUPERSEDED:
+        if (
+            not isinstance(self.name, str)
+            or not _NAME.fullmatch(self.name)
+            or self.name == SUPERSEDED
+        ):
             raise ConfigError(
                 f"name: expected 1..128 letters, digits, '_', '.' or '-' (not starting with a "
                 f"punctuation mark, not {SUPERSEDED!r}), got {shown(self.name)}"
@@ -73,7 +77,8 @@ def plan(runs: Sequence[Run], root: str | Path) -> dict[str, list[str]]:
         d = root / run.name
         if (d / "result.json").exists():
             config = _read_json(d / "config.json", f"run {run.name}")
-            if config != run.config.to_dict():
+            # compared in JSON form: a config's tuples (buttons, grid) read back as lists
+            if config != json.loads(json.dumps(run.config.to_dict())):
                 raise ConfigError(
                     f"run {run.name}: {d} holds a finished run of another configuration; "
                     "give this configuration another name or another root"
@@ -88,12 +93,18 @@ def plan(runs: Sequence[Run], root: str | Path) -> dict[str, list[str]]:
 
 def _one(name: str, config: dict, out: str) -> dict:
     """One run in a worker process (module level: it pickles)."""
-    return train(TrainConfig.from_dict(config, progress=False), out,
-                 log=lambda line: print(f"[{name}] {line}", flush=True))
+    return train(
+        TrainConfig.from_dict(config, progress=False),
+        out,
+        log=lambda line: print(f"[{name}] {line}", flush=True),
+    )
 
 
 def run_sweep(
-    runs: Sequence[Run], root: str | Path, jobs: int = 2, log: Callable[[str], None] = print,
+    runs: Sequence[Run],
+    root: str | Path,
+    jobs: int = 2,
+    log: Callable[[str], None] = print,
 ) -> dict[str, dict]:
     """Run every run of ``runs`` not finished under ``root`` (see the module docstring);
     returns every run's result by name (the finished ones read back)."""
@@ -119,16 +130,22 @@ def run_sweep(
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(str(root / name), str(dest))
             log(f"sweep: {name} was interrupted: its files moved to {dest}; running it again")
-        log(f"sweep: {len(todo['finished'])} finished (skipped), "
-            f"{len(todo['interrupted']) + len(todo['new'])} to run, {jobs} at a time")
+        log(
+            f"sweep: {len(todo['finished'])} finished (skipped), "
+            f"{len(todo['interrupted']) + len(todo['new'])} to run, {jobs} at a time"
+        )
         by_name = {r.name: r for r in runs}
         pending = [n for n in names if n not in todo["finished"]]
         if pending:
             import multiprocessing
 
-            with ProcessPoolExecutor(max_workers=min(jobs, len(pending)),
-                                     mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = {n: pool.submit(_one, n, by_name[n].config.to_dict(), str(root / n)) for n in pending}
+            with ProcessPoolExecutor(
+                max_workers=min(jobs, len(pending)), mp_context=multiprocessing.get_context("spawn")
+            ) as pool:
+                futures = {
+                    n: pool.submit(_one, n, by_name[n].config.to_dict(), str(root / n))
+                    for n in pending
+                }
                 for n in pending:
                     futures[n].result()
                     log(f"sweep: {n} finished")
