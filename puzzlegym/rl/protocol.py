@@ -44,8 +44,8 @@ from puzzlegym import solvers
 from puzzlegym.errors import ConfigError, shown
 from puzzlegym.evaluation.events import AttemptClosed
 from puzzlegym.evaluation.loop import play
+from puzzlegym.probe import BOARD_AREA
 from puzzlegym.registry import parse_env_id
-from puzzlegym.screen.layout import BOARD_AREA
 from puzzlegym.splits import SEED_LIMIT, Split, TrainingLevels, check_split, tier_targets
 from puzzlegym.wrappers.sb3 import make_sb3_env
 
