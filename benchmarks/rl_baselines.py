@@ -113,6 +113,11 @@ def verdicts(rows: dict) -> list[str]:
                 f"levels: the mask shows which moves change the board, and here that is nearly the "
                 f"whole game; the trained policy reaches {_pct(trained['mean'])}."
             )
+        elif trained["mean"] == 0 and masked["mean"] == 0:
+            out.append(
+                f"**{game}**: neither PPO nor masked random solved a held-out level in "
+                f"{r['timesteps']:,} steps (train levels: {_pct(r['trained_train']['mean'])})."
+            )
         elif r["beats_masked"]:
             out.append(
                 f"**{game}**: PPO beats masked random with intervals apart "
@@ -123,6 +128,13 @@ def verdicts(rows: dict) -> list[str]:
                 f"**{game}**: PPO does not beat masked random: its interval {_ci(trained)} "
                 f"overlaps or lies below masked random's {_ci(masked)}."
             )
+    slow = {g: max(r["total_s"]) for g, r in rows.items() if max(r["total_s"]) > 300}
+    for g, worst in slow.items():
+        out.append(
+            f"**{g}**: runs took up to {worst / 60:.1f} minutes, over the 5 minutes each run "
+            "was meant to stay within (its steps were sized before the runs; the figures are "
+            "those of the steps given)."
+        )
     solved = [g for g, r in rows.items() if r["trained_test"]["mean"] >= 0.5]
     out.append(
         f"Held-out levels solved at least half the time on average: {len(solved)} game(s)"
