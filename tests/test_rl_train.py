@@ -478,3 +478,24 @@ def test_aggregate_and_dead_end_rows_pool_the_seeds():
     assert d["random_masked"]["dead_end_share"] == 0.0 and d["random_masked"]["mean_delay"] is None
     tie = aggregate([_fake_result(s, [0.1, 0.0], [0.1, 0.0], dead=1) for s in range(3)], reps=200)
     assert tie["beats_masked"] is False
+
+
+def test_the_readme_run_is_one_configuration_under_its_three_names():
+    """examples/train_ppo.py (configs/train_ppo.yaml), +experiment=ppo_maze_paint and
+    puzzlegym train's defaults with the same overrides compose one TrainConfig."""
+    from hydra import compose, initialize_config_module
+
+    from puzzlegym.run import train_config
+
+    with initialize_config_module("puzzlegym.configs", version_base=None):
+        readme = compose("train_ppo", overrides=["out_dir=null"])
+        experiment = compose("run", overrides=["+experiment=ppo_maze_paint", "out_dir=null"])
+        command = compose("run", overrides=[
+            "agent=maskable_ppo", "wrappers=board", "agent.extractor=board_cnn", "agent.timesteps=50000",
+            "agent.episodes=10", "agent.curve_every=10000", "out_dir=null"])
+    a, b, c = (train_config(cfg) for cfg in (readme, experiment, command))
+    assert a == b == c
+    assert (a.protocol.env_id, a.extractor, a.timesteps, a.protocol.budget_multiple) == (
+        MAZE, "board_cnn", 50_000, 2)
+    assert a.hyperparameters == {"n_steps": 128, "batch_size": 256, "n_epochs": 4,
+                                 "learning_rate": 0.001, "ent_coef": 0.01, "gamma": 0.99}
