@@ -1,16 +1,19 @@
-"""Train MaskablePPO (sb3-contrib) through puzzlegym's RL wrappers and print the trained
-policy's success rate next to the random policy's, measured in the same run.
+"""Train MaskablePPO (sb3-contrib) on generated levels and print its held-out success on the
+catalogue's levels beside both random policies, measured in the same run.
 
-The default (``configs/train_ppo.yaml``): level 1 of MazePaint-Easy, 14 actions per episode
-(twice its 7-slide optimum), observations rendered at 1/16 scale in grayscale (56x80), the
-four swipes as actions (``BoardActions``, masked), 16,384 training steps with a progress bar,
-SB3's CSV log (``progress.csv``), a learning curve (``curve.csv``), ``result.json`` and
-``model.zip`` under ``out_dir``. Hydra overrides as in ``python -m puzzlegym.run``:
+The default (``configs/train_ppo.yaml``): MazePaint-Easy's symbolic board read by
+``BoardCNN`` (3x3 convolutions over the board's planes), the four swipes as actions (masked),
+50,000 steps on 500 generated levels (one per episode), then every catalogue level of the
+tier within twice its solver solution, 10 episodes each. Prints a progress bar, both random
+policies' and the trained policy's success, and last one JSON line (``heldout_success``,
+``train_success``, ``random_success``, ``random_masked_success``, ``timesteps``,
+``seconds``); writes config.json, progress.csv, curve.csv, curve.png, model.zip and
+result.json under ``out_dir``. Hydra overrides as in ``python -m puzzlegym.run``:
 
     python examples/train_ppo.py
-    python examples/train_ppo.py agent.timesteps=32768 seed=1
-    python examples/train_ppo.py agent=ppo                     # plain PPO, no masks
-    python examples/train_ppo.py env.kwargs.level=3 env.kwargs.budget_s=16
+    python examples/train_ppo.py agent.timesteps=100000 seed=1
+    python examples/train_ppo.py env=rush_hour_easy agent.protocol.budget_multiple=3
+    python examples/train_ppo.py agent=ppo wrappers=rl agent.extractor=flatten   # pixels, no masks
 
 Needs the ``rl`` extra (``pip install torch==2.13.0`` first on CPU machines, then
 ``pip install -e '.[rl]'``).

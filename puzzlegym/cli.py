@@ -1,4 +1,5 @@
-"""The ``puzzlegym`` command line: run, bench, levels, eval, report, replay, serve, play, checkpoints."""
+"""The ``puzzlegym`` command line: run, bench, levels, eval, report, replay, serve, play,
+checkpoints, train."""
 
 from __future__ import annotations
 
@@ -375,6 +376,17 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--replay", action="store_true", help="also replay the prefix and compare the pixels")
     rs.add_argument("--png", default=None, metavar="PATH", help="save the restored screen as PNG")
     ck.set_defaults(func=_lazy("puzzlegym.lab.cli:cmd"))
+
+    tr = sub.add_parser(
+        "train", help="train (Mask)PPO on generated levels, test on the catalogue beside both random policies"
+    )
+    tr.add_argument("overrides", nargs="*", metavar="OVERRIDE",
+                    help="Hydra overrides of python -m puzzlegym.run (agent=maskable_ppo wrappers=board "
+                         "by default), e.g. env=rush_hour_easy seed=1 agent.timesteps=50000")
+    tr.add_argument("--out", default=None, metavar="DIR",
+                    help="the run directory (refused if it holds a run; default: "
+                         "runs/train/<Game>-<Tier>/seed<seed>, or the first free -2, -3, ...)")
+    tr.set_defaults(func=_lazy("puzzlegym.run:cmd_train"))
 
     rpl = sub.add_parser("replay", help="re-run an episode record and check it reproduces")
     rpl.add_argument("dir", help="a record directory (or a run directory: every record under it)")

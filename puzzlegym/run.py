@@ -4,22 +4,28 @@ configs shipped inside the package (``puzzlegym.configs``, the repository's ``co
 * A GUI agent (``agent=solver``, ``agent=random``, ``agent=openai`` with its ``options``,
   ``agent.name=module:callable``; configs with ``kind: play`` or no kind) plays one episode on the raw env (``wrappers=none``) and prints its
   result as one JSON line (files under ``out_dir``).
-* A training agent (``agent=ppo``, ``agent=maskable_ppo``; ``kind: train``) measures the
-  random policy, trains through the wrappers (``wrappers=rl``), measures the trained policy
-  and prints both success rates, then the result as one JSON line (``out_dir``: result.json,
-  progress.csv, curve.csv, model.zip).
+* A training agent (``agent=maskable_ppo``, ``agent=ppo``; ``kind: train``) runs the
+  training protocol (:mod:`puzzlegym.rl.protocol`, :func:`puzzlegym.rl.train.train`): trains
+  through the wrappers (``wrappers=board``: the symbolic board, ``wrappers=rl``: pixels) on
+  generated levels (``agent.protocol``: ``num_levels``, ``start_level``, ``budget_multiple``,
+  ``train_levels``), tests on the catalogue beside both random policies, and prints their
+  success rates, then the headline figures as one JSON line (``out_dir``: config.json,
+  progress.csv, curve.csv, curve.png, model.zip, result.json).
 
 Examples::
 
     python -m puzzlegym.run env=maze_paint_hard agent=random max_steps=50
     python -m puzzlegym.run +experiment=generated_levels env=maze_paint_medium seed=7
+    python -m puzzlegym.run agent=maskable_ppo wrappers=board env=rush_hour_easy seed=1
     python -m puzzlegym.run +experiment=ppo_maze_paint            # the PPO run of the README
     python -m puzzlegym.run --cfg job                             # the composed config
 
 * ``+experiment=rq2`` / ``+experiment=rq4`` set a ``study`` section: the dead-end lab's RQ2
   takeovers or RQ4 sessions run into ``out_dir`` (:func:`puzzlegym.lab.study.run_study`).
 
-``examples/train_ppo.py`` is the same app with ``configs/train_ppo.yaml`` as primary config.
+``examples/train_ppo.py`` is the same app with ``configs/train_ppo.yaml`` as primary config,
+and ``puzzlegym train [OVERRIDES]`` composes ``agent=maskable_ppo wrappers=board`` with the
+overrides and runs it.
 """
 
 from __future__ import annotations
@@ -48,8 +54,8 @@ def _section(node: Any, where: str) -> dict[str, Any]:
     return cast(dict[str, Any], out)
 
 
-def make_kwargs(cfg: DictConfig) -> dict[str, Any]:
-    """``make_sb3_env`` keyword arguments from the ``wrappers`` and ``env`` groups."""
+def wrapper_kwargs(cfg: DictConfig) -> dict[str, Any]:
+    """``make_sb3_env``'s wrapper keywords from the ``wrappers`` group."""
     wrappers = _section(cfg.wrappers, "wrappers")
     unknown = sorted(set(wrappers) - {"name", *_WRAPPER_KEYS})
     if unknown:
@@ -64,7 +70,6 @@ def make_kwargs(cfg: DictConfig) -> dict[str, Any]:
         out.pop("size", None)
     else:
         out.pop("scale", None)
-    out.update(_section(cfg.env.kwargs, "env.kwargs"))
     return out
 
 
@@ -86,36 +91,78 @@ def _play(cfg: DictConfig) -> dict:
     )
 
 
-def _train(cfg: DictConfig) -> dict:
-    from puzzlegym.rl.ppo import train_and_compare
+# env keywords of the env configs that the training protocol sets itself, with the value that
+# leaves them to it (configs/env/*.yaml carry every keyword at its default)
+_PROTOCOL_DEFAULTS = {"level": None, "budget_s": 3600, "levels": "catalogue", "num_levels": None,
+                      "start_level": None}
+_AGENT_KEYS = ("name", "kind", "protocol", "algo", "policy", "extractor", "net_arch", "timesteps", "n_envs",
+               "vec", "hyperparameters", "episodes", "curve_every", "curve_episodes", "torch_threads",
+               "progress")
+
+
+def train_config(cfg: DictConfig):
+    """The :class:`~puzzlegym.rl.train.TrainConfig` of a training agent's composed config:
+    ``env.id``, ``wrappers`` (``make_sb3_env`` keywords), ``agent`` (algorithm, network,
+    ``agent.protocol``: the split, budgets, train levels) and ``seed``. Errors name the
+    config key."""
+    from puzzlegym.rl.protocol import ENV_KEYS, Protocol
+    from puzzlegym.rl.train import TrainConfig
 
     if cfg.wrappers.name == "none":
         raise ConfigError(
             f"wrappers=none: {cfg.agent.name} trains on wrapped envs (discrete actions, small "
-            "observations); use wrappers=rl"
+            "observations); use wrappers=board (the symbolic board) or wrappers=rl (pixels)"
         )
-    if cfg.out_dir is None:
-        raise ConfigError("out_dir: a training run needs a directory (result.json, logs, model)")
     agent = _section(cfg.agent, "agent")
-    return train_and_compare(
-        cfg.env.id,
-        out_dir=cfg.out_dir,
-        make_kwargs=make_kwargs(cfg),
-        algo=agent["algo"],
-        policy=agent["policy"],
-        timesteps=agent["timesteps"],
-        n_envs=agent["n_envs"],
-        vec=agent["vec"],
-        seed=cfg.seed,
-        eval_episodes=agent["eval_episodes"],
-        curve_every=agent.get("curve_every"),
-        curve_episodes=agent.get("curve_episodes", 20),
-        progress=agent.get("progress", True),
-        torch_threads=agent.get("torch_threads"),
-        hyperparameters=agent.get("hyperparameters") or {},
-        force=agent.get("force", False),
-        log=lambda line: print(line, flush=True),
-    )
+    unknown = sorted(set(agent) - set(_AGENT_KEYS))
+    if unknown:
+        raise ConfigError(f"agent.{unknown[0]}: unknown key; allowed: {', '.join(_AGENT_KEYS[2:])}")
+    env_kwargs = _section(cfg.env.kwargs, "env.kwargs")
+    for key, default in _PROTOCOL_DEFAULTS.items():
+        if env_kwargs.get(key, default) != default:
+            raise ConfigError(
+                f"env.kwargs.{key}: set by the training protocol (one generated level per episode "
+                "for training, the catalogue's levels for testing); use agent.protocol.num_levels, "
+                f"agent.protocol.start_level or agent.protocol.budget_multiple, got {env_kwargs[key]!r}"
+            )
+    passed = {k: v for k, v in env_kwargs.items() if k in ENV_KEYS}
+    other = sorted(set(env_kwargs) - set(ENV_KEYS) - set(_PROTOCOL_DEFAULTS) - {"start"})
+    if other:
+        raise ConfigError(f"env.kwargs.{other[0]}: not used by training; allowed: {', '.join(ENV_KEYS)}")
+    wrappers = wrapper_kwargs(cfg)
+    proto = dict(agent.pop("protocol", None) or {})
+    for key in ("env_id", "wrappers", "env_kwargs"):
+        if key in proto:
+            raise ConfigError(f"agent.protocol.{key}: comes from env.id, wrappers and env.kwargs")
+    try:
+        protocol = Protocol(cfg.env.id, wrappers=wrappers, env_kwargs=passed, **proto)
+    except TypeError as exc:  # an unknown protocol key
+        raise ConfigError(f"agent.protocol: {exc}") from None
+    except ConfigError as exc:  # name the config key
+        raise ConfigError(_prefixed(str(exc), "agent.protocol.", proto)) from None
+    for key in ("name", "kind"):
+        agent.pop(key, None)
+    progress = agent.pop("progress", True)
+    try:
+        return TrainConfig(protocol=protocol, seed=cfg.seed, progress=progress, **agent)
+    except ConfigError as exc:
+        raise ConfigError(_prefixed(str(exc), "agent.", {**agent, "progress": progress})) from None
+
+
+def _prefixed(message: str, prefix: str, keys) -> str:
+    """``message`` with ``prefix`` before the key it starts with (``seed`` is the config's own)."""
+    head = message.split(":", 1)[0].split(".", 1)[0].split("[", 1)[0]
+    return prefix + message if head in keys and head != "seed" else message
+
+
+def _train(cfg: DictConfig) -> dict:
+    from puzzlegym.rl.train import summary, train
+
+    config = train_config(cfg)
+    if cfg.out_dir is None:
+        raise ConfigError("out_dir: a training run needs a directory (config, curve, model, result)")
+    result = train(config, cfg.out_dir, log=lambda line: print(line, flush=True))
+    return summary(result)
 
 
 def _study(cfg: DictConfig) -> dict:
@@ -146,6 +193,48 @@ def _app(cfg: DictConfig) -> None:
         print(f"puzzlegym.run: error: {exc}", file=sys.stderr)
         sys.exit(2)
     print(json.dumps(result), flush=True)
+
+
+TRAIN_DEFAULTS = {"agent": "maskable_ppo", "wrappers": "board"}
+
+
+def cmd_train(args) -> int:
+    """``puzzlegym train [OVERRIDES]``: the composed config ``run`` with ``agent=maskable_ppo
+    wrappers=board`` (unless the overrides pick others) and the overrides, run into ``--out``
+    (default ``runs/train/<Game>-<Tier>/seed<seed>``, or the first free ``-2``, ``-3``, ...);
+    prints the headline figures as the last line (JSON)."""
+    from pathlib import Path
+
+    from hydra import compose, initialize_config_module
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from puzzlegym.evaluation.records import unused_path
+
+    overrides = list(args.overrides)
+    for override in overrides:
+        if override.split("=", 1)[0].lstrip("+~").startswith(("out_dir", "hydra")):
+            raise ConfigError(f"{override.split('=', 1)[0]}: not an override of puzzlegym train; use --out DIR")
+    groups = {o.split("=", 1)[0] for o in overrides if "=" in o}
+    chosen = [f"{group}={name}" for group, name in TRAIN_DEFAULTS.items() if group not in groups]
+    try:
+        with initialize_config_module("puzzlegym.configs", version_base=None):
+            cfg = compose("run", overrides=[*chosen, *overrides, "out_dir=null"])
+        kind = cfg.agent.get("kind", "play")
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise ConfigError(f"overrides: {str(exc).splitlines()[0]}") from None
+    if kind != "train":
+        raise ConfigError(f"agent: {cfg.agent.name} is not a training agent; use agent=maskable_ppo or agent=ppo")
+    if args.out is not None:
+        out = Path(args.out)
+    else:
+        name = str(cfg.env.id).rpartition("/")[2]
+        out = unused_path(Path("runs") / "train" / name / f"seed{cfg.seed}",
+                          taken=lambda p: p.exists() and any(p.iterdir()))
+    OmegaConf.update(cfg, "out_dir", str(out))
+    result = run(cfg)
+    print(json.dumps(result), flush=True)
+    return 0
 
 
 main = hydra.main(config_path=CONFIG_PATH, config_name="run", version_base=None)(_app)

@@ -30,7 +30,7 @@ if [ "${1:-}" = "dev" ]; then
     fi
   fi
   # The CPU build of torch for Stable-Baselines3, first (a plain 'torch' would pull a CUDA
-  # build); then the extras the tests need: rl (SB3, sb3-contrib), distributed (Ray) and
+  # build); then the extras the tests need: rl (SB3, sb3-contrib, rliable), distributed (Ray) and
   # torchrl (TorchRL, whose 0.14 takes the torch installed here, so torch is never changed).
   $PIP install -q 'torch==2.13.0' 2>/dev/null || $PIP install -q 'torch>=2.3,<2.14'
   # rllib (ray[rllib], which pins its own Gymnasium) joins them only if it resolves with them

@@ -34,7 +34,11 @@ FIELD = (1 << BITS) - 1
 MAX_CLUSTER_STATES = 1_000_000
 """A cluster larger than this is not tabulated (:class:`SearchLimitReached`); 6×6 clusters
 stay far below it (the largest known has about half a million states)."""
-MEMO_LEVELS = 32
+MEMO_LEVELS = 1024
+MEMO_STATES = 1_000_000
+"""The memo keeps the tables of at most :data:`MEMO_LEVELS` levels holding at most
+:data:`MEMO_STATES` states together (least recently used levels first out; a training run
+revisits hundreds of generated levels, each tabulated once)."""
 MEMO_CLUSTERS_PER_LEVEL = 4
 
 
@@ -223,11 +227,25 @@ class _Memo:
             if hit is None:
                 hit = (Packed(level), [])
                 self._levels[level] = hit
-                while len(self._levels) > MEMO_LEVELS:
-                    self._levels.popitem(last=False)
+                self._trim()
             else:
                 self._levels.move_to_end(level)
             return hit
+
+    def _trim(self) -> None:
+        """Drop the least recently used levels past :data:`MEMO_LEVELS` or
+        :data:`MEMO_STATES` (the most recent level always stays)."""
+        states = sum(len(t.distances) for _, tables in self._levels.values() for t in tables)
+        while len(self._levels) > 1 and (len(self._levels) > MEMO_LEVELS or states > MEMO_STATES):
+            _, (_, tables) = self._levels.popitem(last=False)
+            states -= sum(len(t.distances) for t in tables)
+
+    def add(self, tables: list[ClusterTable], table: ClusterTable) -> None:
+        with self.lock:
+            tables.append(table)
+            if len(tables) > MEMO_CLUSTERS_PER_LEVEL:
+                tables.pop(0)
+            self._trim()
 
     def clear(self) -> None:
         with self.lock:
@@ -268,10 +286,7 @@ def cluster_table(level: Level, state: State | None = None, max_states: int = MA
         return table
     packed, tables = _MEMO.entry(level)
     table = _tabulate(packed, packed.encode(state), max_states)
-    with _MEMO.lock:
-        tables.append(table)
-        if len(tables) > MEMO_CLUSTERS_PER_LEVEL:
-            tables.pop(0)
+    _MEMO.add(tables, table)
     return table
 
 

@@ -210,57 +210,54 @@ def test_puzzlegym_run_composes_packaged_configs(tmp_path):
     assert "wrappers=rl: GUI agents" in proc.stderr
 
 
-def test_train_ppo_example_prints_trained_and_random_success(tmp_path):
-    """The README's PPO command, shortened: trains, logs, and reports both success rates."""
+def test_train_ppo_example_prints_held_out_success_beside_both_random_policies(tmp_path):
+    """The README's PPO command, shortened: trained on generated levels, tested on the
+    catalogue, its last line the headline figures."""
     out = tmp_path / "ppo"
     proc = run(
         "train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra'}", f"out_dir={out}",
-        "agent.timesteps=128", "agent.n_envs=2", "agent.eval_episodes=3", "agent.curve_every=64",
+        "agent.timesteps=64", "agent.n_envs=2", "agent.episodes=1", "agent.curve_every=32",
         "agent.curve_episodes=1", "agent.progress=false", "agent.hyperparameters.n_steps=32",
         "agent.hyperparameters.batch_size=64", "agent.hyperparameters.n_epochs=1",
+        "agent.protocol.num_levels=4", "agent.protocol.train_levels=2",
         cwd=tmp_path, timeout=600,
     )
-    assert "random policy: success" in proc.stdout and "trained policy: success" in proc.stdout
-    result = last_json(proc.stdout)
-    assert result["algo"] == "maskable_ppo" and result["observation_shape"] == [56, 80, 1]
+    assert "random policy: held-out success" in proc.stdout
+    assert "trained policy: held-out success" in proc.stdout
+    head = last_json(proc.stdout)
+    assert set(head) >= {"heldout_success", "train_success", "random_success", "random_masked_success",
+                         "timesteps", "seconds"}
+    assert head["env_id"] == "LongPuzzle/MazePaint-Easy" and head["timesteps"] == 64
+    result = json.loads((out / "result.json").read_text())
+    assert head["heldout_success"] == result["trained"]["test"]["success"]
+    assert head["random_masked_success"] == result["random_masked"]["test"]["success"]
+    # the README's settings: the board's planes through BoardCNN, twice each solver solution
+    assert result["config"]["extractor"] == "board_cnn" and result["policy"] == "MlpPolicy"
+    assert result["config"]["protocol"]["budget_multiple"] == 2.0
+    assert [t["budget_actions"] for t in result["test_levels"]] == [14, 14, 16, 16, 18, 18, 18, 20, 20, 22]
     assert result["actions"] == 4  # the four swipes, no buttons
-    for key in ("random_uniform", "random_masked", "trained", "trained_greedy"):
-        assert 0.0 <= result[key]["success_rate"] <= 1.0 and result[key]["episodes"] == 3
-    assert [row["timesteps"] for row in result["curve"]][-1] == 128
-    for name in ("result.json", "progress.csv", "curve.csv", "model.zip"):
+    for name in ("config.json", "progress.csv", "curve.csv", "curve.png", "model.zip"):
         assert (out / name).exists(), name
-    assert json.loads((out / "result.json").read_text()) == result
     # a second run never overwrites the record
-    again = run("train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra2'}", f"out_dir={out}", cwd=tmp_path, expect_rc=2)
-    assert "already holds a result.json" in again.stderr
+    again = run("train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra2'}", f"out_dir={out}", cwd=tmp_path,
+                expect_rc=2)
+    assert "holds a finished run (result.json)" in again.stderr
 
 
-def test_plain_ppo_on_grid_actions_smoke(tmp_path):
-    from puzzlegym.rl.ppo import train_and_compare
-
-    result = train_and_compare(
-        "LongPuzzle/MazePaint-Easy", out_dir=tmp_path / "ppo", algo="ppo", timesteps=128, n_envs=1,
-        eval_episodes=2, progress=False, log=lambda line: None,
-        make_kwargs=dict(actions="grid", grid=(2, 2), scale="1/16", grayscale=True, start="board",
-                         level=1, budget_s=10),
-        hyperparameters=dict(n_steps=64, batch_size=64, n_epochs=1),
-    )
-    assert result["actions"] == 4 + 16 + 4 and "random_masked" not in result
-    assert result["trained"]["episodes"] == 2
-
-
-def test_train_ppo_on_the_symbolic_board_picks_mlp_policy(tmp_path):
-    """wrappers=board: the same PPO run on the symbolic board, with MlpPolicy chosen for it."""
+def test_plain_ppo_on_pixels_and_grid_actions_smoke(tmp_path):
+    """agent=ppo wrappers=rl: plain PPO (no masks) from 56x80 pixels with grid actions."""
     proc = run(
-        "train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra'}", f"out_dir={tmp_path / 'ppo'}", "wrappers=board",
-        "agent.timesteps=128", "agent.n_envs=2", "agent.eval_episodes=3", "agent.curve_every=null",
-        "agent.progress=false", "agent.hyperparameters.n_steps=32", "agent.hyperparameters.batch_size=64",
-        "agent.hyperparameters.n_epochs=1", cwd=tmp_path, timeout=600,
+        "train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra'}", f"out_dir={tmp_path / 'ppo'}", "agent=ppo",
+        "wrappers=rl", "wrappers.actions=grid", "wrappers.grid=[2,2]", "agent.extractor=flatten",
+        "agent.timesteps=64", "agent.n_envs=1", "agent.episodes=1", "agent.curve_every=null",
+        "agent.progress=false", "agent.hyperparameters.n_steps=64", "agent.hyperparameters.batch_size=64",
+        "agent.hyperparameters.n_epochs=1", "agent.protocol.num_levels=4", "agent.protocol.train_levels=1",
+        cwd=tmp_path, timeout=600,
     )
-    result = last_json(proc.stdout)
-    assert result["policy"] == "MlpPolicy" and result["observation_shape"] == [13, 8, 8]
-    assert result["make_kwargs"]["observation"] == "board" and result["actions"] == 4
-    assert result["trained"]["episodes"] == 3
+    result = json.loads((tmp_path / "ppo" / "result.json").read_text())
+    assert result["policy"] == "CnnPolicy" and result["observation_shape"] == [56, 80, 1]
+    assert result["config"]["algo"] == "ppo" and result["actions"] == 4 + 16 + 4
+    assert last_json(proc.stdout)["timesteps"] == 64
     bad = run("train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra2'}", f"out_dir={tmp_path / 'ppo2'}",
-              "wrappers=board", "agent.policy=CnnPolicy", cwd=tmp_path, expect_rc=2)
-    assert "policy: 'CnnPolicy' does not fit observation='board'" in bad.stderr and "use 'MlpPolicy'" in bad.stderr
+              "wrappers=rl", "wrappers.actions=grid", cwd=tmp_path, expect_rc=2)
+    assert "algo: maskable_ppo needs board actions" in bad.stderr

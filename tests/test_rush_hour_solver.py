@@ -127,3 +127,18 @@ def test_memo_is_bounded():
         level = R.Level.from_notation(base + "o" * 18, id=f"l{k}", tier="Easy")
         S.distance(level, R.initial_state(level))
     assert len(S._MEMO._levels) == S.MEMO_LEVELS
+
+
+def test_memo_is_bounded_by_states(monkeypatch):
+    """Past MEMO_STATES states the least recently used levels' tables go (the newest stays)."""
+    S.clear_memo()
+    base = "ooooooooooooAAoooo"
+    levels = [R.Level.from_notation(base + "o" * 18, id=f"s{k}", tier="Easy") for k in range(6)]
+    size = len(S.cluster_table(levels[0]).distances)
+    monkeypatch.setattr(S, "MEMO_STATES", 3 * size)
+    for level in levels[1:]:
+        S.distance(level, R.initial_state(level))
+    assert [lv.id for lv in S._MEMO._levels] == ["s3", "s4", "s5"]
+    monkeypatch.setattr(S, "MEMO_STATES", 0)
+    S.distance(levels[0], R.initial_state(levels[0]))
+    assert [lv.id for lv in S._MEMO._levels] == ["s0"]

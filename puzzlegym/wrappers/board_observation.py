@@ -38,7 +38,10 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     many as the tier's catalogue needs, 0 off the board's screens; two levels can share a
     board, a Nut and Bolt arrangement say, and the header tells them apart) and, for games
     with Undo, ``undoable`` (all ones when the level screen's Undo would undo a move).
-    :attr:`names` names every plane.
+    :attr:`names` names every plane. ``level_bits=False`` leaves the level's index out (no
+    ``level_bit`` planes): for policies trained on one level number and tested on others, as
+    :mod:`puzzlegym.rl.protocol` trains on generated level 1 and tests on catalogue level
+    ``k``.
 
     Two different boards (level, rules state, interaction state: a selected screw, a lifted
     stack, the path being drawn) never give the same tensor, and a restored checkpoint gives
@@ -61,8 +64,12 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         1
     """
 
-    def __init__(self, env: gym.Env, shape: tuple[int, int, int] | None = None) -> None:
-        gym.utils.RecordConstructorArgs.__init__(self, shape=None if shape is None else tuple(shape))
+    def __init__(self, env: gym.Env, shape: tuple[int, int, int] | None = None, level_bits: bool = True) -> None:
+        gym.utils.RecordConstructorArgs.__init__(
+            self, shape=None if shape is None else tuple(shape), level_bits=level_bits
+        )
+        if not isinstance(level_bits, bool):
+            raise ConfigError(f"level_bits: expected true or false, got {level_bits!r}")
         super().__init__(env)
         base = env.unwrapped
         if not isinstance(base, PuzzleEnv):
@@ -104,7 +111,7 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
                 )
             need = asked
         self.board_shape = need
-        self.level_bits = max(1, (len(game.load_catalogue(base.tier)) - 1).bit_length())
+        self.level_bits = max(1, (len(game.load_catalogue(base.tier)) - 1).bit_length()) if level_bits else 0
         self.names: tuple[str, ...] = (
             game.planes.names(need)
             + tuple(f"screen:{name}" for name in SCREENS)
@@ -130,7 +137,7 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
                     f"BoardObservation: {exc}: BoardObservation(shape=(C, H, W)) or "
                     "make_sb3_env(board_shape=(C, H, W)) sizes it for larger levels"
                 ) from None
-            if board.index >> self.level_bits:
+            if self.level_bits and board.index >> self.level_bits:
                 raise PuzzleGymError(
                     f"BoardObservation: level {board.number} needs more than the {self.level_bits} "
                     "level bits the tier's catalogue sized"

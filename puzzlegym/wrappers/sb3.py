@@ -132,6 +132,7 @@ def make_sb3_env(
     force: bool = False,
     observation: str = "pixels",
     board_shape: tuple[int, int, int] | None = None,
+    level_bits: bool = True,
     view: str | None = None,
     **env_kwargs: Any,
 ) -> gym.Env:
@@ -150,9 +151,9 @@ def make_sb3_env(
 
     ``observation="board"``, for ``MlpPolicy``: the symbolic board
     (:class:`BoardObservation`: the game's public board state as ``uint8`` 0/1 planes,
-    ``(C, H, W)``, ``board_shape`` as its ``shape``); no frame is painted at any step (the
-    native backend only). ``size``, ``scale``, ``grayscale``, ``fit`` and ``view`` do not
-    apply.
+    ``(C, H, W)``, ``board_shape`` as its ``shape``, ``level_bits=False`` without the level's
+    index); no frame is painted at any step (the native backend only). ``size``, ``scale``,
+    ``grayscale``, ``fit`` and ``view`` do not apply.
 
     Then public infos only (:class:`BlackBox`), their numbers as numpy scalars
     (:class:`NumpyInfo`), and a ``Discrete`` action space: ``actions="grid"`` clicks and
@@ -169,10 +170,13 @@ def make_sb3_env(
         raise ConfigError(f"actions: {actions!r} is not allowed; allowed: {', '.join(ACTIONS)}")
     if observation == "board":
         return _make_board_env(env_id, actions, grid, swipes, keys, buttons, max_targets, board_shape,
+                               level_bits,
                                {"size": size, "scale": scale, "grayscale": grayscale, "fit": fit, "view": view},
                                env_kwargs)
     if board_shape is not None:
         raise ConfigError("board_shape: applies to observation='board' only")
+    if level_bits is not True:
+        raise ConfigError("level_bits: applies to observation='board' only")
     size = DEFAULT_SIZE if size is None else size
     grayscale = bool(grayscale)
     fit = "stretch" if fit is None else fit
@@ -218,8 +222,8 @@ def _actions(env, actions, grid, swipes, keys, buttons, max_targets) -> gym.Env:
     return DiscreteGUIActions(env, grid=grid, swipes=swipes, keys=keys)
 
 
-def _make_board_env(env_id, actions, grid, swipes, keys, buttons, max_targets, board_shape, pixel_options,
-                    env_kwargs) -> gym.Env:
+def _make_board_env(env_id, actions, grid, swipes, keys, buttons, max_targets, board_shape, level_bits,
+                    pixel_options, env_kwargs) -> gym.Env:
     for name, value in pixel_options.items():
         if value is not None:
             raise ConfigError(
@@ -228,7 +232,7 @@ def _make_board_env(env_id, actions, grid, swipes, keys, buttons, max_targets, b
             )
     env = gym.make(env_id, **env_kwargs)
     try:
-        env = BoardObservation(env, shape=board_shape)
+        env = BoardObservation(env, shape=board_shape, level_bits=level_bits)
         return _actions(NumpyInfo(BlackBox(env)), actions, grid, swipes, keys, buttons, max_targets)
     except Exception:
         env.close()

@@ -1,0 +1,542 @@
+"""One training run of the protocol (:mod:`puzzlegym.rl.protocol`): PPO or sb3-contrib's
+MaskablePPO trained on generated levels, tested on the catalogue, beside the uniform and the
+masked-uniform random policy measured in the same run.
+
+:func:`train` validates the whole :class:`TrainConfig` and builds the envs and the model
+before it writes a file in ``out_dir`` (an error leaves it empty but for its ``.lock``,
+so the directory stays usable), then writes there, in order:
+
+* ``config.json``: the run's configuration (:meth:`TrainConfig.to_dict`);
+* ``progress.csv``: SB3's training log; ``curve.csv``: the learning curve (train and test
+  success of the sampled policy every ``curve_every`` steps, ``curve_episodes`` episodes per
+  level);
+* ``model.zip``, ``curve.png`` (the curve beside both random policies) and last
+  ``result.json``: every figure (:func:`summary` picks the headline ones).
+
+A run directory is never reused: one that holds anything is refused (a finished run's
+``result.json`` or an unfinished run's files: :mod:`puzzlegym.rl.sweep` moves those aside
+and starts the run again), and it is locked while a run writes it. A run is a function of
+its configuration: the seed fixes the model's initialisation, the envs' level draws, the
+random policies and every evaluation, and torch runs ``torch_threads`` threads (1 by
+default), so two runs of one configuration give the same figures (times apart).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gymnasium.spaces import Discrete
+
+from puzzlegym.errors import ConfigError, shown
+from puzzlegym.evaluation.metrics import dead_end_stats
+from puzzlegym.evaluation.records import lock_file
+from puzzlegym.jsonio import write_atomic, write_json
+from puzzlegym.rl.protocol import (
+    MAX_EPISODES,
+    LevelEnvs,
+    Protocol,
+    masks,
+    play_levels,
+    policy_chooser,
+    random_chooser,
+)
+from puzzlegym.rl.vector import make_vector_env, set_torch_threads
+from puzzlegym.wrappers.sb3 import POLICIES, check_sb3_env, make_sb3_env, observation_kind
+
+__all__ = [
+    "ALGOS",
+    "EXTRACTORS",
+    "HYPERPARAMETERS",
+    "MAX_TIMESTEPS",
+    "TrainConfig",
+    "summary",
+    "train",
+]
+
+ALGOS = ("maskable_ppo", "ppo")
+VECS = ("dummy", "subproc", "sb3_batched")
+EXTRACTORS = ("flatten", "board_cnn")
+MAX_TIMESTEPS = 100_000_000
+MAX_ENVS = 256
+MAX_LAYER = 4096
+MAX_THREADS = 256
+# PPO's hyperparameters a config may set, with their bounds (integers where the bound is)
+HYPERPARAMETERS: dict[str, tuple[type, float, float]] = {
+    "n_steps": (int, 2, 1_000_000),
+    "batch_size": (int, 2, 1_000_000),
+    "n_epochs": (int, 1, 1000),
+    "learning_rate": (float, 0.0, 1.0),
+    "gamma": (float, 0.0, 1.0),
+    "gae_lambda": (float, 0.0, 1.0),
+    "clip_range": (float, 0.0, 10.0),
+    "ent_coef": (float, 0.0, 10.0),
+    "vf_coef": (float, 0.0, 10.0),
+    "max_grad_norm": (float, 0.0, 1e6),
+}
+PHASES = ("random_uniform", "random_masked", "trained", "trained_greedy")
+
+
+def _int(value: Any, name: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ConfigError(f"{name}: expected an integer {lo}..{hi}, got {shown(value)}")
+    return value
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything a run depends on (each field checked on construction; errors name it).
+
+    ``protocol`` says what is trained and tested on; ``algo`` ``maskable_ppo`` (board actions'
+    masks) or ``ppo``; ``policy`` None is the observation's (``MlpPolicy`` for the symbolic
+    board, ``CnnPolicy`` for pixels); ``extractor`` ``flatten`` (SB3's default for
+    ``MlpPolicy``) or ``board_cnn`` (:class:`puzzlegym.rl.extractors.BoardCNN`, 3x3
+    convolutions over the board's planes, with ``MlpPolicy`` on the symbolic board);
+    ``net_arch`` the policy and value layers; ``hyperparameters`` PPO's
+    (:data:`HYPERPARAMETERS`); ``episodes`` per level in the final evaluations of the random
+    and the sampled trained policy (the greedy one plays each level once: the env is
+    deterministic),
+    ``curve_every`` (None: no curve) and ``curve_episodes`` for the learning curve."""
+
+    protocol: Protocol
+    algo: str = "maskable_ppo"
+    policy: str | None = None
+    extractor: str = "flatten"
+    net_arch: tuple[int, ...] = (64, 64)
+    timesteps: int = 100_000
+    n_envs: int = 8
+    vec: str = "dummy"
+    seed: int = 0
+    hyperparameters: dict = field(default_factory=dict)
+    episodes: int = 10
+    curve_every: int | None = None
+    curve_episodes: int = 2
+    torch_threads: int = 1
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.protocol, Protocol):
+            raise ConfigError(
+                f"protocol: expected a puzzlegym.rl.protocol.Protocol, got {shown(self.protocol)}"
+            )
+        if self.algo not in ALGOS:
+            raise ConfigError(
+                f"algo: {shown(self.algo)} is not allowed; allowed: {', '.join(ALGOS)}"
+            )
+        if self.policy is not None and self.policy not in POLICIES.values():
+            raise ConfigError(
+                f"policy: {shown(self.policy)} is not allowed; allowed: null, {', '.join(POLICIES.values())}"
+            )
+        if self.extractor not in EXTRACTORS:
+            raise ConfigError(
+                f"extractor: {shown(self.extractor)} is not allowed; allowed: {', '.join(EXTRACTORS)}"
+            )
+        net = self.net_arch
+        if not isinstance(net, (list, tuple)) or not 0 <= len(net) <= 8:
+            raise ConfigError(
+                f"net_arch: expected a list of at most 8 layer sizes, got {shown(net)}"
+            )
+        for i, n in enumerate(net):
+            _int(n, f"net_arch[{i}]", 1, MAX_LAYER)
+        object.__setattr__(self, "net_arch", tuple(net))
+        _int(self.timesteps, "timesteps", 1, MAX_TIMESTEPS)
+        _int(self.n_envs, "n_envs", 1, MAX_ENVS)
+        if self.vec not in VECS:
+            raise ConfigError(f"vec: {shown(self.vec)} is not allowed; allowed: {', '.join(VECS)}")
+        _int(self.seed, "seed", 0, 2**31 - 1)
+        if not isinstance(self.hyperparameters, dict):
+            raise ConfigError(
+                f"hyperparameters: expected a mapping, got {shown(self.hyperparameters)}"
+            )
+        for key, value in self.hyperparameters.items():
+            if key not in HYPERPARAMETERS:
+                raise ConfigError(
+                    f"hyperparameters.{key}: not allowed; allowed: {', '.join(HYPERPARAMETERS)}"
+                )
+            kind, lo, hi = HYPERPARAMETERS[key]
+            if kind is int:
+                _int(value, f"hyperparameters.{key}", int(lo), int(hi))
+            elif (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or not lo <= value <= hi
+            ):
+                raise ConfigError(
+                    f"hyperparameters.{key}: expected a number {lo:g}..{hi:g}, got {shown(value)}"
+                )
+        _int(self.episodes, "episodes", 1, MAX_EPISODES)
+        if self.curve_every is not None:
+            _int(self.curve_every, "curve_every", 1, MAX_TIMESTEPS)
+        _int(self.curve_episodes, "curve_episodes", 1, MAX_EPISODES)
+        _int(self.torch_threads, "torch_threads", 1, MAX_THREADS)
+        if not isinstance(self.progress, bool):
+            raise ConfigError(f"progress: expected true or false, got {shown(self.progress)}")
+        if (
+            self.algo == "maskable_ppo"
+            and self.protocol.wrappers.get("actions", "board") != "board"
+        ):
+            raise ConfigError(
+                "algo: maskable_ppo needs board actions (wrappers.actions='board'); use algo='ppo'"
+            )
+
+    @property
+    def masked(self) -> bool:
+        return self.algo == "maskable_ppo"
+
+    def to_dict(self) -> dict:
+        return {
+            "protocol": self.protocol.to_dict(),
+            "algo": self.algo,
+            "policy": self.policy,
+            "extractor": self.extractor,
+            "net_arch": list(self.net_arch),
+            "timesteps": self.timesteps,
+            "n_envs": self.n_envs,
+            "vec": self.vec,
+            "seed": self.seed,
+            "hyperparameters": dict(self.hyperparameters),
+            "episodes": self.episodes,
+            "curve_every": self.curve_every,
+            "curve_episodes": self.curve_episodes,
+            "torch_threads": self.torch_threads,
+        }
+
+    @classmethod
+    def from_dict(cls, doc: Any, progress: bool = True) -> TrainConfig:
+        """A config from :meth:`to_dict`'s form (``protocol`` a mapping of
+        :class:`Protocol`'s fields); unknown keys are refused by name."""
+        if not isinstance(doc, dict):
+            raise ConfigError(f"config: expected a mapping, got {shown(doc)}")
+        doc = dict(doc)
+        proto = doc.pop("protocol", None)
+        if not isinstance(proto, dict):
+            raise ConfigError(
+                f"protocol: expected a mapping with at least env_id, got {shown(proto)}"
+            )
+        allowed = (
+            "env_id",
+            "num_levels",
+            "start_level",
+            "budget_multiple",
+            "train_levels",
+            "wrappers",
+            "env_kwargs",
+        )
+        for key in proto:
+            if key not in allowed:
+                raise ConfigError(f"protocol.{key}: unknown key; allowed: {', '.join(allowed)}")
+        if "env_id" not in proto:
+            raise ConfigError("protocol.env_id: missing (e.g. LongPuzzle/MazePaint-Easy)")
+        fields_ = [f for f in cls.__dataclass_fields__ if f not in ("protocol", "progress")]
+        for key in doc:
+            if key not in fields_:
+                raise ConfigError(f"{key}: unknown key; allowed: protocol, {', '.join(fields_)}")
+        return cls(protocol=Protocol(**proto), progress=progress, **doc)
+
+
+def _policy_kwargs(config: TrainConfig, kind: str) -> dict:
+    out: dict[str, Any] = {"net_arch": list(config.net_arch)}
+    if config.extractor == "board_cnn":
+        if kind != "board":
+            raise ConfigError(
+                "extractor: board_cnn reads the symbolic board (wrappers.observation='board')"
+            )
+        from puzzlegym.rl.extractors import BoardCNN
+
+        out["features_extractor_class"] = BoardCNN
+    return out
+
+
+class _Curve:
+    """The learning curve's rows (written to ``curve.csv`` as they come)."""
+
+    COLUMNS = ("timesteps", "train_success", "test_success", "elapsed_s")
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.rows: list[dict] = []
+
+    def add(self, row: dict) -> None:
+        self.rows.append(row)
+        lines = [",".join(self.COLUMNS)] + [
+            ",".join(str(r[c]) for c in self.COLUMNS) for r in self.rows
+        ]
+        write_atomic(self.path, "\n".join(lines) + "\n")
+
+
+def _callbacks(config: TrainConfig, measure: Callable[[int], None] | None):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    every = config.curve_every
+
+    class Progress(BaseCallback):
+        """A tqdm bar over the training steps (SB3's own bar needs ``rich``)."""
+
+        def _on_training_start(self) -> None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=config.timesteps,
+                unit="step",
+                desc="training",
+                disable=not config.progress,
+                mininterval=1.0,
+            )
+
+        def _on_step(self) -> bool:
+            self.bar.update(self.training_env.num_envs)
+            return True
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
+
+    class Curve(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_at = 0
+
+        def _on_step(self) -> bool:
+            if measure is not None and every is not None and self.num_timesteps >= self.next_at:
+                measure(self.num_timesteps)
+                self.next_at = self.num_timesteps + every
+            return True
+
+    return [Progress()] + ([Curve()] if measure is not None else [])
+
+
+def _prepare_dir(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"out_dir: {out} exists and is not a directory")
+    if (out / "result.json").exists():
+        raise ConfigError(
+            f"out_dir: {out} holds a finished run (result.json); choose a new directory"
+        )
+    if out.exists() and any(p.name != ".lock" for p in out.iterdir()):
+        raise ConfigError(
+            f"out_dir: {out} holds an unfinished run's files; choose a new directory (a sweep, "
+            "puzzlegym.rl.sweep, moves them aside and runs it again)"
+        )
+
+
+def train(config: TrainConfig, out_dir: str | Path, log: Callable[[str], None] = print) -> dict:
+    """Run ``config`` into ``out_dir`` (see the module docstring); returns the result (also
+    written to ``out_dir/result.json``)."""
+    if not isinstance(config, TrainConfig):
+        raise ConfigError(f"config: expected a TrainConfig, got {shown(config)}")
+    out = Path(out_dir)
+    _prepare_dir(out)
+    threads = set_torch_threads(config.torch_threads)
+    proto = config.protocol
+    probe = make_sb3_env(
+        proto.env_id, **proto.train_kwargs()
+    )  # validates wrappers and env keywords
+    try:
+        kind = observation_kind(probe)
+        policy = config.policy or POLICIES[kind]
+        check_sb3_env(probe, policy=policy)
+        if config.masked and masks(probe) is None:
+            raise ConfigError("algo: maskable_ppo needs an env with action_masks() (board actions)")
+        assert isinstance(probe.action_space, Discrete)  # make_sb3_env's action spaces
+        observation_shape, n_actions = (
+            list(probe.observation_space.shape or ()),
+            int(probe.action_space.n),
+        )
+    finally:
+        probe.close()
+    policy_kwargs = _policy_kwargs(config, kind)
+    test_levels = proto.test_levels()
+    train_levels = proto.training_levels()
+
+    out.mkdir(parents=True, exist_ok=True)
+    lock = open(out / ".lock", "a+", encoding="utf-8")  # held until the run ends
+    try:
+        lock_file(lock, f"the run directory {out}")
+        _prepare_dir_locked(out)
+        return _run(
+            config,
+            out,
+            log,
+            threads=threads,
+            policy=policy,
+            policy_kwargs=policy_kwargs,
+            observation_shape=observation_shape,
+            n_actions=n_actions,
+            test_levels=test_levels,
+            train_levels=train_levels,
+        )
+    finally:
+        lock.close()
+
+
+def _prepare_dir_locked(out: Path) -> None:
+    others = [p.name for p in out.iterdir() if p.name != ".lock"]
+    if others:
+        raise ConfigError(
+            f"out_dir: {out} was filled by another run meanwhile ({', '.join(sorted(others)[:3])})"
+        )
+
+
+def _run(
+    config: TrainConfig,
+    out: Path,
+    log,
+    *,
+    threads,
+    policy,
+    policy_kwargs,
+    observation_shape,
+    n_actions,
+    test_levels,
+    train_levels,
+) -> dict:
+    proto, seed = config.protocol, config.seed
+    t0 = time.perf_counter()
+    result: dict[str, Any] = {
+        "config": config.to_dict(),
+        "env_id": proto.env_id,
+        "policy": policy,
+        "torch_threads": threads,
+        "observation_shape": observation_shape,
+        "actions": n_actions,
+        "test_levels": [vars(t) for t in test_levels],
+        "train_levels": [vars(t) for t in train_levels],
+        "train_budget_actions": proto.train_budget_actions(),
+    }
+    envs = LevelEnvs(proto)
+    eval_seed = seed * 1_000_003 + 10_000
+
+    def evaluate(choose, episodes: int, offset: int) -> dict:
+        return {
+            "test": play_levels(envs, test_levels, choose, episodes, eval_seed + offset),
+            "train": play_levels(
+                envs, train_levels, choose, episodes, eval_seed + offset + 500_000
+            ),
+        }
+
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    # the learner first (an error in its settings leaves the directory empty); the random
+    # evaluations below use their own generators and the envs' seeds, not torch's
+    venv = VecMonitor(
+        make_vector_env(
+            proto.env_id, config.n_envs, kind=config.vec, seed=seed, **proto.train_kwargs()
+        )
+    )
+    try:
+        Algo: Callable[..., Any]
+        if config.masked:
+            from sb3_contrib import MaskablePPO as Algo
+        else:
+            from stable_baselines3 import PPO as Algo
+        model = Algo(
+            policy,
+            venv,
+            seed=seed,
+            verbose=0,
+            policy_kwargs=policy_kwargs,
+            **config.hyperparameters,
+        )
+    except Exception:
+        venv.close()
+        raise
+    venv_open = [True]
+    try:
+        write_json(out / "config.json", config.to_dict())
+        model.set_logger(configure(str(out), ["csv"]))
+        phases: dict[str, dict] = {}
+        phases["random_uniform"] = evaluate(random_chooser(seed, False), config.episodes, 0)
+        phases["random_masked"] = evaluate(random_chooser(seed + 1, True), config.episodes, 0)
+        log(
+            f"random policy: held-out success {phases['random_uniform']['test']['success']:.2f} (uniform), "
+            f"{phases['random_masked']['test']['success']:.2f} (uniform over the mask); "
+            f"train levels {phases['random_uniform']['train']['success']:.2f}, "
+            f"{phases['random_masked']['train']['success']:.2f}"
+        )
+        curve = _Curve(out / "curve.csv")
+        t1 = time.perf_counter()
+        curve_s = [0.0]
+
+        def measure(timesteps: int) -> None:
+            t = time.perf_counter()
+            choose = policy_chooser(model, False, config.masked)
+            row = evaluate(choose, config.curve_episodes, 1_000 + len(curve.rows) * 100)
+            curve_s[0] += time.perf_counter() - t
+            curve.add(
+                {
+                    "timesteps": timesteps,
+                    "train_success": round(row["train"]["success"], 4),
+                    "test_success": round(row["test"]["success"], 4),
+                    "elapsed_s": round(time.perf_counter() - t1, 1),
+                }
+            )
+
+        callbacks = _callbacks(config, measure if config.curve_every is not None else None)
+        model.learn(total_timesteps=config.timesteps, callback=callbacks)
+        venv_open[0] = False
+        venv.close()
+        if config.curve_every is not None and (
+            not curve.rows or curve.rows[-1]["timesteps"] != model.num_timesteps
+        ):
+            measure(model.num_timesteps)
+        train_s = time.perf_counter() - t1 - curve_s[0]
+        phases["trained"] = evaluate(
+            policy_chooser(model, False, config.masked), config.episodes, 0
+        )
+        # the greedy policy on a deterministic env: one episode per level says it all
+        phases["trained_greedy"] = evaluate(policy_chooser(model, True, config.masked), 1, 0)
+        write_atomic(out / "model.zip", lambda tmp: model.save(str(tmp)))
+    finally:
+        envs.close()
+        if venv_open[0]:
+            venv.close()
+    for name in PHASES:
+        test, train_ = phases[name]["test"], phases[name]["train"]
+        stats = dead_end_stats([{"attempts": test.pop("attempts")}])
+        train_.pop("attempts")
+        game = proto.game.name
+        test["dead_ends"] = stats["per_game"].get(game, {"attempts": 0})
+        result[name] = phases[name]
+    result.update(
+        {
+            "timesteps": int(model.num_timesteps),
+            "train_s": round(train_s, 1),
+            "train_fps": round(model.num_timesteps / max(train_s, 1e-9), 1),
+            "curve_s": round(curve_s[0], 1),
+            "curve": curve.rows,
+            "total_s": round(time.perf_counter() - t0, 1),
+        }
+    )
+    if curve.rows:
+        from puzzlegym.rl.plots import plot_run
+
+        write_atomic(out / "curve.png", lambda tmp: plot_run(result, tmp))
+    log(
+        f"trained policy: held-out success {result['trained']['test']['success']:.2f} (sampled), "
+        f"{result['trained_greedy']['test']['success']:.2f} (greedy); train levels "
+        f"{result['trained']['train']['success']:.2f} after {model.num_timesteps} steps "
+        f"({result['train_s']} s, {result['train_fps']} steps/s)"
+    )
+    write_json(out / "result.json", result)
+    return result
+
+
+def summary(result: dict) -> dict:
+    """The headline figures of a run's result (the one JSON line the entry points print)."""
+    return {
+        "env_id": result["env_id"],
+        "seed": result["config"]["seed"],
+        "heldout_success": result["trained"]["test"]["success"],
+        "heldout_success_greedy": result["trained_greedy"]["test"]["success"],
+        "train_success": result["trained"]["train"]["success"],
+        "random_success": result["random_uniform"]["test"]["success"],
+        "random_masked_success": result["random_masked"]["test"]["success"],
+        "timesteps": result["timesteps"],
+        "train_fps": result["train_fps"],
+        "seconds": result["total_s"],
+    }

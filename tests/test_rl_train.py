@@ -1,0 +1,501 @@
+"""The training entry point (puzzlegym.rl.protocol, train, sweep, report): tiny runs end to
+end through ``puzzlegym train`` and ``python -m puzzlegym.run``, a used run directory refused,
+a killed sweep resumed, bad settings named, and seeds that reproduce every figure."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from puzzlegym.errors import ConfigError  # noqa: E402
+from puzzlegym.rl.protocol import Protocol  # noqa: E402
+from puzzlegym.rl.report import aggregate, dead_end_rows, interval  # noqa: E402
+from puzzlegym.rl.sweep import SUPERSEDED, Run, plan, run_sweep  # noqa: E402
+from puzzlegym.rl.train import TrainConfig, summary, train  # noqa: E402
+
+MAZE = "LongPuzzle/MazePaint-Easy"
+# MazePaint-Easy's ten catalogue levels: the solver's slides (one swipe each)
+MAZE_SOLUTIONS = [7, 7, 8, 8, 9, 9, 9, 10, 10, 11]
+# the tiny run of every test: 64 steps, one episode per level, two training levels
+TINY_OVERRIDES = (
+    "agent.timesteps=64",
+    "agent.n_envs=2",
+    "agent.episodes=1",
+    "agent.curve_every=32",
+    "agent.curve_episodes=1",
+    "agent.progress=false",
+    "agent.hyperparameters.n_steps=32",
+    "agent.hyperparameters.batch_size=64",
+    "agent.hyperparameters.n_epochs=1",
+    "agent.protocol.num_levels=4",
+    "agent.protocol.train_levels=2",
+)
+TIMES = ("train_s", "train_fps", "curve_s", "total_s")
+
+
+def tiny(seed: int = 0, timesteps: int = 64, **kw) -> TrainConfig:
+    protocol = Protocol(
+        MAZE,
+        num_levels=4,
+        budget_multiple=2.0,
+        train_levels=2,
+        wrappers={"observation": "board", "buttons": []},
+    )
+    settings = dict(
+        timesteps=timesteps,
+        n_envs=2,
+        episodes=1,
+        curve_every=32,
+        curve_episodes=1,
+        progress=False,
+        seed=seed,
+        hyperparameters=dict(n_steps=32, batch_size=64, n_epochs=1),
+    )
+    settings.update(kw)
+    return TrainConfig(protocol=protocol, **settings)
+
+
+def figures(result: dict) -> dict:
+    """A result without its times (what a seed must reproduce)."""
+    out = {k: v for k, v in result.items() if k not in TIMES}
+    out["curve"] = [{k: v for k, v in row.items() if k != "elapsed_s"} for row in result["curve"]]
+    return out
+
+
+def last_json(stdout: str) -> dict:
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
+def cli(*args: str, cwd: Path, expect_rc: int = 0) -> subprocess.CompletedProcess:
+    proc = subprocess.run(
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == expect_rc, f"rc={proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+# ---------------------------------------------------------------------- the protocol
+def test_protocol_budgets_are_multiples_of_the_solver_solutions():
+    p = Protocol(
+        MAZE, num_levels=4, budget_multiple=1.5, train_levels=2, wrappers={"observation": "board"}
+    )
+    levels = p.test_levels()
+    assert [t.name for t in levels] == [f"catalogue:{k}" for k in range(1, 11)]
+    assert [t.solution_actions for t in levels] == MAZE_SOLUTIONS
+    assert [t.budget_actions for t in levels] == [11, 11, 12, 12, 14, 14, 14, 15, 15, 17]
+    assert p.train_budget_actions() == 17  # 1.5 x the longest catalogue solution, rounded up
+    assert p.budget_s(17) == 16.5  # exactly 17 actions of 1 simulated second
+    kw = p.train_kwargs()
+    assert (kw["levels"], kw["num_levels"], kw["start_level"], kw["level"], kw["start"]) == (
+        "generated",
+        4,
+        0,
+        1,
+        "board",
+    )
+    assert kw["level_bits"] is False and kw["max_targets"] == 4 and kw["actions"] == "board"
+    assert p.level_kwargs(levels[2])["level"] == 3 and "levels" not in p.level_kwargs(levels[2])
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(budget_multiple=0.5), "budget_multiple: expected a number 1..100, got 0.5"),
+        (dict(num_levels=0), "num_levels: the protocol trains on a finite split"),
+        (dict(train_levels=5, num_levels=4), "train_levels: expected an integer 1..4, got 5"),
+        (dict(env_kwargs={"level": 3}), "env_kwargs.level: set by the protocol"),
+        (dict(env_kwargs={"gif": True}), "env_kwargs.gif: not allowed here"),
+        (dict(wrappers={"level_bits": True}), "wrappers.level_bits: set by the protocol"),
+        (dict(wrappers={"budget_s": 9}), "wrappers.budget_s: an env keyword"),
+    ],
+)
+def test_protocol_names_the_bad_field(kwargs, message):
+    with pytest.raises(ConfigError, match=message.replace(".", r"\.")):
+        Protocol(MAZE, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(timesteps=0), "timesteps: expected an integer 1..100000000, got 0"),
+        (dict(timesteps=True), "timesteps: expected an integer"),
+        (dict(algo="dqn"), "algo: 'dqn' is not allowed; allowed: maskable_ppo, ppo"),
+        (dict(net_arch=[64, 0]), r"net_arch\[1\]: expected an integer 1..4096, got 0"),
+        (dict(extractor="resnet"), "extractor: 'resnet' is not allowed"),
+        (dict(hyperparameters={"lr": 1e-3}), "hyperparameters.lr: not allowed"),
+        (
+            dict(hyperparameters={"gamma": 1.5}),
+            "hyperparameters.gamma: expected a number 0..1, got 1.5",
+        ),
+        (dict(hyperparameters={"n_steps": 2.5}), "hyperparameters.n_steps: expected an integer"),
+        (
+            dict(hyperparameters={"ent_coef": float("nan")}),
+            "hyperparameters.ent_coef: expected a number",
+        ),
+        (dict(episodes=1001), "episodes: expected an integer 1..1000, got 1001"),
+        (dict(vec="ray"), "vec: 'ray' is not allowed"),
+    ],
+)
+def test_train_config_names_the_bad_field(kwargs, message):
+    with pytest.raises(ConfigError, match=message):
+        tiny(**kwargs)
+
+
+def test_train_config_round_trips_and_refuses_unknown_keys():
+    config = tiny(seed=3)
+    assert TrainConfig.from_dict(json.loads(json.dumps(config.to_dict())), progress=False) == config
+    doc = config.to_dict()
+    with pytest.raises(ConfigError, match="learning_rate: unknown key"):
+        TrainConfig.from_dict({**doc, "learning_rate": 1e-3})
+    with pytest.raises(ConfigError, match="protocol.level: unknown key"):
+        TrainConfig.from_dict({**doc, "protocol": {**doc["protocol"], "level": 2}})
+
+
+def test_bad_settings_leave_the_run_directory_untouched(tmp_path):
+    out = tmp_path / "run"
+    with pytest.raises(ConfigError, match="extractor: board_cnn reads the symbolic board"):
+        train(
+            TrainConfig(
+                protocol=Protocol(MAZE, wrappers={"scale": "1/16", "grayscale": True}),
+                extractor="board_cnn",
+                progress=False,
+            ),
+            out,
+        )
+    with pytest.raises(ConfigError, match="policy: 'CnnPolicy' does not fit observation='board'"):
+        train(tiny(policy="CnnPolicy"), out)
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------------- train()
+def test_a_run_writes_its_directory_and_a_seed_reproduces_every_figure(tmp_path):
+    a = train(tiny(seed=5), tmp_path / "a", log=lambda line: None)
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == [
+        ".lock",
+        "config.json",
+        "curve.csv",
+        "curve.png",
+        "model.zip",
+        "progress.csv",
+        "result.json",
+    ]
+    assert json.loads((tmp_path / "a" / "result.json").read_text()) == a
+    assert json.loads((tmp_path / "a" / "config.json").read_text()) == tiny(seed=5).to_dict()
+    assert a["observation_shape"] == [9, 8, 8]  # no level-index planes
+    assert a["actions"] == 4 and a["policy"] == "MlpPolicy" and a["timesteps"] == 64
+    assert [t["solution_actions"] for t in a["test_levels"]] == MAZE_SOLUTIONS
+    assert [t["budget_actions"] for t in a["test_levels"]] == [2 * n for n in MAZE_SOLUTIONS]
+    assert [row["timesteps"] for row in a["curve"]] == [2, 34, 64]
+    lines = (tmp_path / "a" / "curve.csv").read_text().splitlines()
+    assert lines[0] == "timesteps,train_success,test_success,elapsed_s" and len(lines) == 4
+    for phase in ("random_uniform", "random_masked", "trained", "trained_greedy"):
+        assert len(a[phase]["test"]["per_level"]) == 10 and len(a[phase]["train"]["per_level"]) == 2
+        assert a[phase]["test"]["dead_ends"]["attempts"] >= 10  # one attempt per episode at least
+    s = summary(a)
+    assert set(s) >= {
+        "heldout_success",
+        "train_success",
+        "random_success",
+        "random_masked_success",
+        "timesteps",
+        "seconds",
+    }
+    assert s["heldout_success"] == a["trained"]["test"]["success"]
+    b = train(tiny(seed=5), tmp_path / "b", log=lambda line: None)
+    assert figures(b) == figures(a)
+    assert (tmp_path / "a" / "model.zip").read_bytes() != b""
+
+
+def test_a_used_run_directory_is_refused(tmp_path):
+    out = tmp_path / "run"
+    train(tiny(), out, log=lambda line: None)
+    before = (out / "result.json").read_bytes()
+    with pytest.raises(ConfigError, match="holds a finished run"):
+        train(tiny(seed=1), out)
+    assert (out / "result.json").read_bytes() == before
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    (stray / "progress.csv").write_text("x\n")
+    with pytest.raises(ConfigError, match="holds an unfinished run's files"):
+        train(tiny(), stray)
+    assert sorted(p.name for p in stray.iterdir()) == ["progress.csv"]
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ConfigError, match="exists and is not a directory"):
+        train(tiny(), tmp_path / "file")
+
+
+def test_a_locked_run_directory_is_refused(tmp_path):
+    import fcntl
+
+    out = tmp_path / "run"
+    out.mkdir()
+    with open(out / ".lock", "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(Exception, match="the run directory"):
+            train(tiny(), out)
+    assert sorted(p.name for p in out.iterdir()) == [".lock"]
+
+
+# ---------------------------------------------------------------------- entry points
+def test_puzzlegym_train_and_the_hydra_app_run_the_protocol(tmp_path):
+    proc = cli("-m", "puzzlegym", "train", *TINY_OVERRIDES, "seed=2", cwd=tmp_path)
+    head = last_json(proc.stdout)
+    out = tmp_path / "runs" / "train" / "MazePaint-Easy" / "seed2"
+    result = json.loads((out / "result.json").read_text())
+    assert head == summary(result) and head["seed"] == 2 and head["timesteps"] == 64
+    assert "random policy: held-out success" in proc.stdout and "trained policy" in proc.stdout
+    # the same command again goes to the next free directory, the first one untouched
+    again = last_json(
+        cli("-m", "puzzlegym", "train", *TINY_OVERRIDES, "seed=2", cwd=tmp_path).stdout
+    )
+    assert (out.parent / "seed2-2" / "result.json").exists()
+    assert figures(json.loads((out.parent / "seed2-2" / "result.json").read_text())) == figures(
+        result
+    )
+    assert {k: again[k] for k in again if k not in ("seconds", "train_fps")} == {
+        k: head[k] for k in head if k not in ("seconds", "train_fps")
+    }
+    # python -m puzzlegym.run: the same run, and out_dir refused when it holds one
+    run_dir = tmp_path / "hydra_run"
+    proc = cli(
+        "-m",
+        "puzzlegym.run",
+        "agent=maskable_ppo",
+        "wrappers=board",
+        *TINY_OVERRIDES,
+        "seed=2",
+        f"hydra.run.dir={tmp_path / 'h'}",
+        f"out_dir={run_dir}",
+        cwd=tmp_path,
+    )
+    assert figures(json.loads((run_dir / "result.json").read_text())) == figures(result)
+    refused = cli(
+        "-m",
+        "puzzlegym.run",
+        "agent=maskable_ppo",
+        "wrappers=board",
+        *TINY_OVERRIDES,
+        f"hydra.run.dir={tmp_path / 'h2'}",
+        f"out_dir={run_dir}",
+        cwd=tmp_path,
+        expect_rc=2,
+    )
+    assert "holds a finished run (result.json)" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("agent.timesteps=-5", "agent.timesteps: expected an integer 1..100000000, got -5"),
+        (
+            "agent.protocol.budget_multiple=0.5",
+            "agent.protocol.budget_multiple: expected a number 1..100",
+        ),
+        (
+            "+agent.protocol.colour=1",
+            "agent.protocol: Protocol.__init__() got an unexpected keyword argument 'colour'",
+        ),
+        ("+agent.lr=0.1", "agent.lr: unknown key"),
+        ("+agent.hyperparameters.clip=0.1", "agent.hyperparameters.clip: not allowed"),
+        ("env.kwargs.level=3", "env.kwargs.level: set by the training protocol"),
+        ("agent=random", "agent: random is not a training agent"),
+        ("wrappers=none", "wrappers=none"),
+        ("out_dir=/tmp/elsewhere", "out_dir: not an override of puzzlegym train; use --out DIR"),
+    ],
+)
+def test_puzzlegym_train_names_the_bad_setting(tmp_path, override, message):
+    proc = cli("-m", "puzzlegym", "train", override, cwd=tmp_path, expect_rc=2)
+    assert message in proc.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+# ---------------------------------------------------------------------- sweeps
+SWEEP_SCRIPT = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {tests!r})
+    from test_rl_train import tiny
+    from puzzlegym.rl.sweep import Run, run_sweep
+    run_sweep([Run("a", tiny(seed=0)), Run("b", tiny(seed=1, timesteps={long}))], {root!r}, jobs=1)
+""")
+
+
+def test_a_killed_sweep_continues_where_it_stopped(tmp_path):
+    root = tmp_path / "sweep"
+    script = SWEEP_SCRIPT.format(tests=str(Path(__file__).parent), long=100_000, root=str(root))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 500  # a bound on the wait, not a measured figure
+        while not (root / "b" / "curve.csv").exists():
+            assert proc.poll() is None, proc.stderr.read().decode()
+            assert time.monotonic() < deadline, "run b never started"
+            time.sleep(0.2)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert (root / "a" / "result.json").exists() and not (root / "b" / "result.json").exists()
+    finished_a = (root / "a" / "result.json").read_bytes()
+    interrupted_files = sorted(p.name for p in (root / "b").iterdir())
+    runs = [Run("a", tiny(seed=0)), Run("b", tiny(seed=1, timesteps=100_000))]
+    assert plan(runs, root) == {"finished": ["a"], "interrupted": ["b"], "new": []}
+    # started again (b shortened under a new name: the same configuration is not asked twice)
+    runs = [Run("a", tiny(seed=0)), Run("b2", tiny(seed=1))]
+    lines: list[str] = []
+    results = run_sweep(runs, root, jobs=1, log=lines.append)
+    assert (root / "a" / "result.json").read_bytes() == finished_a  # skipped, never rewritten
+    assert results["a"] == json.loads(finished_a) and results["b2"]["timesteps"] == 64
+    assert "sweep: 1 finished (skipped), 1 to run, 1 at a time" in lines
+    # b, interrupted, under its own name again: moved aside untouched, then run from scratch
+    runs = [Run("a", tiny(seed=0)), Run("b", tiny(seed=1))]
+    lines.clear()
+    b2 = results["b2"]
+    results = run_sweep(runs, root, jobs=1, log=lines.append)
+    moved = root / SUPERSEDED / "b"
+    assert sorted(p.name for p in moved.iterdir()) == interrupted_files
+    assert any(line.startswith("sweep: b was interrupted: its files moved to") for line in lines)
+    assert figures(results["b"]) == figures(b2)  # a run is a function of its config
+    assert plan(runs, root) == {"finished": ["a", "b"], "interrupted": [], "new": []}
+
+
+def test_a_sweep_refuses_another_configuration_under_a_finished_name(tmp_path):
+    # tuples in the config (as Hydra's wrappers give them) read back as lists: still the same
+    grid = Protocol(
+        MAZE,
+        num_levels=4,
+        budget_multiple=2.0,
+        train_levels=2,
+        wrappers={"observation": "board", "buttons": (), "grid": (4, 4)},
+    )
+    config = TrainConfig(
+        protocol=grid, **{k: v for k, v in vars(tiny(seed=0)).items() if k != "protocol"}
+    )
+    run_sweep([Run("a", config)], tmp_path, jobs=1, log=lambda line: None)
+    assert plan([Run("a", config)], tmp_path) == {"finished": ["a"], "interrupted": [], "new": []}
+    with pytest.raises(
+        ConfigError, match="run a: .* holds a finished run of another configuration"
+    ):
+        run_sweep([Run("a", tiny(seed=1))], tmp_path, jobs=1)
+    for bad, message in ((Run, "name: expected 1..128 letters"),):
+        with pytest.raises(ConfigError, match=message):
+            bad("../x", tiny())
+    with pytest.raises(ConfigError, match="name: expected"):
+        Run(SUPERSEDED, tiny())
+    with pytest.raises(ConfigError, match="runs: the name 'a' is given twice"):
+        run_sweep([Run("a", tiny()), Run("a", tiny(seed=1))], tmp_path)
+    with pytest.raises(ConfigError, match="jobs: expected an integer 1..16, got 0"):
+        run_sweep([Run("a", tiny())], tmp_path, jobs=0)
+
+
+# ---------------------------------------------------------------------- the table
+def test_interval_uses_rliable_stratified_bootstrap():
+    pytest.importorskip("rliable")
+    flat = interval(np.full((3, 4), 0.25), reps=200)
+    assert flat == {"mean": 0.25, "mean_ci": [0.25, 0.25], "iqm": 0.25, "iqm_ci": [0.25, 0.25]}
+    # 3 runs x 2 tasks: the mean is 0.5; the IQM drops the lowest and highest quarter of the
+    # six scores (0, 0, 0.5, 0.5, 1, 1 -> the middle ones, 0.5 after weighting)
+    scores = np.array([[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]])
+    out = interval(scores, reps=500, seed=1)
+    assert out["mean"] == 0.5 and out["iqm"] == 0.5
+    assert 0.0 <= out["mean_ci"][0] <= 0.5 <= out["mean_ci"][1] <= 1.0
+    assert out == interval(scores, reps=500, seed=1)
+    with pytest.raises(ValueError, match="scores: expected a non-empty"):
+        interval(np.zeros(3))
+
+
+def _fake_result(seed, trained, masked, dead):
+    test = {
+        "per_level": trained,
+        "success": float(np.mean(trained)),
+        "dead_ends": {
+            "attempts": 10,
+            "dead_end_attempts": dead,
+            "runs": dead,
+            "recovered": dead - 1,
+            "delays": [2] * (dead - 1),
+        },
+    }
+    other = {
+        "per_level": masked,
+        "success": float(np.mean(masked)),
+        "dead_ends": {
+            "attempts": 10,
+            "dead_end_attempts": 0,
+            "runs": 0,
+            "recovered": 0,
+            "delays": [],
+        },
+    }
+    train_ = {"per_level": [1.0], "success": 1.0}
+    return {
+        "env_id": MAZE,
+        "config": {"seed": seed, "protocol": {"budget_multiple": 2.0, "num_levels": 4}},
+        "trained": {"test": test, "train": train_},
+        "trained_greedy": {"test": test, "train": train_},
+        "random_masked": {"test": other, "train": train_},
+        "random_uniform": {"test": other, "train": train_},
+        "timesteps": 64,
+        "total_s": 10.0 + seed,
+        "train_fps": 100.0,
+        "test_levels": [0, 0],
+        "train_levels": [0],
+    }
+
+
+def test_aggregate_and_dead_end_rows_pool_the_seeds():
+    pytest.importorskip("rliable")
+    results = [_fake_result(s, [1.0, 0.8], [0.1, 0.0], dead=3) for s in range(3)]
+    row = aggregate(results, reps=200)
+    assert row["seeds"] == [0, 1, 2] and row["runs"] == 3
+    assert row["trained_test"]["mean"] == pytest.approx(0.9)
+    assert row["random_masked_test"]["mean"] == pytest.approx(0.05)
+    assert row["beats_masked"] is True and row["total_s"] == [10.0, 11.0, 12.0]
+    d = dead_end_rows(results)
+    assert d["trained"] == {
+        "attempts": 30,
+        "dead_end_attempts": 9,
+        "dead_end_share": 30.0,
+        "runs": 9,
+        "recovered": 6,
+        "mean_delay": 2,
+        "median_delay": 2.0,
+    }
+    assert d["random_masked"]["dead_end_share"] == 0.0 and d["random_masked"]["mean_delay"] is None
+    tie = aggregate([_fake_result(s, [0.1, 0.0], [0.1, 0.0], dead=1) for s in range(3)], reps=200)
+    assert tie["beats_masked"] is False
+
+
+def test_the_readme_run_is_one_configuration_under_its_three_names():
+    """examples/train_ppo.py (configs/train_ppo.yaml), +experiment=ppo_maze_paint and
+    puzzlegym train's defaults with the same overrides compose one TrainConfig."""
+    from hydra import compose, initialize_config_module
+
+    from puzzlegym.run import train_config
+
+    with initialize_config_module("puzzlegym.configs", version_base=None):
+        readme = compose("train_ppo", overrides=["out_dir=null"])
+        experiment = compose("run", overrides=["+experiment=ppo_maze_paint", "out_dir=null"])
+        command = compose("run", overrides=[
+            "agent=maskable_ppo", "wrappers=board", "agent.extractor=board_cnn", "agent.timesteps=50000",
+            "agent.episodes=10", "agent.curve_every=10000", "out_dir=null"])
+    a, b, c = (train_config(cfg) for cfg in (readme, experiment, command))
+    assert a == b == c
+    assert (a.protocol.env_id, a.extractor, a.timesteps, a.protocol.budget_multiple) == (
+        MAZE, "board_cnn", 50_000, 2)
+    assert a.hyperparameters == {"n_steps": 128, "batch_size": 256, "n_epochs": 4,
+                                 "learning_rate": 0.001, "ent_coef": 0.01, "gamma": 0.99}
