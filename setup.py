@@ -8,8 +8,12 @@ from pathlib import Path
 from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
-TREES = {"puzzlegym": "puzzlegym", "envs": "puzzlegym.envs", "solvers": "puzzlegym.solvers",
-         "configs": "puzzlegym.configs"}
+TREES = {
+    "puzzlegym": "puzzlegym",
+    "envs": "puzzlegym.envs",
+    "solvers": "puzzlegym.solvers",
+    "configs": "puzzlegym.configs",
+}
 
 
 def packages() -> list[str]:

@@ -120,12 +120,13 @@ def _train_rate(make_env, timesteps: int, seed: int = 0) -> float:
 def ppo_rates(env_id: str, timesteps: int, rounds: int) -> dict:
     runs = {
         "cartpole": lambda: gym.make("CartPole-v1"),
-        "board": lambda: make_sb3_env(env_id, observation="board", actions="board", start="board",
-                                      budget_s=EPISODE_ACTIONS),
+        "board": lambda: make_sb3_env(
+            env_id, observation="board", actions="board", start="board", budget_s=EPISODE_ACTIONS
+        ),
     }
     rates = dict.fromkeys(runs, 0.0)
     for r in range(rounds):
-        for name in (list(runs) if r % 2 == 0 else list(reversed(runs))):
+        for name in list(runs) if r % 2 == 0 else list(reversed(runs)):
             rates[name] = max(rates[name], _train_rate(runs[name], timesteps, seed=r))
     return {
         "ppo_board_steps_per_s": round(rates["board"]),
@@ -149,8 +150,18 @@ def main() -> None:
         from puzzlegym.rl.vector import set_torch_threads
 
         threads = set_torch_threads(args.threads)
-        print(json.dumps({"torch_threads": threads, "torch": torch.__version__, "ppo": PPO_SETTINGS,
-                          "n_envs": N_ENVS, "timesteps": args.timesteps, "rounds": args.rounds}))
+        print(
+            json.dumps(
+                {
+                    "torch_threads": threads,
+                    "torch": torch.__version__,
+                    "ppo": PPO_SETTINGS,
+                    "n_envs": N_ENVS,
+                    "timesteps": args.timesteps,
+                    "rounds": args.rounds,
+                }
+            )
+        )
     rows = []
     for env_id in args.env_ids:
         row = {"env_id": env_id, **step_rates(env_id, args.steps, args.rounds)}

@@ -78,8 +78,12 @@ def bench_level(level, reference, playouts: int, n_states: int) -> dict:
         "dead_end_rate": dead / playouts,
         "first_dead_move_median": statistics.median(first_dead) if first_dead else None,
         "paper_certificate_move_median": statistics.median(paper_dead) if paper_dead else None,
-        "hidden_share": sum(f > 0 for f in free_at_dead) / len(free_at_dead) if free_at_dead else None,
-        "free_anchors_at_first_dead_median": statistics.median(free_at_dead) if free_at_dead else None,
+        "hidden_share": sum(f > 0 for f in free_at_dead) / len(free_at_dead)
+        if free_at_dead
+        else None,
+        "free_anchors_at_first_dead_median": statistics.median(free_at_dead)
+        if free_at_dead
+        else None,
         "certify_cold_median_s": statistics.median(cold),
         "certify_cold_max_s": max(cold),
         "certify_warm_median_s": statistics.median(warm),
@@ -96,7 +100,9 @@ def main(argv=None) -> int:
     out = {"levels": []}
     for tier in R.TIERS:
         for level, ref in zip(load_catalogue(tier), reference_solutions(tier), strict=True):
-            out["levels"].append({"tier": tier, **bench_level(level, ref, args.playouts, args.states)})
+            out["levels"].append(
+                {"tier": tier, **bench_level(level, ref, args.playouts, args.states)}
+            )
     rows = out["levels"]
     cold = [r["certify_cold_max_s"] for r in rows]
     out["summary"] = {
@@ -111,9 +117,15 @@ def main(argv=None) -> int:
     }
     for tier in R.TIERS:
         sub = [r for r in rows if r["tier"] == tier]
-        out["summary"][f"{tier.lower()}_mean_dead_end_rate"] = round(statistics.mean(r["dead_end_rate"] for r in sub), 4)
-        out["summary"][f"{tier.lower()}_mean_solution_length"] = round(statistics.mean(r["solution_length"] for r in sub), 2)
-        out["summary"][f"{tier.lower()}_mean_hidden_share"] = round(statistics.mean(r["hidden_share"] or 0.0 for r in sub), 4)
+        out["summary"][f"{tier.lower()}_mean_dead_end_rate"] = round(
+            statistics.mean(r["dead_end_rate"] for r in sub), 4
+        )
+        out["summary"][f"{tier.lower()}_mean_solution_length"] = round(
+            statistics.mean(r["solution_length"] for r in sub), 2
+        )
+        out["summary"][f"{tier.lower()}_mean_hidden_share"] = round(
+            statistics.mean(r["hidden_share"] or 0.0 for r in sub), 4
+        )
     print(json.dumps(out, indent=1))
     return 0
 

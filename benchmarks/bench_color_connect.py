@@ -123,8 +123,12 @@ def main(argv=None) -> int:
             "median_s": round(statistics.median(times), 4),
             "slowest_s": round(worst[engine][1], 3),
             "within_target": sum(t <= TARGET_S for t in times),
-            "slowest_solved_s": round(max((r[engine][1] for r in rows if r[engine][0] == "solved"), default=0), 3),
-            "slowest_refuted_s": round(max((r[engine][1] for r in rows if r[engine][0] == "refuted"), default=0), 3),
+            "slowest_solved_s": round(
+                max((r[engine][1] for r in rows if r[engine][0] == "solved"), default=0), 3
+            ),
+            "slowest_refuted_s": round(
+                max((r[engine][1] for r in rows if r[engine][0] == "refuted"), default=0), 3
+            ),
             "cpu_slowest_s": round(max(r[engine][2] for r in rows), 3),
             "cpu_within_target": sum(r[engine][2] <= TARGET_S for r in rows),
             "slowest_board": {k: worst[k] for k in ("side", "pairs", "kind", "grid")},
@@ -132,7 +136,10 @@ def main(argv=None) -> int:
         by_kind = {}
         for kind in makers:
             ts = [r[engine][1] for r in rows if r["kind"] == kind]
-            by_kind[kind] = {"median_s": round(statistics.median(ts), 4), "slowest_s": round(max(ts), 3)}
+            by_kind[kind] = {
+                "median_s": round(statistics.median(ts), 4),
+                "slowest_s": round(max(ts), 3),
+            }
         out[engine]["by_kind"] = by_kind
     print(json.dumps(out, indent=1))
     return 0

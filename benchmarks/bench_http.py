@@ -1,11 +1,11 @@
 """HTTP observation service benchmarks.
 
-    .venv/bin/python benchmarks/bench_http.py [ENV_ID]           requests/s for POST /action
-        (in-process backend, real server on loopback, one keep-alive client, each response
-        carrying the screen PNG)
-    .venv/bin/python benchmarks/bench_http.py resets [N] [ENV_ID]  the resident memory (RSS) of
-        a real ``puzzlegym serve`` process over N (default 1000) reset+action pairs on one
-        session, beside its RSS after the first pair (the baseline)
+.venv/bin/python benchmarks/bench_http.py [ENV_ID]           requests/s for POST /action
+    (in-process backend, real server on loopback, one keep-alive client, each response
+    carrying the screen PNG)
+.venv/bin/python benchmarks/bench_http.py resets [N] [ENV_ID]  the resident memory (RSS) of
+    a real ``puzzlegym serve`` process over N (default 1000) reset+action pairs on one
+    session, beside its RSS after the first pair (the baseline)
 """
 
 from __future__ import annotations
@@ -33,8 +33,18 @@ def reset_churn(n: int = 1000, env_id: str = "LongPuzzle/MazePaint-Easy") -> dic
     """N reset+action pairs against a ``puzzlegym serve`` subprocess; its RSS every 100."""
     with tempfile.TemporaryDirectory() as tmp:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "puzzlegym", "serve", "--port", "0", "--record-dir", f"{tmp}/records"],
-            stdout=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "puzzlegym",
+                "serve",
+                "--port",
+                "0",
+                "--record-dir",
+                f"{tmp}/records",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
         )
         try:
             line = proc.stdout.readline()
@@ -50,7 +60,9 @@ def reset_churn(n: int = 1000, env_id: str = "LongPuzzle/MazePaint-Easy") -> dic
 
             curve = []
             for i in range(n):
-                post("/reset", {"objective": env_id, "level": 1 + i % 5, "start": "board", "seed": i})
+                post(
+                    "/reset", {"objective": env_id, "level": 1 + i % 5, "start": "board", "seed": i}
+                )
                 post("/action", {"type": "drag", "x0": 640, "y0": 450, "x1": 640, "y1": 250})
                 if i == 0 or (i + 1) % 100 == 0:
                     curve.append((i + 1, round(rss_mb(proc.pid), 1)))

@@ -88,8 +88,15 @@ def steps(env_id: str, budget_s: float, cache_root) -> float:
     old = os.environ.get("PUZZLEGYM_CACHE")
     os.environ["PUZZLEGYM_CACHE"] = str(cache_root)
     try:
-        env = make_sb3_env(env_id, actions="board", levels="generated", num_levels=1, start_level=START,
-                           start="board", level=1)
+        env = make_sb3_env(
+            env_id,
+            actions="board",
+            levels="generated",
+            num_levels=1,
+            start_level=START,
+            start="board",
+            level=1,
+        )
         rng = np.random.default_rng(0)
         env.reset(seed=0)
         n, t0 = 0, time.perf_counter()
@@ -111,17 +118,25 @@ def steps(env_id: str, budget_s: float, cache_root) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--budget-s", type=float, default=3.0, help="seconds per measurement (default 3)")
-    parser.add_argument("--min-levels", type=int, default=3, help="levels generated at least, per tier (default 3)")
-    parser.add_argument("--only", default=None, help="comma list of ids, e.g. MazePaint-Easy,RushHour-Hard")
+    parser.add_argument(
+        "--budget-s", type=float, default=3.0, help="seconds per measurement (default 3)"
+    )
+    parser.add_argument(
+        "--min-levels", type=int, default=3, help="levels generated at least, per tier (default 3)"
+    )
+    parser.add_argument(
+        "--only", default=None, help="comma list of ids, e.g. MazePaint-Easy,RushHour-Hard"
+    )
     args = parser.parse_args()
     ids = env_ids()
     if args.only:
         wanted = {f"LongPuzzle/{x.removeprefix('LongPuzzle/')}" for x in args.only.split(",")}
         ids = [i for i in ids if i in wanted]
     rows = []
-    print(f"{'tier':<21}{'levels':>7}{'cold/s':>8}{'s/level med':>12}{'max':>7}{'disk/s':>8}"
-          f"{'disk/cold':>10}{'reset/s':>8}{'step/s':>7}{'keep-up cold':>13}{'disk':>6}")
+    print(
+        f"{'tier':<21}{'levels':>7}{'cold/s':>8}{'s/level med':>12}{'max':>7}{'disk/s':>8}"
+        f"{'disk/cold':>10}{'reset/s':>8}{'step/s':>7}{'keep-up cold':>13}{'disk':>6}"
+    )
     with tempfile.TemporaryDirectory(prefix="puzzlegym-bench-levels-") as root:
         for env_id in ids:
             game, tier = parse_env_id(env_id)
@@ -132,18 +147,25 @@ def main() -> None:
             reset_rate = resets(env_id, args.budget_s)
             step_rate = steps(env_id, args.budget_s, root)
             row = {
-                "env_id": env_id, "levels": n, "cold_per_s": round(cold_rate, 3),
-                "cold_s_median": round(statistics.median(times), 3), "cold_s_max": round(max(times), 3),
-                "disk_per_s": round(disk_rate, 1), "disk_over_cold": round(disk_rate / cold_rate, 1),
-                "catalogue_resets_per_s": round(reset_rate, 1), "steps_per_s": round(step_rate, 1),
+                "env_id": env_id,
+                "levels": n,
+                "cold_per_s": round(cold_rate, 3),
+                "cold_s_median": round(statistics.median(times), 3),
+                "cold_s_max": round(max(times), 3),
+                "disk_per_s": round(disk_rate, 1),
+                "disk_over_cold": round(disk_rate / cold_rate, 1),
+                "catalogue_resets_per_s": round(reset_rate, 1),
+                "steps_per_s": round(step_rate, 1),
                 "keep_up_steps_cold": round(step_rate / cold_rate, 1),
                 "keep_up_steps_disk": round(step_rate / disk_rate, 2),
             }
             rows.append(row)
-            print(f"{env_id.split('/')[1]:<21}{n:>7}{cold_rate:>8.2f}{row['cold_s_median']:>12.2f}"
-                  f"{row['cold_s_max']:>7.1f}{disk_rate:>8.0f}{disk_rate / cold_rate:>9.0f}x{reset_rate:>8.0f}"
-                  f"{step_rate:>7.0f}{row['keep_up_steps_cold']:>13.0f}{row['keep_up_steps_disk']:>6.1f}",
-                  flush=True)
+            print(
+                f"{env_id.split('/')[1]:<21}{n:>7}{cold_rate:>8.2f}{row['cold_s_median']:>12.2f}"
+                f"{row['cold_s_max']:>7.1f}{disk_rate:>8.0f}{disk_rate / cold_rate:>9.0f}x{reset_rate:>8.0f}"
+                f"{step_rate:>7.0f}{row['keep_up_steps_cold']:>13.0f}{row['keep_up_steps_disk']:>6.1f}",
+                flush=True,
+            )
     print(json.dumps(rows))
 
 

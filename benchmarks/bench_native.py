@@ -17,6 +17,10 @@ import puzzlegym  # noqa: F401
 from puzzlegym.evaluation import bench
 
 if __name__ == "__main__":
-    ids = sys.argv[1:] or ["LongPuzzle/MazePaint-Easy", "LongPuzzle/MazePaint-Medium", "LongPuzzle/MazePaint-Hard"]
+    ids = sys.argv[1:] or [
+        "LongPuzzle/MazePaint-Easy",
+        "LongPuzzle/MazePaint-Medium",
+        "LongPuzzle/MazePaint-Hard",
+    ]
     for env_id in ids:
         print(json.dumps(bench.run(env_id)))

@@ -173,10 +173,14 @@ def rss_child(env_id: str, steps: int) -> dict:
         if i in checkpoints:
             marks[i] = _rss_mib()
     canvas = env.unwrapped.backend.canvas
-    return {"env_id": env_id, "steps": steps, "seconds": round(time.perf_counter() - t0, 1),
-            "rss_mib": {str(k): round(v, 1) for k, v in sorted(marks.items())},
-            "widget_cache_mib": round(canvas.cached_bytes / 2**20, 1),
-            "widget_cache_limit_mib": round(canvas.cache_bytes / 2**20, 1)}
+    return {
+        "env_id": env_id,
+        "steps": steps,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "rss_mib": {str(k): round(v, 1) for k, v in sorted(marks.items())},
+        "widget_cache_mib": round(canvas.cached_bytes / 2**20, 1),
+        "widget_cache_limit_mib": round(canvas.cache_bytes / 2**20, 1),
+    }
 
 
 def rss(env_id: str, steps: int) -> dict:
@@ -278,7 +282,9 @@ def _interleaved(runners: dict, n_envs: int, steps: int, rounds: int, warmup: in
     the rate of each round, and the CPU milliseconds per ``n_envs`` env steps of the main
     process and of all its workers together (from /proc)."""
     segment = max(1, steps // rounds)
-    totals = {name: [0, 0.0, 0.0, 0.0] for name in runners}  # env steps, seconds, main CPU s, workers CPU s
+    totals = {
+        name: [0, 0.0, 0.0, 0.0] for name in runners
+    }  # env steps, seconds, main CPU s, workers CPU s
     per_round = {name: [] for name in runners}
     for runner in runners.values():
         runner.start()
@@ -304,8 +310,11 @@ def _interleaved(runners: dict, n_envs: int, steps: int, rounds: int, warmup: in
     out = {}
     for name, (done, elapsed, main_s, workers_s) in totals.items():
         per = n_envs / done * 1e3
-        out[name] = {"steps_per_s": done / elapsed, "rounds": np.array(per_round[name]),
-                     "cpu_ms": (main_s * per, workers_s * per)}
+        out[name] = {
+            "steps_per_s": done / elapsed,
+            "rounds": np.array(per_round[name]),
+            "cpu_ms": (main_s * per, workers_s * per),
+        }
     return out
 
 
@@ -314,12 +323,21 @@ def _ratio_interval(one: np.ndarray, two: np.ndarray, draws: int = 2000) -> list
     all its time) from the rounds of :func:`_interleaved` (rows ``(env steps, seconds)``),
     resampling whole rounds: how far the drift alone moves the ratio in such a run."""
     picks = np.random.default_rng(0).integers(len(one), size=(draws, len(one)))
-    ratios = (two[picks, 0].sum(1) / two[picks, 1].sum(1)) / (one[picks, 0].sum(1) / one[picks, 1].sum(1))
+    ratios = (two[picks, 0].sum(1) / two[picks, 1].sum(1)) / (
+        one[picks, 0].sum(1) / one[picks, 1].sum(1)
+    )
     return [round(float(x), 2) for x in np.percentile(ratios, [5, 95])]
 
 
-def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 10, full_res: bool = False,
-           warmup: int = 50, spin_us: float | None = None) -> dict:
+def vector(
+    env_id: str,
+    steps: int = 300,
+    n_envs: int = 8,
+    rounds: int = 10,
+    full_res: bool = False,
+    warmup: int = 50,
+    spin_us: float | None = None,
+) -> dict:
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from puzzlegym.rl.batched import BatchedVectorEnv
@@ -331,24 +349,39 @@ def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 10, ful
     load_before = os.getloadavg()[0]
 
     def gym_async(n, shared=True, **extra):
-        return gym.vector.AsyncVectorEnv([lambda: make_sb3_env(env_id, **{**kw, **extra})] * n,
-                                         shared_memory=shared, context="fork")
+        return gym.vector.AsyncVectorEnv(
+            [lambda: make_sb3_env(env_id, **{**kw, **extra})] * n,
+            shared_memory=shared,
+            context="fork",
+        )
 
     def sb3_subproc(n):
         return SubprocVecEnv([lambda: make_sb3_env(env_id, **kw)] * n, start_method="fork")
 
     def batched(n, workers):
-        return BatchedVectorEnv([functools.partial(make_sb3_env, env_id, **kw)] * n, workers=workers, context="fork",
-                                spin_us=spin_us)
+        return BatchedVectorEnv(
+            [functools.partial(make_sb3_env, env_id, **kw)] * n,
+            workers=workers,
+            context="fork",
+            spin_us=spin_us,
+        )
 
-    out = {"env_id": env_id, "steps_per_env": steps, "warmup_steps": warmup, "batched_envs": n_envs, "rounds": rounds,
-           "spin_us": spin_us}
+    out = {
+        "env_id": env_id,
+        "steps_per_env": steps,
+        "warmup_steps": warmup,
+        "batched_envs": n_envs,
+        "rounds": rounds,
+        "spin_us": spin_us,
+    }
     pools = {}
     try:
         for mode, runner in (("lockstep", _Lockstep), ("async", _Async)):
             for workers in (1, 2):
                 envs = batched(n_envs, workers)
-                pools[f"{mode}_{workers}"] = runner(envs, _actions(envs.single_action_space.n, n_envs, warmup + steps))
+                pools[f"{mode}_{workers}"] = runner(
+                    envs, _actions(envs.single_action_space.n, n_envs, warmup + steps)
+                )
         timed = _interleaved(pools, n_envs, steps, rounds, warmup)
     finally:
         for runner in pools.values():
@@ -359,16 +392,26 @@ def vector(env_id: str, steps: int = 300, n_envs: int = 8, rounds: int = 10, ful
         out[f"{key}_2_workers_steps_per_s"] = round(two["steps_per_s"], 1)
         out[f"{key}_2_vs_1"] = round(two["steps_per_s"] / one["steps_per_s"], 2)
         # the same ratio round by round (each round's 1- and 2-worker segments run back to back)
-        paired = sorted((two["rounds"][:, 0] / two["rounds"][:, 1]) / (one["rounds"][:, 0] / one["rounds"][:, 1]))
-        out[f"{key}_2_vs_1_per_round_min_median_max"] = [round(paired[0], 2), round(float(np.median(paired)), 2),
-                                                         round(paired[-1], 2)]
+        paired = sorted(
+            (two["rounds"][:, 0] / two["rounds"][:, 1])
+            / (one["rounds"][:, 0] / one["rounds"][:, 1])
+        )
+        out[f"{key}_2_vs_1_per_round_min_median_max"] = [
+            round(paired[0], 2),
+            round(float(np.median(paired)), 2),
+            round(paired[-1], 2),
+        ]
         out[f"{key}_2_vs_1_interval90"] = _ratio_interval(one["rounds"], two["rounds"])
         # CPU ms per --envs env steps: the main process, all workers together; and the ratio
         # they allow if the processes share the 2 cores without a core ever idling (with 1
         # worker the main process and the worker alternate)
         for w, timing in ((1, one), (2, two)):
-            out[f"{key}_{w}_cpu_ms_per_{n_envs}_steps_main_workers"] = [round(x, 3) for x in timing["cpu_ms"]]
-        out[f"{key}_2_vs_1_from_cpu_times"] = round(sum(one["cpu_ms"]) / (sum(two["cpu_ms"]) / 2), 2)
+            out[f"{key}_{w}_cpu_ms_per_{n_envs}_steps_main_workers"] = [
+                round(x, 3) for x in timing["cpu_ms"]
+            ]
+        out[f"{key}_2_vs_1_from_cpu_times"] = round(
+            sum(one["cpu_ms"]) / (sum(two["cpu_ms"]) / 2), 2
+        )
     # against the faster one-worker loop: with one worker, the async loop alternates strictly
     # between the main process and the worker, so it can be the slower baseline
     best_one = max(timed["lockstep_1"]["steps_per_s"], timed["async_1"]["steps_per_s"])
@@ -399,8 +442,11 @@ def _count(least: int):
         except ValueError:
             value = None
         if value is None or not least <= value <= MAX_STEPS:
-            raise argparse.ArgumentTypeError(f"expected an integer in {least}..{MAX_STEPS}, got {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"expected an integer in {least}..{MAX_STEPS}, got {text!r}"
+            )
         return value
+
     return parse
 
 
@@ -415,7 +461,9 @@ def _spin(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 <= value <= MAX_SPIN_US:
-        raise argparse.ArgumentTypeError(f"expected microseconds in 0..{MAX_SPIN_US:g}, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected microseconds in 0..{MAX_SPIN_US:g}, got {text!r}"
+        )
     return value
 
 
@@ -444,9 +492,15 @@ def lockstep_bound(env_id: str, steps: int = 1000, n_envs: int = 8) -> dict:
             env.close()
     half = n_envs // 2
     one, two = cost.sum(), np.maximum(cost[:, :half].sum(axis=1), cost[:, half:].sum(axis=1)).sum()
-    return {"env_id": env_id, "steps_per_env": steps, "envs": n_envs,
-            "env_step_ms_median_p99_max": [round(float(x) * 1e3, 3) for x in np.percentile(cost, [50, 99, 100])],
-            "lockstep_2_vs_1_bound": round(float(one / two), 2)}
+    return {
+        "env_id": env_id,
+        "steps_per_env": steps,
+        "envs": n_envs,
+        "env_step_ms_median_p99_max": [
+            round(float(x) * 1e3, 3) for x in np.percentile(cost, [50, 99, 100])
+        ],
+        "lockstep_2_vs_1_bound": round(float(one / two), 2),
+    }
 
 
 def _busy(seconds: float) -> None:
@@ -501,25 +555,44 @@ def wakeup(work_ms: float = 1.0, trips: int = 2000) -> dict:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="RL throughput, memory and vector-env scaling.")
     modes = ("throughput", "training", "rss", "vector", "lockstep-bound", "wakeup")
-    parser.add_argument("what", nargs="?", choices=modes,
-                        default="throughput")
+    parser.add_argument("what", nargs="?", choices=modes, default="throughput")
     parser.add_argument("env_ids", nargs="*", metavar="ENV_ID", help="default: every registered id")
     parser.add_argument("--steps", type=_positive, help="steps per measurement")
-    parser.add_argument("--envs", type=_positive, default=8,
-                        help="vector, lockstep-bound: envs in the batched env (default 8)")
-    parser.add_argument("--warmup", type=_count(0), default=50,
-                        help="vector: untimed batched steps before each batched measurement (default 50)")
-    parser.add_argument("--rounds", type=_count(1), default=10,
-                        help="vector: interleaved rounds the batched measurements are split into; "
-                             "training: alternating rounds of the two stacks (default 10)")
-    parser.add_argument("--full-res", action="store_true", help="vector: add AsyncVectorEnv at 1280x900")
-    parser.add_argument("--spin-us", type=_spin, default=None,
-                        help="vector: how long the batched workers poll before they block (default: the library's)")
+    parser.add_argument(
+        "--envs",
+        type=_positive,
+        default=8,
+        help="vector, lockstep-bound: envs in the batched env (default 8)",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=_count(0),
+        default=50,
+        help="vector: untimed batched steps before each batched measurement (default 50)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=_count(1),
+        default=10,
+        help="vector: interleaved rounds the batched measurements are split into; "
+        "training: alternating rounds of the two stacks (default 10)",
+    )
+    parser.add_argument(
+        "--full-res", action="store_true", help="vector: add AsyncVectorEnv at 1280x900"
+    )
+    parser.add_argument(
+        "--spin-us",
+        type=_spin,
+        default=None,
+        help="vector: how long the batched workers poll before they block (default: the library's)",
+    )
     args = parser.parse_args(argv)
     known = set(env_ids())
     unknown = [e for e in args.env_ids if e not in known]
     if unknown:
-        parser.error(f"ENV_ID: {', '.join(unknown)} not registered; choose from {', '.join(sorted(known))}")
+        parser.error(
+            f"ENV_ID: {', '.join(unknown)} not registered; choose from {', '.join(sorted(known))}"
+        )
     n = args.steps
     if args.what == "throughput":
         for env_id in args.env_ids or env_ids():
@@ -532,14 +605,21 @@ def main(argv: list[str] | None = None) -> None:
         best = [row["training_vs_default"] for row in rows]
         median = [row["training_vs_default_round_median"] for row in rows]
         summary = {
-            "training_vs_default_min": min(best), "training_vs_default_max": max(best),
-            "round_median_min": min(median), "round_median_median": float(np.median(median)),
-            "round_median_max": max(median), "ids": len(rows),
+            "training_vs_default_min": min(best),
+            "training_vs_default_max": max(best),
+            "round_median_min": min(median),
+            "round_median_median": float(np.median(median)),
+            "round_median_max": max(median),
+            "ids": len(rows),
             "load_average": [round(v, 1) for v in os.getloadavg()],
         }
         print(json.dumps(summary), flush=True)
     elif args.what == "rss":
-        ids = args.env_ids or ["LongPuzzle/MazePaint-Hard", "LongPuzzle/NutAndBolt-Nightmare", "LongPuzzle/BoltUnscrew-Hard"]
+        ids = args.env_ids or [
+            "LongPuzzle/MazePaint-Hard",
+            "LongPuzzle/NutAndBolt-Nightmare",
+            "LongPuzzle/BoltUnscrew-Hard",
+        ]
         for env_id in ids:
             print(json.dumps(rss(env_id, n or 100_000)), flush=True)
     elif args.what == "wakeup":
@@ -550,23 +630,53 @@ def main(argv: list[str] | None = None) -> None:
             row = lockstep_bound(env_id, n or 1000, args.envs)
             bounds.append(row["lockstep_2_vs_1_bound"])
             print(json.dumps(row), flush=True)
-        print(json.dumps({"lockstep_2_vs_1_bound_min": min(bounds), "lockstep_2_vs_1_bound_median": float(np.median(bounds)),
-                          "lockstep_2_vs_1_bound_max": max(bounds), "ids": len(bounds)}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "lockstep_2_vs_1_bound_min": min(bounds),
+                    "lockstep_2_vs_1_bound_median": float(np.median(bounds)),
+                    "lockstep_2_vs_1_bound_max": max(bounds),
+                    "ids": len(bounds),
+                }
+            ),
+            flush=True,
+        )
     else:
         ratios, intervals = [], []
         for env_id in args.env_ids or env_ids():
-            row = vector(env_id, n or 300, args.envs, rounds=args.rounds, full_res=args.full_res, warmup=args.warmup,
-                         spin_us=args.spin_us)
-            ratios.append((row["batched_2_vs_1"], row["batched_async_2_vs_1"], row["batched_async_2_vs_best_1"]))
+            row = vector(
+                env_id,
+                n or 300,
+                args.envs,
+                rounds=args.rounds,
+                full_res=args.full_res,
+                warmup=args.warmup,
+                spin_us=args.spin_us,
+            )
+            ratios.append(
+                (
+                    row["batched_2_vs_1"],
+                    row["batched_async_2_vs_1"],
+                    row["batched_async_2_vs_best_1"],
+                )
+            )
             intervals.append(row["batched_async_2_vs_1_interval90"])
             print(json.dumps(row), flush=True)
         summary = {}
-        for name, column in zip(("batched_2_vs_1", "batched_async_2_vs_1", "batched_async_2_vs_best_1"),
-                                np.array(ratios).T, strict=True):
-            summary[f"{name}_min"], summary[f"{name}_median"] = float(column.min()), float(np.median(column))
+        for name, column in zip(
+            ("batched_2_vs_1", "batched_async_2_vs_1", "batched_async_2_vs_best_1"),
+            np.array(ratios).T,
+            strict=True,
+        ):
+            summary[f"{name}_min"], summary[f"{name}_median"] = (
+                float(column.min()),
+                float(np.median(column)),
+            )
             summary[f"{name}_at_least_1.7"] = int((column >= 1.7).sum())
         # ids whose 2-vs-1 ratio stays below 1.7 across the run's whole bootstrap interval
-        summary["batched_async_2_vs_1_interval_below_1.7"] = int(sum(high < 1.7 for _, high in intervals))
+        summary["batched_async_2_vs_1_interval_below_1.7"] = int(
+            sum(high < 1.7 for _, high in intervals)
+        )
         print(json.dumps({**summary, "ids": len(ratios), "cpus": os.cpu_count()}), flush=True)
 
 

@@ -75,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
                 **facts,
                 "solve_cold": timed(cold, args.repeats),
                 "solve_warm": timed(lambda level=level: S.solve(level), args.repeats),
-                "certify_warm": timed(lambda level=level, start=start: S.certify(level, start), args.repeats),
+                "certify_warm": timed(
+                    lambda level=level, start=start: S.certify(level, start), args.repeats
+                ),
                 "requests_solver": sol.length,
                 "requests_random_median": statistics.median(counts),
                 "random_over_solver": round(statistics.median(counts) / sol.length, 2),

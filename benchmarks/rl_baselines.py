@@ -78,7 +78,10 @@ DEAD_END_GAMES = ("BoltUnscrew-Easy", "NutAndBolt-Easy", "NutAndBolt-Medium")
 def config(key: str, seed: int) -> TrainConfig:
     g = GROUPS[key]
     if g.get("pixels"):
-        wrappers, train = {**PIXELS, "buttons": list(g["buttons"])}, {**TRAIN, "extractor": "flatten"}
+        wrappers, train = (
+            {**PIXELS, "buttons": list(g["buttons"])},
+            {**TRAIN, "extractor": "flatten"},
+        )
     else:
         wrappers, train = dict(observation="board", buttons=list(g["buttons"])), TRAIN
     protocol = Protocol(f"LongPuzzle/{g.get('game', key)}", wrappers=wrappers, **PROTOCOL)
@@ -154,7 +157,7 @@ def render(rows: dict, meta: dict) -> str:
         "Escape's one tier), trained on generated levels and tested on the catalogue's levels of "
         f"the same tier, {meta['seeds']} seeds per game, beside the uniform and the "
         "masked-uniform random policy measured in the same runs; rows named `pixels-...` train "
-        "the same way from the training view's 84×84 grayscale pixels (`view=\"board\"`, "
+        'the same way from the training view\'s 84×84 grayscale pixels (`view="board"`, '
         "SB3's `CnnPolicy`), and Nut and Bolt Medium is there for its dead ends (Easy has none). "
         "Regenerate the page (about "
         f"{meta['sweep_minutes']:.0f} minutes of runs here, {meta['jobs']} at a time, plus the level "

@@ -47,7 +47,9 @@ def cell(k: int | None, n: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=None, help="output directory (default: a temp dir)")
-    parser.add_argument("--window-s", type=float, default=300.0, help="the recovery and win window (s)")
+    parser.add_argument(
+        "--window-s", type=float, default=300.0, help="the recovery and win window (s)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     t0 = time.perf_counter()
@@ -60,28 +62,60 @@ def main() -> None:
             for ckpt in found:
                 lab.save(ckpt, ckpt_dir)
             classes = [c.certificate["class"] for c in found]
-            hidden = sum(1 for c in found if c.certificate["class"] == "D" and not c.certificate["visible"])
-            print(f"{env_id} level {level} ({source}): {classes.count('D')} D ({hidden} with legal moves left), "
-                  f"{classes.count('N')} N")
+            hidden = sum(
+                1 for c in found if c.certificate["class"] == "D" and not c.certificate["visible"]
+            )
+            print(
+                f"{env_id} level {level} ({source}): {classes.count('D')} D ({hidden} with legal moves left), "
+                f"{classes.count('N')} N"
+            )
         paths = sorted(ckpt_dir.glob("*.ckpt.json"))
         limits = rq2.Limits(window_s=args.window_s)
         docs = rq2.run_rq2(paths, out, "scripted", limits=limits)
         rows = rq2.aggregate(docs)
 
         print()
-        print(f"RQ2 outcomes, scripted agent, {len(paths)} checkpoints, {len(docs)} continuations "
-              f"(timely: {limits.timely_actions} actions and {limits.timely_s:.0f} s; window {limits.window_s:.0f} s)")
-        header = ("Game", "State", "Cond", "n", "Timely restart", "Verified recovery", "Same-level win", "Recurrence")
+        print(
+            f"RQ2 outcomes, scripted agent, {len(paths)} checkpoints, {len(docs)} continuations "
+            f"(timely: {limits.timely_actions} actions and {limits.timely_s:.0f} s; window {limits.window_s:.0f} s)"
+        )
+        header = (
+            "Game",
+            "State",
+            "Cond",
+            "n",
+            "Timely restart",
+            "Verified recovery",
+            "Same-level win",
+            "Recurrence",
+        )
         widths = (12, 5, 4, 3, 15, 17, 15, 12)
         print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
         for r in rows:
-            values = (r["game"], r["class"], r["condition"], str(r["n"]), cell(r["timely_restart"], r["n"]),
-                      cell(r["verified_recovery"], r["n"]), cell(r["same_level_win"], r["n"]),
-                      "—" if r["verified_recovery"] is None else cell(r["recurrence"], r["verified_recovery"]))
+            values = (
+                r["game"],
+                r["class"],
+                r["condition"],
+                str(r["n"]),
+                cell(r["timely_restart"], r["n"]),
+                cell(r["verified_recovery"], r["n"]),
+                cell(r["same_level_win"], r["n"]),
+                "—"
+                if r["verified_recovery"] is None
+                else cell(r["recurrence"], r["verified_recovery"]),
+            )
             print("  ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)))
         print()
-        print(json.dumps({"checkpoints": len(paths), "continuations": len(docs), "outcomes": rows,
-                          "wall_s": round(time.perf_counter() - t0, 1)}))
+        print(
+            json.dumps(
+                {
+                    "checkpoints": len(paths),
+                    "continuations": len(docs),
+                    "outcomes": rows,
+                    "wall_s": round(time.perf_counter() - t0, 1),
+                }
+            )
+        )
         if args.out:
             print(f"records: {out / 'rq2'}; table: puzzlegym report {out}")
 

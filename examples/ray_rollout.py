@@ -29,7 +29,9 @@ import ray
 class RolloutActor:
     """One vector env (``SyncVectorEnv`` of ``envs`` copies) in one Ray worker process."""
 
-    def __init__(self, env_id: str, envs: int, seed: int, make_kwargs: dict, model: str | None) -> None:
+    def __init__(
+        self, env_id: str, envs: int, seed: int, make_kwargs: dict, model: str | None
+    ) -> None:
         import gymnasium as gym
         import torch
 
@@ -66,18 +68,31 @@ class RolloutActor:
             episodes += int(ended.sum())
             successes += int(terminated.sum())  # a single-level objective ends only when won
         elapsed = time.perf_counter() - t0
-        return {"env_steps": steps * self.envs.num_envs, "episodes": episodes,
-                "successes": successes, "seconds": elapsed}
+        return {
+            "env_steps": steps * self.envs.num_envs,
+            "episodes": episodes,
+            "successes": successes,
+            "seconds": elapsed,
+        }
 
     def close(self) -> None:
         self.envs.close()
 
 
-def rollout(env_id: str, actors: int, envs_per_actor: int, steps: int, seed: int,
-            make_kwargs: dict, model: str | None = None) -> dict:
+def rollout(
+    env_id: str,
+    actors: int,
+    envs_per_actor: int,
+    steps: int,
+    seed: int,
+    make_kwargs: dict,
+    model: str | None = None,
+) -> dict:
     """Run ``actors`` actors for ``steps`` vector steps each (Ray must be initialised)."""
-    pool = [RolloutActor.remote(env_id, envs_per_actor, seed + 1000 * i, make_kwargs, model)
-            for i in range(actors)]
+    pool = [
+        RolloutActor.remote(env_id, envs_per_actor, seed + 1000 * i, make_kwargs, model)
+        for i in range(actors)
+    ]
     t0 = time.perf_counter()
     parts = ray.get([a.rollout.remote(steps) for a in pool])
     wall = time.perf_counter() - t0
@@ -85,14 +100,21 @@ def rollout(env_id: str, actors: int, envs_per_actor: int, steps: int, seed: int
     for a in pool:
         ray.kill(a)
     total = {k: sum(p[k] for p in parts) for k in ("env_steps", "episodes", "successes")}
-    total.update(env_id=env_id, actors=actors, envs_per_actor=envs_per_actor,
-                 wall_s=round(wall, 2), env_steps_per_s=round(total["env_steps"] / wall, 1))
+    total.update(
+        env_id=env_id,
+        actors=actors,
+        envs_per_actor=envs_per_actor,
+        wall_s=round(wall, 2),
+        env_steps_per_s=round(total["env_steps"] / wall, 1),
+    )
     return total
 
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--address", default=None, help="a Ray cluster to join (default: a local instance)")
+    p.add_argument(
+        "--address", default=None, help="a Ray cluster to join (default: a local instance)"
+    )
     p.add_argument("--env-id", default="LongPuzzle/MazePaint-Easy")
     p.add_argument("--level", type=int, default=1)
     p.add_argument("--budget-s", type=float, default=14.0)
@@ -108,10 +130,24 @@ def main(argv=None) -> None:
     else:
         ray.init(address=args.address)
     try:
-        make_kwargs = dict(actions="board", buttons=(), scale=args.scale, grayscale=True,
-                           start="board", level=args.level, budget_s=args.budget_s)
-        summary = rollout(args.env_id, args.actors, args.envs_per_actor, args.steps, args.seed,
-                          make_kwargs, args.model)
+        make_kwargs = dict(
+            actions="board",
+            buttons=(),
+            scale=args.scale,
+            grayscale=True,
+            start="board",
+            level=args.level,
+            budget_s=args.budget_s,
+        )
+        summary = rollout(
+            args.env_id,
+            args.actors,
+            args.envs_per_actor,
+            args.steps,
+            args.seed,
+            make_kwargs,
+            args.model,
+        )
     finally:
         ray.shutdown()
     print(json.dumps(summary))

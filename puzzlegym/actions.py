@@ -109,7 +109,8 @@ class Batch:
 Action = Click | DoubleClick | Drag | PressKey | TypeText | Scroll | Wait | Answer | Batch
 
 _TYPES: dict[str, type] = {
-    cls.type: cls for cls in (Click, DoubleClick, Drag, PressKey, TypeText, Scroll, Wait, Answer, Batch)
+    cls.type: cls
+    for cls in (Click, DoubleClick, Drag, PressKey, TypeText, Scroll, Wait, Answer, Batch)
 }
 _FIELDS: dict[str, tuple[str, ...]] = {
     "click": ("x", "y"),
@@ -226,7 +227,9 @@ def _parse(obj: Any, where: str, *, in_batch: bool) -> Action:
         raise ActionError(f"{where}: missing field {missing[0]!r}; {kind} needs {list(required)}")
     extra = sorted(set(obj) - set(required) - set(_OPTIONAL.get(kind, ())) - {"type"}, key=str)
     if extra:
-        raise ActionError(f"{where}: unexpected field {shown(extra[0])}; {kind} takes {list(required)}")
+        raise ActionError(
+            f"{where}: unexpected field {shown(extra[0])}; {kind} takes {list(required)}"
+        )
     values = {name: obj[name] for name in required + _OPTIONAL.get(kind, ()) if name in obj}
     if kind == "batch":
         members = values["actions"]
@@ -296,7 +299,11 @@ class GUIActionSpace(spaces.Space):
     def _sample_one(self, kind: str) -> dict:
         rng = self.np_random
         if kind in ("click", "double_click"):
-            return {"type": kind, "x": int(rng.integers(SCREEN_WIDTH)), "y": int(rng.integers(SCREEN_HEIGHT))}
+            return {
+                "type": kind,
+                "x": int(rng.integers(SCREEN_WIDTH)),
+                "y": int(rng.integers(SCREEN_HEIGHT)),
+            }
         if kind == "drag":
             return {
                 "type": "drag",
@@ -310,7 +317,10 @@ class GUIActionSpace(spaces.Space):
             return {"type": "press_key", "key": keys[int(rng.integers(len(keys)))]}
         if kind == "type_text":
             n = int(rng.integers(1, 9))
-            return {"type": "type_text", "text": "".join(rng.choice(list(string.ascii_lowercase), n))}
+            return {
+                "type": "type_text",
+                "text": "".join(rng.choice(list(string.ascii_lowercase), n)),
+            }
         if kind == "scroll":
             return {"type": "scroll", "direction": SCROLL_DIRECTIONS[int(rng.integers(4))]}
         if kind == "answer":
@@ -318,7 +328,12 @@ class GUIActionSpace(spaces.Space):
         if kind == "batch":
             n = int(rng.integers(1, 4))
             inner = [k for k in self._kinds if k not in ("batch", "answer")] or ["wait"]
-            return {"type": "batch", "actions": [self._sample_one(inner[int(rng.integers(len(inner)))]) for _ in range(n)]}
+            return {
+                "type": "batch",
+                "actions": [
+                    self._sample_one(inner[int(rng.integers(len(inner)))]) for _ in range(n)
+                ],
+            }
         return {"type": "wait"}
 
     def sample(self, mask: Any = None, probability: Any = None) -> dict:
@@ -338,8 +353,10 @@ class GUIActionSpace(spaces.Space):
         return "GUIActionSpace(" + ", ".join(self._kinds) + ")"
 
     def __eq__(self, other: Any) -> bool:
-        return isinstance(other, GUIActionSpace) and self._kinds == other._kinds and np.array_equal(
-            self._probs, other._probs
+        return (
+            isinstance(other, GUIActionSpace)
+            and self._kinds == other._kinds
+            and np.array_equal(self._probs, other._probs)
         )
 
     def __hash__(self) -> int:  # pragma: no cover - spaces are rarely hashed

@@ -38,7 +38,9 @@ def check_level_keys(data: Any, required: Sequence[str], optional: Sequence[str]
     allowed = tuple(required) + tuple(optional)
     extra = sorted(str(k) for k in data if k not in allowed)
     if extra:
-        raise LevelError(f"level: unexpected key(s) {', '.join(extra)}; allowed: {', '.join(allowed)}")
+        raise LevelError(
+            f"level: unexpected key(s) {', '.join(extra)}; allowed: {', '.join(allowed)}"
+        )
 
 
 def check_id(value: Any) -> None:
@@ -63,7 +65,11 @@ def check_count(data: dict, key: str) -> None:
 
 
 def check_level_header(
-    data: Any, required: Sequence[str], optional: Sequence[str], tiers: Sequence[str], counts: Sequence[str] = ()
+    data: Any,
+    required: Sequence[str],
+    optional: Sequence[str],
+    tiers: Sequence[str],
+    counts: Sequence[str] = (),
 ) -> None:
     """The part every level document shares: an object with every ``required`` key and
     nothing unknown (:func:`check_level_keys`), each of ``counts`` (catalogue metadata) a
@@ -161,7 +167,9 @@ class Catalogue:
         return {
             "game": self.game,
             "tier": tier,
-            "levels": [{**level.to_json(), **{k: m[k] for k in self.meta_keys}} for level, m in entries],
+            "levels": [
+                {**level.to_json(), **{k: m[k] for k in self.meta_keys}} for level, m in entries
+            ],
         }
 
     def text(self, doc: dict) -> str:
@@ -173,7 +181,11 @@ class Catalogue:
     def dumps(doc: dict, multiline: str | None) -> str:
         """The catalogue text: one JSON value per level field, the ``multiline`` field (a list:
         grid rows, bolts, boards) one item per line, so diffs stay readable."""
-        lines = ["{", f'  "game": {json.dumps(doc["game"])},', f'  "tier": {json.dumps(doc["tier"])},']
+        lines = [
+            "{",
+            f'  "game": {json.dumps(doc["game"])},',
+            f'  "tier": {json.dumps(doc["tier"])},',
+        ]
         lines.append('  "levels": [')
         for k, level in enumerate(doc["levels"]):
             lines.append("    {")

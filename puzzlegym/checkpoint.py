@@ -46,7 +46,9 @@ _VERSION = re.compile(r"(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?([.+-][0-9A-Za-z.+-]
 
 def _canonical(doc: Any) -> bytes:
     try:
-        return json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        return json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False).encode(
+            "utf-8"
+        )
     except RecursionError:
         raise CheckpointError("checkpoint is invalid: nested too deeply") from None
     except (TypeError, ValueError) as exc:
@@ -89,7 +91,9 @@ class SuiteDoc(_Strict):
     screen: Literal[SCREENS]  # type: ignore[valid-type]
     game: Name | None
     tier: Name | None
-    progress: dict[Annotated[str, Field(max_length=130)], list[Annotated[int, Field(ge=0, le=10_000)]]]
+    progress: dict[
+        Annotated[str, Field(max_length=130)], list[Annotated[int, Field(ge=0, le=10_000)]]
+    ]
     board: BoardDoc | None
 
 
@@ -203,7 +207,9 @@ def validate_payload(payload: Any) -> None:
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(["payload", *(str(p) for p in err["loc"])])
-        raise CheckpointError(f"checkpoint {where}: {err['msg']} (got {shown(err.get('input'))})") from None
+        raise CheckpointError(
+            f"checkpoint {where}: {err['msg']} (got {shown(err.get('input'))})"
+        ) from None
     except RecursionError:
         raise CheckpointError("checkpoint payload: nested too deeply") from None
     check_results(payload["evaluator"])
@@ -221,7 +227,9 @@ def check_results(evaluator: dict) -> None:
     obj = evaluator["objective"]
     game, tier = obj["game"], obj["tier"]
     results = evaluator["results"]
-    if sorted(int(k) for k in results) != sorted(set(obj["targets"])) or len(results) != len(obj["targets"]):
+    if sorted(int(k) for k in results) != sorted(set(obj["targets"])) or len(results) != len(
+        obj["targets"]
+    ):
         raise CheckpointError(
             f"checkpoint payload.evaluator.results: levels {sorted(int(k) for k in results)} "
             f"are not the objective's targets {obj['targets']}"
@@ -287,13 +295,21 @@ class Checkpoint:
     @classmethod
     def from_json(cls, doc: Any) -> Checkpoint:
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-            raise CheckpointError("not a puzzlegym checkpoint: the 'format' field is missing or wrong")
+            raise CheckpointError(
+                "not a puzzlegym checkpoint: the 'format' field is missing or wrong"
+            )
         if doc.get("format_version") not in READABLE_VERSIONS:
             raise CheckpointError(
                 f"checkpoint format_version {shown(doc.get('format_version'))} is not supported; "
                 f"this puzzlegym reads versions {', '.join(map(str, READABLE_VERSIONS))}"
             )
-        for name in ("puzzlegym_version", "catalogue_sha256", "config", "payload", "payload_sha256"):
+        for name in (
+            "puzzlegym_version",
+            "catalogue_sha256",
+            "config",
+            "payload",
+            "payload_sha256",
+        ):
             if name not in doc:
                 raise CheckpointError(f"checkpoint is missing the field {name!r}")
         theirs, mine = _version_key(doc["puzzlegym_version"]), _version_key(__version__)
@@ -306,21 +322,33 @@ class Checkpoint:
                 f"checkpoint was written by puzzlegym {doc['puzzlegym_version']}, newer than this "
                 f"puzzlegym {__version__}; upgrade to read it"
             )
-        if not isinstance(doc["catalogue_sha256"], str) or not re.fullmatch(r"[0-9a-f]{64}", doc["catalogue_sha256"]):
-            raise CheckpointError(f"checkpoint catalogue_sha256: expected 64 hex digits, got {shown(doc['catalogue_sha256'])}")
+        if not isinstance(doc["catalogue_sha256"], str) or not re.fullmatch(
+            r"[0-9a-f]{64}", doc["catalogue_sha256"]
+        ):
+            raise CheckpointError(
+                f"checkpoint catalogue_sha256: expected 64 hex digits, got {shown(doc['catalogue_sha256'])}"
+            )
         for name in ("config", "payload"):
             if not isinstance(doc[name], dict):
-                raise CheckpointError(f"checkpoint {name}: expected a JSON object, got {type(doc[name]).__name__}")
+                raise CheckpointError(
+                    f"checkpoint {name}: expected a JSON object, got {type(doc[name]).__name__}"
+                )
         digest = hashlib.sha256(_canonical([doc["config"], doc["payload"]])).hexdigest()
         if digest != doc["payload_sha256"]:
-            raise CheckpointError("checkpoint is corrupt: its payload does not match payload_sha256")
+            raise CheckpointError(
+                "checkpoint is corrupt: its payload does not match payload_sha256"
+            )
         certificate = doc.get("certificate")
         if certificate is not None or "certificate_sha256" in doc:
             if not isinstance(certificate, dict):
                 raise CheckpointError("checkpoint field 'certificate': expected a JSON object")
             if hashlib.sha256(_canonical(certificate)).hexdigest() != doc.get("certificate_sha256"):
-                raise CheckpointError("checkpoint is corrupt: its certificate does not match certificate_sha256")
-        payload = doc["payload"] if doc["format_version"] == FORMAT_VERSION else _upgraded(doc["payload"])
+                raise CheckpointError(
+                    "checkpoint is corrupt: its certificate does not match certificate_sha256"
+                )
+        payload = (
+            doc["payload"] if doc["format_version"] == FORMAT_VERSION else _upgraded(doc["payload"])
+        )
         return cls(
             config=doc["config"],
             payload=payload,

@@ -58,15 +58,30 @@ from puzzlegym.version import __version__
 
 STARTS = ("home", "board")
 # the keys of PuzzleEnv.config: what shapes an episode (records and checkpoints carry it)
-CONFIG_KEYS = frozenset({"env_id", "backend", "start", "level", "clock", "budget_s", "reward",
-                         "action_cost_s", "levels", "num_levels", "start_level"})
+CONFIG_KEYS = frozenset(
+    {
+        "env_id",
+        "backend",
+        "start",
+        "level",
+        "clock",
+        "budget_s",
+        "reward",
+        "action_cost_s",
+        "levels",
+        "num_levels",
+        "start_level",
+    }
+)
 OBSERVATIONS = ("pixels", "none")  # set_observation: frames, or none painted at all
 REWARDS = ("potential", "sparse")
 ANNOTATION_KINDS = ("intervention",)  # record lines wrappers may add (PuzzleEnv.annotate)
 
 
 def _positive_finite(value: Any) -> bool:
-    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, (bool, np.bool_)):
+    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(
+        value, (bool, np.bool_)
+    ):
         return False
     try:
         return bool(math.isfinite(value) and value > 0)
@@ -80,7 +95,9 @@ def _check_record_dir(record_dir: Any) -> str:
     creating the parent and writing a probe file there, so a bad path fails here, not at the
     first reset."""
     if not isinstance(record_dir, (str, os.PathLike)) or not str(record_dir).strip():
-        raise ConfigError(f"record_dir: expected a directory path (str or os.PathLike), got {shown(record_dir)}")
+        raise ConfigError(
+            f"record_dir: expected a directory path (str or os.PathLike), got {shown(record_dir)}"
+        )
     path = Path(record_dir)
     if path.exists() and not path.is_dir():
         raise ConfigError(f"record_dir: {str(path)!r} exists and is not a directory")
@@ -89,7 +106,9 @@ def _check_record_dir(record_dir: Any) -> str:
         with tempfile.TemporaryFile(dir=path.parent):
             pass
     except OSError as exc:
-        raise ConfigError(f"record_dir: cannot write records under {str(path.parent)!r}: {exc.strerror}") from None
+        raise ConfigError(
+            f"record_dir: cannot write records under {str(path.parent)!r}: {exc.strerror}"
+        ) from None
     return str(record_dir)
 
 
@@ -123,7 +142,9 @@ def puzzle_env(env: gym.Env, who: str) -> PuzzleEnv:
     """
     base = env.unwrapped
     if not isinstance(base, PuzzleEnv):
-        raise ConfigError(f"{who}: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got {type(base).__name__}")
+        raise ConfigError(
+            f"{who}: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got {type(base).__name__}"
+        )
     return base
 
 
@@ -207,35 +228,55 @@ class PuzzleEnv(gym.Env):
                 "start_level, record_dir, agent, record_frames, render_cache_bytes"
             )
         if agent is not None and (not isinstance(agent, str) or not 1 <= len(agent) <= 200):
-            raise ConfigError(f"agent: expected None or the agent's name (1..200 characters), got {shown(agent)}")
+            raise ConfigError(
+                f"agent: expected None or the agent's name (1..200 characters), got {shown(agent)}"
+            )
         self.game = get_game(game)
         if tier not in self.game.tiers:
-            raise ConfigError(f"tier: {tier!r} is not a tier of {game}; allowed: {', '.join(self.game.tiers)}")
+            raise ConfigError(
+                f"tier: {tier!r} is not a tier of {game}; allowed: {', '.join(self.game.tiers)}"
+            )
         self.tier = tier
         n = len(self.game.load_catalogue(tier))
         if start not in STARTS:
             raise ConfigError(f"start: {start!r} is not allowed; allowed: {', '.join(STARTS)}")
-        if level is not None and (isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= n):
-            raise ConfigError(f"level: {level!r} is not a level of {game}-{tier}; allowed: None or 1..{n}")
+        if level is not None and (
+            isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= n
+        ):
+            raise ConfigError(
+                f"level: {level!r} is not a level of {game}-{tier}; allowed: None or 1..{n}"
+            )
         if clock not in ("sim", "wall"):
             raise ConfigError(f"clock: {clock!r} is not allowed; allowed: sim, wall")
         if not _positive_finite(budget_s):
-            raise ConfigError(f"budget_s: must be a positive, finite number of seconds, got {shown(budget_s)}")
+            raise ConfigError(
+                f"budget_s: must be a positive, finite number of seconds, got {shown(budget_s)}"
+            )
         if reward not in REWARDS:
             raise ConfigError(f"reward: {reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
         if render_mode not in (None, "rgb_array"):
-            raise ConfigError(f"render_mode: {render_mode!r} is not supported; allowed: None, 'rgb_array'")
+            raise ConfigError(
+                f"render_mode: {render_mode!r} is not supported; allowed: None, 'rgb_array'"
+            )
         if not _positive_finite(action_cost_s):
-            raise ConfigError(f"action_cost_s: must be a positive, finite number of seconds, got {shown(action_cost_s)}")
+            raise ConfigError(
+                f"action_cost_s: must be a positive, finite number of seconds, got {shown(action_cost_s)}"
+            )
         split = check_split(levels, num_levels, start_level)
         if record_frames not in (None, "hash"):
-            raise ConfigError(f"record_frames: {record_frames!r} is not allowed; allowed: None, 'hash'")
+            raise ConfigError(
+                f"record_frames: {record_frames!r} is not allowed; allowed: None, 'hash'"
+            )
         if record_dir is not None:
             record_dir = _check_record_dir(record_dir)
         if render_cache_bytes is not None and (
-            isinstance(render_cache_bytes, bool) or not isinstance(render_cache_bytes, int) or render_cache_bytes < 0
+            isinstance(render_cache_bytes, bool)
+            or not isinstance(render_cache_bytes, int)
+            or render_cache_bytes < 0
         ):
-            raise ConfigError(f"render_cache_bytes: expected None or a non-negative integer, got {render_cache_bytes!r}")
+            raise ConfigError(
+                f"render_cache_bytes: expected None or a non-negative integer, got {render_cache_bytes!r}"
+            )
         try:
             self.backend = make_backend(backend, cache_bytes=render_cache_bytes)
         except ValueError as exc:
@@ -292,7 +333,9 @@ class PuzzleEnv(gym.Env):
         objective's tier holds the training levels from ``first_level`` on."""
         mine = (self.game.name, self.tier)
         level_sets = {
-            (g.name, t): LevelSet(g, t, self.training_levels, first_level or 0) if (g.name, t) == mine else LevelSet(g, t)
+            (g.name, t): LevelSet(g, t, self.training_levels, first_level or 0)
+            if (g.name, t) == mine
+            else LevelSet(g, t)
             for g in games().values()
             for t in g.tiers
         }
@@ -369,7 +412,9 @@ class PuzzleEnv(gym.Env):
         "intervention", "wrapper": ..., ...}``). Records are the evaluator's; nothing written
         here reaches the agent's observation or info."""
         if not isinstance(record, dict) or record.get("kind") not in ANNOTATION_KINDS:
-            raise ConfigError(f"annotate: expected a dict whose 'kind' is one of {ANNOTATION_KINDS}")
+            raise ConfigError(
+                f"annotate: expected a dict whose 'kind' is one of {ANNOTATION_KINDS}"
+            )
         if self.suite is None:
             raise PuzzleGymError("annotate() before reset()")
         self.bus.publish(Annotated(self.actions, round(self.clock.elapsed_s, 3), freeze(record)))
@@ -384,7 +429,9 @@ class PuzzleEnv(gym.Env):
         options = dict(options or {})
         unknown = sorted(set(options) - {"checkpoint", "first_level"})
         if unknown:
-            raise ConfigError(f"reset options: unknown option {unknown[0]!r}; allowed: 'checkpoint', 'first_level'")
+            raise ConfigError(
+                f"reset options: unknown option {unknown[0]!r}; allowed: 'checkpoint', 'first_level'"
+            )
         ckpt = options.get("checkpoint")
         if ckpt is not None and not isinstance(ckpt, Checkpoint):
             raise CheckpointError(
@@ -395,9 +442,15 @@ class PuzzleEnv(gym.Env):
             if self.split is None:
                 raise ConfigError("reset options['first_level']: only with levels='generated'")
             if ckpt is not None:
-                raise ConfigError("reset options: 'first_level' and 'checkpoint' do not go together")
+                raise ConfigError(
+                    "reset options: 'first_level' and 'checkpoint' do not go together"
+                )
             first = self.split.check_first_level(first, "reset options['first_level']")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64):
+        if seed is not None and (
+            isinstance(seed, bool)
+            or not isinstance(seed, (int, np.integer))
+            or not 0 <= seed < 2**64
+        ):
             raise ConfigError(f"seed: expected None or an integer 0..2**64-1, got {shown(seed)}")
         restoring: tuple[dict[str, Any], Checkpoint] | None = None
         if ckpt is not None:
@@ -406,7 +459,11 @@ class PuzzleEnv(gym.Env):
         elif self.split is not None:
             drawn = first is None
             if first is None:  # the draw reset() will make, on a copy of the generator it will use
-                rng = gymnasium_seeding.np_random(seed)[0] if seed is not None else copy.deepcopy(self.np_random)
+                rng = (
+                    gymnasium_seeding.np_random(seed)[0]
+                    if seed is not None
+                    else copy.deepcopy(self.np_random)
+                )
                 first = self.split.draw(rng)
             # the episode's first target level, generated before anything changes (a
             # generator that fails raises here, not half-way into the episode)
@@ -448,7 +505,9 @@ class PuzzleEnv(gym.Env):
                 break
             self.clock.tick()
             self.actions += 1
-            now = self.clock.elapsed_s  # the action's time (one reading, so wall-clock records replay)
+            now = (
+                self.clock.elapsed_s
+            )  # the action's time (one reading, so wall-clock records replay)
             self._now = now
             this = False  # this primitive's own acceptance (a batch member's, in the record)
             if isinstance(prim, Answer):
@@ -462,7 +521,9 @@ class PuzzleEnv(gym.Env):
             accepted |= this
             feedback = suite.board.feedback if suite.board else ""
             action = freeze(to_dict(prim))
-            self.bus.publish(ActionTaken(self.actions, round(now, 3), action, this, suite.screen, feedback))
+            self.bus.publish(
+                ActionTaken(self.actions, round(now, 3), action, this, suite.screen, feedback)
+            )
             if ev.success:
                 terminated = True
             if terminated:
@@ -527,7 +588,9 @@ class PuzzleEnv(gym.Env):
         when asked. ``"pixels"``: frames again, at :attr:`resolution`. The in-process backend
         only (the browser backend's observation is the page's screenshot)."""
         if kind not in OBSERVATIONS:
-            raise ConfigError(f"observation: {shown(kind)} is not allowed; allowed: {', '.join(OBSERVATIONS)}")
+            raise ConfigError(
+                f"observation: {shown(kind)} is not allowed; allowed: {', '.join(OBSERVATIONS)}"
+            )
         if kind == "none" and self.config["backend"] != "native":
             raise ConfigError(
                 f"observation: 'none' (no frames) needs backend='native'; this env uses "
@@ -575,8 +638,10 @@ class PuzzleEnv(gym.Env):
                 f"{type(resolution).__name__}"
             )
         if self._observation == "none":
-            raise ConfigError("resolution: observations are off (set_observation('none')); "
-                              "call set_observation('pixels') first")
+            raise ConfigError(
+                "resolution: observations are off (set_observation('none')); "
+                "call set_observation('pixels') first"
+            )
         if not hasattr(self.backend, "set_resolution"):
             if resolution.is_full:
                 return
@@ -628,7 +693,9 @@ class PuzzleEnv(gym.Env):
             # private: the evaluator's view (strip with puzzlegym.wrappers.BlackBox)
             "evaluator": {
                 "level": board.index + 1 if board is not None and on_target else None,
-                "potential": board.potential if board is not None and suite.screen == LEVEL else None,
+                "potential": board.potential
+                if board is not None and suite.screen == LEVEL
+                else None,
                 "progress": self._phi,
                 "levels_won": ev.levels_won,
                 "lc": ev.lc,
@@ -655,7 +722,15 @@ class PuzzleEnv(gym.Env):
         board = None
         if b is not None:
             board = BoardProbe(
-                b.game, b.tier, b.index, b.level, b.state, b.ui, len(b.history), b.feedback, ev.is_target(b)
+                b.game,
+                b.tier,
+                b.index,
+                b.level,
+                b.state,
+                b.ui,
+                len(b.history),
+                b.feedback,
+                ev.is_target(b),
             )
         probe = Probe(
             env_id=self.config["env_id"],
@@ -741,7 +816,9 @@ class PuzzleEnv(gym.Env):
             raise CheckpointError("checkpoint payload.first_level: a catalogue episode has none")
         if self.split is not None:
             if first is None:
-                raise CheckpointError("checkpoint payload.first_level: a generated episode needs its first training level")
+                raise CheckpointError(
+                    "checkpoint payload.first_level: a generated episode needs its first training level"
+                )
             try:
                 first = self.split.check_first_level(first, "checkpoint payload.first_level")
             except ConfigError as exc:
@@ -759,7 +836,11 @@ class PuzzleEnv(gym.Env):
         except RecursionError:
             raise CheckpointError("checkpoint payload: nested too deeply") from None
         parts.update(
-            steps=p["steps"], actions=p["actions"], _terminated=p["terminated"], _seed=p["seed"], _first_level=first
+            steps=p["steps"],
+            actions=p["actions"],
+            _terminated=p["terminated"],
+            _seed=p["seed"],
+            _first_level=first,
         )
         return parts
 
@@ -768,10 +849,12 @@ class PuzzleEnv(gym.Env):
             setattr(self, name, value)
         self._now = self.clock.elapsed_s
         # the record says it continues a checkpoint: not a whole objective run (not scored)
-        self._open_record(restored={
-            "payload_sha256": ckpt.to_json()["payload_sha256"],
-            "steps": self.steps,
-            "actions": self.actions,
-            "elapsed_s": round(self.clock.elapsed_s, 3),
-        })
+        self._open_record(
+            restored={
+                "payload_sha256": ckpt.to_json()["payload_sha256"],
+                "steps": self.steps,
+                "actions": self.actions,
+                "elapsed_s": round(self.clock.elapsed_s, 3),
+            }
+        )
         self.backend.invalidate()

@@ -22,7 +22,9 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def check_exact_keys(data: dict, keys: Sequence[str], name: str, error: type[Exception] = ValueError) -> None:
+def check_exact_keys(
+    data: dict, keys: Sequence[str], name: str, error: type[Exception] = ValueError
+) -> None:
     """``data`` (an object) has exactly ``keys``: else ``{name}: missing key(s) ...;
     unexpected key(s) ...; expected exactly ...``."""
     if set(data) == set(keys):
@@ -42,13 +44,17 @@ def row_col(value: Any, name: str, error: type[Exception] = ValueError) -> tuple
     return value[0], value[1]
 
 
-def check_in_grid(row: int, col: int, height: int, width: int, name: str, error: type[Exception] = ValueError) -> None:
+def check_in_grid(
+    row: int, col: int, height: int, width: int, name: str, error: type[Exception] = ValueError
+) -> None:
     """Cell ``(row, col)`` lies inside a ``height`` x ``width`` grid."""
     if not (0 <= row < height and 0 <= col < width):
         raise error(f"{name}: [{shown(row)}, {shown(col)}] is outside the {height}x{width} grid")
 
 
-def grid_cell(value: Any, name: str, height: int, width: int, error: type[Exception] = ValueError) -> tuple[int, int]:
+def grid_cell(
+    value: Any, name: str, height: int, width: int, error: type[Exception] = ValueError
+) -> tuple[int, int]:
     """``[row, col]`` (:func:`row_col`) inside a ``height`` x ``width`` grid."""
     row, col = row_col(value, name, error)
     check_in_grid(row, col, height, width, name, error)

@@ -80,7 +80,9 @@ class GameView(Protocol):
         """The panel the board lies on (``puzzlegym.screen.panel.panel_rect`` of the board's
         own pixels), inside ``area``: the window the training view frames."""
 
-    def on_gesture(self, level: Any, state: Any, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
+    def on_gesture(
+        self, level: Any, state: Any, ui: Any, gesture: Gesture, area: Rect
+    ) -> ViewOutcome:
         """Map a recognized gesture (click, drag, swipe, key) to a move and/or a new ui state."""
 
     def after_move(self, level: Any, state: Any, ui: Any) -> Any:
@@ -199,7 +201,9 @@ class Game:
 
     def __reduce__(self):
         if not self.package:
-            raise TypeError(f"game {self.name!r}: only a game made by Game.from_package pickles (by its package)")
+            raise TypeError(
+                f"game {self.name!r}: only a game made by Game.from_package pickles (by its package)"
+            )
         return (game_of_package, (self.package, self.name))
 
     def __deepcopy__(self, memo):
@@ -226,7 +230,10 @@ class Game:
         from importlib.util import find_spec
 
         rules = fields.pop("rules", None) or import_module(f"{package}.rules")
-        load_catalogue = fields.pop("load_catalogue", None) or import_module(f"{package}.catalogue").load_catalogue
+        load_catalogue = (
+            fields.pop("load_catalogue", None)
+            or import_module(f"{package}.catalogue").load_catalogue
+        )
         fmt = resources.files(package) / "format.md"
         defaults = dict(
             tiers=rules.TIERS,
@@ -240,7 +247,9 @@ class Game:
             generate=PackageGenerator(package),
             rule_card=(resources.files(package) / "card.md").read_text(encoding="utf-8"),
             level_format=fmt.read_text(encoding="utf-8") if fmt.is_file() else "",
-            planes=import_module(f"{package}.planes").PLANES if find_spec(f"{package}.planes") else None,
+            planes=import_module(f"{package}.planes").PLANES
+            if find_spec(f"{package}.planes")
+            else None,
             package=package,
         )
         return cls(**{**defaults, **fields})

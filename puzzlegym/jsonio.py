@@ -21,8 +21,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_INT_DIGITS", "JSONError", "Unrepresentable", "dumps_line", "loads", "representable", "write_atomic",
-           "write_json"]
+__all__ = [
+    "MAX_INT_DIGITS",
+    "JSONError",
+    "Unrepresentable",
+    "dumps_line",
+    "loads",
+    "representable",
+    "write_atomic",
+    "write_json",
+]
 
 MAX_INT_DIGITS = 30  # far beyond any count, index or seed puzzlegym takes (2**64 has 20 digits)
 _INT_LIMIT = 10**MAX_INT_DIGITS  # the smallest integer with more digits
@@ -119,7 +127,9 @@ def write_atomic(path: str | os.PathLike, data: bytes | str | Callable[[Path], N
     file gets the mode a plain ``open()`` would give it (``FILE_MODE``), not the temporary
     file's private 0600."""
     path = Path(path)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".tmp{path.suffix}", dir=path.parent)
+    fd, tmp_name = tempfile.mkstemp(
+        prefix=f".{path.name}.", suffix=f".tmp{path.suffix}", dir=path.parent
+    )
     tmp = Path(tmp_name)
     try:
         if callable(data):

@@ -47,8 +47,17 @@ from puzzlegym.version import __version__
 
 FORMAT = "puzzlegym-level-cache"
 FORMAT_VERSION = 1
-KEYS = ("format", "format_version", "puzzlegym_version", "generator", "game", "tier", "seed", "level",
-        "level_sha256")
+KEYS = (
+    "format",
+    "format_version",
+    "puzzlegym_version",
+    "generator",
+    "game",
+    "tier",
+    "seed",
+    "level",
+    "level_sha256",
+)
 DEFAULT_MAX_MB = 256
 MAX_FILE_BYTES = 1 << 20  # far above any level document (the largest catalogue level is ~3 KB)
 OFF = ("off", "0", "none", "false")
@@ -101,7 +110,9 @@ def default_max_bytes() -> int:
     except ValueError:
         mb = -1
     if not 1 <= mb <= 2**20:
-        raise ConfigError(f"PUZZLEGYM_CACHE_MAX_MB: expected an integer 1..1048576 (megabytes), got {value[:40]!r}")
+        raise ConfigError(
+            f"PUZZLEGYM_CACHE_MAX_MB: expected an integer 1..1048576 (megabytes), got {value[:40]!r}"
+        )
     return mb * 2**20
 
 
@@ -143,7 +154,14 @@ class LevelCache:
             raise ConfigError(f"seed: expected a non-negative integer, got {seed!r}")
         if tier not in game.tiers:
             raise ConfigError(f"tier: {tier!r} is not a tier of {game.name}")
-        return self.levels_dir / __version__ / game.name / tier / generator_hash(game)[:16] / f"{seed}.json"
+        return (
+            self.levels_dir
+            / __version__
+            / game.name
+            / tier
+            / generator_hash(game)[:16]
+            / f"{seed}.json"
+        )
 
     def _document(self, game: Game, tier: str, seed: int, level_doc: dict) -> dict:
         return {
@@ -203,7 +221,10 @@ class LevelCache:
         if self._broken:
             return
         path = self.path(game, tier, seed)
-        text = json.dumps(self._document(game, tier, seed, game.level_to_json(level)), allow_nan=False) + "\n"
+        text = (
+            json.dumps(self._document(game, tier, seed, game.level_to_json(level)), allow_nan=False)
+            + "\n"
+        )
         try:
             if self._usage is None:
                 self._measure_and_prune()
@@ -217,8 +238,10 @@ class LevelCache:
                         raise
         except OSError as exc:
             self._broken = True
-            warnings.warn(f"puzzlegym level cache {self.root}: cannot write ({exc}); generating without it",
-                          stacklevel=2)
+            warnings.warn(
+                f"puzzlegym level cache {self.root}: cannot write ({exc}); generating without it",
+                stacklevel=2,
+            )
             return
         self.written += 1
         self._since += max(len(text), 4096)  # a small file takes at least one block

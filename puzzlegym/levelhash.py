@@ -32,7 +32,9 @@ def canonical_document(game: Game, level: Any) -> dict:
 
 def level_hash(game: Game, level: Any) -> str:
     """The SHA-256 (hex) of ``level``'s canonical document."""
-    text = json.dumps(canonical_document(game, level), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    text = json.dumps(
+        canonical_document(game, level), sort_keys=True, separators=(",", ":"), allow_nan=False
+    )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -40,7 +42,9 @@ def catalogue_hashes(game: Game) -> frozenset[str]:
     """The canonical hashes of every catalogue level of ``game``, all tiers (computed once)."""
     found = _CATALOGUE.get(game.name)
     if found is None:
-        found = frozenset(level_hash(game, level) for tier in game.tiers for level in game.load_catalogue(tier))
+        found = frozenset(
+            level_hash(game, level) for tier in game.tiers for level in game.load_catalogue(tier)
+        )
         _CATALOGUE[game.name] = found
     return found
 

@@ -78,7 +78,11 @@ class Planes:
         dims = [self.dims(level) for level in levels]
         if not dims:
             raise ValueError("planes: no levels to size the board tensor by")
-        return (len(self.fixed) + max(d[0] for d in dims), max(d[1] for d in dims), max(d[2] for d in dims))
+        return (
+            len(self.fixed) + max(d[0] for d in dims),
+            max(d[1] for d in dims),
+            max(d[2] for d in dims),
+        )
 
     def names(self, shape: tuple[int, int, int]) -> tuple[str, ...]:
         """The name of every plane of a tensor of ``shape``, in order."""

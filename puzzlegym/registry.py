@@ -61,7 +61,7 @@ def parse_env_id(env_id: str) -> tuple[Game, str]:
             f"env id: {env_id!r} is not registered (ids look like {ID_PREFIX}<Game>-<Tier>); "
             f"allowed: {', '.join(env_ids())}"
         )
-    name, _, tier = env_id[len(ID_PREFIX):].partition("-")
+    name, _, tier = env_id[len(ID_PREFIX) :].partition("-")
     game = games().get(name)
     if game is None or tier not in game.tiers:
         raise ConfigError(f"env id: {env_id!r} is not registered; allowed: {', '.join(env_ids())}")

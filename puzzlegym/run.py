@@ -42,7 +42,15 @@ from puzzlegym.errors import ConfigError, PuzzleGymError
 CONFIG_PATH = "pkg://puzzlegym.configs"
 KINDS = ("play", "train")
 _WRAPPER_KEYS = (
-    "observation", "actions", "buttons", "scale", "size", "fit", "grayscale", "grid", "view",
+    "observation",
+    "actions",
+    "buttons",
+    "scale",
+    "size",
+    "fit",
+    "grayscale",
+    "grid",
+    "view",
 )
 
 
@@ -59,7 +67,9 @@ def wrapper_kwargs(cfg: DictConfig) -> dict[str, Any]:
     wrappers = _section(cfg.wrappers, "wrappers")
     unknown = sorted(set(wrappers) - {"name", *_WRAPPER_KEYS})
     if unknown:
-        raise ConfigError(f"wrappers.{unknown[0]}: unknown key; allowed: {', '.join(_WRAPPER_KEYS)}")
+        raise ConfigError(
+            f"wrappers.{unknown[0]}: unknown key; allowed: {', '.join(_WRAPPER_KEYS)}"
+        )
     out = {k: wrappers[k] for k in _WRAPPER_KEYS if k in wrappers}
     for key in ("size", "grid"):
         if out.get(key) is not None:
@@ -86,18 +96,44 @@ def _play(cfg: DictConfig) -> dict:
     if options is not None:  # a model agent's options dict (configs/agent/openai.yaml)
         options = {k: v for k, v in options.items() if v is not None}
     return run_episode(
-        cfg.env.id, cfg.agent.name, seed=cfg.seed, out_dir=cfg.out_dir, gif=cfg.gif,
-        max_steps=cfg.max_steps, agent_options=options, **env_kwargs,
+        cfg.env.id,
+        cfg.agent.name,
+        seed=cfg.seed,
+        out_dir=cfg.out_dir,
+        gif=cfg.gif,
+        max_steps=cfg.max_steps,
+        agent_options=options,
+        **env_kwargs,
     )
 
 
 # env keywords of the env configs that the training protocol sets itself, with the value that
 # leaves them to it (configs/env/*.yaml carry every keyword at its default)
-_PROTOCOL_DEFAULTS = {"level": None, "budget_s": 3600, "levels": "catalogue", "num_levels": None,
-                      "start_level": None}
-_AGENT_KEYS = ("name", "kind", "protocol", "algo", "policy", "extractor", "net_arch", "timesteps", "n_envs",
-               "vec", "hyperparameters", "episodes", "curve_every", "curve_episodes", "torch_threads",
-               "progress")
+_PROTOCOL_DEFAULTS = {
+    "level": None,
+    "budget_s": 3600,
+    "levels": "catalogue",
+    "num_levels": None,
+    "start_level": None,
+}
+_AGENT_KEYS = (
+    "name",
+    "kind",
+    "protocol",
+    "algo",
+    "policy",
+    "extractor",
+    "net_arch",
+    "timesteps",
+    "n_envs",
+    "vec",
+    "hyperparameters",
+    "episodes",
+    "curve_every",
+    "curve_episodes",
+    "torch_threads",
+    "progress",
+)
 
 
 def train_config(cfg: DictConfig):
@@ -128,7 +164,9 @@ def train_config(cfg: DictConfig):
     passed = {k: v for k, v in env_kwargs.items() if k in ENV_KEYS}
     other = sorted(set(env_kwargs) - set(ENV_KEYS) - set(_PROTOCOL_DEFAULTS) - {"start"})
     if other:
-        raise ConfigError(f"env.kwargs.{other[0]}: not used by training; allowed: {', '.join(ENV_KEYS)}")
+        raise ConfigError(
+            f"env.kwargs.{other[0]}: not used by training; allowed: {', '.join(ENV_KEYS)}"
+        )
     wrappers = wrapper_kwargs(cfg)
     proto = dict(agent.pop("protocol", None) or {})
     for key in ("env_id", "wrappers", "env_kwargs"):
@@ -160,7 +198,9 @@ def _train(cfg: DictConfig) -> dict:
 
     config = train_config(cfg)
     if cfg.out_dir is None:
-        raise ConfigError("out_dir: a training run needs a directory (config, curve, model, result)")
+        raise ConfigError(
+            "out_dir: a training run needs a directory (config, curve, model, result)"
+        )
     result = train(config, cfg.out_dir, log=lambda line: print(line, flush=True))
     return summary(result)
 
@@ -214,7 +254,9 @@ def cmd_train(args) -> int:
     overrides = list(args.overrides)
     for override in overrides:
         if override.split("=", 1)[0].lstrip("+~").startswith(("out_dir", "hydra")):
-            raise ConfigError(f"{override.split('=', 1)[0]}: not an override of puzzlegym train; use --out DIR")
+            raise ConfigError(
+                f"{override.split('=', 1)[0]}: not an override of puzzlegym train; use --out DIR"
+            )
     groups = {o.split("=", 1)[0] for o in overrides if "=" in o}
     chosen = [f"{group}={name}" for group, name in TRAIN_DEFAULTS.items() if group not in groups]
     try:
@@ -224,13 +266,17 @@ def cmd_train(args) -> int:
     except (HydraException, OmegaConfBaseException) as exc:
         raise ConfigError(f"overrides: {str(exc).splitlines()[0]}") from None
     if kind != "train":
-        raise ConfigError(f"agent: {cfg.agent.name} is not a training agent; use agent=maskable_ppo or agent=ppo")
+        raise ConfigError(
+            f"agent: {cfg.agent.name} is not a training agent; use agent=maskable_ppo or agent=ppo"
+        )
     if args.out is not None:
         out = Path(args.out)
     else:
         name = str(cfg.env.id).rpartition("/")[2]
-        out = unused_path(Path("runs") / "train" / name / f"seed{cfg.seed}",
-                          taken=lambda p: p.exists() and any(p.iterdir()))
+        out = unused_path(
+            Path("runs") / "train" / name / f"seed{cfg.seed}",
+            taken=lambda p: p.exists() and any(p.iterdir()),
+        )
     OmegaConf.update(cfg, "out_dir", str(out))
     result = run(cfg)
     print(json.dumps(result), flush=True)

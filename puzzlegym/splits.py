@@ -77,7 +77,9 @@ class Split:
     def check_first_level(self, value: Any, where: str) -> int:
         """``value`` as an episode's first training level (``where`` names it in errors)."""
         if not _is_int(value) or not 0 <= value < self.size:
-            raise ConfigError(f"{where}: expected an integer 0..{self.size - 1} (a training level), got {shown(value)}")
+            raise ConfigError(
+                f"{where}: expected an integer 0..{self.size - 1} (a training level), got {shown(value)}"
+            )
         return int(value)
 
 
@@ -97,10 +99,14 @@ def check_split(levels: Any, num_levels: Any = None, start_level: Any = None) ->
         return None
     start = 0 if start_level is None else start_level
     if not _is_int(start) or not 0 <= start < SEED_LIMIT:
-        raise ConfigError(f"start_level: expected an integer 0..{SEED_LIMIT - 1} (the first level seed), got {shown(start_level)}")
+        raise ConfigError(
+            f"start_level: expected an integer 0..{SEED_LIMIT - 1} (the first level seed), got {shown(start_level)}"
+        )
     n = 0 if num_levels is None else num_levels
     if not _is_int(n) or n < 0:
-        raise ConfigError(f"num_levels: expected a non-negative integer (0: unbounded), got {shown(num_levels)}")
+        raise ConfigError(
+            f"num_levels: expected a non-negative integer (0: unbounded), got {shown(num_levels)}"
+        )
     if start + n > SEED_LIMIT:
         raise ConfigError(
             f"num_levels: start_level + num_levels must be at most 2**31 (level seeds are "
@@ -112,7 +118,9 @@ def check_split(levels: Any, num_levels: Any = None, start_level: Any = None) ->
 def level_targets(game: Game, level: Any) -> int:
     """How many board targets (``GameView.board_targets``) ``level`` has at its start."""
     state = game.rules.initial_state(level)
-    return len(game.view.board_targets(level, state, game.view.initial_ui(level, state), BOARD_AREA))
+    return len(
+        game.view.board_targets(level, state, game.view.initial_ui(level, state), BOARD_AREA)
+    )
 
 
 def tier_targets(game: Game, tier: str) -> int:
@@ -131,17 +139,27 @@ class TrainingLevels:
     :class:`~puzzlegym.levelcache.LevelCache`; ``"env"``: the one ``PUZZLEGYM_CACHE`` names;
     None: none). :attr:`generated` counts the calls of the game's generator."""
 
-    def __init__(self, game: Game, tier: str, split: Split, cache: LevelCache | str | None = "env") -> None:
+    def __init__(
+        self, game: Game, tier: str, split: Split, cache: LevelCache | str | None = "env"
+    ) -> None:
         if tier not in game.tiers:
-            raise ConfigError(f"tier: {tier!r} is not a tier of {game.name}; allowed: {', '.join(game.tiers)}")
+            raise ConfigError(
+                f"tier: {tier!r} is not a tier of {game.name}; allowed: {', '.join(game.tiers)}"
+            )
         if not isinstance(split, Split):
-            raise ConfigError(f"split: expected a puzzlegym.splits.Split, got {type(split).__name__}")
+            raise ConfigError(
+                f"split: expected a puzzlegym.splits.Split, got {type(split).__name__}"
+            )
         self.game, self.tier, self.split = game, tier, split
         if cache is not None and cache != "env" and not isinstance(cache, LevelCache):
-            raise ConfigError(f"cache: expected a puzzlegym LevelCache, 'env' or None, got {shown(cache)}")
+            raise ConfigError(
+                f"cache: expected a puzzlegym LevelCache, 'env' or None, got {shown(cache)}"
+            )
         self.cache = LevelCache.from_env() if isinstance(cache, str) else cache
         self.generated = 0
-        self._memo: OrderedDict[int, tuple[int, Any]] = OrderedDict()  # level seed -> (source, level)
+        self._memo: OrderedDict[int, tuple[int, Any]] = (
+            OrderedDict()
+        )  # level seed -> (source, level)
 
     def _generate(self, seed: int):
         """The generator's level for ``seed`` (None: the generator found none)."""
@@ -163,10 +181,9 @@ class TrainingLevels:
     def accepts(self, level: Any) -> bool:
         """Whether a generated level may be a training level: no catalogue level of the game
         (canonical hash) and no more board targets than the tier's largest catalogue level."""
-        return (
-            level_hash(self.game, level) not in catalogue_hashes(self.game)
-            and level_targets(self.game, level) <= tier_targets(self.game, self.tier)
-        )
+        return level_hash(self.game, level) not in catalogue_hashes(self.game) and level_targets(
+            self.game, level
+        ) <= tier_targets(self.game, self.tier)
 
     def entry(self, index: int) -> tuple[int, Any]:
         """``(generator seed, level)`` of training level ``index``."""
@@ -202,7 +219,9 @@ class LevelSet:
     the catalogue, or, given ``training``, the tier's ``n`` catalogue slots filled with
     training levels ``first``, ``first + 1``, ... (generated when first opened)."""
 
-    def __init__(self, game: Game, tier: str, training: TrainingLevels | None = None, first: int = 0) -> None:
+    def __init__(
+        self, game: Game, tier: str, training: TrainingLevels | None = None, first: int = 0
+    ) -> None:
         self.game, self.tier, self.training, self.first = game, tier, training, first
         self._catalogue = game.load_catalogue(tier)
 

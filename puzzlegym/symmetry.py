@@ -72,14 +72,17 @@ def relabelled_rows(grid: Sequence[str], keep: str, alphabet: str) -> tuple[str,
     letters in order of first appearance (row by row): colours named canonically."""
     names: dict[str, int] = {}
     return tuple(
-        "".join(ch if ch in keep else alphabet[first_seen(ch, names)[0]] for ch in row) for row in grid
+        "".join(ch if ch in keep else alphabet[first_seen(ch, names)[0]] for ch in row)
+        for row in grid
     )
 
 
 MAX_TIED_ORDERINGS = 4096
 
 
-def canonical_sequences(seqs: Sequence[Sequence], cap: int = MAX_TIED_ORDERINGS) -> tuple[tuple[int, ...], ...]:
+def canonical_sequences(
+    seqs: Sequence[Sequence], cap: int = MAX_TIED_ORDERINGS
+) -> tuple[tuple[int, ...], ...]:
     """A multiset of label sequences whose order does not matter and whose labels may be
     renamed at will (Nut and Bolt's bolts and colours), in a canonical form: over every
     ordering of the sequences, the least (chunk by chunk) list of the sequences in that

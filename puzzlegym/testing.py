@@ -61,8 +61,14 @@ def _json(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def check_game(game: Game, levels: Iterable[tuple[str, Any]] | None = None, *, walks: int = 4,
-               steps: int = 30, seed: int = 0) -> None:
+def check_game(
+    game: Game,
+    levels: Iterable[tuple[str, Any]] | None = None,
+    *,
+    walks: int = 4,
+    steps: int = 30,
+    seed: int = 0,
+) -> None:
     """Check ``game`` against the contract (module docstring); ``levels`` are ``(where,
     level)`` pairs (default: the first catalogue level of every tier); ``walks`` random
     walks of up to ``steps`` legal moves start from each level's ready board."""
@@ -86,13 +92,21 @@ def _check_fields(game: Game) -> None:
     if not game.rule_card.strip() or not game.instruction.strip() or not game.title.strip():
         _fail(game, "rule_card/instruction/title", "must not be empty")
     if game.dead_end is None:
-        _fail(game, "dead_end", "no certificate (puzzlegym.envs.game gives a game its exact certifier)")
+        _fail(
+            game,
+            "dead_end",
+            "no certificate (puzzlegym.envs.game gives a game its exact certifier)",
+        )
 
 
 def _check_level(game: Game, where: str, level: Any) -> None:
     hash(level)
     if getattr(level, "game", None) != game.name:
-        _fail(game, where, f"the level class names game {getattr(level, 'game', None)!r}, not {game.name!r}")
+        _fail(
+            game,
+            where,
+            f"the level class names game {getattr(level, 'game', None)!r}, not {game.name!r}",
+        )
     doc = _json(game.level_to_json(level))
     again = game.level_from_json(doc)
     if again != level or _json(game.level_to_json(again)) != doc:
@@ -124,10 +138,18 @@ def _check_board(game: Game, where: str, level: Any, state: Any) -> int:
         for w in view.widgets(level, state, ui, BOARD_AREA, style):
             r = w.rect
             if r.x < a.x or r.y < a.y or r.x + r.w > a.x + a.w or r.y + r.h > a.y + a.h:
-                _fail(game, where, f"widget {w.id!r} at {r} ({style} style) leaves the board area {BOARD_AREA}")
+                _fail(
+                    game,
+                    where,
+                    f"widget {w.id!r} at {r} ({style} style) leaves the board area {BOARD_AREA}",
+                )
     p = view.panel(level, BOARD_AREA)
     if p.w <= 0 or p.h <= 0 or p.x < a.x or p.y < a.y or p.x1 > a.x1 or p.y1 > a.y1:
-        _fail(game, where, f"panel {p} (the training view's window) is not a box inside the board area {BOARD_AREA}")
+        _fail(
+            game,
+            where,
+            f"panel {p} (the training view's window) is not a box inside the board area {BOARD_AREA}",
+        )
     targets = view.board_targets(level, state, ui, BOARD_AREA)
     if not all(t is None or isinstance(t, Action) for t in targets):
         _fail(game, where, "board_targets must be GUI actions or None")
@@ -138,7 +160,9 @@ def _legal(game: Game, level: Any, state: Any) -> list:
     return list(itertools.islice(game.rules.legal_moves(level, state), MOVES_LOOKED_AT))
 
 
-def _walk(game: Game, where: str, level: Any, rng: random.Random, steps: int, n_targets: int) -> None:
+def _walk(
+    game: Game, where: str, level: Any, rng: random.Random, steps: int, n_targets: int
+) -> None:
     rules, view = game.rules, game.view
     state = rules.initial_state(level)
     seen_moves: list = []
@@ -157,7 +181,9 @@ def _walk(game: Game, where: str, level: Any, rng: random.Random, steps: int, n_
             if _json(game.state_to_json(level, state)) != before:
                 _fail(game, here, f"apply({move!r}) changed the state it was given")
         move = moves[rng.randrange(len(moves))]
-        actions = view.actions_for_move(level, state, view.initial_ui(level, state), move, BOARD_AREA)
+        actions = view.actions_for_move(
+            level, state, view.initial_ui(level, state), move, BOARD_AREA
+        )
         if not actions or not all(isinstance(a, Action) for a in actions):
             _fail(game, here, f"actions_for_move gave no GUI actions for the legal move {move!r}")
         after = rules.apply(level, state, move)
@@ -170,7 +196,11 @@ def _walk(game: Game, where: str, level: Any, rng: random.Random, steps: int, n_
         seen_moves.append(move)
         state = after
         if _check_board(game, here, level, state) != n_targets:
-            _fail(game, here, "board_targets changed length within a level (index meanings depend on the level only)")
+            _fail(
+                game,
+                here,
+                "board_targets changed length within a level (index meanings depend on the level only)",
+            )
 
 
 def _check_solver(game: Game, where: str, level: Any) -> None:

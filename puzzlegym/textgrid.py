@@ -35,7 +35,9 @@ class TextGrid:
         return divmod(index, self.width)
 
 
-def check_text_grid(value: Any, min_size: int, max_size: int, allowed: str, allowed_text: str) -> tuple[str, ...]:
+def check_text_grid(
+    value: Any, min_size: int, max_size: int, allowed: str, allowed_text: str
+) -> tuple[str, ...]:
     """A level's ``grid``: a list of ``min_size..max_size`` row strings of one width in that
     range, made of the characters in ``allowed`` (``allowed_text`` says which, for the
     message). Raises LevelError naming ``grid``; returns the rows as a tuple."""
@@ -52,7 +54,9 @@ def check_text_grid(value: Any, min_size: int, max_size: int, allowed: str, allo
         raise LevelError(f"grid: width must be {min_size}..{max_size} columns, got {width}")
     for r, row in enumerate(grid):
         if len(row) != width:
-            raise LevelError(f"grid: not rectangular, row {r} has {len(row)} columns but row 0 has {width}")
+            raise LevelError(
+                f"grid: not rectangular, row {r} has {len(row)} columns but row 0 has {width}"
+            )
         bad = sorted(set(row) - set(allowed))
         if bad:
             raise LevelError(f"grid: row {r} contains {', '.join(map(repr, bad))}; {allowed_text}")

@@ -127,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         help=f"image width, {MIN_WIDTH}..{MAX_WIDTH} (default 640)",
     )
     parser.add_argument(
-        "--training", action="store_true",
+        "--training",
+        action="store_true",
         help="write the training view's pictures instead (default folder "
         f"{TRAINING_OUT.relative_to(ROOT)})",
     )

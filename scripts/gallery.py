@@ -35,7 +35,9 @@ QUANTIZE = False
 def _save(frame, out: Path, name: str, scale: float) -> None:
     img = Image.fromarray(frame) if not isinstance(frame, Image.Image) else frame.convert("RGB")
     if scale != 1:
-        img = img.resize((round(img.width * scale), round(img.height * scale)), Image.Resampling.LANCZOS)
+        img = img.resize(
+            (round(img.width * scale), round(img.height * scale)), Image.Resampling.LANCZOS
+        )
     if QUANTIZE:
         img = img.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     img.save(out / f"{name}.png", optimize=True)
@@ -88,7 +90,9 @@ def _menus(out: Path, scale: float) -> None:
     suite = Suite(registered, lambda g, t: registered[g].load_catalogue(t))
     _save(render_full(suite_widgets(suite)), out, "home", scale)
     suite.choose_game("NutAndBolt")
-    suite.progress[("NutAndBolt", "Easy")] = set(range(len(registered["NutAndBolt"].load_catalogue("Easy"))))
+    suite.progress[("NutAndBolt", "Easy")] = set(
+        range(len(registered["NutAndBolt"].load_catalogue("Easy")))
+    )
     suite.progress[("NutAndBolt", "Medium")] = {0}
     _save(render_full(suite_widgets(suite)), out, "difficulty", scale)
     suite.enter_tier("Medium")  # level 2: the undo history is empty
@@ -110,7 +114,9 @@ def _truck_roll(out: Path, scale: float) -> None:
     page = HumanPage(env)
     page.full()
     board = env.unwrapped.probe().board
-    blocked = next(i for i in range(board.level.n_trucks) if not rules.can_leave(board.level, board.state, i))
+    blocked = next(
+        i for i in range(board.level.n_trucks) if not rules.can_leave(board.level, board.state, i)
+    )
     x, y = view.click_point(board.level, blocked, BOARD_AREA)
     env.step({"type": "click", "x": x, "y": y})
     frames = [page.frame.copy() for _ in page.after_step()]
@@ -134,7 +140,9 @@ def _play_page(out: Path, scale: float) -> None:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
             with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=chromium_path(), args=list(CHROMIUM_ARGS))
+                browser = p.chromium.launch(
+                    executable_path=chromium_path(), args=list(CHROMIUM_ARGS)
+                )
                 page = browser.new_page(viewport={"width": 1366, "height": 768})
                 page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
                 page.wait_for_timeout(1500)

@@ -34,8 +34,22 @@ START_TIMEOUT_S = 60
 
 def start_server(run_dir: Path) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "puzzlegym", "serve", "--port", "0", "--clock", "sim", "--record-dir", str(run_dir)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "puzzlegym",
+            "serve",
+            "--port",
+            "0",
+            "--clock",
+            "sim",
+            "--record-dir",
+            str(run_dir),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
     )
     deadline = time.monotonic() + START_TIMEOUT_S
     line = proc.stdout.readline()
@@ -50,14 +64,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--run-dir", default="runs/baselines/vision")
     parser.add_argument("--seeds", default="0")
-    parser.add_argument("--objectives", default="all", help="comma list such as MazePaint-Easy, or all")
+    parser.add_argument(
+        "--objectives", default="all", help="comma list such as MazePaint-Easy, or all"
+    )
     args = parser.parse_args()
     run = Path(args.run_dir)
     if run.exists() and any(run.iterdir()):
         raise SystemExit(f"--run-dir: {run} is not empty; records are never overwritten")
     run.mkdir(parents=True, exist_ok=True)
-    objectives = ([i.split("/", 1)[1] for i in env_ids()] if args.objectives == "all"
-                  else args.objectives.split(","))
+    objectives = (
+        [i.split("/", 1)[1] for i in env_ids()]
+        if args.objectives == "all"
+        else args.objectives.split(",")
+    )
     seeds = [int(s) for s in args.seeds.split(",")]
     server, url = start_server(run)
     lines, rows = [], []
@@ -68,13 +87,18 @@ def main() -> int:
             for seed in seeds:
                 t0 = time.perf_counter()
                 result = play(Client(url, session="vision"), objective, seed, max_actions=10_000)
-                record = json.loads((Path(result["record"]) / "manifest.json").read_text())["result"]
+                record = json.loads((Path(result["record"]) / "manifest.json").read_text())[
+                    "result"
+                ]
                 won = len(record["levels_won"])
                 rows.append((objective, seed, won, n, result["failure"]))
                 lines.append(json.dumps(result))
-                print(f"{objective:24s} seed {seed}: {won:2d}/{n} levels won (recorded), "
-                      f"{result['steps']} steps, {time.perf_counter() - t0:.0f} s"
-                      + (f"  [{result['failure']}]" if result["failure"] else ""), flush=True)
+                print(
+                    f"{objective:24s} seed {seed}: {won:2d}/{n} levels won (recorded), "
+                    f"{result['steps']} steps, {time.perf_counter() - t0:.0f} s"
+                    + (f"  [{result['failure']}]" if result["failure"] else ""),
+                    flush=True,
+                )
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -83,7 +107,9 @@ def main() -> int:
         won = sum(r[2] for r in rows if r[1] == seed)
         total = sum(r[3] for r in rows if r[1] == seed)
         solved = sum(r[2] == r[3] for r in rows if r[1] == seed)
-        print(f"seed {seed}: {won}/{total} levels won, {solved}/{len(objectives)} objectives complete")
+        print(
+            f"seed {seed}: {won}/{total} levels won, {solved}/{len(objectives)} objectives complete"
+        )
     return 0
 
 

@@ -25,7 +25,9 @@ def module_name(game: str) -> str:
 def _module(level: Any):
     game = getattr(level, "game", None)
     if not isinstance(game, str) or not re.fullmatch(r"[A-Z][A-Za-z0-9]*", game):
-        raise TypeError(f"no solver for {type(level).__name__!r}: its level class names no game ({game!r})")
+        raise TypeError(
+            f"no solver for {type(level).__name__!r}: its level class names no game ({game!r})"
+        )
     try:
         return importlib.import_module(f"puzzlegym.solvers.{module_name(game)}")
     except ModuleNotFoundError as exc:
@@ -93,4 +95,13 @@ def is_dead_end(level: Any, state: Any) -> bool:
     return certify(level, state) == "dead_end"
 
 
-__all__ = ["Solution", "Unsolvable", "Verdict", "canonical_key", "certify", "is_dead_end", "module_name", "solve"]
+__all__ = [
+    "Solution",
+    "Unsolvable",
+    "Verdict",
+    "canonical_key",
+    "certify",
+    "is_dead_end",
+    "module_name",
+    "solve",
+]

@@ -212,7 +212,9 @@ def solve(level: Level, state: State | None = None) -> Solution:
     )
 
 
-def random_playout(level: Level, rng: random.Random, state: State | None = None, max_moves: int = 100_000) -> tuple[bool, list[State]]:
+def random_playout(
+    level: Level, rng: random.Random, state: State | None = None, max_moves: int = 100_000
+) -> tuple[bool, list[State]]:
     """Uniformly random legal moves (rules' ``legal_moves``) until none is left.
 
     Returns ``(solved, states)`` where ``states`` lists every settled state from the start.
@@ -235,7 +237,9 @@ def random_playout(level: Level, rng: random.Random, state: State | None = None,
     return is_solved(level, state), states
 
 
-def playout_stats(level: Level, n: int = 100, seed: int = 0, max_states: int | None = None) -> PlayoutStats:
+def playout_stats(
+    level: Level, n: int = 100, seed: int = 0, max_states: int | None = None
+) -> PlayoutStats:
     """Random playouts from the start (seeded by the level id): the share ending in a dead
     end (``dead_rate``); the share whose board became unsolvable *before* the paper's
     certificate (no legal move) held (``early_rate``, of all playouts); among the playouts
@@ -258,7 +262,9 @@ def playout_stats(level: Level, n: int = 100, seed: int = 0, max_states: int | N
         for i, st in enumerate(states):
             verdict = certify(level, st, max_states)
             if verdict == "unknown":
-                raise SearchLimitReached(f"level {level.id}: certification needs over {max_states} states")
+                raise SearchLimitReached(
+                    f"level {level.id}: certification needs over {max_states} states"
+                )
             if verdict == "dead_end":
                 first = i
                 break
@@ -307,4 +313,17 @@ def describe(level: Level) -> dict[str, Any]:
     return {"id": level.id, "boards": len(level.boards), "solution_length": sol.length}
 
 
-__all__ = ["PlayoutStats", "SearchLimitReached", "canonical_key", "certify", "dead_end_rate", "playout_stats", "describe", "is_dead_end", "model", "random_playout", "reachable_count", "solve"]
+__all__ = [
+    "PlayoutStats",
+    "SearchLimitReached",
+    "canonical_key",
+    "certify",
+    "dead_end_rate",
+    "playout_stats",
+    "describe",
+    "is_dead_end",
+    "model",
+    "random_playout",
+    "reachable_count",
+    "solve",
+]

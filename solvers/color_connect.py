@@ -189,7 +189,9 @@ def turns(level: Level, cells: tuple[int, ...]) -> int:
     return sum((y - x) != (z - y) for x, y, z in zip(cells, cells[1:], cells[2:], strict=False))
 
 
-def tidy(level: Level, paths: dict[int, tuple[int, ...]], blocked: int) -> dict[int, tuple[int, ...]]:
+def tidy(
+    level: Level, paths: dict[int, tuple[int, ...]], blocked: int
+) -> dict[int, tuple[int, ...]]:
     """Re-route each path in turn (others fixed) to its fewest-turns route while that lowers
     (turns, cells); repeat up to :data:`MAX_TIDY_ROUNDS` rounds. Deterministic."""
     paths = dict(paths)
@@ -245,7 +247,9 @@ def solve(level: Level, state: State | None = None, *, engine: str = "auto") -> 
     removes = [Remove(k) for k, p in enumerate(state.paths) if p is not None and p != full[k]]
     connects = [Connect(k, full[k]) for k, p in enumerate(state.paths) if p is None or p != full[k]]
     meta = {**info_full, "kept_paths_refuted": info}
-    return Solution(tuple(removes + connects), optimal=False, expanded=info_full.get("nodes", 0), meta=meta)
+    return Solution(
+        tuple(removes + connects), optimal=False, expanded=info_full.get("nodes", 0), meta=meta
+    )
 
 
 def _proof_text(level: Level, info: dict) -> str:
@@ -253,10 +257,14 @@ def _proof_text(level: Level, info: dict) -> str:
         return color_connect_bounds.proof_text(level, info)
     if info.get("engine") == "sat":
         which = "minimal " if info.get("minimal") else ""
-        return (f"level {level.id}: pairs {', '.join(info['core'])} cannot all be connected "
-                f"({which}UNSAT core of the SAT encoding)")
-    return (f"level {level.id}: no way to connect pairs {', '.join(info.get('pairs', []))} "
-            f"(exhaustive search, {info.get('nodes', 0)} nodes)")
+        return (
+            f"level {level.id}: pairs {', '.join(info['core'])} cannot all be connected "
+            f"({which}UNSAT core of the SAT encoding)"
+        )
+    return (
+        f"level {level.id}: no way to connect pairs {', '.join(info.get('pairs', []))} "
+        f"(exhaustive search, {info.get('nodes', 0)} nodes)"
+    )
 
 
 @lru_cache(maxsize=256)
@@ -270,7 +278,7 @@ def level_solvable(level: Level) -> bool:
 
 
 def certify(level: Level, state: State) -> Verdict:
-    """"solvable" when the level has a solution (from any board: paths can be removed),
+    """ "solvable" when the level has a solution (from any board: paths can be removed),
     "dead_end" when it has none."""
     return "solvable" if level_solvable(level) else "dead_end"
 

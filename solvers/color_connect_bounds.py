@@ -149,7 +149,7 @@ def crossing(level, pairs: Sequence[int]) -> tuple[int, int] | None:
         if pa is not None and pb is not None:
             on_border.append((k, min(pa, pb), max(pa, pb)))
     for i, (k, p, q) in enumerate(on_border):
-        for j, r, s in on_border[i + 1:]:
+        for j, r, s in on_border[i + 1 :]:
             if (p < r < q) != (p < s < q):
                 return k, j
     return None
@@ -168,11 +168,21 @@ def refute(level, pairs: Sequence[int] | None = None, blocked: int = 0) -> dict 
     found = crossing(level, pairs)
     if found is not None:
         cells = sorted(c for j in found for c in level.endpoints[j])
-        return {"engine": "bounds", "rule": "crossing", "pairs": [PAIR_LETTERS[j] for j in found], "cells": cells}
+        return {
+            "engine": "bounds",
+            "rule": "crossing",
+            "pairs": [PAIR_LETTERS[j] for j in found],
+            "cells": cells,
+        }
     cut = bottleneck(level, pairs, open_mask)
     if cut is not None:
         cell, ks = cut
-        return {"engine": "bounds", "rule": "bottleneck", "pairs": [PAIR_LETTERS[j] for j in ks], "cells": [cell]}
+        return {
+            "engine": "bounds",
+            "rule": "bottleneck",
+            "pairs": [PAIR_LETTERS[j] for j in ks],
+            "cells": [cell],
+        }
     return None
 
 

@@ -165,7 +165,9 @@ class _Encoding:
                     add([-e, -p])
                 else:
                     add([-e, -p, q])
-                    add([-p, -q, e, -self.assume[k]])  # induced: same-pair neighbours are consecutive
+                    add(
+                        [-p, -q, e, -self.assume[k]]
+                    )  # induced: same-pair neighbours are consecutive
             for k, q in xv.items():
                 pu = xu.get(k)
                 if pu is None:
@@ -220,14 +222,25 @@ class _Encoding:
         for r in range(level.height - 1):
             for c in range(w - 1):
                 top, bottom = r * w + c, (r + 1) * w + c
-                for diagonal, corners in (((top + 1, bottom), (top, bottom + 1)), ((top, bottom + 1), (top + 1, bottom))):
+                for diagonal, corners in (
+                    ((top + 1, bottom), (top, bottom + 1)),
+                    ((top, bottom + 1), (top + 1, bottom)),
+                ):
                     light, heavy = corners  # the first corner of each pair has the smaller index
                     if not self.usable[light] or level.owner[light] != -1:
                         continue
                     used = list(self.x[light].values())
                     u, v = diagonal
                     for k in self.x[u].keys() & self.x[v].keys() & self.x[heavy].keys():
-                        add([-self.x[u][k], -self.x[heavy][k], -self.x[v][k], *used, -self.assume[k]])
+                        add(
+                            [
+                                -self.x[u][k],
+                                -self.x[heavy][k],
+                                -self.x[v][k],
+                                *used,
+                                -self.assume[k],
+                            ]
+                        )
 
     def _encode_square_loops(self) -> None:
         """No pair holds all four cells of a 2x2 block (while ``strict`` is assumed)."""
@@ -294,7 +307,9 @@ class _Encoding:
                     out.append(cur)
                     break
             else:  # pragma: no cover - the clauses make this impossible
-                raise AssertionError(f"pair {k}: the path from its endpoint breaks off at cell {cur}")
+                raise AssertionError(
+                    f"pair {k}: the path from its endpoint breaks off at cell {cur}"
+                )
             if len(out) > self.level.n_cells:  # pragma: no cover
                 raise AssertionError(f"pair {k}: the walk does not end")
         return tuple(out)
@@ -366,7 +381,10 @@ def _race(enc: _Encoding, assumptions: list[int]):
                 winner.append(i)
                 solvers[1 - i].interrupt()
 
-    threads = [threading.Thread(target=run, args=(i,), name=f"color-connect-sat-{i}", daemon=True) for i in range(2)]
+    threads = [
+        threading.Thread(target=run, args=(i,), name=f"color-connect-sat-{i}", daemon=True)
+        for i in range(2)
+    ]
     try:
         for thread in threads:
             thread.start()
@@ -444,11 +462,17 @@ def route(
                 if trial and left > 0:
                     calls += 1
                     solver.conf_budget(left)
-                    answer = solver.solve_limited(assumptions=[enc.assume[j] for j in trial] + [enc.strict])
+                    answer = solver.solve_limited(
+                        assumptions=[enc.assume[j] for j in trial] + [enc.strict]
+                    )
                 elif trial:
                     answer = None
                 if answer is False:
-                    found = {by_lit[lit] for lit in (solver.get_core() or [enc.assume[j] for j in trial]) if lit in by_lit}
+                    found = {
+                        by_lit[lit]
+                        for lit in (solver.get_core() or [enc.assume[j] for j in trial])
+                        if lit in by_lit
+                    }
                     rest = [j for j in others if j in found]
                 else:
                     minimal = minimal and answer is True

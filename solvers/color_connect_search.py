@@ -67,7 +67,9 @@ def distances(level, source: int, open_mask: int) -> list[int]:
 class _Search:
     MEMO = 500_000  # most failed sub-problems remembered
 
-    def __init__(self, level, pairs: Sequence[int], blocked: int, slack: int | None, max_nodes: int | None):
+    def __init__(
+        self, level, pairs: Sequence[int], blocked: int, slack: int | None, max_nodes: int | None
+    ):
         self.w = level.width
         self._flood = level.flood
         self.nbrs = level.neighbours
@@ -204,7 +206,9 @@ class _Search:
     def _key(self, group: list[int], region: int) -> tuple:
         return (
             region & self.free,
-            tuple((self.heads[i][0], self.heads[i][1], self.own[i], self.lengths[i]) for i in group),
+            tuple(
+                (self.heads[i][0], self.heads[i][1], self.own[i], self.lengths[i]) for i in group
+            ),
         )
 
     def _solve(self, active: list[int]) -> bool:

@@ -70,8 +70,12 @@ def _around(level, cell: int) -> list[int]:
     """The up to 8 cells touching ``cell`` (sides and corners)."""
     h, w = level.height, level.width
     r, c = divmod(cell, w)
-    return [rr * w + cc for rr in (r - 1, r, r + 1) for cc in (c - 1, c, c + 1)
-            if (rr, cc) != (r, c) and 0 <= rr < h and 0 <= cc < w]
+    return [
+        rr * w + cc
+        for rr in (r - 1, r, r + 1)
+        for cc in (c - 1, c, c + 1)
+        if (rr, cc) != (r, c) and 0 <= rr < h and 0 <= cc < w
+    ]
 
 
 def _walk(level, static: Sequence[bool], source: int, goal) -> list[int] | None:
@@ -117,7 +121,9 @@ def _flanks(level, walks: list[list[int]]) -> tuple[tuple[int, int], ...] | None
 _RING = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))  # round a cell
 
 
-def turn_sides(level, chain: Chain, dot: int, before: int, after: int) -> tuple[list[int], list[int]]:
+def turn_sides(
+    level, chain: Chain, dot: int, before: int, after: int
+) -> tuple[list[int], list[int]]:
     """Where a simple wall turns at ``dot`` from cell ``before`` to cell ``after`` (both among
     the 8 around it), the cells around ``dot`` on its two sides there: the two arcs of the ring
     of 8 between them. A corner cell counts only when the other two cells of its 2x2 block are
@@ -128,7 +134,7 @@ def turn_sides(level, chain: Chain, dot: int, before: int, after: int) -> tuple[
     ring = [(r + dr, c + dc) for dr, dc in _RING]
     i, j = sorted((ring.index(divmod(before, w)), ring.index(divmod(after, w))))
     out = []
-    for arc in (ring[i + 1:j], ring[j + 1:] + ring[:i]):
+    for arc in (ring[i + 1 : j], ring[j + 1 :] + ring[:i]):
         cells = []
         for rr, cc in arc:
             if not (0 <= rr < h and 0 <= cc < w):
@@ -159,7 +165,9 @@ def chains(level, pairs: Sequence[int], blocked: int = 0) -> list[Chain]:
                 walk = _walk(level, static, d, lambda c, e=e: c == e)
                 if walk is not None:
                     walks[d, e] = walk
-    links = {d: [e for e in pair_of if (d, e) in walks and pair_of[e] != pair_of[d]] for d in pair_of}
+    links = {
+        d: [e for e in pair_of if (d, e) in walks and pair_of[e] != pair_of[d]] for d in pair_of
+    }
     found: dict[tuple, Chain] = {}
     budget = [MAX_EXTENSIONS]
 
@@ -171,13 +179,20 @@ def chains(level, pairs: Sequence[int], blocked: int = 0) -> list[Chain]:
             junctions: tuple[tuple[int, int], ...] = ()
             if flanks is not None:  # a simple wall: where its pairs' paths meet walks of 2+ cells
                 ends_of_paths = {d for k in order for d in dots[k]}
-                junctions = tuple((walk[e], walk[e + (1 if e == 0 else -1)]) for walk in parts
-                                  if len(walk) > 1 for e in (0, -1) if walk[e] in ends_of_paths)
+                junctions = tuple(
+                    (walk[e], walk[e + (1 if e == 0 else -1)])
+                    for walk in parts
+                    if len(walk) > 1
+                    for e in (0, -1)
+                    if walk[e] in ends_of_paths
+                )
             if ends or flanks or junctions:  # a loop tells nothing without either
                 start, end = ends if ends else (None, None)
                 found[key] = Chain(order, cells, start, end, flanks or (), junctions)
 
-    def extend(order: tuple[int, ...], parts: list[list[int]], first: int, exit_dot: int, cut: bool) -> None:
+    def extend(
+        order: tuple[int, ...], parts: list[list[int]], first: int, exit_dot: int, cut: bool
+    ) -> None:
         budget[0] -= 1
         if budget[0] < 0:
             return

@@ -304,7 +304,9 @@ def _astar(board: Board, cap: int, weight: int, budget: int) -> tuple[list | Non
     return None, expanded, True
 
 
-def solve(level: Level, state: State | None = None, *, optimal_budget: int = OPTIMAL_BUDGET) -> Solution:
+def solve(
+    level: Level, state: State | None = None, *, optimal_budget: int = OPTIMAL_BUDGET
+) -> Solution:
     """A solution from ``state`` (default: the start): shortest if A* proves it within
     ``optimal_budget`` expansions, else a verified short one. Raises :class:`Unsolvable`
     for a dead end."""

@@ -277,7 +277,9 @@ def cached_table(level: Level, state: State) -> ClusterTable | None:
     return None
 
 
-def cluster_table(level: Level, state: State | None = None, max_states: int = MAX_CLUSTER_STATES) -> ClusterTable:
+def cluster_table(
+    level: Level, state: State | None = None, max_states: int = MAX_CLUSTER_STATES
+) -> ClusterTable:
     """The distance table of the cluster holding ``state`` (default: the start), memoised."""
     if state is None:
         state = initial_state(level)
@@ -297,7 +299,9 @@ def distance(level: Level, state: State) -> int | None:
     return table.distances[packer(level).encode(state)]
 
 
-def solve(level: Level, state: State | None = None, max_states: int | None = MAX_CLUSTER_STATES) -> Solution:
+def solve(
+    level: Level, state: State | None = None, max_states: int | None = MAX_CLUSTER_STATES
+) -> Solution:
     """A shortest move sequence from ``state`` (default: the start) to a solved state.
 
     Uses the memoised distance table when one covers ``state`` (a walk down the distances),
@@ -317,7 +321,9 @@ def solve(level: Level, state: State | None = None, max_states: int | None = MAX
     if path is None:
         if not complete:
             raise SearchLimitReached(f"no solution found within {max_states} states")
-        raise Unsolvable(f"level {level.id}: the target car can never reach the exit from this state")
+        raise Unsolvable(
+            f"level {level.id}: the target car can never reach the exit from this state"
+        )
     return Solution(moves=tuple(path), optimal=True, expanded=expanded, meta={"solver": "bfs"})
 
 
@@ -325,7 +331,9 @@ def _descend(packed: Packed, table: ClusterTable, key: int) -> Solution:
     dist = table.distances
     d = dist[key]
     if d is None:
-        raise Unsolvable(f"level {packed.level.id}: the target car can never reach the exit from this state")
+        raise Unsolvable(
+            f"level {packed.level.id}: the target car can never reach the exit from this state"
+        )
     moves = []
     while d:
         for move, nxt in packed.successors(key):

@@ -37,7 +37,10 @@ def test_dict_and_typed_forms_agree():
         ({"type": "teleport"}, "unknown action type 'teleport'"),
         ({"x": 1, "y": 2}, "unknown action type None"),
         ({"type": "click", "x": 1}, "missing field 'y'"),
-        ({"type": "click", "x": 1280, "y": 5}, "action(click).x: 1280 is off the screen; allowed 0..1279"),
+        (
+            {"type": "click", "x": 1280, "y": 5},
+            "action(click).x: 1280 is off the screen; allowed 0..1279",
+        ),
         ({"type": "click", "x": 5, "y": 900}, "y: 900 is off the screen; allowed 0..899"),
         ({"type": "click", "x": -1, "y": 5}, "allowed 0..1279"),
         ({"type": "click", "x": 1.5, "y": 5}, "expected an integer screen pixel"),
@@ -50,9 +53,15 @@ def test_dict_and_typed_forms_agree():
         ({"type": "type_text", "text": ""}, "must not be empty"),
         ({"type": "scroll", "direction": "sideways"}, "'sideways' is not allowed"),
         ({"type": "batch", "actions": []}, "a batch holds 1..64"),
-        ({"type": "batch", "actions": [{"type": "batch", "actions": [{"type": "wait"}]}]}, "cannot contain another batch"),
+        (
+            {"type": "batch", "actions": [{"type": "batch", "actions": [{"type": "wait"}]}]},
+            "cannot contain another batch",
+        ),
         ({"type": "batch", "actions": [{"type": "answer"}]}, "cannot be inside a batch"),
-        ({"type": "batch", "actions": [{"type": "wait"}, {"type": "click", "x": 1}]}, "actions[1](click): missing field 'y'"),
+        (
+            {"type": "batch", "actions": [{"type": "wait"}, {"type": "click", "x": 1}]},
+            "actions[1](click): missing field 'y'",
+        ),
         ("click", "expected an action dict"),
     ],
 )

@@ -23,7 +23,9 @@ from puzzlegym.wrappers import make_sb3_env
 
 EASY = "LongPuzzle/MazePaint-Easy"
 # 6 actions per episode: every env truncates (or solves) and autoresets within the plans below
-KW = dict(actions="board", buttons=("restart",), scale="1/16", grayscale=True, start="board", budget_s=6)
+KW = dict(
+    actions="board", buttons=("restart",), scale="1/16", grayscale=True, start="board", budget_s=6
+)
 
 
 def fns(n: int) -> list:
@@ -51,7 +53,9 @@ def assert_same(a, b) -> None:
         assert type(a) is type(b) and a == b
 
 
-@pytest.mark.parametrize("mode, workers", [(AutoresetMode.NEXT_STEP, 2), (AutoresetMode.SAME_STEP, 3)])
+@pytest.mark.parametrize(
+    "mode, workers", [(AutoresetMode.NEXT_STEP, 2), (AutoresetMode.SAME_STEP, 3)]
+)
 def test_async_loop_gives_the_sync_trajectories(mode, workers):
     """5 envs in 2 (3 + 2) or 3 (2 + 2 + 1) workers, driven by the recv/send loop with a
     per-env action plan, against SyncVectorEnv stepping the same plan: per env, the same
@@ -69,7 +73,9 @@ def test_async_loop_gives_the_sync_trajectories(mode, workers):
         for actions in plan:
             obs, rewards, terms, truncs, infos = ref.step(actions)
             for i in range(n):
-                want[i].append((obs[i], float(rewards[i]), bool(terms[i]), bool(truncs[i]), env_info(infos, i)))
+                want[i].append(
+                    (obs[i], float(rewards[i]), bool(terms[i]), bool(truncs[i]), env_info(infos, i))
+                )
 
         got: list[list] = [[] for _ in range(n)]
         sent = [0] * workers  # steps sent to each worker
@@ -84,11 +90,15 @@ def test_async_loop_gives_the_sync_trajectories(mode, workers):
             w = next(w for w, (lo, _) in enumerate(envs._pool.slices) if lo == ids[0])
             order.append(w)
             for j, i in enumerate(ids):
-                got[i].append((obs[j], float(rewards[j]), bool(terms[j]), bool(truncs[j]), env_info(infos, j)))
+                got[i].append(
+                    (obs[j], float(rewards[j]), bool(terms[j]), bool(truncs[j]), env_info(infos, j))
+                )
             if sent[w] < steps:
                 envs.send(plan[sent[w], ids], ids)
                 sent[w] += 1
-        assert not envs._pool.outstanding and sorted(order) == sorted(list(range(workers)) * (steps + 1))
+        assert not envs._pool.outstanding and sorted(order) == sorted(
+            list(range(workers)) * (steps + 1)
+        )
         ends = 0
         for i in range(n):
             assert len(got[i]) == len(want[i]) == steps + 1
@@ -163,7 +173,10 @@ def test_bad_env_ids_and_actions_are_rejected_before_anything_is_sent():
         drain(envs)
         zeros = np.zeros(3, dtype=np.int64)
         for bad, message in [
-            ([0, 1], r"^env_ids: expected exactly the envs of one worker \(0\.\.2, 3\.\.4\), got \[0, 1\]"),
+            (
+                [0, 1],
+                r"^env_ids: expected exactly the envs of one worker \(0\.\.2, 3\.\.4\), got \[0, 1\]",
+            ),
             ([2, 3], r"^env_ids: expected exactly the envs of one worker"),
             ([1, 0, 2], r"^env_ids: expected exactly the envs of one worker"),
             ([3, 4, 5], r"^env_ids: expected ids in 0\.\.4, got \[3, 4, 5\]"),
@@ -177,7 +190,9 @@ def test_bad_env_ids_and_actions_are_rejected_before_anything_is_sent():
         ]:
             with pytest.raises(ConfigError, match=message):
                 envs.send(zeros, bad)
-        with pytest.raises(ActionError, match=r"^actions: expected shape \(3,\) \(one action per env\), got \(2,\)"):
+        with pytest.raises(
+            ActionError, match=r"^actions: expected shape \(3,\) \(one action per env\), got \(2,\)"
+        ):
             envs.send(np.zeros(2, dtype=np.int64), [0, 1, 2])
         with pytest.raises(ActionError, match=r"^actions: expected shape \(2,\)"):
             envs.send(zeros, np.array([3, 4]))
@@ -188,13 +203,17 @@ def test_bad_env_ids_and_actions_are_rejected_before_anything_is_sent():
         assert not envs._pool.outstanding
         assert not any(conn.poll(0.2) for conn in envs._pool.conns)  # no worker got a request
         envs.send(zeros, np.array([0, 1, 2]))
-        with pytest.raises(ConfigError, match=r"^env_ids: envs 0\.\.2 \(worker 0\) are busy with 'step'"):
+        with pytest.raises(
+            ConfigError, match=r"^env_ids: envs 0\.\.2 \(worker 0\) are busy with 'step'"
+        ):
             envs.send(zeros, [0, 1, 2])
         envs.send([0, 0], (3, 4))
         got = drain(envs)
         # every env stepped exactly once: none of the rejected requests reached a worker
         assert got[0].tolist() == [[1, 0]] * 3 and got[3].tolist() == [[1, 0]] * 2
-        with pytest.raises(ConfigError, match=r"^recv: no asynchronous request is outstanding; send\(\) first"):
+        with pytest.raises(
+            ConfigError, match=r"^recv: no asynchronous request is outstanding; send\(\) first"
+        ):
             envs.recv()
     finally:
         envs.close()
@@ -204,16 +223,25 @@ def test_lockstep_and_async_requests_never_mix():
     envs = ticks()
     try:
         envs.async_reset(seed=0)
-        refused = r"refused while asynchronous requests are outstanding \(worker 0 \(envs 0\.\.2\): reset, " \
-                  r"worker 1 \(envs 3\.\.4\): reset\); recv\(\) their results first, or close"
-        for name, call in [("step", lambda: envs.step(np.zeros(5, dtype=np.int64))), ("reset", lambda: envs.reset()),
-                           ("call", lambda: envs.call("reset")), ("get_attr", lambda: envs.get_attr("steps")),
-                           ("set_attr", lambda: envs.set_attr("steps", 0)), ("call", envs.render),
-                           ("async_reset", lambda: envs.async_reset())]:
+        refused = (
+            r"refused while asynchronous requests are outstanding \(worker 0 \(envs 0\.\.2\): reset, "
+            r"worker 1 \(envs 3\.\.4\): reset\); recv\(\) their results first, or close"
+        )
+        for name, call in [
+            ("step", lambda: envs.step(np.zeros(5, dtype=np.int64))),
+            ("reset", lambda: envs.reset()),
+            ("call", lambda: envs.call("reset")),
+            ("get_attr", lambda: envs.get_attr("steps")),
+            ("set_attr", lambda: envs.set_attr("steps", 0)),
+            ("call", envs.render),
+            ("async_reset", lambda: envs.async_reset()),
+        ]:
             with pytest.raises(ConfigError, match=f"^{name}: {refused}"):
                 call()
         envs.recv()
-        with pytest.raises(ConfigError, match=r"^step: refused while .*\(worker \d \(envs \d\.\.\d\): reset\)"):
+        with pytest.raises(
+            ConfigError, match=r"^step: refused while .*\(worker \d \(envs \d\.\.\d\): reset\)"
+        ):
             envs.step(np.zeros(5, dtype=np.int64))
         envs.recv()
         assert envs.get_attr("steps") == (0,) * 5  # nothing outstanding: lockstep again
@@ -223,7 +251,9 @@ def test_lockstep_and_async_requests_never_mix():
         deadline = time.monotonic() + 10
         while envs._pool._in_request is None and time.monotonic() < deadline:
             time.sleep(0.001)
-        with pytest.raises(ConfigError, match=r"^step: refused while the lockstep request 'step' runs"):
+        with pytest.raises(
+            ConfigError, match=r"^step: refused while the lockstep request 'step' runs"
+        ):
             envs.send(np.zeros(2, dtype=np.int64), [3, 4])
         stepping.join()
         assert not envs._pool.outstanding and envs.get_attr("steps") == (1,) * 5
@@ -237,12 +267,19 @@ def test_env_error_during_async_step_is_raised_by_recv_and_the_worker_serves_on(
         envs.async_reset()
         drain(envs)
         envs.send(np.array([0, 0, 1]), [0, 1, 2])
-        with pytest.raises(WorkerError, match=r"(?s)^recv: worker 0, env 2 raised RuntimeError: the board caught fire.*Traceback"):
+        with pytest.raises(
+            WorkerError,
+            match=r"(?s)^recv: worker 0, env 2 raised RuntimeError: the board caught fire.*Traceback",
+        ):
             envs.recv()
         assert not envs._pool.outstanding  # worker 0 is idle again
         envs.send(np.array([0, 0, 0]), [0, 1, 2])
         obs, rewards, *_ = envs.recv()
-        assert rewards.tolist() == [1.0] * 3 and obs[:, 0].tolist() == [2, 2, 1]  # envs 0, 1 stepped before env 2 raised
+        assert rewards.tolist() == [1.0] * 3 and obs[:, 0].tolist() == [
+            2,
+            2,
+            1,
+        ]  # envs 0, 1 stepped before env 2 raised
     finally:
         envs.close()
 
@@ -254,10 +291,16 @@ def test_killed_worker_mid_async_is_an_error_not_a_hang():
     envs.send(np.zeros(3, dtype=np.int64), [0, 1, 2])
     envs.send(np.array([3, 3]), [3, 4])  # stalls: killed while stepping, before it can answer
     os.kill(envs._pool.pids[1], signal.SIGKILL)
-    with pytest.raises(WorkerError, match=r"^recv: worker 1 \(envs 3\.\.4, pid \d+\) died.*exit code -9"):
+    with pytest.raises(
+        WorkerError, match=r"^recv: worker 1 \(envs 3\.\.4, pid \d+\) died.*exit code -9"
+    ):
         while True:  # worker 0's reply may be read first
             envs.recv()
-    for call in (envs.recv, lambda: envs.send(np.zeros(3, dtype=np.int64), [0, 1, 2]), envs.async_reset):
+    for call in (
+        envs.recv,
+        lambda: envs.send(np.zeros(3, dtype=np.int64), [0, 1, 2]),
+        envs.async_reset,
+    ):
         with pytest.raises(WorkerError, match="closed"):
             call()
     envs.close()
@@ -273,7 +316,10 @@ def test_silent_worker_times_out_and_bad_timeouts_name_the_field():
         with pytest.raises(ConfigError, match=r"^timeout: expected seconds"):
             envs.recv(timeout=0)
         assert envs._pool.outstanding == {0: "step"}
-        with pytest.raises(WorkerError, match=r"^recv: worker 0 \(envs 0\.\.2\) did not answer within 1 s; the vector env is closed"):
+        with pytest.raises(
+            WorkerError,
+            match=r"^recv: worker 0 \(envs 0\.\.2\) did not answer within 1 s; the vector env is closed",
+        ):
             envs.recv(timeout=1)
     finally:
         envs.close()

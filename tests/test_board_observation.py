@@ -81,22 +81,34 @@ def test_maze_paint_planes():
     grid = level.grid
     s0 = R.initial_state(level)
     p = planes_of("MazePaint", level, s0, None)
-    assert p["wall"] == {(r, c) for r, row in enumerate(grid) for c, ch in enumerate(row) if ch == "#"}
-    assert p["floor"] == {(r, c) for r, row in enumerate(grid) for c, ch in enumerate(row) if ch == "."}
+    assert p["wall"] == {
+        (r, c) for r, row in enumerate(grid) for c, ch in enumerate(row) if ch == "#"
+    }
+    assert p["floor"] == {
+        (r, c) for r, row in enumerate(grid) for c, ch in enumerate(row) if ch == "."
+    }
     assert p["ball"] == p["painted"] == {tuple(level.start)}
     move = R.legal_moves(level, s0)[0]
     s1 = R.apply(level, s0, move)
     p1 = planes_of("MazePaint", level, s1, None)
     assert p1["ball"] == {divmod(s1.ball, level.width)}
-    assert p1["painted"] == {divmod(i, level.width) for i in range(level.width * level.height) if s1.painted >> i & 1}
+    assert p1["painted"] == {
+        divmod(i, level.width) for i in range(level.width * level.height) if s1.painted >> i & 1
+    }
     assert len(p1["painted"]) > 1 and p1["wall"] == p["wall"]
 
 
 def test_nut_and_bolt_planes_rows_from_the_bottom_selection_and_lifted_run():
     from puzzlegym.envs.nut_and_bolt import rules as R
 
-    level = R.Level.from_json({"id": "t", "tier": "Easy", "capacity": 3,
-                               "bolts": [[1, 1, 0], [1, 2, 0], [2, 0, 2], [], []]})
+    level = R.Level.from_json(
+        {
+            "id": "t",
+            "tier": "Easy",
+            "capacity": 3,
+            "bolts": [[1, 1, 0], [1, 2, 0], [2, 0, 2], [], []],
+        }
+    )
     p = planes_of("NutAndBolt", level, R.initial_state(level), None)
     assert p["slot"] == {(k, j) for k in range(3) for j in range(5)}
     assert p["colour0"] == {(2, 0), (2, 1), (1, 2)}
@@ -113,12 +125,20 @@ def test_nut_and_bolt_planes_rows_from_the_bottom_selection_and_lifted_run():
 def test_rush_hour_planes_of_the_format_example():
     from puzzlegym.envs.rush_hour import rules as R
 
-    level = R.Level.from_json({
-        "id": "t", "tier": "Easy", "width": 6, "height": 6,
-        "vehicles": [{"row": 2, "col": 0, "length": 2, "axis": "horizontal"},
-                     {"row": 0, "col": 2, "length": 3, "axis": "vertical"},
-                     {"row": 4, "col": 3, "length": 2, "axis": "horizontal"}],
-        "walls": [[5, 5]]})
+    level = R.Level.from_json(
+        {
+            "id": "t",
+            "tier": "Easy",
+            "width": 6,
+            "height": 6,
+            "vehicles": [
+                {"row": 2, "col": 0, "length": 2, "axis": "horizontal"},
+                {"row": 0, "col": 2, "length": 3, "axis": "vertical"},
+                {"row": 4, "col": 3, "length": 2, "axis": "horizontal"},
+            ],
+            "walls": [[5, 5]],
+        }
+    )
     p = planes_of("RushHour", level, R.initial_state(level), None)
     assert p["cell"] == {(r, c) for r in range(6) for c in range(6)}
     assert p["wall"] == {(5, 5)} and p["exit"] == {(2, 5)}
@@ -127,19 +147,31 @@ def test_rush_hour_planes_of_the_format_example():
     assert p["vertical"] == p["truck"] == {(0, 2), (1, 2), (2, 2)}
     assert p["front"] == {(2, 0), (0, 2), (4, 3)}
     moved = planes_of("RushHour", level, R.State((0, 3, 1)), None)
-    assert moved["vertical"] == {(3, 2), (4, 2), (5, 2)} and moved["front"] == {(2, 0), (3, 2), (4, 1)}
+    assert moved["vertical"] == {(3, 2), (4, 2), (5, 2)} and moved["front"] == {
+        (2, 0),
+        (3, 2),
+        (4, 1),
+    }
 
 
 def test_truck_escape_planes_of_the_format_example():
     from puzzlegym.envs.truck_escape import rules as R
 
-    level = R.Level.from_json({
-        "id": "t", "tier": "Default", "rows": 4, "cols": 5,
-        "trucks": [{"cab": [1, 1], "facing": "down", "length": 2},
-                   {"cab": [2, 1], "facing": "left", "length": 2},
-                   {"cab": [2, 0], "facing": "up", "length": 1},
-                   {"cab": [0, 0], "facing": "left", "length": 1},
-                   {"cab": [3, 4], "facing": "right", "length": 3}]})
+    level = R.Level.from_json(
+        {
+            "id": "t",
+            "tier": "Default",
+            "rows": 4,
+            "cols": 5,
+            "trucks": [
+                {"cab": [1, 1], "facing": "down", "length": 2},
+                {"cab": [2, 1], "facing": "left", "length": 2},
+                {"cab": [2, 0], "facing": "up", "length": 1},
+                {"cab": [0, 0], "facing": "left", "length": 1},
+                {"cab": [3, 4], "facing": "right", "length": 3},
+            ],
+        }
+    )
     p = planes_of("TruckEscape", level, R.initial_state(level), None)
     assert p["cell"] == {(r, c) for r in range(4) for c in range(5)}
     assert p["down"] == {(1, 1), (0, 1)} and p["left"] == {(2, 1), (2, 2), (0, 0)}
@@ -154,10 +186,16 @@ def test_color_connect_planes_paths_links_and_the_path_being_drawn():
     from puzzlegym.envs.color_connect import rules as R
     from puzzlegym.envs.color_connect.view import Drawing
 
-    level = R.Level.from_json({"id": "t", "tier": "Easy", "grid": ["A.B..", ".#...", "..C.B", "A....", "....C"]})
+    level = R.Level.from_json(
+        {"id": "t", "tier": "Easy", "grid": ["A.B..", ".#...", "..C.B", "A....", "....C"]}
+    )
     p = planes_of("ColorConnect", level, R.initial_state(level), None)
     assert p["blocked"] == {(1, 1)} and p["dot"] == {(0, 0), (3, 0), (0, 2), (2, 4), (2, 2), (4, 4)}
-    assert p["pair0"] == {(0, 0), (3, 0)} and p["pair1"] == {(0, 2), (2, 4)} and p["pair2"] == {(2, 2), (4, 4)}
+    assert (
+        p["pair0"] == {(0, 0), (3, 0)}
+        and p["pair1"] == {(0, 2), (2, 4)}
+        and p["pair2"] == {(2, 2), (4, 4)}
+    )
     assert p["link_right"] == p["link_down"] == p["drawing"] == p["drawing_end"] == set()
     # pair C connected along row 2 then down column 4 ... as a path of cell indices
     w = level.width
@@ -167,7 +205,12 @@ def test_color_connect_planes_paths_links_and_the_path_being_drawn():
     q = planes_of("ColorConnect", level, state, drawing)
     assert q["pair2"] == {(2, 2), (2, 3), (3, 3), (4, 3), (4, 4)}
     assert q["pair0"] == {(0, 0), (1, 0), (2, 0), (3, 0)}
-    assert q["link_right"] == {(2, 2), (4, 3)} and q["link_down"] == {(2, 3), (3, 3), (0, 0), (1, 0)}
+    assert q["link_right"] == {(2, 2), (4, 3)} and q["link_down"] == {
+        (2, 3),
+        (3, 3),
+        (0, 0),
+        (1, 0),
+    }
     assert q["drawing"] == {(0, 0), (1, 0), (2, 0)} and q["drawing_end"] == {(2, 0)}
 
 
@@ -182,15 +225,22 @@ def test_color_connect_paths_over_the_same_cells_differ_by_their_links():
     cols = ((0, 0), (1, 0), (2, 0), (2, 1), (1, 1), (0, 1), (0, 2), (1, 2), (2, 2))
     tensors = []
     for path in (rows, cols):
-        state = R.apply(level, R.initial_state(level), R.Connect(0, tuple(r * 3 + c for r, c in path)))
+        state = R.apply(
+            level, R.initial_state(level), R.Connect(0, tuple(r * 3 + c for r, c in path))
+        )
         p = planes_of("ColorConnect", level, state, None)
         assert p["pair0"] == set(rows)
         tensors.append(GAMES["ColorConnect"].planes.encode(level, state, None, (8, 3, 3)).tobytes())
         drawing = Drawing(0, path[:8])
-        tensors.append(GAMES["ColorConnect"].planes.encode(level, R.initial_state(level), drawing, (8, 3, 3)).tobytes())
+        tensors.append(
+            GAMES["ColorConnect"]
+            .planes.encode(level, R.initial_state(level), drawing, (8, 3, 3))
+            .tobytes()
+        )
     assert len(set(tensors)) == 4
-    assert planes_of("ColorConnect", level, R.initial_state(level), Drawing(0, rows[:8]))["link_right"] == {
-        (0, 0), (0, 1), (1, 0), (1, 1), (2, 0)}
+    assert planes_of("ColorConnect", level, R.initial_state(level), Drawing(0, rows[:8]))[
+        "link_right"
+    ] == {(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)}
 
 
 def test_bolt_unscrew_planes_of_the_first_easy_level():
@@ -211,7 +261,10 @@ def test_bolt_unscrew_planes_of_the_first_easy_level():
     # the screw of anchor 12 to the free anchor 7: the top bar keeps two screws and stays
     s1 = R.apply(level, R.initial_state(level), (12, 7))
     q = planes_of("BoltUnscrew", level, s1, None)
-    assert q["screw"] == {(0, 0), (0, 2), (1, 3), (2, 0), (2, 4), (2, 2)} and q["layer2"] == p["layer2"]
+    assert (
+        q["screw"] == {(0, 0), (0, 2), (1, 3), (2, 0), (2, 4), (2, 2)}
+        and q["layer2"] == p["layer2"]
+    )
 
 
 def test_every_games_planes_are_documented_in_its_format():
@@ -241,13 +294,20 @@ def test_board_observation_shape_names_and_the_checkers(env_id):
         board = env.env.env.env  # BoardActions > NumpyInfo > BlackBox > BoardObservation
         assert isinstance(board, BoardObservation)
         game, tier = parse_env_id(env_id)
-        assert 2 ** bits >= len(game.load_catalogue(tier)) > 2 ** (bits - 1) or bits == 1
-        assert board.names == (game.planes.names(board.board_shape) + tuple(f"screen:{s}" for s in SCREENS)
-                               + tuple(f"level_bit{k}" for k in range(bits))
-                               + (("undoable",) if game.has_undo else ()))
+        assert 2**bits >= len(game.load_catalogue(tier)) > 2 ** (bits - 1) or bits == 1
+        assert board.names == (
+            game.planes.names(board.board_shape)
+            + tuple(f"screen:{s}" for s in SCREENS)
+            + tuple(f"level_bit{k}" for k in range(bits))
+            + (("undoable",) if game.has_undo else ())
+        )
         assert len(board.names) == shape[0] == own + 5 + bits + game.has_undo
         assert [w.name for w in env.spec.additional_wrappers] == [
-            "BoardObservation", "BlackBox", "NumpyInfo", "BoardActions"]
+            "BoardObservation",
+            "BlackBox",
+            "NumpyInfo",
+            "BoardActions",
+        ]
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*different from the unwrapped version.*")
             check_env(env)
@@ -269,11 +329,21 @@ def test_two_levels_sharing_a_board_differ_by_their_level_bits():
     env.reset(seed=0)
     probe = env.unwrapped.probe()
     one = GAMES["NutAndBolt"].load_catalogue("Easy")[0]
-    two = R.Level.from_json({**one.to_json(), "id": "other", "bolts": [list(b) for b in reversed(one.bolts)]})
+    two = R.Level.from_json(
+        {**one.to_json(), "id": "other", "bolts": [list(b) for b in reversed(one.bolts)]}
+    )
     state = R.initial_state(one)
     assert R.state_from_json(two, R.state_to_json(one, state)) == state  # a board of both levels
-    a = env.encode(dataclasses.replace(probe, board=dataclasses.replace(probe.board, index=0, level=one, state=state)))
-    b = env.encode(dataclasses.replace(probe, board=dataclasses.replace(probe.board, index=1, level=two, state=state)))
+    a = env.encode(
+        dataclasses.replace(
+            probe, board=dataclasses.replace(probe.board, index=0, level=one, state=state)
+        )
+    )
+    b = env.encode(
+        dataclasses.replace(
+            probe, board=dataclasses.replace(probe.board, index=1, level=two, state=state)
+        )
+    )
     bit0 = env.names.index("level_bit0")
     assert np.array_equal(a[:bit0], b[:bit0]) and not a[bit0].any() and b[bit0].all()
     assert not np.array_equal(a, b)
@@ -299,7 +369,12 @@ def board_key(probe, board_obs: BoardObservation):
     """What the tensor is documented to hold: the screen, and the objective's board (level,
     state, ui) on the screens that show it, with Undo's state on the level screen."""
     b = probe.board
-    if b is None or probe.screen not in BOARD_SCREENS or b.game is not board_obs.game or b.tier != board_obs.tier:
+    if (
+        b is None
+        or probe.screen not in BOARD_SCREENS
+        or b.game is not board_obs.game
+        or b.tier != board_obs.tier
+    ):
         return (probe.screen,)
     undo = b.game.has_undo and b.undoable and probe.screen == LEVEL
     return (probe.screen, b.index, b.level, b.state, b.ui, undo)
@@ -316,7 +391,9 @@ def assert_exact(pairs) -> None:
 
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_two_boards_of_random_play_never_share_a_tensor(env_id, seed):
     """Random play through the suite (every button, every board target, masked), so the
@@ -345,9 +422,13 @@ def ui_states(game, level, state, rng: random.Random) -> list:
     for _ in range(2):
         nxt = []
         for ui in frontier:
-            targets = [t for t in game.view.board_targets(level, state, ui, BOARD_AREA) if t is not None]
+            targets = [
+                t for t in game.view.board_targets(level, state, ui, BOARD_AREA) if t is not None
+            ]
             for target in rng.sample(targets, min(6, len(targets))):
-                gestures = [g for e in action_events(target, 0) for g in GestureRecognizer().feed(e)]
+                gestures = [
+                    g for e in action_events(target, 0) for g in GestureRecognizer().feed(e)
+                ]
                 for g in gestures:
                     outcome = game.view.on_gesture(level, state, ui, g, BOARD_AREA)
                     if outcome.move is None and outcome.ui is not None:
@@ -372,7 +453,9 @@ def test_two_reachable_states_never_share_a_tensor(env_id, seed, length):
         state = game.rules.initial_state(level)
         for _ in range(length):
             for ui in ui_states(game, level, state, rng):
-                seen.append(((level, state, ui), game.planes.encode(level, state, ui, shape).tobytes()))
+                seen.append(
+                    ((level, state, ui), game.planes.encode(level, state, ui, shape).tobytes())
+                )
             moves = list(islice(game.rules.legal_moves(level, state), 40))
             if not moves:
                 break
@@ -425,7 +508,9 @@ def test_a_board_step_paints_nothing_and_render_paints_the_same_screen(env_id, m
         return real(self, widgets)
 
     monkeypatch.setattr(Canvas, "render", counting)
-    env = make_sb3_env(env_id, observation="board", actions="board", render_mode="rgb_array", budget_s=10_000)
+    env = make_sb3_env(
+        env_id, observation="board", actions="board", render_mode="rgb_array", budget_s=10_000
+    )
     twin = gym.make(env_id, budget_s=10_000)  # pixels, the same GUI actions
     try:
         env.reset(seed=3)
@@ -460,51 +545,82 @@ def test_a_board_step_paints_nothing_and_render_paints_the_same_screen(env_id, m
 
 
 def test_observation_modes_that_do_not_fit_are_refused_naming_what_fits(make_env):
-    with pytest.raises(ConfigError, match="observation: 'frames' is not allowed; allowed: pixels, board"):
+    with pytest.raises(
+        ConfigError, match="observation: 'frames' is not allowed; allowed: pixels, board"
+    ):
         make_sb3_env("LongPuzzle/MazePaint-Easy", observation="frames")
-    for key, value in (("size", (64, 64)), ("scale", "1/8"), ("grayscale", True), ("fit", "letterbox")):
+    for key, value in (
+        ("size", (64, 64)),
+        ("scale", "1/8"),
+        ("grayscale", True),
+        ("fit", "letterbox"),
+    ):
         with pytest.raises(ConfigError, match=f"{key}: applies to observation='pixels' only"):
             make_sb3_env("LongPuzzle/MazePaint-Easy", observation="board", **{key: value})
     with pytest.raises(ConfigError, match="board_shape: applies to observation='board' only"):
         make_sb3_env("LongPuzzle/MazePaint-Easy", board_shape=(4, 8, 8))
-    with pytest.raises(ConfigError, match=r"needs backend='native'.*'browser'.*observation='pixels'"):
+    with pytest.raises(
+        ConfigError, match=r"needs backend='native'.*'browser'.*observation='pixels'"
+    ):
         make_sb3_env("LongPuzzle/MazePaint-Easy", observation="board", backend="browser")
     browser = make_env("LongPuzzle/MazePaint-Easy", backend="browser")
-    with pytest.raises(ConfigError, match=r"'none' \(no frames\) needs backend='native'.*allowed there: 'pixels'"):
+    with pytest.raises(
+        ConfigError, match=r"'none' \(no frames\) needs backend='native'.*allowed there: 'pixels'"
+    ):
         browser.unwrapped.set_observation("none")
-    with pytest.raises(ConfigError, match="observation: 'board' is not allowed; allowed: pixels, none"):
+    with pytest.raises(
+        ConfigError, match="observation: 'board' is not allowed; allowed: pixels, none"
+    ):
         make_env().unwrapped.set_observation("board")
     cartpole = gym.make("CartPole-v1")
-    with pytest.raises(ConfigError, match=r"BoardObservation: wraps puzzlegym envs only .*CartPoleEnv"):
+    with pytest.raises(
+        ConfigError, match=r"BoardObservation: wraps puzzlegym envs only .*CartPoleEnv"
+    ):
         BoardObservation(cartpole)
     with pytest.raises(ConfigError, match=r"BoardActions: wraps puzzlegym envs only .*CartPoleEnv"):
         BoardActions(cartpole)
-    with pytest.raises(ConfigError, match=r"DiscreteGUIActions: maps indices to puzzlegym GUI actions.*Discrete\(2\)"):
+    with pytest.raises(
+        ConfigError,
+        match=r"DiscreteGUIActions: maps indices to puzzlegym GUI actions.*Discrete\(2\)",
+    ):
         DiscreteGUIActions(cartpole)
-    with pytest.raises(ConfigError, match=r"BoardActions: performs puzzlegym GUI actions.*in place of DiscreteGUIActions"):
+    with pytest.raises(
+        ConfigError,
+        match=r"BoardActions: performs puzzlegym GUI actions.*in place of DiscreteGUIActions",
+    ):
         BoardActions(DiscreteGUIActions(make_env()))
     with pytest.raises(ConfigError, match=r"DiscreteGUIActions: maps indices.*Discrete"):
         DiscreteGUIActions(BoardActions(make_env()))
-    with pytest.raises(ConfigError, match="apply BoardObservation first.*in place of LowResObservation"):
+    with pytest.raises(
+        ConfigError, match="apply BoardObservation first.*in place of LowResObservation"
+    ):
         BoardObservation(LowResObservation(make_env()))
     with pytest.raises(ConfigError, match="must be the full 1280x900 screen"):
         LowResObservation(BoardObservation(make_env()))
-    with pytest.raises(ConfigError, match=r"shape: expected .* at least \(4, 8, 8\).*exactly 4 planes"):
+    with pytest.raises(
+        ConfigError, match=r"shape: expected .* at least \(4, 8, 8\).*exactly 4 planes"
+    ):
         BoardObservation(make_env(), shape=(5, 8, 8))
     with pytest.raises(ConfigError, match=r"shape: expected .* at least \(4, 8, 8\)"):
         BoardObservation(make_env(), shape=(4, 7, 9))
     board = make_sb3_env("LongPuzzle/MazePaint-Easy", observation="board", actions="board")
-    with pytest.raises(ConfigError, match=r"policy: 'CnnPolicy' does not fit observation='board'.*use 'MlpPolicy'"):
+    with pytest.raises(
+        ConfigError, match=r"policy: 'CnnPolicy' does not fit observation='board'.*use 'MlpPolicy'"
+    ):
         check_sb3_env(board, policy="CnnPolicy")
     pixels = make_sb3_env("LongPuzzle/MazePaint-Easy", actions="board")
-    with pytest.raises(ConfigError, match=r"policy: 'MlpPolicy' does not fit observation='pixels'.*use 'CnnPolicy'"):
+    with pytest.raises(
+        ConfigError, match=r"policy: 'MlpPolicy' does not fit observation='pixels'.*use 'CnnPolicy'"
+    ):
         check_sb3_env(pixels, policy="MlpPolicy")
     board.close()
     pixels.close()
 
 
 def test_a_larger_board_shape_pads_and_a_level_too_large_is_named():
-    env = make_sb3_env("LongPuzzle/ColorConnect-Easy", observation="board", board_shape=(20, 9, 10), start="board")
+    env = make_sb3_env(
+        "LongPuzzle/ColorConnect-Easy", observation="board", board_shape=(20, 9, 10), start="board"
+    )
     obs, _ = env.reset(seed=0)
     assert obs.shape == (29, 9, 10) and not obs[:20, 7:, :].any() and not obs[:20, :, 7:].any()
     assert obs[20 + SCREENS.index(LEVEL)].all()  # the screen planes are constant
@@ -513,15 +629,25 @@ def test_a_larger_board_shape_pads_and_a_level_too_large_is_named():
     small.reset(seed=0)
     probe = small.unwrapped.probe()
     big_board = GAMES["MazePaint"].load_catalogue("Hard")[-1]
-    larger = dataclasses.replace(probe, board=dataclasses.replace(probe.board, level=big_board,
-                                                                  state=GAMES["MazePaint"].rules.initial_state(big_board)))
-    with pytest.raises(PuzzleGymError, match=r"needs 4 planes of 1\dx1\d.*make_sb3_env\(board_shape="):
+    larger = dataclasses.replace(
+        probe,
+        board=dataclasses.replace(
+            probe.board, level=big_board, state=GAMES["MazePaint"].rules.initial_state(big_board)
+        ),
+    )
+    with pytest.raises(
+        PuzzleGymError, match=r"needs 4 planes of 1\dx1\d.*make_sb3_env\(board_shape="
+    ):
         small.encode(larger)
     small.close()
     game = GAMES["ColorConnect"]
     big = game.load_catalogue("Hard")[0]
-    with pytest.raises(ValueError, match=rf"level {big.id!r} needs \d+ planes of \d+x\d+, more than"):
-        game.planes.encode(big, game.rules.initial_state(big), None, game.planes.shape(game.load_catalogue("Easy")))
+    with pytest.raises(
+        ValueError, match=rf"level {big.id!r} needs \d+ planes of \d+x\d+, more than"
+    ):
+        game.planes.encode(
+            big, game.rules.initial_state(big), None, game.planes.shape(game.load_catalogue("Easy"))
+        )
 
 
 def test_agent_facing_surfaces_never_reach_the_symbolic_board():
@@ -531,11 +657,23 @@ def test_agent_facing_surfaces_never_reach_the_symbolic_board():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1] / "puzzlegym"
-    surfaces = [*root.glob("agents/*.py"), *root.glob("service/*.py"), *root.glob("backends/page/*"),
-                *root.glob("evaluation/*.py"), *root.glob("lab/*.py"), root / "wrappers" / "blackbox.py",
-                root / "wrappers" / "text.py"]
+    surfaces = [
+        *root.glob("agents/*.py"),
+        *root.glob("service/*.py"),
+        *root.glob("backends/page/*"),
+        *root.glob("evaluation/*.py"),
+        *root.glob("lab/*.py"),
+        root / "wrappers" / "blackbox.py",
+        root / "wrappers" / "text.py",
+    ]
     assert len(surfaces) > 30
     for path in surfaces:
         text = path.read_text(encoding="utf-8")
-        for word in ("BoardObservation", "board_observation", "planes", "set_observation", "observation=\"board\""):
+        for word in (
+            "BoardObservation",
+            "board_observation",
+            "planes",
+            "set_observation",
+            'observation="board"',
+        ):
             assert word not in text, f"{path.relative_to(root)} mentions {word}"

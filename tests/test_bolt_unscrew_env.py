@@ -27,7 +27,9 @@ def trap_moves(level):
     """Unscrew boards without releasing any, until no move is left (fill the anchors)."""
     state, moves = R.initial_state(level), []
     while True:
-        legal = [m for m in R.legal_moves(level, state) if level.holed_boards[m[0]] & state.remaining]
+        legal = [
+            m for m in R.legal_moves(level, state) if level.holed_boards[m[0]] & state.remaining
+        ]
         if not legal:
             assert not R.legal_moves(level, state)
             return moves, state
@@ -45,7 +47,9 @@ def test_select_deselect_and_rejected_clicks(make_env):
     level, s0 = b.level, b.state
     pinned = next(a for a in R.bits(s0.occupied) if not R.selectable(level, s0, a))
     free = next(R.bits(R.available(level, s0)))
-    blocked = next(a for a in R.bits(level.all_anchors & ~s0.occupied & level.covered(s0.remaining)))
+    blocked = next(
+        a for a in R.bits(level.all_anchors & ~s0.occupied & level.covered(s0.remaining))
+    )
     top = next(a for a in R.bits(s0.occupied) if R.selectable(level, s0, a))
     before = frame_hash(u.backend.observe(u.suite))
     # a pinned screw: nothing selected, neutral feedback
@@ -103,7 +107,9 @@ def test_fill_the_last_anchor_records_certificate_and_dead_end_run(make_env):
     free_before = []
     for move in moves:
         free_before.append(u.evaluator.snapshots[-1]["details"]["free_anchors"])
-        for action in u.game.view.actions_for_move(level, u.suite.board.state, u.suite.board.ui, move, BOARD_AREA):
+        for action in u.game.view.actions_for_move(
+            level, u.suite.board.state, u.suite.board.ui, move, BOARD_AREA
+        ):
             env.step(to_dict(action))
     assert u.suite.board.state == final
     snap = u.evaluator.snapshots[-1]

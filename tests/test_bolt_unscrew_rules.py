@@ -134,7 +134,9 @@ def test_level_json_round_trip_and_validation(stack):
     bad = dict(STACK, boards=[*STACK["boards"][:2], {"kind": "pad", "layer": 1, "holes": [4]}])
     with pytest.raises(LevelError, match="overlap in the same layer 1"):
         R.Level.from_json(bad)  # the pad would overlap B1 in layer 1
-    bad = dict(STACK, boards=[{"kind": "bar", "layer": 0, "holes": [0, 6, 2]}, *STACK["boards"][1:]])
+    bad = dict(
+        STACK, boards=[{"kind": "bar", "layer": 0, "holes": [0, 6, 2]}, *STACK["boards"][1:]]
+    )
     with pytest.raises(LevelError, match="not on the bar between its end holes"):
         R.Level.from_json(bad)
     bad = dict(STACK, screws=[0, 2, 3])
@@ -144,7 +146,14 @@ def test_level_json_round_trip_and_validation(stack):
     with pytest.raises(LevelError, match="attaches no board"):
         R.Level.from_json(bad)
     # a screw through a board without a hole there (the pad below the bar's screw)
-    bad = dict(STACK, boards=[STACK["boards"][0], {"kind": "bar", "layer": 2, "holes": [2, 3]}, {"kind": "pad", "layer": 1, "holes": [4]}])
+    bad = dict(
+        STACK,
+        boards=[
+            STACK["boards"][0],
+            {"kind": "bar", "layer": 2, "holes": [2, 3]},
+            {"kind": "pad", "layer": 1, "holes": [4]},
+        ],
+    )
     with pytest.raises(LevelError, match="would pass through"):
         R.Level.from_json(bad)
     with pytest.raises(LevelError, match="unexpected key"):

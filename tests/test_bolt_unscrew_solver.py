@@ -40,7 +40,9 @@ TRAP = {
 def brute_alive(level):
     """Every reachable state (raw rules, no reductions) and those that can still win."""
     graph, complete = reachable_states(
-        R.initial_state(level), lambda s: [(m, R.apply(level, s, m)) for m in R.legal_moves(level, s)], max_states=3000
+        R.initial_state(level),
+        lambda s: [(m, R.apply(level, s, m)) for m in R.legal_moves(level, s)],
+        max_states=3000,
     )
     if not complete:
         return None, None

@@ -163,10 +163,15 @@ def test_page_receives_pixels_only():
         env.close()
     assert requests == []  # no network traffic at all
     blank = {"puzzlegym"}
-    assert blank <= globals_ and not any(k.lower() in ("state", "board", "level", "potential", "solver") for k in globals_)
+    assert blank <= globals_ and not any(
+        k.lower() in ("state", "board", "level", "potential", "solver") for k in globals_
+    )
     assert globals_ - blank <= _window_baseline()
     for expression, arg in sent:
-        assert expression in ("window.puzzlegym.takeEvents()", "p => window.puzzlegym.drawPatches(p)")
+        assert expression in (
+            "window.puzzlegym.takeEvents()",
+            "p => window.puzzlegym.drawPatches(p)",
+        )
         if arg is not None:
             for x, y, data in arg:
                 assert isinstance(x, int) and isinstance(y, int)
@@ -239,7 +244,9 @@ def test_memory_stays_bounded_over_100_resets():
         for r in range(100):
             env.reset(seed=r)
             for _ in range(10):
-                env.step({"type": "click", "x": int(rng.integers(1280)), "y": int(rng.integers(900))})
+                env.step(
+                    {"type": "click", "x": int(rng.integers(1280)), "y": int(rng.integers(900))}
+                )
             if r in (9, 99):
                 samples.append(rss_kib(set(chromium_processes()) - before))
     finally:
@@ -323,14 +330,24 @@ def test_frozen_chromium_is_killed_relaunched_and_nothing_is_lost():
                 obs, *_ = browser.step(a)
                 got.append(obs)
                 progress[0] = time.monotonic()
-            outcome.update(timeouts=backend.timeouts, restarts=backend.restarts,
-                           actions=browser.unwrapped.actions, success=browser.unwrapped.evaluator.success)
+            outcome.update(
+                timeouts=backend.timeouts,
+                restarts=backend.restarts,
+                actions=browser.unwrapped.actions,
+                success=browser.unwrapped.evaluator.success,
+            )
         except Exception as exc:
             outcome["error"] = exc
         finally:
             browser.close()
 
-    watched(episode, progress, frozen, signal.SIGKILL, f"env.step hung on a frozen Chromium after {len(got)} steps")
+    watched(
+        episode,
+        progress,
+        frozen,
+        signal.SIGKILL,
+        f"env.step hung on a frozen Chromium after {len(got)} steps",
+    )
     if "error" in outcome:
         raise outcome["error"]
     assert outcome["timeouts"] >= 2 and outcome["restarts"] >= 2
@@ -373,17 +390,25 @@ def test_frozen_playwright_driver_is_killed_relaunched_and_nothing_is_lost():
                 obs, *_ = browser.step(a)
                 got.append(obs)
                 progress[0] = time.monotonic()
-            outcome.update(timeouts=backend.timeouts, driver=playwright_drivers() - others - set(drivers),
-                           actions=browser.unwrapped.actions, success=browser.unwrapped.evaluator.success)
+            outcome.update(
+                timeouts=backend.timeouts,
+                driver=playwright_drivers() - others - set(drivers),
+                actions=browser.unwrapped.actions,
+                success=browser.unwrapped.evaluator.success,
+            )
         except Exception as exc:
             outcome["error"] = exc
         finally:
             browser.close()
 
-    watched(episode, progress, frozen, signal.SIGCONT, "env.step hung on a frozen Playwright driver")
+    watched(
+        episode, progress, frozen, signal.SIGCONT, "env.step hung on a frozen Playwright driver"
+    )
     if "error" in outcome:
         raise outcome["error"]
     assert outcome["timeouts"] == 2 and len(outcome["driver"]) == 1  # a new driver after each
-    assert all(process_state(pid) in ("gone", "Z") for pid in drivers)  # the frozen ones were killed
+    assert all(
+        process_state(pid) in ("gone", "Z") for pid in drivers
+    )  # the frozen ones were killed
     assert all(np.array_equal(x, y) for x, y in zip(expected, got, strict=True))
     assert outcome["actions"] == len(script) and outcome["success"]  # nothing lost, nothing doubled

@@ -155,7 +155,9 @@ def test_another_games_catalogue_changing_leaves_a_checkpoint_valid(make_env, mo
     assert ckpt.catalogue == registry.game_catalogue_sha256("MazePaint")
     everything = registry.catalogue_sha256()
     nut = registry.get_game("NutAndBolt")
-    changed = dataclasses.replace(nut, load_catalogue=lambda tier: list(reversed(nut.load_catalogue(tier))))
+    changed = dataclasses.replace(
+        nut, load_catalogue=lambda tier: list(reversed(nut.load_catalogue(tier)))
+    )
     monkeypatch.setitem(registry.games(), "NutAndBolt", changed)
     registry.game_catalogue_sha256.cache_clear()
     try:

@@ -11,7 +11,9 @@ from puzzlegym.evaluation.records import read_log
 
 
 def cli(*args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "puzzlegym", *args], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "puzzlegym", *args], capture_output=True, text=True, timeout=300
+    )
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
@@ -38,8 +40,20 @@ def test_run_solver_json_writes_frame_gif_and_record(tmp_path):
 
 
 def test_run_random_single_level(tmp_path):
-    proc = cli("run", "LongPuzzle/MazePaint-Hard", "--agent", "random", "--level", "2", "--max-steps", "40",
-               "--json", "--no-gif", "--out", str(tmp_path / "r"))
+    proc = cli(
+        "run",
+        "LongPuzzle/MazePaint-Hard",
+        "--agent",
+        "random",
+        "--level",
+        "2",
+        "--max-steps",
+        "40",
+        "--json",
+        "--no-gif",
+        "--out",
+        str(tmp_path / "r"),
+    )
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert set(result) >= {"success", "lc", "fgp", "levels_won", "steps", "elapsed_s"}
     assert result["steps"] == 40 and not (Path(tmp_path / "r" / "episode.gif")).exists()
@@ -68,7 +82,10 @@ def test_bench_json_reports_rates():
     proc = cli("bench", "LongPuzzle/MazePaint-Easy", "--steps", "200", "--json")
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["steps_per_s"] > 0 and result["frame_copies_per_s"] > 0
-    assert abs(result["ratio_to_frame_copy"] - result["steps_per_s"] / result["frame_copies_per_s"]) < 0.002
+    assert (
+        abs(result["ratio_to_frame_copy"] - result["steps_per_s"] / result["frame_copies_per_s"])
+        < 0.002
+    )
     assert result["rules_transitions_per_s"] > 0
 
 

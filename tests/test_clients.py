@@ -41,7 +41,9 @@ def masked(env, rng) -> int:
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
 @pytest.mark.parametrize("observation", ["pixels", "board"])
-def test_wrapped_envs_pickle_and_copy_before_and_after_reset_and_play_on_identically(env_id, observation):
+def test_wrapped_envs_pickle_and_copy_before_and_after_reset_and_play_on_identically(
+    env_id, observation
+):
     env = make_sb3_env(env_id, observation=observation, actions="board", budget_s=10_000)
     try:
         before = copies(env)  # never reset
@@ -70,8 +72,10 @@ def test_wrapped_envs_pickle_and_copy_before_and_after_reset_and_play_on_identic
         env.close()
 
 
-@pytest.mark.parametrize("env_id", ["LongPuzzle/NutAndBolt-Hard", "LongPuzzle/ColorConnect-Easy",
-                                    "LongPuzzle/BoltUnscrew-Hard"])
+@pytest.mark.parametrize(
+    "env_id",
+    ["LongPuzzle/NutAndBolt-Hard", "LongPuzzle/ColorConnect-Easy", "LongPuzzle/BoltUnscrew-Hard"],
+)
 def test_raw_envs_copy_mid_level_with_history_selection_and_frames(env_id):
     """The raw env (1280x900 pixels, GUI actions, render()): copied with an undo history and
     a selection or path being drawn, the copy paints the same frames and plays on alike."""
@@ -97,7 +101,9 @@ def test_raw_envs_copy_mid_level_with_history_selection_and_frames(env_id):
 
 
 def test_a_copy_is_independent_of_its_original():
-    env = make_sb3_env("LongPuzzle/MazePaint-Easy", observation="board", actions="board", start="board", level=1)
+    env = make_sb3_env(
+        "LongPuzzle/MazePaint-Easy", observation="board", actions="board", start="board", level=1
+    )
     obs, _ = env.reset(seed=0)
     clone = copy.deepcopy(env)
     for _ in range(3):  # the first swipe that rolls the ball, three times
@@ -112,13 +118,17 @@ def test_recording_and_browser_envs_refuse_to_be_copied_saying_why(tmp_path):
     env = gym.make("LongPuzzle/MazePaint-Easy", record_dir=str(tmp_path / "rec"))
     copy.deepcopy(env)  # no record open yet: fine (its copy opens its own, beside it)
     env.reset(seed=0)
-    with pytest.raises(TypeError, match=r"writing an episode record .*rec.* two envs would write one record"):
+    with pytest.raises(
+        TypeError, match=r"writing an episode record .*rec.* two envs would write one record"
+    ):
         pickle.dumps(env)
     with pytest.raises(TypeError, match="writing an episode record"):
         copy.deepcopy(env)
     env.close()
     browser = gym.make("LongPuzzle/MazePaint-Easy", backend="browser")
-    with pytest.raises(TypeError, match="browser backend cannot be pickled or copied.*backend='native'"):
+    with pytest.raises(
+        TypeError, match="browser backend cannot be pickled or copied.*backend='native'"
+    ):
         pickle.dumps(browser)
     browser.close()
 
@@ -151,9 +161,16 @@ def test_sb3_subproc_workers_answer_masks_before_reset_and_live_on(observation):
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     ids = ["LongPuzzle/NutAndBolt-Easy"] * 2  # one vec env: one observation space
-    kwargs = dict(observation=observation, actions="board", buttons=("restart", "next", "menu", "game", "tier"),
-                  max_targets=20, budget_s=50)
-    venv = SubprocVecEnv([lambda i=i: make_sb3_env(i, **kwargs) for i in ids])  # SB3's own start method
+    kwargs = dict(
+        observation=observation,
+        actions="board",
+        buttons=("restart", "next", "menu", "game", "tier"),
+        max_targets=20,
+        budget_s=50,
+    )
+    venv = SubprocVecEnv(
+        [lambda i=i: make_sb3_env(i, **kwargs) for i in ids]
+    )  # SB3's own start method
     try:
         masks = get_action_masks(venv)
         assert masks.shape == (2, 25) and masks.all()
@@ -165,8 +182,14 @@ def test_sb3_subproc_workers_answer_masks_before_reset_and_live_on(observation):
         rng = np.random.default_rng(0)
         for _ in range(10):
             masks = get_action_masks(venv)
-            obs, rewards, dones, infos = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
-        assert [int(info["step"]) for info in infos] == [10, 10] and rewards.shape == (2,) and not dones.any()
+            obs, rewards, dones, infos = venv.step(
+                np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            )
+        assert (
+            [int(info["step"]) for info in infos] == [10, 10]
+            and rewards.shape == (2,)
+            and not dones.any()
+        )
     finally:
         venv.close()
 
@@ -186,8 +209,16 @@ def test_torchrl_gym_wrapper_passes_its_checks_and_reads_the_info_numbers(observ
 
     from puzzlegym.wrappers import torchrl_info_reader
 
-    env = GymWrapper(make_sb3_env("LongPuzzle/MazePaint-Easy", observation=observation, actions="board",
-                                  start="board", level=1, budget_s=20))
+    env = GymWrapper(
+        make_sb3_env(
+            "LongPuzzle/MazePaint-Easy",
+            observation=observation,
+            actions="board",
+            start="board",
+            level=1,
+            budget_s=20,
+        )
+    )
     check_env_specs(env)
     env.set_info_dict_reader(torchrl_info_reader())
     check_env_specs(env)
@@ -196,9 +227,15 @@ def test_torchrl_gym_wrapper_passes_its_checks_and_reads_the_info_numbers(observ
     assert steps == list(range(1, 13)) and rollout["next", "actions"].tolist() == steps
     assert rollout["next", "elapsed_s"].tolist() == [float(s) for s in steps]
     assert rollout["next", "budget_s"].tolist() == [20.0] * 12
-    assert str(rollout["next", "accepted"].dtype) == "torch.bool" and str(rollout["next", "step"].dtype) == "torch.int64"
+    assert (
+        str(rollout["next", "accepted"].dtype) == "torch.bool"
+        and str(rollout["next", "step"].dtype) == "torch.int64"
+    )
     shape = (84, 84, 3) if observation == "pixels" else (13, 8, 8)
-    assert tuple(rollout["next", "pixels" if observation == "pixels" else "observation"].shape) == (12, *shape)
+    assert tuple(rollout["next", "pixels" if observation == "pixels" else "observation"].shape) == (
+        12,
+        *shape,
+    )
     env.close()
 
 
@@ -209,7 +246,9 @@ def test_torchrl_reads_python_scalars_no_more_than_before():
 
     from puzzlegym.wrappers import DiscreteGUIActions, torchrl_info_reader
 
-    raw = DiscreteGUIActions(BlackBox(LowResObservation(gym.make("LongPuzzle/MazePaint-Easy", start="board"))))
+    raw = DiscreteGUIActions(
+        BlackBox(LowResObservation(gym.make("LongPuzzle/MazePaint-Easy", start="board")))
+    )
     env = GymWrapper(raw)
     env.set_info_dict_reader(torchrl_info_reader())
     with pytest.raises(AttributeError, match="has no attribute 'dtype'"):

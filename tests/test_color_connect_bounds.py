@@ -34,7 +34,12 @@ NOT_CROSSING = R.Level("cross-ok", "Easy", ("A.A", "...", "B.B"))
 
 
 def test_separated_fires_on_a_walled_in_pair_and_only_then():
-    assert B.refute(SEPARATED) == {"engine": "bounds", "rule": "separated", "pairs": ["A"], "cells": []}
+    assert B.refute(SEPARATED) == {
+        "engine": "bounds",
+        "rule": "separated",
+        "pairs": ["A"],
+        "cells": [],
+    }
     assert B.refute(NOT_SEPARATED) is None
     # adjacent dots need no free cell
     assert B.refute(R.Level("adj", "Easy", ("AA#", "###"))) is None
@@ -45,7 +50,12 @@ def test_separated_fires_on_a_walled_in_pair_and_only_then():
 
 def test_bottleneck_fires_on_one_cell_shared_by_two_pairs_and_only_then():
     # (1, 2), the only way to the gap from above, is found first (cells in row-major order)
-    assert B.refute(BOTTLENECK) == {"engine": "bounds", "rule": "bottleneck", "pairs": ["A", "B"], "cells": [7]}
+    assert B.refute(BOTTLENECK) == {
+        "engine": "bounds",
+        "rule": "bottleneck",
+        "pairs": ["A", "B"],
+        "cells": [7],
+    }
     assert B.refute(NO_BOTTLENECK) is None
     assert search(NO_BOTTLENECK).paths is not None
     # one pair alone may use the bottleneck
@@ -53,7 +63,12 @@ def test_bottleneck_fires_on_one_cell_shared_by_two_pairs_and_only_then():
 
 
 def test_crossing_fires_on_alternating_border_dots_and_only_then():
-    assert B.refute(CROSSING) == {"engine": "bounds", "rule": "crossing", "pairs": ["A", "B"], "cells": [0, 2, 6, 8]}
+    assert B.refute(CROSSING) == {
+        "engine": "bounds",
+        "rule": "crossing",
+        "pairs": ["A", "B"],
+        "cells": [0, 2, 6, 8],
+    }
     assert B.refute(NOT_CROSSING) is None and search(NOT_CROSSING).paths is not None
     # an inner dot breaks the argument: B may go round A's dot in the middle of the board
     inner = R.Level("inner", "Easy", ("A...B", ".....", "..A..", ".....", "B...."))
@@ -91,7 +106,13 @@ def drawn_level(h: int, w: int, pairs: int, blocked: int, seed: int) -> R.Level:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(2, 5), st.integers(2, 5), st.integers(1, 5), st.integers(0, 4), st.integers(0, 2**32))
+@given(
+    st.integers(2, 5),
+    st.integers(2, 5),
+    st.integers(1, 5),
+    st.integers(0, 4),
+    st.integers(0, 2**32),
+)
 def test_a_rule_fires_only_on_unsolvable_boards(h, w, pairs, blocked, seed):
     level = drawn_level(h, w, pairs, blocked, seed)
     if B.refute(level) is not None:
@@ -104,16 +125,28 @@ def naive_bottleneck(level, pairs, open_mask):
         if not open_mask >> cell & 1:
             continue
         rest = open_mask & ~(1 << cell)
-        cut = [k for k in pairs if B._joined(level, *level.endpoints[k], open_mask)
-               and not B._joined(level, *level.endpoints[k], rest)]
+        cut = [
+            k
+            for k in pairs
+            if B._joined(level, *level.endpoints[k], open_mask)
+            and not B._joined(level, *level.endpoints[k], rest)
+        ]
         if len(cut) >= 2:
             return cell, cut
     return None
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(2, 8), st.integers(2, 8), st.integers(1, 8), st.integers(0, 30), st.integers(0, 2**32))
+@given(
+    st.integers(2, 8),
+    st.integers(2, 8),
+    st.integers(1, 8),
+    st.integers(0, 30),
+    st.integers(0, 2**32),
+)
 def test_bottleneck_tries_every_cell_that_could_separate(h, w, pairs, blocked, seed):
     level = drawn_level(h, w, pairs, blocked, seed)
     every = range(level.n_pairs)
-    assert B.bottleneck(level, every, level.free_mask) == naive_bottleneck(level, every, level.free_mask)
+    assert B.bottleneck(level, every, level.free_mask) == naive_bottleneck(
+        level, every, level.free_mask
+    )

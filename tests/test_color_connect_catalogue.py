@@ -58,7 +58,9 @@ def test_forced_detour_is_real_on_a_catalogue_level():
 @pytest.mark.parametrize("tier", R.TIERS)
 def test_catalogue_file_is_reproducible(tier):
     """The committed JSON is exactly what the generator's --write produces."""
-    assert catalogue_path(tier).read_text(encoding="utf-8") == CATALOGUE.text(CATALOGUE.document(tier, build_catalogue(tier)))
+    assert catalogue_path(tier).read_text(encoding="utf-8") == CATALOGUE.text(
+        CATALOGUE.document(tier, build_catalogue(tier))
+    )
 
 
 def test_catalogue_file_is_strict():
@@ -85,7 +87,10 @@ def test_generate_is_deterministic_verified_and_seeded():
         generate("Easy", "0")
     path = hamiltonian_path(__import__("random").Random(1), 6)
     assert sorted(path) == list(range(36))
-    assert all(abs(a - b) in (1, 6) and (a // 6 == b // 6 or a % 6 == b % 6) for a, b in zip(path, path[1:], strict=False))
+    assert all(
+        abs(a - b) in (1, 6) and (a // 6 == b // 6 or a % 6 == b % 6)
+        for a, b in zip(path, path[1:], strict=False)
+    )
 
 
 def test_generated_levels_play_through_the_env(make_env):

@@ -78,7 +78,9 @@ def test_cut_back_cancel_complete_and_remove():
     assert click(LEVEL, EMPTY, ui, 14) == ViewOutcome(move=Connect(0, A_PATH), ui=ui, feedback="")
     # started from the other dot: the move lists the cells in drawing order
     ui = drawing(2, 18, 13)
-    assert click(LEVEL, EMPTY, ui, 11) == ViewOutcome(move=Connect(2, C_PATH[::-1]), ui=ui, feedback="")
+    assert click(LEVEL, EMPTY, ui, 11) == ViewOutcome(
+        move=Connect(2, C_PATH[::-1]), ui=ui, feedback=""
+    )
     # a dot of a connected pair removes its path (and starts nothing)
     assert click(LEVEL, WITH_C, None, 18) == ViewOutcome(move=Remove(2), ui=None, feedback="")
     assert click(LEVEL, WITH_C, None, 11) == ViewOutcome(move=Remove(2), ui=None, feedback="")
@@ -90,14 +92,24 @@ def test_ui_document_and_level_checks():
     assert doc == {"pair": "A", "cells": [[0, 0], [0, 1], [0, 2]]}
     assert VIEW.ui_from_json(doc) == ui and VIEW.ui_from_json(None) is None
     VIEW.check_ui(LEVEL, EMPTY, ui)
-    for bad in ({"pair": "a", "cells": [[0, 0]]}, {"pair": "A", "cells": []}, {"pair": "A"},
-                {"pair": "A", "cells": [[0, -1]]}, [1, 2]):
+    for bad in (
+        {"pair": "a", "cells": [[0, 0]]},
+        {"pair": "A", "cells": []},
+        {"pair": "A"},
+        {"pair": "A", "cells": [[0, -1]]},
+        [1, 2],
+    ):
         with pytest.raises(ValueError, match="ui"):
             VIEW.ui_from_json(bad)
-    for bad_ui, state in ((drawing(0, 0, 1, 2), WITH_C.__class__((A_PATH, None, None))),
-                          (drawing(0, 5, 10), EMPTY), (drawing(0, 0, 2), EMPTY),
-                          (drawing(0, 0, 5, 0), EMPTY), (drawing(2, 11, 12), WITH_C),
-                          (Drawing(3, ((0, 0),)), EMPTY), (Drawing(0, ((0, 0), (0, 9))), EMPTY)):
+    for bad_ui, state in (
+        (drawing(0, 0, 1, 2), WITH_C.__class__((A_PATH, None, None))),
+        (drawing(0, 5, 10), EMPTY),
+        (drawing(0, 0, 2), EMPTY),
+        (drawing(0, 0, 5, 0), EMPTY),
+        (drawing(2, 11, 12), WITH_C),
+        (Drawing(3, ((0, 0),)), EMPTY),
+        (Drawing(0, ((0, 0), (0, 9))), EMPTY),
+    ):
         with pytest.raises(ValueError, match="ui"):
             VIEW.check_ui(LEVEL, state, bad_ui)
 
@@ -140,8 +152,11 @@ def test_env_clicks_draw_refuse_and_restart(env):
     # a refused click: nothing but the feedback line changes
     before = env.unwrapped.checkpoint().payload["suite"]
     r0, c0 = level.cell(move.cells[0])
-    off_line = next(x for x in range(level.n_cells) if level.owner[x] == -1
-                    and level.cell(x)[0] != r0 and level.cell(x)[1] != c0)
+    off_line = next(
+        x
+        for x in range(level.n_cells)
+        if level.owner[x] == -1 and level.cell(x)[0] != r0 and level.cell(x)[1] != c0
+    )
     _, reward, _, _, info = press(env, off_line)
     after = env.unwrapped.checkpoint().payload["suite"]
     assert after["board"]["feedback"] == LINE_HINT and not info["accepted"] and reward == 0
@@ -150,7 +165,9 @@ def test_env_clicks_draw_refuse_and_restart(env):
     for a in clicks[1:]:
         env.step(a)
     a, b = level.endpoints[move.pair]
-    assert suite.board.state.paths[move.pair] == (move.cells if move.cells[0] == a else move.cells[::-1])
+    assert suite.board.state.paths[move.pair] == (
+        move.cells if move.cells[0] == a else move.cells[::-1]
+    )
     assert suite.board.ui is None and suite.board.feedback == ""
     assert env.unwrapped.evaluator.snapshots[-1]["potential"] == pytest.approx(1 / level.n_pairs)
     x, y = suite.targets()["restart"].center
@@ -225,11 +242,16 @@ def test_the_screen_shows_dots_paths_and_the_path_being_drawn(tmp_path):
 
     def line_width(cell):
         r = cell_rect(level, cell, BOARD_AREA)
-        colour = PIECES[last.pair if cell in half else next(
-            k for k, p in enumerate(state.paths) if p and cell in p)].rgb
-        column = frame[r.y:r.y1, r.center[0]]
-        row = frame[r.center[1], r.x:r.x1]
-        return max(sum(tuple(px) == colour for px in column), sum(tuple(px) == colour for px in row))
+        colour = PIECES[
+            last.pair
+            if cell in half
+            else next(k for k, p in enumerate(state.paths) if p and cell in p)
+        ].rgb
+        column = frame[r.y : r.y1, r.center[0]]
+        row = frame[r.center[1], r.x : r.x1]
+        return max(
+            sum(tuple(px) == colour for px in column), sum(tuple(px) == colour for px in row)
+        )
 
     finished = next(x for p in state.paths if p for x in p[1:-1])
     assert line_width(half[1]) < line_width(finished)
@@ -242,8 +264,14 @@ def test_stable_baselines3_accepts_the_wrapped_env():
 
     from puzzlegym.wrappers import make_sb3_env
 
-    env = make_sb3_env("LongPuzzle/ColorConnect-Easy", size=(84, 84), grid=(4, 4), budget_s=50,
-                       start="board", level=1)
+    env = make_sb3_env(
+        "LongPuzzle/ColorConnect-Easy",
+        size=(84, 84),
+        grid=(4, 4),
+        budget_s=50,
+        start="board",
+        level=1,
+    )
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

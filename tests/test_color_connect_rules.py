@@ -61,8 +61,17 @@ def test_every_refusal_leaves_the_board():
         assert R.apply(LEVEL, s, move) == Rejected(reason), move
 
 
-@pytest.mark.parametrize("move", [(0, A_PATH), Connect(3, A_PATH), Connect(0, [0, 1]),
-                                  Connect(0, (0, 99)), Remove(-1), Remove(True)])
+@pytest.mark.parametrize(
+    "move",
+    [
+        (0, A_PATH),
+        Connect(3, A_PATH),
+        Connect(0, [0, 1]),
+        Connect(0, (0, 99)),
+        Remove(-1),
+        Remove(True),
+    ],
+)
 def test_malformed_moves_raise(move):
     with pytest.raises(ValueError, match="move"):
         R.apply(LEVEL, R.initial_state(LEVEL), move)
@@ -125,7 +134,15 @@ def test_state_json_round_trip_and_strictness():
         ({"paths": {"D": []}}, "not a pair"),
         ({"paths": {"A": [[0, 0], [9, 9]]}}, "outside"),
         ({"paths": {"A": [[0, 0], [0, 1]]}}, "not a valid path"),
-        ({"paths": {"A": doc["paths"]["A"], "C": [[2, 1], [2, 2], [1, 2], [1, 3], [2, 3], [3, 3]]}}, "cross"),
+        (
+            {
+                "paths": {
+                    "A": doc["paths"]["A"],
+                    "C": [[2, 1], [2, 2], [1, 2], [1, 3], [2, 3], [3, 3]],
+                }
+            },
+            "cross",
+        ),
         ({"paths": []}, "paths"),
         ({}, "exactly the key paths"),
     ]

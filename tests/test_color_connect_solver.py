@@ -30,7 +30,9 @@ def brute_force(level: R.Level) -> bool:
     def rec(state, k):
         if k == level.n_pairs:
             return True
-        return any(rec(R.apply(level, state, Connect(k, p)), k + 1) for p in R.pair_paths(level, state, k))
+        return any(
+            rec(R.apply(level, state, Connect(k, p)), k + 1) for p in R.pair_paths(level, state, k)
+        )
 
     return rec(R.initial_state(level), 0)
 
@@ -75,8 +77,11 @@ def test_search_engine_agrees_with_brute_force(level):
 
 
 @SAT
-@pytest.mark.parametrize(("race", "loose_conflicts"), [(True, 0), (False, color_connect_sat.LOOSE_CONFLICTS), (False, 0)],
-                         ids=["race", "in-turn", "strict-only"])
+@pytest.mark.parametrize(
+    ("race", "loose_conflicts"),
+    [(True, 0), (False, color_connect_sat.LOOSE_CONFLICTS), (False, 0)],
+    ids=["race", "in-turn", "strict-only"],
+)
 @settings(max_examples=150, deadline=None)
 @given(level=small_levels())
 def test_sat_engine_agrees_with_brute_force(level, race, loose_conflicts):
@@ -138,7 +143,9 @@ def flips_and_gaps(level: R.Level, paths: dict, taken: set | None = None) -> lis
         where = {c: i for i, c in enumerate(path)}
         for i in range(1, len(path) - 1):
             u, m, v = path[i - 1], path[i], path[i + 1]
-            if abs(u // w - v // w) == 1 and abs(u % w - v % w) == 1:  # a turn: the block's fourth corner
+            if (
+                abs(u // w - v // w) == 1 and abs(u % w - v % w) == 1
+            ):  # a turn: the block's fourth corner
                 other = u + v - m
                 if free[other] and other < m:
                     found.append(("flip", k, m))
@@ -183,7 +190,10 @@ def test_sat_models_have_no_shortcut_and_no_lightening_flip():
     level = R.Level("f", "Easy", ("A..", "...", "..A"))
     assert flips_and_gaps(level, {0: (0, 3, 6, 7, 8)}) == [("flip", 0, 6)]
     assert flips_and_gaps(level, {0: (0, 1, 4, 7, 8)}) == [("flip", 0, 7)]  # not at 1: 3 is later
-    assert flips_and_gaps(R.Level("g", "Easy", ("A..", "...", "A..")), {0: (0, 1, 4, 7, 6)}) == [("flip", 0, 7), ("gap", 0, 3)]
+    assert flips_and_gaps(R.Level("g", "Easy", ("A..", "...", "A..")), {0: (0, 1, 4, 7, 6)}) == [
+        ("flip", 0, 7),
+        ("gap", 0, 3),
+    ]
 
 
 @SAT
@@ -234,14 +244,22 @@ def test_solve_keeps_paths_that_fit_and_replaces_those_that_do_not():
     level = R.Level("s", "Easy", ("A..B.", ".#..B", ".C..A", "...C."))
     state = R.apply(level, R.initial_state(level), Connect(1, (3, 4, 9)))
     kept = S.solve(level, state)
-    assert kept.optimal and kept.moves == (Connect(0, (0, 1, 2, 7, 12, 13, 14)), Connect(2, (11, 16, 17, 18)))
+    assert kept.optimal and kept.moves == (
+        Connect(0, (0, 1, 2, 7, 12, 13, 14)),
+        Connect(2, (11, 16, 17, 18)),
+    )
     check_solution(level, kept, state)
     # A down the left and along the bottom walls C's dot (11) in: A's path must change
     state = R.apply(level, R.initial_state(level), Connect(0, (0, 5, 10, 15, 16, 17, 12, 13, 14)))
     redo = S.solve(level, state)
     assert not redo.optimal and redo.moves[0] == Remove(0) and len(redo.moves) == 4
     # the cheap necessary conditions name the walled-in pair
-    assert redo.meta["kept_paths_refuted"] == {"engine": "bounds", "rule": "separated", "pairs": ["C"], "cells": []}
+    assert redo.meta["kept_paths_refuted"] == {
+        "engine": "bounds",
+        "rule": "separated",
+        "pairs": ["C"],
+        "cells": [],
+    }
     check_solution(level, redo, state)
     # the rules' test board itself has no solution: B's dots lie on both sides of any A path
     with pytest.raises(solvers.Unsolvable):
@@ -280,7 +298,9 @@ def test_tidy_paths_have_no_more_turns_than_the_search_found():
     level = GAME.load_catalogue("Hard")[-1]
     raw, _ = S.route_search(level, range(level.n_pairs), 0)
     tidy = S.tidy(level, raw, 0)
-    assert sum(S.turns(level, p) for p in tidy.values()) <= sum(S.turns(level, p) for p in raw.values())
+    assert sum(S.turns(level, p) for p in tidy.values()) <= sum(
+        S.turns(level, p) for p in raw.values()
+    )
     state = R.initial_state(level)
     for k, path in tidy.items():
         state = R.apply(level, state, Connect(k, path))

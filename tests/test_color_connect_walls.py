@@ -33,21 +33,28 @@ THROUGH_BLOCKED = R.Level("blocked", "Easy", ("#...", ".A..", "....", "...A"))
 def test_chains_of_a_two_pair_wall():
     # A's path meets the walk (2, 1) -> (2, 2) at (2, 1), B's at (2, 2)
     assert W.chains(TWO_PAIR_WALL, [0, 1]) == [
-        W.Chain((0, 1), frozenset({0, 11, 12, 19}), 0, 19, junctions=((11, 12), (12, 11)))]
+        W.Chain((0, 1), frozenset({0, 11, 12, 19}), 0, 19, junctions=((11, 12), (12, 11)))
+    ]
     assert W.chains(TWO_PAIR_WALL, [0]) == []  # A alone does not reach the border twice
     # with B's path kept on the board (cells passed as blocked), A's far dot reaches the
     # border through B's dot and path cells
     b_path = (12, 13, 14, 19)
     blocked = sum(1 << c for c in b_path)
     (chain,) = W.chains(TWO_PAIR_WALL, [0], blocked)
-    assert chain.pairs == (0,) and chain.start == 0 and border_position(TWO_PAIR_WALL, chain.end) is not None
+    assert (
+        chain.pairs == (0,)
+        and chain.start == 0
+        and border_position(TWO_PAIR_WALL, chain.end) is not None
+    )
     assert {0, 11, 12} <= chain.static <= {0, 11, *b_path}
 
 
 def test_chains_run_through_blocked_cells_and_border_dots():
     (chain,) = W.chains(THROUGH_BLOCKED, [0])
     # the corner-to-corner step (0, 0) -> (1, 1) has (0, 1) and (1, 0) beside it
-    assert chain == W.Chain((0,), frozenset({0, 5, 15}), 0, 15, flanks=((1, 4),), junctions=((5, 0),))
+    assert chain == W.Chain(
+        (0,), frozenset({0, 5, 15}), 0, 15, flanks=((1, 4),), junctions=((5, 0),)
+    )
     # two dots on the border: the classic one-pair wall, no static cell besides the dots
     level = R.Level("border", "Easy", ("A..", "...", "..A"))
     assert W.chains(level, [0]) == [W.Chain((0,), frozenset({0, 8}), 0, 8)]
@@ -111,7 +118,9 @@ def test_every_wall_splits_real_solutions_as_the_side_clauses_say():
             if chain.loop:
                 lo = hi = -1
             else:
-                lo, hi = sorted((border_position(level, chain.start), border_position(level, chain.end)))
+                lo, hi = sorted(
+                    (border_position(level, chain.start), border_position(level, chain.end))
+                )
             for c, r in region.items():
                 pos = border_position(level, c)
                 if pos is not None:
@@ -133,8 +142,14 @@ def test_every_wall_splits_real_solutions_as_the_side_clauses_say():
                             assert region[f] != region[g], (level.grid, chain, dot, f, g)
             for k, path in found.paths.items():
                 if k not in chain.pairs:
-                    assert len({region[c] for c in path if c in region}) <= 1, (level.grid, chain, k)
-    assert min(kinds.values()) >= 5, kinds  # walls of several pairs, loops and flanks were among them
+                    assert len({region[c] for c in path if c in region}) <= 1, (
+                        level.grid,
+                        chain,
+                        k,
+                    )
+    assert min(kinds.values()) >= 5, (
+        kinds
+    )  # walls of several pairs, loops and flanks were among them
 
 
 @SAT

@@ -25,6 +25,12 @@ MODULES = {
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_docstring_examples_pass(name):
     module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, report=True)
-    assert result.failed == 0, f"{name}: {result.failed} of {result.attempted} examples failed (output above)"
-    assert result.attempted >= MODULES[name], f"{name}: {result.attempted} examples, expected {MODULES[name]}"
+    result = doctest.testmod(
+        module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, report=True
+    )
+    assert result.failed == 0, (
+        f"{name}: {result.failed} of {result.attempted} examples failed (output above)"
+    )
+    assert result.attempted >= MODULES[name], (
+        f"{name}: {result.attempted} examples, expected {MODULES[name]}"
+    )

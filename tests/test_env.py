@@ -21,7 +21,11 @@ def test_gymnasium_check_env(env_id):
 
 
 def test_registered_ids():
-    assert {"LongPuzzle/MazePaint-Easy", "LongPuzzle/MazePaint-Medium", "LongPuzzle/MazePaint-Hard"} <= set(gym.registry)
+    assert {
+        "LongPuzzle/MazePaint-Easy",
+        "LongPuzzle/MazePaint-Medium",
+        "LongPuzzle/MazePaint-Hard",
+    } <= set(gym.registry)
 
 
 def play(env, agent=None, limit=5000):
@@ -86,7 +90,13 @@ def test_rejected_action_leaves_episode_unchanged(make_env):
     for bad in (
         {"type": "click", "x": 5000, "y": 1},
         {"type": "press_key", "key": "F1"},
-        {"type": "batch", "actions": [{"type": "drag", "x0": 600, "y0": 400, "x1": 700, "y1": 400}, {"type": "nope"}]},
+        {
+            "type": "batch",
+            "actions": [
+                {"type": "drag", "x0": 600, "y0": 400, "x1": 700, "y1": 400},
+                {"type": "nope"},
+            ],
+        },
         "left",
     ):
         with pytest.raises(ActionError):
@@ -101,10 +111,20 @@ def test_rule_rejected_move_keeps_board_and_shows_neutral_feedback(make_env):
     u = env.unwrapped
     board = u.suite.board
     rules = u.game.rules
-    blocked = [m for m in ("up", "down", "left", "right") if m not in rules.legal_moves(board.level, board.state)]
+    blocked = [
+        m
+        for m in ("up", "down", "left", "right")
+        if m not in rules.legal_moves(board.level, board.state)
+    ]
     assert blocked, "the start cell of level 1 has at least one wall neighbour"
     state = board.state
-    action = u.game.view.actions_for_move(board.level, state, None, blocked[0], __import__("puzzlegym.screen.layout", fromlist=["x"]).BOARD_AREA)[0]
+    action = u.game.view.actions_for_move(
+        board.level,
+        state,
+        None,
+        blocked[0],
+        __import__("puzzlegym.screen.layout", fromlist=["x"]).BOARD_AREA,
+    )[0]
     _, reward, *_, info = env.step(action)
     assert u.suite.board.state == state
     assert info["feedback"] == "The ball cannot roll that way"
@@ -151,10 +171,15 @@ def test_batch_counts_each_action_and_returns_one_observation(make_env):
     env.reset()
     card = env.unwrapped.suite.targets()["game:MazePaint"].center
     tier = (640, 256)
-    obs, _, _, _, info = env.step({"type": "batch", "actions": [
-        {"type": "click", "x": card[0], "y": card[1]},
-        {"type": "click", "x": tier[0], "y": tier[1]},
-    ]})
+    obs, _, _, _, info = env.step(
+        {
+            "type": "batch",
+            "actions": [
+                {"type": "click", "x": card[0], "y": card[1]},
+                {"type": "click", "x": tier[0], "y": tier[1]},
+            ],
+        }
+    )
     assert info["actions"] == 2 and info["step"] == 1 and info["elapsed_s"] == 2.0
     assert info["screen"] == "level" and info["evaluator"]["level"] == 1
 
@@ -164,7 +189,10 @@ def test_single_level_mode_and_board_start(make_env):
     _, _, term, _, info = play(env)
     assert term and info["evaluator"]["levels_won"] == [4]
     assert env.unwrapped.evaluator.lc == 1.0
-    assert env.unwrapped.instruction == "Complete level 4 of Maze Paint at Hard difficulty in the Game Suite."
+    assert (
+        env.unwrapped.instruction
+        == "Complete level 4 of Maze Paint at Hard difficulty in the Game Suite."
+    )
     # from home, a single-level objective re-enters the tier at that level
     env = make_env("LongPuzzle/MazePaint-Hard", level=4)
     env.reset()
@@ -198,9 +226,22 @@ def test_info_separates_public_and_evaluator_fields(make_env):
     env = make_env(start="board")
     _, info = env.reset()
     public = set(info) - {"evaluator"}
-    assert public == {"step", "actions", "elapsed_s", "budget_s", "accepted", "screen", "feedback", "instruction", "pressed"}
+    assert public == {
+        "step",
+        "actions",
+        "elapsed_s",
+        "budget_s",
+        "accepted",
+        "screen",
+        "feedback",
+        "instruction",
+        "pressed",
+    }
     assert info["evaluator"]["potential"] == 0.0 and info["evaluator"]["level"] == 1
-    assert info["instruction"] == "Complete all levels of Maze Paint at Easy difficulty in the Game Suite."
+    assert (
+        info["instruction"]
+        == "Complete all levels of Maze Paint at Easy difficulty in the Game Suite."
+    )
 
 
 def test_observation_is_fresh_uint8_array(make_env):

@@ -38,9 +38,17 @@ def test_parse_objectives_and_seeds():
 def test_eval_two_agents_in_parallel_workers_writes_records_that_match_the_evaluator(tmp_path):
     run = tmp_path / "run"
     results = run_eval(
-        ["solver", "random"], ["LongPuzzle/MazePaint-Easy"], [0], run, workers=2, max_steps=400, progress=False
+        ["solver", "random"],
+        ["LongPuzzle/MazePaint-Easy"],
+        [0],
+        run,
+        workers=2,
+        max_steps=400,
+        progress=False,
     )
-    assert [r["agent"] for r in results] == ["solver", "random"] and not any("error" in r for r in results)
+    assert [r["agent"] for r in results] == ["solver", "random"] and not any(
+        "error" in r for r in results
+    )
     meta = json.loads((run / "run.json").read_text())
     assert meta["agents"] == ["solver", "random"] and meta["env_kwargs"]["budget_s"] == 3600.0
     solver_dir = episode_dir(run, "solver", "LongPuzzle/MazePaint-Easy", 0)
@@ -66,8 +74,22 @@ def test_eval_two_agents_in_parallel_workers_writes_records_that_match_the_evalu
 
 def test_eval_and_report_from_the_command_line(tmp_path, capsys):
     run = tmp_path / "cli"
-    code = main(["eval", "--agents", "solver", "--objectives", "MazePaint-Easy", "--seeds", "3",
-                 "--workers", "1", "--run-dir", str(run), "--quiet"])
+    code = main(
+        [
+            "eval",
+            "--agents",
+            "solver",
+            "--objectives",
+            "MazePaint-Easy",
+            "--seeds",
+            "3",
+            "--workers",
+            "1",
+            "--run-dir",
+            str(run),
+            "--quiet",
+        ]
+    )
     assert code == 0
     assert "solver: OSR 100.0  LC 100.0  FGP 100.0" in capsys.readouterr().out
     assert main(["report", str(run)]) == 0
@@ -93,7 +115,9 @@ print("finished")
 
 def test_a_record_of_a_killed_episode_is_readable_and_aggregates(tmp_path):
     rec = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-c", KILLED_EPISODE, str(rec)], stdout=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED_EPISODE, str(rec)], stdout=subprocess.PIPE
+    )
     try:
         deadline = time.monotonic() + 60
         wins = 0
@@ -129,8 +153,13 @@ def answering_agent(env):
 
 def test_eval_with_an_importable_agent_counts_its_false_claim_as_a_premature_exit(tmp_path):
     run = tmp_path / "claim"
-    (result,) = run_eval(["tests.test_evaluation:answering_agent"], ["LongPuzzle/MazePaint-Easy"], [0], run,
-                         progress=False)
+    (result,) = run_eval(
+        ["tests.test_evaluation:answering_agent"],
+        ["LongPuzzle/MazePaint-Easy"],
+        [0],
+        run,
+        progress=False,
+    )
     assert result["terminated"] and not result["success"]
     (rec,) = find_records(run)
     ep = episode_from_record(rec)

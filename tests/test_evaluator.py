@@ -76,7 +76,9 @@ def test_dead_end_run_recovered_by_undo_counts_the_fatal_move():
     ev.undone(b)  # solvable again
     a = ev.attempt
     assert a["dead_end"] and a["moves"] == 4 and a["undos"] == 2
-    assert a["runs"] == [{"fatal_actions": 2, "fatal_move": ("m", 3), "delay": 3, "recovered_by": "undo"}]
+    assert a["runs"] == [
+        {"fatal_actions": 2, "fatal_move": ("m", 3), "delay": 3, "recovered_by": "undo"}
+    ]
 
 
 def test_restart_closes_the_run_and_opens_a_new_attempt():
@@ -89,7 +91,9 @@ def test_restart_closes_the_run_and_opens_a_new_attempt():
     assert len(ev.attempts) == 1
     closed = ev.attempts[0]
     assert closed["end"] == "restart"
-    assert closed["runs"] == [{"fatal_actions": 1, "fatal_move": ("m", 3), "delay": 2, "recovered_by": "restart"}]
+    assert closed["runs"] == [
+        {"fatal_actions": 1, "fatal_move": ("m", 3), "delay": 2, "recovered_by": "restart"}
+    ]
     assert ev.attempt["moves"] == 0 and not ev.attempt["dead_end"]
     move(ev, b, 3)
     ev.finish()

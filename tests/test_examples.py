@@ -19,7 +19,9 @@ EXAMPLES = ROOT / "examples"
 CONFIGS = ROOT / "configs"
 
 
-def run(script: str, *args: str, cwd: Path, expect_rc: int = 0, timeout: int = 120) -> subprocess.CompletedProcess:
+def run(
+    script: str, *args: str, cwd: Path, expect_rc: int = 0, timeout: int = 120
+) -> subprocess.CompletedProcess:
     proc = subprocess.run(
         [sys.executable, str(EXAMPLES / script), *args],
         cwd=cwd,  # a stray relative path lands in tmp_path, not in the source tree
@@ -130,7 +132,9 @@ def test_checkpoint_diagnostics(tmp_path):
 
 # ---------------------------------------------------------------------- the dead-end lab
 def test_diagnose_dead_ends_prints_the_abc_table(tmp_path):
-    proc = run("diagnose_dead_ends.py", "--out", str(tmp_path / "lab"), "--window-s", "60", cwd=tmp_path)
+    proc = run(
+        "diagnose_dead_ends.py", "--out", str(tmp_path / "lab"), "--window-s", "60", cwd=tmp_path
+    )
     assert "Timely restart" in proc.stdout and "Verified recovery" in proc.stdout
     summary = last_json(proc.stdout)
     rows = {(r["game"], r["class"], r["condition"]): r for r in summary["outcomes"]}
@@ -138,17 +142,40 @@ def test_diagnose_dead_ends_prints_the_abc_table(tmp_path):
     for game in ("BoltUnscrew", "NutAndBolt"):
         a, b, c = (rows[(game, "D", k)] for k in "ABC")
         # the scripted agent never restarts unaided, and always when the hint says the board is lost
-        assert a["n"] >= 1 and a["timely_restart"] == 0 and a["verified_recovery"] == 0 and a["same_level_win"] == 0
-        assert b["timely_restart"] == b["verified_recovery"] == b["n"] and c["timely_restart"] == c["n"]
+        assert (
+            a["n"] >= 1
+            and a["timely_restart"] == 0
+            and a["verified_recovery"] == 0
+            and a["same_level_win"] == 0
+        )
+        assert (
+            b["timely_restart"] == b["verified_recovery"] == b["n"]
+            and c["timely_restart"] == c["n"]
+        )
         for k in "AB":  # no solvable control triggers a restart
-            assert rows[(game, "N", k)]["timely_restart"] == 0 and rows[(game, "N", k)]["verified_recovery"] is None
-    assert (tmp_path / "lab" / "rq2").is_dir() and list((tmp_path / "lab" / "checkpoints").glob("*-D-*.ckpt.json"))
+            assert (
+                rows[(game, "N", k)]["timely_restart"] == 0
+                and rows[(game, "N", k)]["verified_recovery"] is None
+            )
+    assert (tmp_path / "lab" / "rq2").is_dir() and list(
+        (tmp_path / "lab" / "checkpoints").glob("*-D-*.ckpt.json")
+    )
 
 
 def test_run_hydra_rq4_experiment(tmp_path):
-    overrides = ("+experiment=rq4", "study.objectives=[LongPuzzle/BoltUnscrew-Easy]", "study.cells=[K0P0,K1P1]",
-                 "study.max_steps=40")
-    proc = run("run_hydra.py", f"hydra.run.dir={tmp_path / 'hydra'}", f"out_dir={tmp_path / 'rq4'}", *overrides, cwd=tmp_path)
+    overrides = (
+        "+experiment=rq4",
+        "study.objectives=[LongPuzzle/BoltUnscrew-Easy]",
+        "study.cells=[K0P0,K1P1]",
+        "study.max_steps=40",
+    )
+    proc = run(
+        "run_hydra.py",
+        f"hydra.run.dir={tmp_path / 'hydra'}",
+        f"out_dir={tmp_path / 'rq4'}",
+        *overrides,
+        cwd=tmp_path,
+    )
     summary = last_json(proc.stdout)
     assert summary["study"] == "rq4" and summary["sessions"] == 2
     cells = {c["cell"]: c for c in summary["cells"]}
@@ -158,15 +185,34 @@ def test_run_hydra_rq4_experiment(tmp_path):
 
 
 def test_run_hydra_rq2_experiment(tmp_path):
-    overrides = ("+experiment=rq2", "study.find=[{env_id:LongPuzzle/BoltUnscrew-Hard,level:1,source:solution,count:1}]",
-                 "study.conditions=[A,B]", "study.limits.window_s=20")
-    proc = run("run_hydra.py", f"hydra.run.dir={tmp_path / 'hydra'}", f"out_dir={tmp_path / 'rq2'}", *overrides, cwd=tmp_path)
+    overrides = (
+        "+experiment=rq2",
+        "study.find=[{env_id:LongPuzzle/BoltUnscrew-Hard,level:1,source:solution,count:1}]",
+        "study.conditions=[A,B]",
+        "study.limits.window_s=20",
+    )
+    proc = run(
+        "run_hydra.py",
+        f"hydra.run.dir={tmp_path / 'hydra'}",
+        f"out_dir={tmp_path / 'rq2'}",
+        *overrides,
+        cwd=tmp_path,
+    )
     summary = last_json(proc.stdout)
-    assert summary["study"] == "rq2" and summary["checkpoints"] == 2 and summary["continuations"] == 4
+    assert (
+        summary["study"] == "rq2" and summary["checkpoints"] == 2 and summary["continuations"] == 4
+    )
     rows = {(r["class"], r["condition"]): r for r in summary["outcomes"]}
     assert rows[("D", "B")]["timely_restart"] == 1 and rows[("D", "A")]["timely_restart"] == 0
-    bad = run("run_hydra.py", f"hydra.run.dir={tmp_path / 'h2'}", f"out_dir={tmp_path / 'x'}", "+experiment=rq2",
-              "+study.colour=red", cwd=tmp_path, expect_rc=2)
+    bad = run(
+        "run_hydra.py",
+        f"hydra.run.dir={tmp_path / 'h2'}",
+        f"out_dir={tmp_path / 'x'}",
+        "+experiment=rq2",
+        "+study.colour=red",
+        cwd=tmp_path,
+        expect_rc=2,
+    )
     assert "study.colour: unknown key" in bad.stderr
 
 
@@ -188,21 +234,37 @@ def test_every_registered_objective_has_an_env_config():
 
     for env_id in env_ids():
         game, tier = env_id.split("/")[1].split("-")
-        path = CONFIGS / "env" / f"{re.sub(r'(?<!^)(?=[A-Z])', '_', game).lower()}_{tier.lower()}.yaml"
+        path = (
+            CONFIGS / "env" / f"{re.sub(r'(?<!^)(?=[A-Z])', '_', game).lower()}_{tier.lower()}.yaml"
+        )
         assert path.exists(), f"{env_id}: no {path.relative_to(ROOT)}"
         assert OC.load(path).id == env_id
 
 
 def run_module(*args: str, cwd: Path, expect_rc: int = 0) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "puzzlegym.run", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "puzzlegym.run", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == expect_rc, f"rc={proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     return proc
 
 
 def test_puzzlegym_run_composes_packaged_configs(tmp_path):
-    proc = run_module(*hydra_args(tmp_path, "env=nut_and_bolt_easy", "agent=random", "max_steps=5",
-                                  "gif=false", "env.kwargs.start=board"), cwd=tmp_path)
+    proc = run_module(
+        *hydra_args(
+            tmp_path,
+            "env=nut_and_bolt_easy",
+            "agent=random",
+            "max_steps=5",
+            "gif=false",
+            "env.kwargs.start=board",
+        ),
+        cwd=tmp_path,
+    )
     result = last_json(proc.stdout)
     assert result["env_id"] == "LongPuzzle/NutAndBolt-Easy" and result["agent"] == "random"
     assert result["steps"] == 5
@@ -215,18 +277,34 @@ def test_train_ppo_example_prints_held_out_success_beside_both_random_policies(t
     catalogue, its last line the headline figures."""
     out = tmp_path / "ppo"
     proc = run(
-        "train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra'}", f"out_dir={out}",
-        "agent.timesteps=64", "agent.n_envs=2", "agent.episodes=1", "agent.curve_every=32",
-        "agent.curve_episodes=1", "agent.progress=false", "agent.hyperparameters.n_steps=32",
-        "agent.hyperparameters.batch_size=64", "agent.hyperparameters.n_epochs=1",
-        "agent.protocol.num_levels=4", "agent.protocol.train_levels=2",
-        cwd=tmp_path, timeout=600,
+        "train_ppo.py",
+        f"hydra.run.dir={tmp_path / 'hydra'}",
+        f"out_dir={out}",
+        "agent.timesteps=64",
+        "agent.n_envs=2",
+        "agent.episodes=1",
+        "agent.curve_every=32",
+        "agent.curve_episodes=1",
+        "agent.progress=false",
+        "agent.hyperparameters.n_steps=32",
+        "agent.hyperparameters.batch_size=64",
+        "agent.hyperparameters.n_epochs=1",
+        "agent.protocol.num_levels=4",
+        "agent.protocol.train_levels=2",
+        cwd=tmp_path,
+        timeout=600,
     )
     assert "random policy: held-out success" in proc.stdout
     assert "trained policy: held-out success" in proc.stdout
     head = last_json(proc.stdout)
-    assert set(head) >= {"heldout_success", "train_success", "random_success", "random_masked_success",
-                         "timesteps", "seconds"}
+    assert set(head) >= {
+        "heldout_success",
+        "train_success",
+        "random_success",
+        "random_masked_success",
+        "timesteps",
+        "seconds",
+    }
     assert head["env_id"] == "LongPuzzle/MazePaint-Easy" and head["timesteps"] == 64
     result = json.loads((out / "result.json").read_text())
     assert head["heldout_success"] == result["trained"]["test"]["success"]
@@ -234,30 +312,67 @@ def test_train_ppo_example_prints_held_out_success_beside_both_random_policies(t
     # the README's settings: the board's planes through BoardCNN, twice each solver solution
     assert result["config"]["extractor"] == "board_cnn" and result["policy"] == "MlpPolicy"
     assert result["config"]["protocol"]["budget_multiple"] == 2.0
-    assert [t["budget_actions"] for t in result["test_levels"]] == [14, 14, 16, 16, 18, 18, 18, 20, 20, 22]
+    assert [t["budget_actions"] for t in result["test_levels"]] == [
+        14,
+        14,
+        16,
+        16,
+        18,
+        18,
+        18,
+        20,
+        20,
+        22,
+    ]
     assert result["actions"] == 4  # the four swipes, no buttons
     for name in ("config.json", "progress.csv", "curve.csv", "curve.png", "model.zip"):
         assert (out / name).exists(), name
     # a second run never overwrites the record
-    again = run("train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra2'}", f"out_dir={out}", cwd=tmp_path,
-                expect_rc=2)
+    again = run(
+        "train_ppo.py",
+        f"hydra.run.dir={tmp_path / 'hydra2'}",
+        f"out_dir={out}",
+        cwd=tmp_path,
+        expect_rc=2,
+    )
     assert "holds a finished run (result.json)" in again.stderr
 
 
 def test_plain_ppo_on_pixels_and_grid_actions_smoke(tmp_path):
     """agent=ppo wrappers=rl: plain PPO (no masks) from 56x80 pixels with grid actions."""
     proc = run(
-        "train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra'}", f"out_dir={tmp_path / 'ppo'}", "agent=ppo",
-        "wrappers=rl", "wrappers.actions=grid", "wrappers.grid=[2,2]", "agent.extractor=flatten",
-        "agent.timesteps=64", "agent.n_envs=1", "agent.episodes=1", "agent.curve_every=null",
-        "agent.progress=false", "agent.hyperparameters.n_steps=64", "agent.hyperparameters.batch_size=64",
-        "agent.hyperparameters.n_epochs=1", "agent.protocol.num_levels=4", "agent.protocol.train_levels=1",
-        cwd=tmp_path, timeout=600,
+        "train_ppo.py",
+        f"hydra.run.dir={tmp_path / 'hydra'}",
+        f"out_dir={tmp_path / 'ppo'}",
+        "agent=ppo",
+        "wrappers=rl",
+        "wrappers.actions=grid",
+        "wrappers.grid=[2,2]",
+        "agent.extractor=flatten",
+        "agent.timesteps=64",
+        "agent.n_envs=1",
+        "agent.episodes=1",
+        "agent.curve_every=null",
+        "agent.progress=false",
+        "agent.hyperparameters.n_steps=64",
+        "agent.hyperparameters.batch_size=64",
+        "agent.hyperparameters.n_epochs=1",
+        "agent.protocol.num_levels=4",
+        "agent.protocol.train_levels=1",
+        cwd=tmp_path,
+        timeout=600,
     )
     result = json.loads((tmp_path / "ppo" / "result.json").read_text())
     assert result["policy"] == "CnnPolicy" and result["observation_shape"] == [56, 80, 1]
     assert result["config"]["algo"] == "ppo" and result["actions"] == 4 + 16 + 4
     assert last_json(proc.stdout)["timesteps"] == 64
-    bad = run("train_ppo.py", f"hydra.run.dir={tmp_path / 'hydra2'}", f"out_dir={tmp_path / 'ppo2'}",
-              "wrappers=rl", "wrappers.actions=grid", cwd=tmp_path, expect_rc=2)
+    bad = run(
+        "train_ppo.py",
+        f"hydra.run.dir={tmp_path / 'hydra2'}",
+        f"out_dir={tmp_path / 'ppo2'}",
+        "wrappers=rl",
+        "wrappers.actions=grid",
+        cwd=tmp_path,
+        expect_rc=2,
+    )
     assert "algo: maskable_ppo needs board actions" in bad.stderr

@@ -19,7 +19,11 @@ def test_every_registered_game_keeps_the_contract(name):
 @pytest.mark.parametrize("name", ["MazePaint", "NutAndBolt"])
 def test_every_catalogue_level_keeps_the_contract(name):
     game = get_game(name)
-    levels = [(f"{t} level {i + 1}", lv) for t in game.tiers for i, lv in enumerate(game.load_catalogue(t))]
+    levels = [
+        (f"{t} level {i + 1}", lv)
+        for t in game.tiers
+        for i, lv in enumerate(game.load_catalogue(t))
+    ]
     check_game(game, levels, walks=1, steps=15)
 
 

@@ -69,7 +69,10 @@ BAD_PAYLOADS = [
     ("suite.board.index", lambda p: p["suite"]["board"].update(index=99)),
     ("suite.board", lambda p: p["suite"]["board"].update(game="NutAndBolt", tier="Easy")),
     ("suite.game", lambda p: p["suite"].update(game="Tetris")),
-    ("payload.evaluator.snapshots.0.potential", lambda p: p["evaluator"]["snapshots"][0].update(potential=7)),
+    (
+        "payload.evaluator.snapshots.0.potential",
+        lambda p: p["evaluator"]["snapshots"][0].update(potential=7),
+    ),
     ("payload.evaluator.attempt.runs", lambda p: p["evaluator"]["attempt"].pop("runs")),
     ("evaluator.results", lambda p: p["evaluator"]["results"].pop("0")),
     # a forged win: the results claim level 1 won, the payload's own events never won it
@@ -78,13 +81,18 @@ BAD_PAYLOADS = [
     ("evaluator.mismatch", lambda p: p["evaluator"].update(mismatch=True)),
     ("payload.evaluator.events", lambda p: p["evaluator"].update(events=[{"kind": "x"}])),
     # a snapshot line hidden among the events (the evaluator keeps the two streams apart)
-    ("evaluator.events.1", lambda p: p["evaluator"]["events"].append(p["evaluator"]["snapshots"][0])),
+    (
+        "evaluator.events.1",
+        lambda p: p["evaluator"]["events"].append(p["evaluator"]["snapshots"][0]),
+    ),
     ("ui", lambda p: p["suite"]["board"].update(ui=[1])),
     ("payload.suite", lambda p: p["suite"].update(extra=1)),
 ]
 
 
-@pytest.mark.parametrize("field,edit", BAD_PAYLOADS, ids=[f"{i}-{f}" for i, (f, _) in enumerate(BAD_PAYLOADS)])
+@pytest.mark.parametrize(
+    "field,edit", BAD_PAYLOADS, ids=[f"{i}-{f}" for i, (f, _) in enumerate(BAD_PAYLOADS)]
+)
 def test_checkpoint_payload_is_checked_whole_before_anything_changes(make_env, field, edit):
     env = make_env("LongPuzzle/MazePaint-Easy", level=1, start="board")
     env.reset(seed=0)
@@ -103,11 +111,17 @@ def test_hostile_checkpoint_json_is_a_checkpoint_error(make_env, tmp_path):
     ckpt = env.unwrapped.checkpoint()
     doc = ckpt.to_json()
     path = tmp_path / "deep.json"
-    path.write_text('{"format": "puzzlegym-checkpoint", "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    path.write_text(
+        '{"format": "puzzlegym-checkpoint", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    )
     with pytest.raises(CheckpointError, match="nested too deeply"):
         Checkpoint.load(path)
     with pytest.raises(CheckpointError, match="nested too deeply"):
-        env.reset(options={"checkpoint": tampered(ckpt, lambda p: p["suite"]["board"].update(ui=deep(100_000)))})
+        env.reset(
+            options={
+                "checkpoint": tampered(ckpt, lambda p: p["suite"]["board"].update(ui=deep(100_000)))
+            }
+        )
     for text, fragment in [
         (json.dumps(doc).replace('"steps": 2', '"steps": ' + "9" * 5000), "5000 digits"),
         (json.dumps(doc).replace('"steps": 2', '"steps": Infinity'), "Infinity"),
@@ -120,7 +134,11 @@ def test_hostile_checkpoint_json_is_a_checkpoint_error(make_env, tmp_path):
 
 def test_checkpoint_puzzlegym_version_is_checked(make_env, tmp_path):
     ckpt = played(make_env).unwrapped.checkpoint()
-    for version, fragment in [("99.0.0", "newer than this"), ("banana", "puzzlegym_version"), (7, "puzzlegym_version")]:
+    for version, fragment in [
+        ("99.0.0", "newer than this"),
+        ("banana", "puzzlegym_version"),
+        (7, "puzzlegym_version"),
+    ]:
         doc = {**ckpt.to_json(), "puzzlegym_version": version}
         (tmp_path / "c.json").write_text(json.dumps(doc))
         with pytest.raises(CheckpointError, match=fragment):
@@ -187,7 +205,10 @@ MALFORMED_ACTIONS = [
     ({"type": "scroll", "direction": ["up"]}, "action(scroll).direction"),
     ({"type": "click", "x": 1, "y": 2, 3: 4, "z": 5}, "unexpected field"),
     ({"type": "click", "x": deep(100_000), "y": 2}, "action(click).x"),
-    ({"type": "batch", "actions": [{"type": "press_key", "key": {"k": 1}}]}, "action(batch).actions[0](press_key).key"),
+    (
+        {"type": "batch", "actions": [{"type": "press_key", "key": {"k": 1}}]},
+        "action(batch).actions[0](press_key).key",
+    ),
     (PressKey(["a"]), "action.key"),
     (Scroll({"up": 1}), "action.direction"),
     (Click(deep(100_000), 1), "action.x"),
@@ -195,7 +216,9 @@ MALFORMED_ACTIONS = [
 ]
 
 
-@pytest.mark.parametrize("action,field", MALFORMED_ACTIONS, ids=[str(i) for i in range(len(MALFORMED_ACTIONS))])
+@pytest.mark.parametrize(
+    "action,field", MALFORMED_ACTIONS, ids=[str(i) for i in range(len(MALFORMED_ACTIONS))]
+)
 def test_malformed_actions_raise_action_error_naming_the_field(action, field):
     with pytest.raises(ActionError, match=re.escape(field)):
         parse_action(action)
@@ -203,18 +226,27 @@ def test_malformed_actions_raise_action_error_naming_the_field(action, field):
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
-    lambda ch: st.lists(ch, max_size=3) | st.dictionaries(st.text(max_size=3) | st.integers(), ch, max_size=3),
+    lambda ch: (
+        st.lists(ch, max_size=3)
+        | st.dictionaries(st.text(max_size=3) | st.integers(), ch, max_size=3)
+    ),
     max_leaves=8,
 )
-_fields = st.sampled_from(["type", "x", "y", "x0", "y0", "x1", "y1", "key", "text", "direction", "actions", 1])
-_kinds = st.sampled_from(["click", "double_click", "drag", "press_key", "type_text", "scroll", "wait", "answer", "batch"])
+_fields = st.sampled_from(
+    ["type", "x", "y", "x0", "y0", "x1", "y1", "key", "text", "direction", "actions", 1]
+)
+_kinds = st.sampled_from(
+    ["click", "double_click", "drag", "press_key", "type_text", "scroll", "wait", "answer", "batch"]
+)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     st.one_of(
         st.dictionaries(_fields, _json, max_size=4),
-        st.tuples(st.dictionaries(_fields, _json, max_size=4), _kinds | _json).map(lambda p: {**p[0], "type": p[1]}),
+        st.tuples(st.dictionaries(_fields, _json, max_size=4), _kinds | _json).map(
+            lambda p: {**p[0], "type": p[1]}
+        ),
         _json.map(PressKey),
         _json.map(Scroll),
         _json.map(TypeText),
@@ -239,7 +271,10 @@ def test_bad_level_files_raise_level_error_naming_the_file(tmp_path):
         ("é".encode("latin-1") + json.dumps(doc).encode(), "not UTF-8"),
         (("[" * 100_000 + "]" * 100_000).encode(), "nested too deeply"),
         (json.dumps(doc).replace('"Easy"', "1" + "0" * 5000, 1).encode(), "5001 digits"),
-        (json.dumps({**doc, "levels": [{**doc["levels"][0], "start": deep(50)}]}).encode(), r"levels\[0\]: start"),
+        (
+            json.dumps({**doc, "levels": [{**doc["levels"][0], "start": deep(50)}]}).encode(),
+            r"levels\[0\]: start",
+        ),
     ]
     for raw, fragment in cases:
         path.write_bytes(raw)

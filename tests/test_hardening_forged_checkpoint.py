@@ -26,7 +26,9 @@ def resealed(tmp_path: Path, ckpt: Checkpoint, edit) -> Checkpoint:
     """The hostile file: payload edited, ``payload_sha256`` recomputed, loaded from disk."""
     doc = json.loads(json.dumps(ckpt.to_json()))  # a copy: the file, not the env's document
     edit(doc["payload"])
-    forged = Checkpoint(doc["config"], doc["payload"], doc["catalogue_sha256"], doc["puzzlegym_version"])
+    forged = Checkpoint(
+        doc["config"], doc["payload"], doc["catalogue_sha256"], doc["puzzlegym_version"]
+    )
     path = forged.save(tmp_path / "forged.ckpt.json")
     return Checkpoint.load(path)  # the digest checks out
 
@@ -56,21 +58,32 @@ def reached_unseen(p):
 
 def won_without_solved_board(p):
     win_all(p)
-    p["evaluator"]["events"].append({"kind": "level_won", "actions": 1, "t": 1.0, "game": "MazePaint",
-                                     "tier": "Easy", "level": 2})
+    p["evaluator"]["events"].append(
+        {
+            "kind": "level_won",
+            "actions": 1,
+            "t": 1.0,
+            "game": "MazePaint",
+            "tier": "Easy",
+            "level": 2,
+        }
+    )
 
 
 def extra_result(p):
     p["evaluator"]["results"]["7"] = {"reached": False, "won": False, "max_potential": 0.0}
 
 
-@pytest.mark.parametrize("edit,field", [
-    (win_all, r"results\.1\.won"),
-    (max_potential, r"results\.1\.max_potential"),
-    (reached_unseen, r"results\.1\.reached"),
-    (won_without_solved_board, r"results\.1\.won: no snapshot"),
-    (extra_result, r"evaluator\.results: levels \[1, 7\]"),
-])
+@pytest.mark.parametrize(
+    "edit,field",
+    [
+        (win_all, r"results\.1\.won"),
+        (max_potential, r"results\.1\.max_potential"),
+        (reached_unseen, r"results\.1\.reached"),
+        (won_without_solved_board, r"results\.1\.won: no snapshot"),
+        (extra_result, r"evaluator\.results: levels \[1, 7\]"),
+    ],
+)
 def test_forged_results_with_a_resealed_digest_are_refused(unsolved, tmp_path, edit, field):
     env = unsolved
     before, frame = env.unwrapped.checkpoint(), env.unwrapped._frame.copy()
@@ -88,8 +101,16 @@ def forge_history(p):
     ev = p["evaluator"]
     snap = dict(ev["snapshots"][-1], solved=True, potential=1.0)
     ev["snapshots"].append(snap)
-    ev["events"].append({"kind": "level_won", "actions": snap["actions"], "t": snap["t"], "game": "MazePaint",
-                         "tier": "Easy", "level": 2})
+    ev["events"].append(
+        {
+            "kind": "level_won",
+            "actions": snap["actions"],
+            "t": snap["t"],
+            "game": "MazePaint",
+            "tier": "Easy",
+            "level": 2,
+        }
+    )
     for r in ev["results"].values():
         r.update(won=True, max_potential=1.0)
 
@@ -126,5 +147,9 @@ def test_an_honest_checkpoint_still_restores_and_is_marked(unsolved):
     ckpt = env.unwrapped.checkpoint()
     env.reset(options={"checkpoint": ckpt})
     manifest = json.loads((Path(env.unwrapped.record_path) / "manifest.json").read_text())
-    assert manifest["restored"] == {"payload_sha256": ckpt.to_json()["payload_sha256"], "steps": 1,
-                                    "actions": 1, "elapsed_s": 1.0}
+    assert manifest["restored"] == {
+        "payload_sha256": ckpt.to_json()["payload_sha256"],
+        "steps": 1,
+        "actions": 1,
+        "elapsed_s": 1.0,
+    }

@@ -26,12 +26,21 @@ def no_gc():
 
 def parts(env):
     u = env.unwrapped
-    return {name: weakref.ref(obj) for name, obj in
-            [("env", u), ("suite", u.suite), ("evaluator", u.evaluator), ("canvas", u.backend.canvas)]}
+    return {
+        name: weakref.ref(obj)
+        for name, obj in [
+            ("env", u),
+            ("suite", u.suite),
+            ("evaluator", u.evaluator),
+            ("canvas", u.backend.canvas),
+        ]
+    }
 
 
 def test_a_closed_env_is_freed_by_refcounting_alone(tmp_path, no_gc):
-    env = gym.make("LongPuzzle/MazePaint-Easy", record_dir=str(tmp_path / "rec"), level=1, start="board")
+    env = gym.make(
+        "LongPuzzle/MazePaint-Easy", record_dir=str(tmp_path / "rec"), level=1, start="board"
+    )
     env.reset(seed=0)
     env.step(SWIPE)
     canvas = env.unwrapped.backend.canvas

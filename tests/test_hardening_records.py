@@ -24,7 +24,9 @@ from puzzlegym.metrics import episode_from_record, find_records
 
 def solved_record(path: Path, steps: int | None = None) -> Path:
     """A record of the solver on MazePaint-Easy level 1 (won, FGP 1)."""
-    env = gym.make("LongPuzzle/MazePaint-Easy", level=1, start="board", record_dir=str(path), agent="solver")
+    env = gym.make(
+        "LongPuzzle/MazePaint-Easy", level=1, start="board", record_dir=str(path), agent="solver"
+    )
     try:
         obs, info = env.reset(seed=0)
         agent = make_agent("solver", env.unwrapped)
@@ -122,12 +124,24 @@ def test_records_and_run_outputs_are_never_overwritten(tmp_path):
     run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=5, progress=False)
     before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file() and p.name != ".lock"}
     with pytest.raises(ConfigError, match=r"already holds a run .*; continue it with --resume"):
-        run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=5, progress=False)
-    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file() and p.name != ".lock"} == before
+        run_eval(
+            ["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=5, progress=False
+        )
+    assert {
+        p: p.read_bytes() for p in run.rglob("*") if p.is_file() and p.name != ".lock"
+    } == before
     unfinished = episode_dir(run, "random", "LongPuzzle/MazePaint-Easy", 1)
     (unfinished / "result.json").unlink()  # as if the run had been killed mid-episode
     log = (unfinished / "record" / "log.jsonl").read_bytes()
-    run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=5, progress=False, resume=True)
+    run_eval(
+        ["random"],
+        ["LongPuzzle/MazePaint-Easy"],
+        [0, 1],
+        run,
+        max_steps=5,
+        progress=False,
+        resume=True,
+    )
     kept_aside = run / "superseded" / unfinished.relative_to(run)
     assert (kept_aside / "record" / "log.jsonl").read_bytes() == log
     assert (unfinished / "result.json").exists()
@@ -137,9 +151,25 @@ def test_records_and_run_outputs_are_never_overwritten(tmp_path):
 def test_a_run_directory_is_locked_by_the_run_writing_it(tmp_path):
     run = tmp_path / "run"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "puzzlegym", "eval", "--agents", "random", "--objectives", "MazePaint-Easy",
-         "--seeds", "0-1", "--max-steps", "1500", "--run-dir", str(run), "--quiet"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "puzzlegym",
+            "eval",
+            "--agents",
+            "random",
+            "--objectives",
+            "MazePaint-Easy",
+            "--seeds",
+            "0-1",
+            "--max-steps",
+            "1500",
+            "--run-dir",
+            str(run),
+            "--quiet",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + 60
@@ -147,12 +177,16 @@ def test_a_run_directory_is_locked_by_the_run_writing_it(tmp_path):
             time.sleep(0.05)
         assert proc.poll() is None, proc.stderr.read()
         with pytest.raises(RecordError, match="another puzzlegym eval"):
-            run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=5, progress=False)
+            run_eval(
+                ["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=5, progress=False
+            )
         assert proc.wait(timeout=300) == 0
     finally:
         proc.kill()
         proc.wait()
-    assert len(find_records(run)) == 2 and all(episode_from_record(r)["actions"] == 1500 for r in find_records(run))
+    assert len(find_records(run)) == 2 and all(
+        episode_from_record(r)["actions"] == 1500 for r in find_records(run)
+    )
 
 
 # ------------------------------------------------------------------------------- item 10
@@ -162,7 +196,9 @@ def test_result_files_are_written_atomically(tmp_path, monkeypatch):
     kept = {name: (out / name).read_bytes() for name in ("result.json", "final.png", "episode.gif")}
     renamed = []
     real_replace = os.replace
-    monkeypatch.setattr(os, "replace", lambda a, b: (renamed.append(Path(b).name), real_replace(a, b))[1])
+    monkeypatch.setattr(
+        os, "replace", lambda a, b: (renamed.append(Path(b).name), real_replace(a, b))[1]
+    )
 
     import imageio.v3 as iio
 
@@ -175,7 +211,12 @@ def test_result_files_are_written_atomically(tmp_path, monkeypatch):
         run_episode("LongPuzzle/MazePaint-Easy", "random", out_dir=out, max_steps=20, level=1)
     assert (out / "episode.gif").read_bytes() == kept["episode.gif"]  # the old file, whole
     assert "final.png" in renamed  # written through a temporary file and a rename
-    assert sorted(p.name for p in out.iterdir()) == ["episode.gif", "final.png", "record", "result.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "episode.gif",
+        "final.png",
+        "record",
+        "result.json",
+    ]
     monkeypatch.undo()
     run_episode("LongPuzzle/MazePaint-Easy", "random", out_dir=out, max_steps=20, level=1)
     assert json.loads((out / "result.json").read_text())["steps"] == 20
@@ -192,7 +233,15 @@ def test_damaged_result_files_are_reported_and_the_rest_goes_on(tmp_path, capsys
     err = capsys.readouterr().err
     assert f"{results[0]}: the episode result is empty" in err
     assert str(results[0]) in (run / "report" / "index.md").read_text()
-    out = run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0, 1], run, max_steps=10, progress=False, resume=True)
+    out = run_eval(
+        ["random"],
+        ["LongPuzzle/MazePaint-Easy"],
+        [0, 1],
+        run,
+        max_steps=10,
+        progress=False,
+        resume=True,
+    )
     assert "running that episode again" in capsys.readouterr().err
     assert [r["steps"] for r in out] == [10, 10]
     assert json.loads(results[0].read_text())["steps"] == 10 and results[1].read_bytes() == good
@@ -216,4 +265,6 @@ def test_atomic_writes_leave_files_with_the_umask_mode_and_no_temporaries(tmp_pa
     for name in ("a.txt", "b.bin", "c.json"):
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == expected, name
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.bin", "c.json"]
-    assert (tmp_path / "a.txt").read_text() == "text" and (tmp_path / "b.bin").read_bytes() == b"\x00\x01"
+    assert (tmp_path / "a.txt").read_text() == "text" and (
+        tmp_path / "b.bin"
+    ).read_bytes() == b"\x00\x01"

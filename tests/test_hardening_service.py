@@ -47,7 +47,9 @@ class Server:
 
 
 def serve(record_dir, **kwargs):
-    extra = {k: kwargs.pop(k) for k in ("token", "max_connections", "request_timeout_s") if k in kwargs}
+    extra = {
+        k: kwargs.pop(k) for k in ("token", "max_connections", "request_timeout_s") if k in kwargs
+    }
     service = Service(**{"backend": "native", "clock": "sim", "record_dir": record_dir, **kwargs})
     return Server(make_serve_server("127.0.0.1", 0, service, **extra), service.close)
 
@@ -123,7 +125,11 @@ def raw_request(srv, head: bytes, body: bytes = b"", wait_s: float = 15.0) -> by
 
 
 def post_head(srv, length: str | None, path="/action") -> bytes:
-    lines = [f"POST {path} HTTP/1.1", f"Host: 127.0.0.1:{srv.port}", "Content-Type: application/json"]
+    lines = [
+        f"POST {path} HTTP/1.1",
+        f"Host: 127.0.0.1:{srv.port}",
+        "Content-Type: application/json",
+    ]
     if length is not None:
         lines.append(f"Content-Length: {length}")
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
@@ -141,7 +147,12 @@ def test_content_length_must_be_a_bounded_byte_count(quick_srv):
     srv = quick_srv
     srv.request("POST", "/reset", RESET)
     before = srv.request("GET", "/status")[1]
-    for length, status in [("-1", b" 400 "), (None, b" 411 "), ("1e3", b" 400 "), ("99999999", b" 413 ")]:
+    for length, status in [
+        ("-1", b" 400 "),
+        (None, b" 411 "),
+        ("1e3", b" 400 "),
+        ("99999999", b" 413 "),
+    ]:
         answer = raw_request(srv, post_head(srv, length), json.dumps(WAIT).encode() + b" " * 60_000)
         assert status in answer.split(b"\r\n", 1)[0], (length, answer[:200])
     assert srv.request("GET", "/status")[1] == before  # nothing was applied
@@ -153,7 +164,9 @@ def test_content_length_must_be_a_bounded_byte_count(quick_srv):
 
 
 def test_connections_are_bounded(srv):
-    idle = [socket.create_connection((srv.host, srv.port)) for _ in range(service_http.MAX_CONNECTIONS)]
+    idle = [
+        socket.create_connection((srv.host, srv.port)) for _ in range(service_http.MAX_CONNECTIONS)
+    ]
     try:
         time.sleep(0.3)
         answer = raw_request(srv, b"GET /status HTTP/1.1\r\nHost: x\r\n\r\n", wait_s=5)
@@ -266,7 +279,9 @@ def test_sessions_are_bounded_and_can_be_deleted(tmp_path):
     s = serve(tmp_path / "records", max_sessions=2, idle_s=3600)
     try:
         a = s.request("POST", "/reset", RESET, session="a")[1]["record"]
-        assert s.request("POST", "/reset", {**RESET, "level": 99}, session="x")[0] == 400  # takes no slot
+        assert (
+            s.request("POST", "/reset", {**RESET, "level": 99}, session="x")[0] == 400
+        )  # takes no slot
         assert s.request("POST", "/reset", RESET, session="b")[0] == 200
         status, doc = s.request("POST", "/reset", RESET, session="c")
         assert status == 429 and "too many sessions" in doc["error"]
@@ -278,8 +293,11 @@ def test_sessions_are_bounded_and_can_be_deleted(tmp_path):
         assert s.request("POST", "/reset", RESET, session="c")[0] == 200
     finally:
         s.close()
-    assert all(manifest(p)["result"]["ended"] == "server_stopped"
-               for p in (tmp_path / "records").iterdir() if p.name != Path(a).name)
+    assert all(
+        manifest(p)["result"]["ended"] == "server_stopped"
+        for p in (tmp_path / "records").iterdir()
+        if p.name != Path(a).name
+    )
 
 
 def test_idle_sessions_expire(tmp_path):
@@ -334,7 +352,9 @@ def test_hostile_json_values_are_400_naming_the_field(srv):
     for raw, fragment in cases:
         status, doc = srv.request("POST", "/action", raw=raw.encode())
         assert status == 400 and fragment in doc["error"], (raw[:60], doc)
-    status, doc = srv.request("POST", "/reset", raw=b'{"objective": "MazePaint-Easy", "seed": ' + b"1" * 5000 + b"}")
+    status, doc = srv.request(
+        "POST", "/reset", raw=b'{"objective": "MazePaint-Easy", "seed": ' + b"1" * 5000 + b"}"
+    )
     assert status == 400 and "reset.seed" in doc["error"]
     assert srv.request("GET", "/status")[1] == before
 
@@ -351,8 +371,10 @@ def play(tmp_path):
 def test_play_batch_with_a_malformed_later_event_applies_nothing(play):
     s, session, record = play
     card = session.env.unwrapped.suite.targets()["game:MazePaint"].center
-    click = [{"kind": "pointer_down", "t": 1000.5, "x": card[0], "y": card[1]},
-             {"kind": "pointer_up", "t": 1050.25, "x": card[0], "y": card[1]}]
+    click = [
+        {"kind": "pointer_down", "t": 1000.5, "x": card[0], "y": card[1]},
+        {"kind": "pointer_up", "t": 1050.25, "x": card[0], "y": card[1]},
+    ]
     bad_events = [
         ({"kind": "bogus", "t": 1100}, "events[2].kind"),
         ({"kind": "key", "t": float("inf")}, "events[2].t"),
@@ -361,7 +383,11 @@ def test_play_batch_with_a_malformed_later_event_applies_nothing(play):
         ({"kind": "key", "t": 5, "extra": 1}, "unexpected field"),
     ]
     for bad, field in bad_events:
-        raw = json.dumps(click + [bad]).replace("inf", "Infinity") if bad["t"] == float("inf") else json.dumps(click + [bad])
+        raw = (
+            json.dumps(click + [bad]).replace("inf", "Infinity")
+            if bad["t"] == float("inf")
+            else json.dumps(click + [bad])
+        )
         status, doc = s.request("POST", "/play/events", raw=raw.encode())
         assert status == 400 and field in doc["error"], (bad, doc)
     assert session.env.unwrapped.actions == 0
@@ -399,7 +425,9 @@ def test_serve_needs_a_token_beyond_loopback(tmp_path):
     s = serve(tmp_path / "records", token="s3cret-token-0123456789")
     try:
         assert s.request("POST", "/reset", RESET)[0] == 401
-        assert s.request("POST", "/reset", RESET, headers={"Authorization": "Bearer wrong"})[0] == 401
+        assert (
+            s.request("POST", "/reset", RESET, headers={"Authorization": "Bearer wrong"})[0] == 401
+        )
         good = {"Authorization": "Bearer s3cret-token-0123456789"}
         assert s.request("POST", "/reset", RESET, headers=good)[0] == 200
         assert s.request("GET", "/status", headers=good)[0] == 200

@@ -20,7 +20,7 @@ def test_home_has_a_card_for_every_game_inside_the_screen(make_env):
     for r in rects:
         assert SCREEN.x <= r.x and r.x1 <= SCREEN.x1 and SCREEN.y <= r.y and r.y1 <= SCREEN.y1
     for i, a in enumerate(rects):
-        for b in rects[i + 1:]:
+        for b in rects[i + 1 :]:
             assert a.x1 <= b.x or b.x1 <= a.x or a.y1 <= b.y or b.y1 <= a.y, (a, b)
 
 
@@ -42,7 +42,9 @@ def test_card_text_stays_inside_its_card(make_env):
 
 def test_tier_lists_wrap_to_fit_and_balance():
     width = 300
-    lines = wrap_text("Easy · Medium · Hard · Extreme · Nightmare", width, theme.SMALL_SIZE, sep=" · ")
+    lines = wrap_text(
+        "Easy · Medium · Hard · Extreme · Nightmare", width, theme.SMALL_SIZE, sep=" · "
+    )
     assert lines == ["Easy · Medium · Hard", "Extreme · Nightmare"]
     assert all(font(theme.SMALL_SIZE).getlength(line) <= width for line in lines)
     assert wrap_text("Easy · Hard", width, theme.SMALL_SIZE, sep=" · ") == ["Easy · Hard"]

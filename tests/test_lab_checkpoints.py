@@ -43,9 +43,16 @@ def test_found_checkpoints_are_what_their_certificates_say(found, game, cls):
     cert = files.certificate_of(ckpt)
     other = by_class(found[game], "N" if cls == "D" else "D").certificate
     # D and N are matched by level and depth, and name each other
-    assert (cert["game"], cert["tier"], cert["level"], cert["depth"]) == (other["game"], other["tier"], other["level"], other["depth"])
+    assert (cert["game"], cert["tier"], cert["level"], cert["depth"]) == (
+        other["game"],
+        other["tier"],
+        other["level"],
+        other["depth"],
+    )
     assert cert["match"] == files.checkpoint_name(by_class(found[game], "N" if cls == "D" else "D"))
-    env = gym.make(ckpt.config["env_id"], **{k: v for k, v in ckpt.config.items() if k in ("start", "level")})
+    env = gym.make(
+        ckpt.config["env_id"], **{k: v for k, v in ckpt.config.items() if k in ("start", "level")}
+    )
     obs, info = env.reset(options={"checkpoint": ckpt})
     board = env.unwrapped.suite.board
     verdict = solvers.certify(board.level, board.state)
@@ -84,7 +91,10 @@ def test_restore_and_prefix_replay_hand_over_the_same_pixels(found, game, cls):
         a = restored.step(action)
         b = replayed.step(action)
         assert a[0].tobytes() == b[0].tobytes() and a[1:4] == b[1:4]
-    assert restored.unwrapped.checkpoint().payload["suite"] == replayed.unwrapped.checkpoint().payload["suite"]
+    assert (
+        restored.unwrapped.checkpoint().payload["suite"]
+        == replayed.unwrapped.checkpoint().payload["suite"]
+    )
     restored.close()
     replayed.close()
 

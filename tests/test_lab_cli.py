@@ -11,7 +11,9 @@ from PIL import Image
 
 
 def cli(*args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "puzzlegym", *args], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "puzzlegym", *args], capture_output=True, text=True, timeout=300
+    )
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
@@ -19,24 +21,70 @@ def cli(*args, check=True):
 
 def test_checkpoints_find_list_show_restore_on_a_random_agents_record(tmp_path):
     # the random agent's first accepted move on Bolt Unscrew Hard level 1 (seed 2) is fatal
-    cli("run", "LongPuzzle/BoltUnscrew-Hard", "--agent", "random", "--start", "board", "--level", "1", "--seed", "2",
-        "--max-steps", "140", "--no-gif", "--json", "--out", str(tmp_path / "run"))
+    cli(
+        "run",
+        "LongPuzzle/BoltUnscrew-Hard",
+        "--agent",
+        "random",
+        "--start",
+        "board",
+        "--level",
+        "1",
+        "--seed",
+        "2",
+        "--max-steps",
+        "140",
+        "--no-gif",
+        "--json",
+        "--out",
+        str(tmp_path / "run"),
+    )
     out = tmp_path / "ckpt"
-    found = json.loads(cli("checkpoints", "find", "--record", str(tmp_path / "run" / "record"), "--out", str(out)).stdout.splitlines()[-1])
+    found = json.loads(
+        cli(
+            "checkpoints", "find", "--record", str(tmp_path / "run" / "record"), "--out", str(out)
+        ).stdout.splitlines()[-1]
+    )
     assert found["D"] >= 1 and found["N"] >= 1 and found["written"] == len(found["files"])
     rows = json.loads(cli("checkpoints", "list", str(out), "--json").stdout)
     assert {r["class"] for r in rows} == {"D", "N"} and all(r["source"] == "record" for r in rows)
     d = next(r for r in rows if r["class"] == "D")
-    assert d["game"] == "BoltUnscrew" and d["free_anchors"] > 0 and not d["visible"]  # lost, holes still free
+    assert (
+        d["game"] == "BoltUnscrew" and d["free_anchors"] > 0 and not d["visible"]
+    )  # lost, holes still free
     assert d["match"] in {r["file"].removesuffix(".ckpt.json") for r in rows}
     shown = json.loads(cli("checkpoints", "show", str(out / d["file"]), "--json").stdout)
-    assert shown["certificate (private)"]["verdict"] == "dead_end" and shown["prefix_actions"] == d["actions"]
+    assert (
+        shown["certificate (private)"]["verdict"] == "dead_end"
+        and shown["prefix_actions"] == d["actions"]
+    )
     assert shown["env"]["env_id"] == "LongPuzzle/BoltUnscrew-Hard" and "prefix" not in shown
-    restored = json.loads(cli("checkpoints", "restore", str(out / d["file"]), "--replay", "--png", str(tmp_path / "d.png")).stdout)
-    assert restored["matches_certificate"] and restored["replay_identical"] and restored["screen"] == "level"
+    restored = json.loads(
+        cli(
+            "checkpoints",
+            "restore",
+            str(out / d["file"]),
+            "--replay",
+            "--png",
+            str(tmp_path / "d.png"),
+        ).stdout
+    )
+    assert (
+        restored["matches_certificate"]
+        and restored["replay_identical"]
+        and restored["screen"] == "level"
+    )
     assert Image.open(tmp_path / "d.png").size == (1280, 900)
     # listing the same directory again (files are never overwritten: a second find fails cleanly)
-    again = cli("checkpoints", "find", "--record", str(tmp_path / "run" / "record"), "--out", str(out), check=False)
+    again = cli(
+        "checkpoints",
+        "find",
+        "--record",
+        str(tmp_path / "run" / "record"),
+        "--out",
+        str(out),
+        check=False,
+    )
     assert again.returncode == 2 and "never overwritten" in again.stderr
 
 
@@ -49,9 +97,22 @@ def test_checkpoints_bad_input_is_rejected_with_a_clear_error(tmp_path, capsys):
 
     rc, out = run("checkpoints", "find", "--out", str(tmp_path))
     assert rc == 2 and "give --record DIR" in out.err
-    rc, out = run("checkpoints", "find", "--env-id", "LongPuzzle/BoltUnscrew-Hard", "--out", str(tmp_path))
+    rc, out = run(
+        "checkpoints", "find", "--env-id", "LongPuzzle/BoltUnscrew-Hard", "--out", str(tmp_path)
+    )
     assert rc == 2 and "--level" in out.err
-    rc, out = run("checkpoints", "find", "--env-id", "LongPuzzle/BoltUnscrew-Hard", "--level", "1", "--count", "0", "--out", str(tmp_path))
+    rc, out = run(
+        "checkpoints",
+        "find",
+        "--env-id",
+        "LongPuzzle/BoltUnscrew-Hard",
+        "--level",
+        "1",
+        "--count",
+        "0",
+        "--out",
+        str(tmp_path),
+    )
     assert rc == 2 and "--count" in out.err
     rc, out = run("checkpoints", "find", "--record", str(tmp_path / "nope"), "--out", str(tmp_path))
     assert rc == 2 and "not an episode record" in out.err

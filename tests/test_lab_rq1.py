@@ -15,7 +15,13 @@ from puzzlegym.wrappers.action import SWIPES
 
 
 def test_bolt_unscrew_moves_are_classed_by_the_free_anchors_they_leave(make_env, tmp_path):
-    env = make_env("LongPuzzle/BoltUnscrew-Hard", start="board", level=1, record_dir=str(tmp_path / "rec"), agent="script")
+    env = make_env(
+        "LongPuzzle/BoltUnscrew-Hard",
+        start="board",
+        level=1,
+        record_dir=str(tmp_path / "rec"),
+        agent="script",
+    )
     env.reset(seed=0)
     board = env.unwrapped.suite.board
     level, state = board.level, board.state
@@ -25,22 +31,36 @@ def test_bolt_unscrew_moves_are_classed_by_the_free_anchors_they_leave(make_env,
     after = BU.apply(level, state, frees)
     assert after.remaining != state.remaining
     # 2. a move that frees nothing and makes the level unsolvable, with a free anchor left
-    fatal = next(m for m in BU.legal_moves(level, after)
-                 if BU.apply(level, after, m).remaining == after.remaining
-                 and solvers.certify(level, BU.apply(level, after, m)) == "dead_end")
+    fatal = next(
+        m
+        for m in BU.legal_moves(level, after)
+        if BU.apply(level, after, m).remaining == after.remaining
+        and solvers.certify(level, BU.apply(level, after, m)) == "dead_end"
+    )
     lost = BU.apply(level, after, fatal)
     # 3. then fill the last free anchor without freeing a board: the paper's deadlock
-    last = next(m for m in BU.legal_moves(level, lost)
-                if BU.apply(level, lost, m).remaining == lost.remaining and BU.free_anchors(level, BU.apply(level, lost, m)) == 0)
+    last = next(
+        m
+        for m in BU.legal_moves(level, lost)
+        if BU.apply(level, lost, m).remaining == lost.remaining
+        and BU.free_anchors(level, BU.apply(level, lost, m)) == 0
+    )
     end = BU.apply(level, lost, last)
-    assert BU.free_anchors(level, after) == 2 and BU.free_anchors(level, lost) == 1 and BU.free_anchors(level, end) == 0
+    assert (
+        BU.free_anchors(level, after) == 2
+        and BU.free_anchors(level, lost) == 1
+        and BU.free_anchors(level, end) == 0
+    )
     assert BU.deadlock_certificate(level, end) and not BU.deadlock_certificate(level, lost)
     play_moves(env, [frees, fatal, last])
     env.step({"type": "click", "x": 5, "y": 5})  # no move: not in the measures
     env.close()
     moves = rq1.record_moves(tmp_path / "rec")
     assert moves["agent"] == "script" and moves["coverage"] == []
-    got = [(m["class"], m["free_before"], m["free_after"], m["fatal"], m["hidden_fatal"]) for m in moves["capacity"]]
+    got = [
+        (m["class"], m["free_before"], m["free_after"], m["fatal"], m["hidden_fatal"])
+        for m in moves["capacity"]
+    ]
     assert got == [
         ("frees a board", 2, 2, False, False),
         ("fills an anchor", 2, 1, True, True),
@@ -48,7 +68,11 @@ def test_bolt_unscrew_moves_are_classed_by_the_free_anchors_they_leave(make_env,
     ]
     s = rq1.capacity_summary(moves["capacity"])
     assert s["moves"] == 3 and s["one_free"] == 1 and s["one_free_deadlock"] == 1
-    assert s["fatal"] == 1 and s["hidden_fatal"] == 1 and s["frees a board %"] == pytest.approx(100 / 3)
+    assert (
+        s["fatal"] == 1
+        and s["hidden_fatal"] == 1
+        and s["frees a board %"] == pytest.approx(100 / 3)
+    )
 
 
 def swipe(env, direction):
@@ -62,7 +86,9 @@ def swipe(env, direction):
 
 
 def test_maze_paint_moves_are_productive_zero_progress_invalid_or_revisiting(make_env, tmp_path):
-    env = make_env("LongPuzzle/MazePaint-Easy", start="board", level=1, record_dir=str(tmp_path / "rec"))
+    env = make_env(
+        "LongPuzzle/MazePaint-Easy", start="board", level=1, record_dir=str(tmp_path / "rec")
+    )
     env.reset(seed=0)
     board = env.unwrapped.suite.board
     level, s0 = board.level, board.state
@@ -80,23 +106,35 @@ def test_maze_paint_moves_are_productive_zero_progress_invalid_or_revisiting(mak
     env.close()
     moves = rq1.record_moves(tmp_path / "rec")["coverage"]
     kinds = [m["kind"] for m in moves]
-    expected = ["invalid"] + ["productive" if painted[i + 1] > painted[i] else "zero-progress" for i in range(3)]
+    expected = ["invalid"] + [
+        "productive" if painted[i + 1] > painted[i] else "zero-progress" for i in range(3)
+    ]
     assert kinds == expected and expected[1] == "productive"
     seen, revisits = {s0}, []
     for s in states[1:]:
         revisits.append(s in seen)
         seen.add(s)
-    assert [m["revisit"] for m in moves[1:]] == revisits and revisits[2] == (painted[2] == painted[1])
+    assert [m["revisit"] for m in moves[1:]] == revisits and revisits[2] == (
+        painted[2] == painted[1]
+    )
     n = level.n_paintable  # each move sits in the coverage fifth of the board before it
     assert [m["bin"] for m in moves] == [min(4, 5 * p // n) for p in [painted[0], *painted[:3]]]
     assert all(m["won"] is False for m in moves)
     rows = {r["coverage"]: r for r in rq1.coverage_summary(moves)}
-    assert rows["all"]["attempted"] == 4 and rows["all"]["invalid"] == 1 and rows["all"]["valid"] == 3
+    assert (
+        rows["all"]["attempted"] == 4 and rows["all"]["invalid"] == 1 and rows["all"]["valid"] == 3
+    )
 
 
 def test_the_report_shows_the_rq1_tables(make_env, tmp_path):
     for env_id, k in (("LongPuzzle/BoltUnscrew-Easy", 1), ("LongPuzzle/MazePaint-Easy", 1)):
-        env = make_env(env_id, start="board", level=k, record_dir=str(tmp_path / env_id.split("/")[1]), agent="solver")
+        env = make_env(
+            env_id,
+            start="board",
+            level=k,
+            record_dir=str(tmp_path / env_id.split("/")[1]),
+            agent="solver",
+        )
         env.reset(seed=0)
         board = env.unwrapped.suite.board
         for move in solvers.solve(board.level, board.state).moves:

@@ -38,7 +38,11 @@ def test_text_channel_sections_follow_the_note_and_are_checked(make_env):
     env.set_section("Rules", "roll the ball")
     env.set_section("State information", "fine")
     obs, _ = env.reset(seed=0)
-    assert obs["text"].split("\n")[2:] == ["Note: a note", "Rules: roll the ball", "State information: fine"]
+    assert obs["text"].split("\n")[2:] == [
+        "Note: a note",
+        "Rules: roll the ball",
+        "State information: fine",
+    ]
     env.set_section("Rules", None)
     assert "Rules" not in env.compose({}) and env.section("State information") == "fine"
     for bad in ("", "a:b", "x" * 41, "line\nbreak"):
@@ -49,7 +53,10 @@ def test_text_channel_sections_follow_the_note_and_are_checked(make_env):
 
 
 # ---------------------------------------------------------------------- RuleCard
-@pytest.mark.parametrize("env_id", ["LongPuzzle/BoltUnscrew-Hard", "LongPuzzle/NutAndBolt-Easy", "LongPuzzle/MazePaint-Easy"])
+@pytest.mark.parametrize(
+    "env_id",
+    ["LongPuzzle/BoltUnscrew-Hard", "LongPuzzle/NutAndBolt-Easy", "LongPuzzle/MazePaint-Easy"],
+)
 def test_rule_card_k1_shows_the_games_card_and_k0_nothing(make_env, env_id):
     k1 = RuleCard(TextChannel(make_env(env_id)), "K1")
     k0 = RuleCard(TextChannel(make_env(env_id)), "K0")
@@ -83,7 +90,9 @@ class MovesOnly:
 
 
 def test_p1_reaches_every_level_of_an_objective_with_no_agent_navigation(make_env, tmp_path):
-    env = WorkflowController(TextChannel(make_env("LongPuzzle/BoltUnscrew-Easy", record_dir=str(tmp_path / "rec"))), "P1")
+    env = WorkflowController(
+        TextChannel(make_env("LongPuzzle/BoltUnscrew-Easy", record_dir=str(tmp_path / "rec"))), "P1"
+    )
     agent = MovesOnly(env)
     obs, info = env.reset(seed=0)
     assert info["screen"] == LEVEL  # the controller entered the game
@@ -95,7 +104,11 @@ def test_p1_reaches_every_level_of_an_objective_with_no_agent_navigation(make_en
     # entry: game card + difficulty; advancement: Next after each of the first seven wins
     assert env.controller_actions == 2 + 7
     env.close()
-    notes = [r for r in read_log(tmp_path / "rec") if r["kind"] == "intervention" and r["wrapper"] == "WorkflowController"]
+    notes = [
+        r
+        for r in read_log(tmp_path / "rec")
+        if r["kind"] == "intervention" and r["wrapper"] == "WorkflowController"
+    ]
     assert [n.get("purpose") for n in notes[1:]] == ["entry", "entry"] + ["advance"] * 7
     actions = {r["actions"]: r for r in read_log(tmp_path / "rec") if r["kind"] == "action"}
     assert len(actions) == env.unwrapped.actions and all(n["actions"] in actions for n in notes[1:])
@@ -112,12 +125,19 @@ def test_p0_leaves_navigation_to_the_agent(make_env):
 # ---------------------------------------------------------------------- DeadEndRestart
 def fatal_move(board):
     rules = board.game.rules
-    return next(m for m in rules.legal_moves(board.level, board.state)
-                if solvers.certify(board.level, rules.apply(board.level, board.state, m)) == "dead_end")
+    return next(
+        m
+        for m in rules.legal_moves(board.level, board.state)
+        if solvers.certify(board.level, rules.apply(board.level, board.state, m)) == "dead_end"
+    )
 
 
 def test_dead_end_restart_restarts_right_after_a_certified_dead_end(make_env, tmp_path):
-    env = DeadEndRestart(make_env("LongPuzzle/BoltUnscrew-Hard", start="board", level=1, record_dir=str(tmp_path / "rec")))
+    env = DeadEndRestart(
+        make_env(
+            "LongPuzzle/BoltUnscrew-Hard", start="board", level=1, record_dir=str(tmp_path / "rec")
+        )
+    )
     obs, _ = env.reset(seed=0)
     start = obs.copy()
     board = env.unwrapped.suite.board
@@ -129,12 +149,17 @@ def test_dead_end_restart_restarts_right_after_a_certified_dead_end(make_env, tm
     obs, reward, terminated, truncated, info = env.step(actions[-1])
     board = env.unwrapped.suite.board
     assert board.state == initial and not board.history  # restarted
-    assert env.interventions == [{"actions": env.unwrapped.actions, "game": "BoltUnscrew", "tier": "Hard", "level": 1}]
+    assert env.interventions == [
+        {"actions": env.unwrapped.actions, "game": "BoltUnscrew", "tier": "Hard", "level": 1}
+    ]
     assert obs.tobytes() == start.tobytes()  # the restarted board, as drawn by the game
     assert info["evaluator"]["dead_end"] is False
     env.close()
     log = read_log(tmp_path / "rec")
-    assert [r["kind"] for r in log if r["kind"] in ("restart", "intervention")] == ["restart", "intervention"]
+    assert [r["kind"] for r in log if r["kind"] in ("restart", "intervention")] == [
+        "restart",
+        "intervention",
+    ]
 
 
 def test_dead_end_restart_leaves_solvable_boards_alone(make_env):
@@ -151,7 +176,9 @@ def test_dead_end_restart_leaves_solvable_boards_alone(make_env):
 def test_state_hint_conditions_and_the_gymnasium_checker(make_env):
     with pytest.raises(ConfigError, match="condition"):
         StateHint(TextChannel(make_env("LongPuzzle/BoltUnscrew-Hard")), "D")
-    env = BlackBox(StateHint(TextChannel(make_env("LongPuzzle/BoltUnscrew-Hard", start="board", level=1)), "B"))
+    env = BlackBox(
+        StateHint(TextChannel(make_env("LongPuzzle/BoltUnscrew-Hard", start="board", level=1)), "B")
+    )
     obs, info = env.reset(seed=0)  # a plain reset is no takeover: no sentence
     assert "State information" not in obs["text"] and env.env.verdict is None
     assert env.env.take_over() == "The board in play can still be completed by forward moves."

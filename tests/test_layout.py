@@ -16,26 +16,83 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # (layer, module patterns), lowest first; a module may import its own layer and those below.
 LAYERS: list[tuple[str, list[str]]] = [
-    ("base", ["puzzlegym.errors", "puzzlegym.version", "puzzlegym.jsonio", "puzzlegym.actions",
-              "puzzlegym.fields", "puzzlegym.textgrid", "puzzlegym.symmetry"]),
-    ("screen", ["puzzlegym.screen", "puzzlegym.screen.input", "puzzlegym.screen.render",
-                "puzzlegym.screen.resolution", "puzzlegym.screen.theme", "puzzlegym.screen.palette",
-                "puzzlegym.screen.labels", "puzzlegym.screen.clock", "puzzlegym.screen.grid",
-                "puzzlegym.screen.panel", "puzzlegym.screen.layout"]),
-    ("protocol", ["puzzlegym.game", "puzzlegym.planes", "puzzlegym.catalogue", "puzzlegym.screen.suite",
-                  "puzzlegym.screen.suite_view", "puzzlegym.levelhash", "puzzlegym.levelcache",
-                  "puzzlegym.splits"]),
+    (
+        "base",
+        [
+            "puzzlegym.errors",
+            "puzzlegym.version",
+            "puzzlegym.jsonio",
+            "puzzlegym.actions",
+            "puzzlegym.fields",
+            "puzzlegym.textgrid",
+            "puzzlegym.symmetry",
+        ],
+    ),
+    (
+        "screen",
+        [
+            "puzzlegym.screen",
+            "puzzlegym.screen.input",
+            "puzzlegym.screen.render",
+            "puzzlegym.screen.resolution",
+            "puzzlegym.screen.theme",
+            "puzzlegym.screen.palette",
+            "puzzlegym.screen.labels",
+            "puzzlegym.screen.clock",
+            "puzzlegym.screen.grid",
+            "puzzlegym.screen.panel",
+            "puzzlegym.screen.layout",
+        ],
+    ),
+    (
+        "protocol",
+        [
+            "puzzlegym.game",
+            "puzzlegym.planes",
+            "puzzlegym.catalogue",
+            "puzzlegym.screen.suite",
+            "puzzlegym.screen.suite_view",
+            "puzzlegym.levelhash",
+            "puzzlegym.levelcache",
+            "puzzlegym.splits",
+        ],
+    ),
     ("games", ["puzzlegym.envs", "puzzlegym.envs.*", "puzzlegym.solvers", "puzzlegym.solvers.*"]),
     ("registry", ["puzzlegym.registry"]),
-    ("engine", ["puzzlegym.evaluation", "puzzlegym.evaluation.evaluator",
-                "puzzlegym.evaluation.events", "puzzlegym.evaluation.outcome",
-                "puzzlegym.evaluation.records", "puzzlegym.evaluation.metrics", "puzzlegym.metrics",
-                "puzzlegym.backends", "puzzlegym.backends.*", "puzzlegym.checkpoint",
-                "puzzlegym.probe", "puzzlegym.env"]),
-    ("consumers", ["puzzlegym.wrappers", "puzzlegym.wrappers.*", "puzzlegym.agents",
-                   "puzzlegym.agents.*"]),
-    ("tools", ["puzzlegym.evaluation.*", "puzzlegym.testing", "puzzlegym.service", "puzzlegym.service.*",
-               "puzzlegym.lab", "puzzlegym.lab.*", "puzzlegym.rl", "puzzlegym.rl.*"]),
+    (
+        "engine",
+        [
+            "puzzlegym.evaluation",
+            "puzzlegym.evaluation.evaluator",
+            "puzzlegym.evaluation.events",
+            "puzzlegym.evaluation.outcome",
+            "puzzlegym.evaluation.records",
+            "puzzlegym.evaluation.metrics",
+            "puzzlegym.metrics",
+            "puzzlegym.backends",
+            "puzzlegym.backends.*",
+            "puzzlegym.checkpoint",
+            "puzzlegym.probe",
+            "puzzlegym.env",
+        ],
+    ),
+    (
+        "consumers",
+        ["puzzlegym.wrappers", "puzzlegym.wrappers.*", "puzzlegym.agents", "puzzlegym.agents.*"],
+    ),
+    (
+        "tools",
+        [
+            "puzzlegym.evaluation.*",
+            "puzzlegym.testing",
+            "puzzlegym.service",
+            "puzzlegym.service.*",
+            "puzzlegym.lab",
+            "puzzlegym.lab.*",
+            "puzzlegym.rl",
+            "puzzlegym.rl.*",
+        ],
+    ),
     ("entry", ["puzzlegym", "puzzlegym.cli", "puzzlegym.__main__", "puzzlegym.run"]),
 ]
 
@@ -44,8 +101,11 @@ def module_files() -> dict[str, Path]:
     """Every module of the distribution by its import name (envs/ and solvers/ install as
     puzzlegym.envs and puzzlegym.solvers)."""
     out = {}
-    for top, prefix in (("puzzlegym", "puzzlegym"), ("envs", "puzzlegym.envs"),
-                        ("solvers", "puzzlegym.solvers")):
+    for top, prefix in (
+        ("puzzlegym", "puzzlegym"),
+        ("envs", "puzzlegym.envs"),
+        ("solvers", "puzzlegym.solvers"),
+    ):
         for path in sorted((ROOT / top).rglob("*.py")):
             parts = list(path.relative_to(ROOT / top).with_suffix("").parts)
             if parts[-1] == "__init__":
@@ -119,16 +179,23 @@ def test_the_layer_check_catches_an_upward_import(tmp_path):
 # (PuzzleEnv.probe(), PuzzleEnv.subscribe): the suite and the evaluator objects, and the
 # screen layout they use, are the engine's own.
 INTERNAL_ATTRIBUTES = {"suite", "evaluator"}
-INTERNAL_MODULES = {"puzzlegym.screen.suite", "puzzlegym.screen.layout", "puzzlegym.screen.suite_view",
-                    "puzzlegym.evaluation.evaluator"}
+INTERNAL_MODULES = {
+    "puzzlegym.screen.suite",
+    "puzzlegym.screen.layout",
+    "puzzlegym.screen.suite_view",
+    "puzzlegym.evaluation.evaluator",
+}
 CONSUMER = [name for name, _ in LAYERS].index("consumers")
 
 
 def internals_used(module: str, path: Path) -> list[str]:
     """What ``path`` reaches of the env's internals: ``.suite``/``.evaluator`` attributes
     and imports of the suite, its layout and the evaluator."""
-    found = [f"line {node.lineno}: .{node.attr}" for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-             if isinstance(node, ast.Attribute) and node.attr in INTERNAL_ATTRIBUTES]
+    found = [
+        f"line {node.lineno}: .{node.attr}"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr in INTERNAL_ATTRIBUTES
+    ]
     found += [f"imports {m}" for m in sorted(imported_modules(module, path) & INTERNAL_MODULES)]
     return found
 
@@ -152,10 +219,14 @@ def test_no_module_above_the_engine_reads_env_internals(module):
 def test_the_internals_check_catches_a_walk_into_the_suite(tmp_path):
     """The check itself can fail: a wrapper reading the suite's board is reported."""
     bad = tmp_path / "restart.py"
-    bad.write_text("def f(env):\n    return env.unwrapped.suite.board\n"
-                   "from puzzlegym.screen.layout import BOARD_AREA\n")
+    bad.write_text(
+        "def f(env):\n    return env.unwrapped.suite.board\n"
+        "from puzzlegym.screen.layout import BOARD_AREA\n"
+    )
     assert internals_used("puzzlegym.wrappers.restart", bad) == [
-        "line 2: .suite", "imports puzzlegym.screen.layout"]
+        "line 2: .suite",
+        "imports puzzlegym.screen.layout",
+    ]
 
 
 def architecture_tree() -> str:
@@ -184,8 +255,11 @@ def tree_paths(tree: str) -> set[str]:
 
 def test_architecture_doc_matches_the_tree():
     named = tree_paths(architecture_tree())
-    actual = {str(p.relative_to(ROOT)) for p in (ROOT / "puzzlegym").rglob("*.py")
-              if p.name not in ("__init__.py", "__main__.py")}
+    actual = {
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "puzzlegym").rglob("*.py")
+        if p.name not in ("__init__.py", "__main__.py")
+    }
     named_files = {p for p in named if p.startswith("puzzlegym/") and p.endswith(".py")}
     assert actual - named_files == set(), "modules missing from docs/architecture.md"
     assert named_files - actual == set(), "docs/architecture.md names modules that do not exist"
@@ -211,20 +285,43 @@ def test_a_built_wheel_carries_every_data_file(tmp_path):
     """A normal (non-editable) install has the fonts, the browser page, every catalogue, rule
     card and Hydra config: the wheel holds every data file of the source tree."""
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-         "-w", str(tmp_path), str(ROOT)],
-        check=True, capture_output=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
     )
     import zipfile
 
     (wheel,) = tmp_path.glob("puzzlegym-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = set()
-    for top, prefix in (("puzzlegym", "puzzlegym"), ("envs", "puzzlegym/envs"),
-                        ("solvers", "puzzlegym/solvers"), ("configs", "puzzlegym/configs")):
+    for top, prefix in (
+        ("puzzlegym", "puzzlegym"),
+        ("envs", "puzzlegym/envs"),
+        ("solvers", "puzzlegym/solvers"),
+        ("configs", "puzzlegym/configs"),
+    ):
         for path in (ROOT / top).rglob("*"):
-            if path.is_file() and path.suffix in (".py", ".json", ".md", ".ttf", ".txt",
-                                                  ".html", ".js", ".yaml"):
+            if path.is_file() and path.suffix in (
+                ".py",
+                ".json",
+                ".md",
+                ".ttf",
+                ".txt",
+                ".html",
+                ".js",
+                ".yaml",
+            ):
                 expected.add(f"{prefix}/{path.relative_to(ROOT / top).as_posix()}")
     expected = {n for n in expected if "__pycache__" not in n}
     assert expected - names == set()

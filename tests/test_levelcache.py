@@ -54,13 +54,17 @@ def good_document(path) -> dict:
 def digest(doc) -> str:
     import hashlib
 
-    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
 
 
 def changed_level(doc):
     """A real level change (the floor cell beside the start walled in), old digest kept."""
     level = dict(doc["level"])
-    level["grid"] = [row.replace(".", "#", 1) if i == 1 else row for i, row in enumerate(level["grid"])]
+    level["grid"] = [
+        row.replace(".", "#", 1) if i == 1 else row for i, row in enumerate(level["grid"])
+    ]
     return {**doc, "level": level}
 
 
@@ -85,7 +89,9 @@ CORRUPTIONS = {
     "huge": lambda text, doc: text + " " * (2 << 20),
     "a list": lambda text, doc: "[]",
     "extra key": lambda text, doc: json.dumps({**doc, "note": 1}),
-    "missing key": lambda text, doc: json.dumps({k: v for k, v in doc.items() if k != "level_sha256"}),
+    "missing key": lambda text, doc: json.dumps(
+        {k: v for k, v in doc.items() if k != "level_sha256"}
+    ),
     "changed level, old digest": lambda text, doc: json.dumps(changed_level(doc)),
     "invalid level, matching digest": lambda text, doc: json.dumps(changed_and_redigested(doc)),
     "level that does not round-trip": lambda text, doc: json.dumps(with_metadata(doc)),

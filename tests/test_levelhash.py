@@ -101,23 +101,43 @@ def bolt_unscrew(doc, rng):
     rng.shuffle(boards)
     screws = [new_index[a] for a in doc["screws"]]
     rng.shuffle(screws)
-    return {**doc, "size": [w, h], "anchors": [points[o] for o in order], "boards": boards,
-            "screws": screws}
+    return {
+        **doc,
+        "size": [w, h],
+        "anchors": [points[o] for o in order],
+        "boards": boards,
+        "screws": screws,
+    }
 
 
-TRANSFORMS = {"MazePaint": maze_paint, "ColorConnect": color_connect, "TruckEscape": truck_escape,
-              "NutAndBolt": nut_and_bolt, "RushHour": rush_hour, "BoltUnscrew": bolt_unscrew}
-CATALOGUE = [(g.name, t, i) for g in games().values() for t in g.tiers for i in range(len(g.load_catalogue(t)))]
+TRANSFORMS = {
+    "MazePaint": maze_paint,
+    "ColorConnect": color_connect,
+    "TruckEscape": truck_escape,
+    "NutAndBolt": nut_and_bolt,
+    "RushHour": rush_hour,
+    "BoltUnscrew": bolt_unscrew,
+}
+CATALOGUE = [
+    (g.name, t, i)
+    for g in games().values()
+    for t in g.tiers
+    for i in range(len(g.load_catalogue(t)))
+]
 
 
 def test_every_game_has_a_transform_and_the_catalogue_has_114_distinct_puzzles():
     assert sorted(TRANSFORMS) == sorted(games())
-    hashes = [level_hash(get_game(name), get_game(name).load_catalogue(t)[i]) for name, t, i in CATALOGUE]
+    hashes = [
+        level_hash(get_game(name), get_game(name).load_catalogue(t)[i]) for name, t, i in CATALOGUE
+    ]
     assert len(hashes) == 114 and len(set(hashes)) == 114
     assert sum(len(catalogue_hashes(g)) for g in games().values()) == 114
 
 
-@pytest.mark.parametrize(("name", "tier", "index"), CATALOGUE, ids=[f"{n}-{t}-{i + 1}" for n, t, i in CATALOGUE])
+@pytest.mark.parametrize(
+    ("name", "tier", "index"), CATALOGUE, ids=[f"{n}-{t}-{i + 1}" for n, t, i in CATALOGUE]
+)
 def test_a_symmetric_copy_of_a_catalogue_level_is_caught(name, tier, index):
     game = get_game(name)
     level = game.load_catalogue(tier)[index]
@@ -143,7 +163,13 @@ def test_real_generator_seeds_that_give_catalogue_levels_are_caught():
     """What the generators really produce: catalogue slots come from low seeds, and some
     seeds give a renamed or turned copy of a catalogue level that a literal comparison misses."""
     truck, nut, maze = get_game("TruckEscape"), get_game("NutAndBolt"), get_game("MazePaint")
-    assert [s for s in range(8) if is_catalogue_level(truck, truck.generate("Default", s))] == [0, 1, 2, 3, 4]
+    assert [s for s in range(8) if is_catalogue_level(truck, truck.generate("Default", s))] == [
+        0,
+        1,
+        2,
+        3,
+        4,
+    ]
     assert [s for s in range(12) if is_catalogue_level(maze, maze.generate("Easy", s))] == [0, 8, 9]
     copy = nut.generate("Easy", 135)  # nut-easy-01 with its colours renamed and bolts reordered
     original = nut.load_catalogue("Easy")[0]
@@ -179,7 +205,10 @@ def test_the_eight_symmetries_are_distinct_and_move_headings_with_cells():
             for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):  # a step then the symmetry ...
                 if 0 <= r + dr < 2 and 0 <= c + dc < 3:
                     er, ec = sym.direction(dr, dc)
-                    assert sym.cell(r + dr, c + dc, 2, 3) == (nr + er, nc + ec)  # ... = the turned step
+                    assert sym.cell(r + dr, c + dc, 2, 3) == (
+                        nr + er,
+                        nc + ec,
+                    )  # ... = the turned step
 
 
 def test_relabelling_names_colours_by_first_appearance():

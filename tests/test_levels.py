@@ -10,7 +10,12 @@ from puzzlegym.solvers.search import nodes_reaching, reachable_states
 
 @pytest.mark.parametrize(
     "name, tier",
-    [("BoltUnscrew", "Easy"), ("NutAndBolt", "Easy"), ("MazePaint", "Easy"), ("TruckEscape", "Default")],
+    [
+        ("BoltUnscrew", "Easy"),
+        ("NutAndBolt", "Easy"),
+        ("MazePaint", "Easy"),
+        ("TruckEscape", "Default"),
+    ],
 )
 def test_canonical_counts_match_the_raw_state_space(name, tier):
     game = get_game(name)
@@ -43,14 +48,21 @@ def test_levels_doc_states_the_hidden_dead_end_share_of_every_bolt_unscrew_hard_
     from pathlib import Path
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "levels.md").read_text(encoding="utf-8")
-    rows = [line for line in text.splitlines() if line.startswith("| BoltUnscrew | Hard |") and line.count("|") == 11]
+    rows = [
+        line
+        for line in text.splitlines()
+        if line.startswith("| BoltUnscrew | Hard |") and line.count("|") == 11
+    ]
     game = get_game("BoltUnscrew")
     hard = game.load_catalogue("Hard")
     assert len(rows) == len(hard) == 8
     for line, level in zip(rows, hard, strict=True):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         got = levels.playout_dead_ends(game, level)
-        assert cells[-2:] == [f"{got['playout_dead_rate']:.2%}", f"{got['hidden_dead_end_share']:.2%}"], level.id
+        assert cells[-2:] == [
+            f"{got['playout_dead_rate']:.2%}",
+            f"{got['hidden_dead_end_share']:.2%}",
+        ], level.id
         assert got["hidden_dead_end_share"] >= 0.25, level.id
 
 
@@ -69,11 +81,16 @@ def test_playouts_draw_among_a_bounded_number_of_moves(monkeypatch):
             drawn[-1] += 1
             yield move
 
-    assert sum(1 for _ in real(level, game.rules.initial_state(level))) > 10 * levels.PLAYOUT_MAX_MOVES
+    assert (
+        sum(1 for _ in real(level, game.rules.initial_state(level))) > 10 * levels.PLAYOUT_MAX_MOVES
+    )
     monkeypatch.setattr(game.rules, "legal_moves", counting)
     got = levels.playout_dead_ends(game, level, playouts=2, max_moves=3)
     assert drawn and max(drawn) == levels.PLAYOUT_MAX_MOVES
-    assert got == {"playout_dead_rate": 0.0, "hidden_dead_end_share": None}  # paths can always be removed
+    assert got == {
+        "playout_dead_rate": 0.0,
+        "hidden_dead_end_share": None,
+    }  # paths can always be removed
 
 
 def test_branching_counts_only_states_expanded_in_full():
@@ -85,9 +102,19 @@ def test_branching_counts_only_states_expanded_in_full():
     row = levels.level_stats(game, level, max_states=50)
     assert row["states_complete"] is False and row["states"] == 50
     assert row["branching"] is None
-    assert "| n/a | n/a |" in levels.stats_table([{**row, "game": "ColorConnect", "tier": "Hard", "index": 3,
-                                                   "id": level.id, "playout_dead_rate": 0.0,
-                                                   "hidden_dead_end_share": None}])
+    assert "| n/a | n/a |" in levels.stats_table(
+        [
+            {
+                **row,
+                "game": "ColorConnect",
+                "tier": "Hard",
+                "index": 3,
+                "id": level.id,
+                "playout_dead_rate": 0.0,
+                "hidden_dead_end_share": None,
+            }
+        ]
+    )
     small = game.load_catalogue("Easy")[0]
     full = levels.level_stats(game, small)
     assert full["states_complete"] and full["branching"] > 0

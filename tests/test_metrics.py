@@ -20,8 +20,17 @@ from puzzlegym.metrics import (
 
 
 def row(game, diff, solved, lc, fgp, n, p=0, m=0, **extra):
-    return {"game": game, "difficulty": diff, "solved": solved, "lc": lc, "fgp": fgp,
-            "premature_exit": p, "mismatch": m, "n_levels": n, **extra}
+    return {
+        "game": game,
+        "difficulty": diff,
+        "solved": solved,
+        "lc": lc,
+        "fgp": fgp,
+        "premature_exit": p,
+        "mismatch": m,
+        "n_levels": n,
+        **extra,
+    }
 
 
 # --------------------------------------------------------------------------- hand-computed
@@ -65,8 +74,10 @@ def test_hard_tiers_are_the_tiers_above_each_games_easiest():
 
 
 def test_lpr_pools_episodes_and_is_undefined_when_nothing_was_reached():
-    a = [row("A", "Easy", 0, 20.0, 20.0, 10, levels_reached=3),
-         row("A", "Easy", 0, 10.0, 10.0, 10, levels_reached=2)]
+    a = [
+        row("A", "Easy", 0, 20.0, 20.0, 10, levels_reached=3),
+        row("A", "Easy", 0, 10.0, 10.0, 10, levels_reached=2),
+    ]
     assert lpr([*map(_norm, a)]) == pytest.approx(100.0 * 3 / 5)
     nothing = [row("B", "Easy", 0, 0.0, 0.0, 10, levels_reached=0)]
     assert lpr([*map(_norm, nothing)]) is None
@@ -92,8 +103,14 @@ def test_h50_on_ten_level_objectives_with_ten_plus():
     curve = h50_curve(rows)
     assert curve[0] == 1.0 and curve[3] == 1.0 and curve[4] == 0.5 and curve[10] == 0.5
     assert h50(rows) == "10+"  # S(10) = 0.5
-    rows2 = [_norm(r) for r in [row("A", "Easy", 0, 40.0, 40.0, 10), row("A", "Hard", 0, 20.0, 20.0, 10),
-                                row("A", "Hard", 0, 60.0, 60.0, 10)]]
+    rows2 = [
+        _norm(r)
+        for r in [
+            row("A", "Easy", 0, 40.0, 40.0, 10),
+            row("A", "Hard", 0, 20.0, 20.0, 10),
+            row("A", "Hard", 0, 60.0, 60.0, 10),
+        ]
+    ]
     # S(k): Easy 1[4>=k]; Hard mean(1[2>=k], 1[6>=k]) -> S(3) = (1 + .5)/2, S(5) = (0 + .5)/2
     assert h50(rows2) == 4
     assert h50([_norm(row("B", "Easy", 1, 100.0, 100.0, 3))]) is None
@@ -179,8 +196,13 @@ def test_aggregate_reproduces_the_papers_table2_from_its_table18_rows(config):
 def write_record(tmp_path, lines, targets=3, result=None, name="rec"):
     d = tmp_path / name
     d.mkdir()
-    manifest = {"env_id": "LongPuzzle/Fake-Hard", "config": {"level": None, "clock": "sim", "budget_s": 3600.0},
-                "targets": list(range(1, targets + 1)), "seed": 0, "agent": "scripted"}
+    manifest = {
+        "env_id": "LongPuzzle/Fake-Hard",
+        "config": {"level": None, "clock": "sim", "budget_s": 3600.0},
+        "targets": list(range(1, targets + 1)),
+        "seed": 0,
+        "agent": "scripted",
+    }
     if result is not None:
         manifest["result"] = result
     (d / "manifest.json").write_text(json.dumps(manifest))
@@ -191,21 +213,49 @@ def write_record(tmp_path, lines, targets=3, result=None, name="rec"):
 
 
 def ev(kind, t, level, tier="Hard", game="Fake", **extra):
-    return {"kind": kind, "t": t, "actions": int(t), "game": game, "tier": tier, "level": level, **extra}
+    return {
+        "kind": kind,
+        "t": t,
+        "actions": int(t),
+        "game": game,
+        "tier": tier,
+        "level": level,
+        **extra,
+    }
 
 
 def snap(t, level, potential, tier="Hard", game="Fake"):
-    return ev("snapshot", t, level, tier, game, potential=potential, solved=potential == 1.0, dead_end=False)
+    return ev(
+        "snapshot",
+        t,
+        level,
+        tier,
+        game,
+        potential=potential,
+        solved=potential == 1.0,
+        dead_end=False,
+    )
 
 
 def test_a_won_level_keeps_credit_across_retries_and_fgp_credits_where_the_episode_stops(tmp_path):
     lines = [
-        ev("level_reached", 1, 1), snap(1, 1, 0.0), snap(2, 1, 0.5), snap(3, 1, 1.0), ev("level_won", 3, 1),
-        ev("level_reached", 4, 2), snap(4, 2, 0.0), snap(5, 2, 0.4), ev("restart", 6, 2), snap(6, 2, 0.0),
+        ev("level_reached", 1, 1),
+        snap(1, 1, 0.0),
+        snap(2, 1, 0.5),
+        snap(3, 1, 1.0),
+        ev("level_won", 3, 1),
+        ev("level_reached", 4, 2),
+        snap(4, 2, 0.0),
+        snap(5, 2, 0.4),
+        ev("restart", 6, 2),
+        snap(6, 2, 0.0),
         snap(7, 2, 0.2),
         ev("left_level", 8, 2),
         # the player goes back to level 1 and does worse: its credit stays
-        ev("level_reached", 9, 1), snap(9, 1, 0.0), ev("restart", 10, 1), snap(10, 1, 0.0),
+        ev("level_reached", 9, 1),
+        snap(9, 1, 0.0),
+        ev("restart", 10, 1),
+        snap(10, 1, 0.0),
         {"kind": "action", "t": 11, "actions": 11, "action": {"type": "wait"}, "accepted": False},
     ]
     ep = episode_from_record(write_record(tmp_path, lines))
@@ -221,9 +271,13 @@ def test_a_won_level_keeps_credit_across_retries_and_fgp_credits_where_the_episo
     assert lc_over_time([ep], [2.0, 3.0]) == pytest.approx([0.0, 100 / 3])
 
 
-def test_snapshots_of_other_tiers_give_no_credit_and_flag_mismatch_an_empty_answer_is_premature(tmp_path):
+def test_snapshots_of_other_tiers_give_no_credit_and_flag_mismatch_an_empty_answer_is_premature(
+    tmp_path,
+):
     lines = [
-        ev("level_reached", 1, 1, tier="Easy"), snap(1, 1, 0.0, tier="Easy"), snap(2, 1, 1.0, tier="Easy"),
+        ev("level_reached", 1, 1, tier="Easy"),
+        snap(1, 1, 0.0, tier="Easy"),
+        snap(2, 1, 1.0, tier="Easy"),
         ev("level_won", 2, 1, tier="Easy"),
         {"kind": "answer", "t": 3, "actions": 3, "text": "All levels complete", "success": False},
     ]
@@ -236,17 +290,30 @@ def test_dead_end_statistics_per_attempt():
     def attempt(game, dead, runs):
         return {"kind": "attempt", "game": game, "dead_end": dead, "runs": runs}
 
-    eps = [{"attempts": [
-        attempt("A", True, [{"delay": 3, "recovered_by": "undo"}, {"delay": 1, "recovered_by": "restart"}]),
-        attempt("A", False, []),
-        attempt("A", True, [{"delay": 5, "recovered_by": "attempt_end"}]),
-        attempt("A", False, []),
-        attempt("B", False, []),
-    ]}]
+    eps = [
+        {
+            "attempts": [
+                attempt(
+                    "A",
+                    True,
+                    [{"delay": 3, "recovered_by": "undo"}, {"delay": 1, "recovered_by": "restart"}],
+                ),
+                attempt("A", False, []),
+                attempt("A", True, [{"delay": 5, "recovered_by": "attempt_end"}]),
+                attempt("A", False, []),
+                attempt("B", False, []),
+            ]
+        }
+    ]
     st = dead_end_stats(eps)
     a = st["per_game"]["A"]
     assert (a["attempts"], a["dead_end_attempts"], a["runs"], a["recovered"]) == (4, 2, 3, 2)
-    assert a["dead_end_share"] == 50.0 and a["delays"] == [3, 1] and a["mean_delay"] == 2 and a["median_delay"] == 2
+    assert (
+        a["dead_end_share"] == 50.0
+        and a["delays"] == [3, 1]
+        and a["mean_delay"] == 2
+        and a["median_delay"] == 2
+    )
     assert st["per_game"]["B"]["dead_end_share"] == 0.0
     assert st["overall"]["dead_end_share"] == 25.0  # games equally: (50 + 0) / 2
     assert st["overall"]["mean_delay"] == 2  # B has no recovered run
@@ -277,15 +344,29 @@ def _episode(tmp_path, name, script, env_id="LongPuzzle/MazePaint-Easy"):
 
 def test_premature_exit_and_setting_mismatch_detected_on_scripted_episodes(tmp_path):
     # plays MazePaint Medium (the objective is Easy), then claims completion
-    wrong, summ = _episode(tmp_path, "wrong", ["game:MazePaint", "tier:Medium", {"type": "answer", "text": "All levels complete"}])
+    wrong, summ = _episode(
+        tmp_path,
+        "wrong",
+        ["game:MazePaint", "tier:Medium", {"type": "answer", "text": "All levels complete"}],
+    )
     assert wrong["mismatch"] is True and summ["mismatch"] is True
-    assert wrong["premature_exit"] is True and wrong["success"] is False and wrong["end"] == "answer"
+    assert (
+        wrong["premature_exit"] is True and wrong["success"] is False and wrong["end"] == "answer"
+    )
     # enters the right tier, then gives up without a win
-    quits, _ = _episode(tmp_path, "quits", ["game:MazePaint", "tier:Easy", {"type": "answer", "text": "I give up"}])
-    assert quits["mismatch"] is False and quits["premature_exit"] is True and quits["reached"] == [1]
+    quits, _ = _episode(
+        tmp_path, "quits", ["game:MazePaint", "tier:Easy", {"type": "answer", "text": "I give up"}]
+    )
+    assert (
+        quits["mismatch"] is False and quits["premature_exit"] is True and quits["reached"] == [1]
+    )
     # stays in scope and stops without answering (a harness stop): neither
     stays, _ = _episode(tmp_path, "stays", ["game:MazePaint", "tier:Easy"])
-    assert stays["mismatch"] is False and stays["premature_exit"] is False and stays["end"] == "stopped"
+    assert (
+        stays["mismatch"] is False
+        and stays["premature_exit"] is False
+        and stays["end"] == "stopped"
+    )
     out = aggregate(episode_row(e) for e in (wrong, quits, stays))
     assert out["PER"] == pytest.approx(200 / 3) and out["SMR"] == pytest.approx(100 / 3)
     assert out["LPR"] == 0.0  # level 1 reached twice, never won

@@ -83,14 +83,24 @@ def test_tool_calls_parse_strictly_and_errors_name_the_field():
     enc = ScreenEncoder("png", 640)
     names = [t["function"]["name"] for t in tool_schemas(640, 450)]
     assert sorted(names) == sorted(NATIVE_TOOLS)
-    assert sorted(t["function"]["name"] for t in tool_schemas(640, 450, code=True)) == sorted(CODE_TOOLS)
+    assert sorted(t["function"]["name"] for t in tool_schemas(640, 450, code=True)) == sorted(
+        CODE_TOOLS
+    )
 
     def parse(name, args, allowed=NATIVE_TOOLS):
         raw = args if isinstance(args, str) else json.dumps(args)
         return parse_call({"id": "c1", "name": name, "arguments": raw}, enc, allowed)
 
     assert parse("click", {"x": 639, "y": 0}).action.x == 1279
-    batch = parse("batch", {"actions": [{"type": "drag", "x0": 0, "y0": 0, "x1": 10, "y1": 0}, {"type": "press_key", "key": "ArrowUp"}]})
+    batch = parse(
+        "batch",
+        {
+            "actions": [
+                {"type": "drag", "x0": 0, "y0": 0, "x1": 10, "y1": 0},
+                {"type": "press_key", "key": "ArrowUp"},
+            ]
+        },
+    )
     assert batch.kind == "gui" and batch.action.actions[0].x1 == 21
     assert parse("answer", {"text": "BENCHMARK COMPLETED"}).kind == "answer"
     assert parse("wait", "").kind == "wait"
@@ -108,7 +118,9 @@ def test_tool_calls_parse_strictly_and_errors_name_the_field():
         ("batch", {"actions": [{"type": "answer"}]}, "cannot be inside a batch"),
     ]
     for name, args, message in cases:
-        with pytest.raises(ToolError, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        with pytest.raises(
+            ToolError, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")
+        ):
             parse(name, args)
     code = parse("run_code", {"code": "print(1)"}, CODE_TOOLS)
     assert code.kind == "run_code" and code.code == "print(1)"
@@ -120,19 +132,39 @@ def test_history_window_keeps_the_last_turns_and_screenshots():
     h = History("system", "task", turns=3, images=2)
     for i in range(5):
         h.new_unit({"role": "assistant", "content": f"turn {i}"})
-        h.add({"role": "user", "content": [{"type": "text", "text": f"shot {i}"},
-                                            {"type": "image_url", "image_url": {"url": f"data:{i}"}}]})
+        h.add(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": f"shot {i}"},
+                    {"type": "image_url", "image_url": {"url": f"data:{i}"}},
+                ],
+            }
+        )
     msgs = h.messages()
     assert [m["content"] for m in msgs[:2]] == ["system", "task"]
     assert [m["content"] for m in msgs[2::2]] == ["turn 2", "turn 3", "turn 4"]
-    images = [p for m in msgs for p in (m["content"] if isinstance(m["content"], list) else []) if p["type"] == "image_url"]
+    images = [
+        p
+        for m in msgs
+        for p in (m["content"] if isinstance(m["content"], list) else [])
+        if p["type"] == "image_url"
+    ]
     assert [p["image_url"]["url"] for p in images] == ["data:3", "data:4"]
     assert msgs[3]["content"][1] == {"type": "text", "text": OMITTED_IMAGE}
     assert h.window_text_chars() == text_chars(msgs[2:])
     # what no request can send again is not kept: 4 units (window + 1), 3 screenshots
     assert len(h.units) == 4
-    assert sum(p.get("type") == "image_url" for u in h.units for m in u for p in m["content"]
-               if isinstance(m["content"], list)) == 3
+    assert (
+        sum(
+            p.get("type") == "image_url"
+            for u in h.units
+            for m in u
+            for p in m["content"]
+            if isinstance(m["content"], list)
+        )
+        == 3
+    )
     with pytest.raises(ConfigError, match="history_images"):
         History("s", "t", images=0)
 
@@ -156,17 +188,34 @@ def test_model_agent_options_are_validated_before_anything_starts(make_env):
 
 
 def test_keys_and_urls_are_masked():
-    assert mask_secret(SECRET) == "…cdef" and mask_secret("short") == "***" and mask_secret(None) == "(none)"
-    assert mask_url("https://user:pw@api.example.org:8443/v1?token=abc") == "https://api.example.org:8443/v1"
+    assert (
+        mask_secret(SECRET) == "…cdef"
+        and mask_secret("short") == "***"
+        and mask_secret(None) == "(none)"
+    )
+    assert (
+        mask_url("https://user:pw@api.example.org:8443/v1?token=abc")
+        == "https://api.example.org:8443/v1"
+    )
 
 
 # --------------------------------------------------------------------------- the client
 def test_client_retries_429_5xx_and_timeouts_a_bounded_number_of_times():
-    turns = [{"status": 429}, {"status": 503}, {"delay_s": 1.0, "content": "too late"}, {"content": "hello"},
-             {"status": 500}, {"status": 500}, {"status": 500}, {"status": 400}]
+    turns = [
+        {"status": 429},
+        {"status": 503},
+        {"delay_s": 1.0, "content": "too late"},
+        {"content": "hello"},
+        {"status": 500},
+        {"status": 500},
+        {"status": 500},
+        {"status": 400},
+    ]
     with scripted({"model": "m", "turns": turns}) as (model, url):
         client = ChatClient("m", url, SECRET, timeout_s=0.3, max_retries=3, backoff_s=0.01)
-        reply = client.complete([{"role": "user", "content": "a prompt of forty characters, give or take"}])
+        reply = client.complete(
+            [{"role": "user", "content": "a prompt of forty characters, give or take"}]
+        )
         assert reply.content == "hello" and reply.retries == 3 and reply.prompt_tokens > 0
         assert client.totals.to_json()["retries"] == 3 and client.totals.requests == 1
         few = ChatClient("m", url, SECRET, max_retries=1, backoff_s=0.01)
@@ -194,8 +243,20 @@ def test_native_agent_completes_a_maze_paint_level_from_scripted_turns(tmp_path,
     out = tmp_path / "native"
     caplog.set_level(logging.DEBUG)
     with scripted({"model": "scripted", "turns": turns}) as (model, url):
-        result = run_episode(MAZE, "openai:scripted", level=1, out_dir=out, gif=False, agent_options={
-            "base_url": url, "api_key": SECRET, "image_width": 640, "timeout_s": 0.6, "backoff_s": 0.01})
+        result = run_episode(
+            MAZE,
+            "openai:scripted",
+            level=1,
+            out_dir=out,
+            gif=False,
+            agent_options={
+                "base_url": url,
+                "api_key": SECRET,
+                "image_width": 640,
+                "timeout_s": 0.6,
+                "backoff_s": 0.01,
+            },
+        )
         requests = model.requests
     assert result["success"] and result["agent"] == "openai:scripted/native/M1"
     assert result["model"]["malformed"] == 4 and result["model"]["retries"] == 3
@@ -219,23 +280,46 @@ def test_native_agent_completes_a_maze_paint_level_from_scripted_turns(tmp_path,
     # black box: nothing private, no key, in what the model received or in the records and logs
     for private in ("evaluator", "potential", "dead_end", "levels_won"):
         assert private not in sent
-    files = "".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl"))
+    files = "".join(
+        p.read_text(errors="replace")
+        for p in out.rglob("*")
+        if p.is_file() and p.suffix in (".json", ".jsonl")
+    )
     assert SECRET not in files and SECRET not in caplog.text
-    assert lines[0]["kind"] == "config" and lines[0]["api_key"] == "…cdef" and lines[0]["base_url"] == url
+    assert (
+        lines[0]["kind"] == "config"
+        and lines[0]["api_key"] == "…cdef"
+        and lines[0]["base_url"] == url
+    )
     # the first request: system prompt, task (the public instruction), the home screen
     first = requests[0]["messages"]
     assert first[0]["role"] == "system" and "BENCHMARK COMPLETED" in first[0]["content"]
     assert "Complete level 1 of Maze Paint at Easy difficulty" in first[1]["content"]
-    assert first[2]["content"][1]["type"] == "image_url" and "640x450" in first[2]["content"][0]["text"]
+    assert (
+        first[2]["content"][1]["type"] == "image_url"
+        and "640x450" in first[2]["content"][0]["text"]
+    )
 
 
 def test_rule_card_goes_into_the_system_prompt_under_k1(tmp_path):
     with scripted({"model": "m", "turns": [call("answer", text="stop")]}) as (model, url):
-        run_episode(MAZE, "openai:m", level=1, out_dir=tmp_path / "k1", gif=False,
-                    agent_options={"base_url": url, "rule_card": True})
+        run_episode(
+            MAZE,
+            "openai:m",
+            level=1,
+            out_dir=tmp_path / "k1",
+            gif=False,
+            agent_options={"base_url": url, "rule_card": True},
+        )
         system = model.requests[0]["messages"][0]["content"]
-    assert "Rules of the game in your task" in system and "Roll the ball up, down, left or right" in system
-    assert json.loads((tmp_path / "k1" / "result.json").read_text())["agent"] == "openai:m/native/M1/K1"
+    assert (
+        "Rules of the game in your task" in system
+        and "Roll the ball up, down, left or right" in system
+    )
+    assert (
+        json.loads((tmp_path / "k1" / "result.json").read_text())["agent"]
+        == "openai:m/native/M1/K1"
+    )
 
 
 # --------------------------------------------------------------------------- the sandbox
@@ -264,10 +348,20 @@ def run_code(box: Sandbox, code: str, frame=None) -> tuple:
 
 def test_sandbox_keeps_a_session_and_serves_the_gui_api(sandbox):
     (kind, out, err), gui = run_code(sandbox, "x = 41\nprint(click(3, 4))")
-    assert kind == "done" and err is None and "'accepted': True" in out and gui == [{"type": "click", "x": 3, "y": 4}]
-    (_, out, err), _ = run_code(sandbox, "s = screenshot()\nprint(x + 1, s.width, s.height, s.pixel(5, 5))")
+    assert (
+        kind == "done"
+        and err is None
+        and "'accepted': True" in out
+        and gui == [{"type": "click", "x": 3, "y": 4}]
+    )
+    (_, out, err), _ = run_code(
+        sandbox, "s = screenshot()\nprint(x + 1, s.width, s.height, s.pixel(5, 5))"
+    )
     assert out.strip() == "42 1280 900 (7, 7, 7)"
-    (_, out, err), gui = run_code(sandbox, "for i in range(5):\n    try:\n        wait()\n    except GUIError as e:\n        print(e)")
+    (_, out, err), gui = run_code(
+        sandbox,
+        "for i in range(5):\n    try:\n        wait()\n    except GUIError as e:\n        print(e)",
+    )
     assert len(gui) == 3 and out.count("GUI call limit") == 2  # the per-run limit
 
 
@@ -295,8 +389,11 @@ def test_sandbox_enforces_its_limits_and_cannot_reach_the_env(sandbox, tmp_path,
     for code, message in denied.items():
         (kind, _out, err), _ = run_code(sandbox, code)
         assert kind == "done" and err and message in err, (code, err)
-    (_, out, _), _ = run_code(sandbox, "import os; print(sorted(k for k in os.environ if 'KEY' in k))\n"
-                              "open('own.txt', 'w').write('mine'); print(open('own.txt').read())")
+    (_, out, _), _ = run_code(
+        sandbox,
+        "import os; print(sorted(k for k in os.environ if 'KEY' in k))\n"
+        "open('own.txt', 'w').write('mine'); print(open('own.txt').read())",
+    )
     assert out.split() == ["[]", "mine"]
     (_, _, err), _ = run_code(sandbox, "block = bytearray(1024 * 1024 * 1024)")
     assert "MemoryError" in err
@@ -314,8 +411,10 @@ def test_sandbox_has_no_network_even_below_python(sandbox):
     listener.listen(1)
     port = listener.getsockname()[1]
     try:
-        code = (f"try:\n    import socket; socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
-                "except Exception as e:\n    print(type(e).__name__)")
+        code = (
+            f"try:\n    import socket; socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
+            "except Exception as e:\n    print(type(e).__name__)"
+        )
         (_, out, _), _ = run_code(sandbox, code)
         listener.settimeout(0.2)
         with pytest.raises(TimeoutError):
@@ -326,26 +425,52 @@ def test_sandbox_has_no_network_even_below_python(sandbox):
 
 
 # --------------------------------------------------------------------------- memory (RQ3)
-def memory_run(tmp_path: Path, condition: str, setting: str = "native") -> tuple[list[dict], list[dict]]:
+def memory_run(
+    tmp_path: Path, condition: str, setting: str = "native"
+) -> tuple[list[dict], list[dict]]:
     """Two moves, Restart, then (M2) the summary turn, and an answer; returns the requests the
     server received and the agent's record lines."""
     actions, targets = solver_actions(level=1, start="board")
     moves = [a for a in actions if a["type"] == "drag"][:2]
     restart = targets["restart"]
     if setting == "native":
-        turns = [{"content": f"move {i}", "tool_calls": [{"name": "drag", "arguments": {k: v for k, v in m.items() if k != "type"}}]}
-                 for i, m in enumerate(moves)]
-        turns.append({"content": "start over", "tool_calls": [{"name": "click", "arguments": {"x": restart[0], "y": restart[1]}}]})
+        turns = [
+            {
+                "content": f"move {i}",
+                "tool_calls": [
+                    {"name": "drag", "arguments": {k: v for k, v in m.items() if k != "type"}}
+                ],
+            }
+            for i, m in enumerate(moves)
+        ]
+        turns.append(
+            {
+                "content": "start over",
+                "tool_calls": [{"name": "click", "arguments": {"x": restart[0], "y": restart[1]}}],
+            }
+        )
     else:
-        turns = [call("run_code", code="x = 41"),
-                 call("run_code", code=f"click({restart[0]}, {restart[1]})")]
+        turns = [
+            call("run_code", code="x = 41"),
+            call("run_code", code=f"click({restart[0]}, {restart[1]})"),
+        ]
     if condition == "M2":
-        turns.append({"content": "Failure experience: " + "I filled the corridor too early. " * 400})
+        turns.append(
+            {"content": "Failure experience: " + "I filled the corridor too early. " * 400}
+        )
     turns.append(call("run_code", code="print(x + 1)") if setting == "code" else call("wait"))
     turns.append(call("answer", text="stop"))
     with scripted({"model": "m", "turns": turns}) as (model, url):
-        run_episode(MAZE, "openai:m", level=1, start="board", clock="sim", out_dir=tmp_path / condition / setting,
-                    gif=False, agent_options={"base_url": url, "memory": condition, "setting": setting})
+        run_episode(
+            MAZE,
+            "openai:m",
+            level=1,
+            start="board",
+            clock="sim",
+            out_dir=tmp_path / condition / setting,
+            gif=False,
+            agent_options={"base_url": url, "memory": condition, "setting": setting},
+        )
         requests = model.requests
     return requests, agent_lines(tmp_path / condition / setting)
 
@@ -361,14 +486,24 @@ def test_memory_conditions_produce_the_specified_histories(tmp_path):
     # M1: the attempt is still there (its three moves and their results)
     roles1 = [m["role"] for m in m1[after]["messages"]]
     assert roles1.count("assistant") == 3 and roles1.count("tool") == 3
-    assert [m["content"] for m in m1[after]["messages"] if m["role"] == "assistant"] == ["move 0", "move 1", "start over"]
+    assert [m["content"] for m in m1[after]["messages"] if m["role"] == "assistant"] == [
+        "move 0",
+        "move 1",
+        "start over",
+    ]
     # M2: a summary request (no tool may be called), then the history replaced by the summary, cut to the
     # text size of the history M1 sends at that moment
     summary_req, acting = m2[-3], m2[after]
-    assert summary_req["tool_choice"] == "none" and summary_req["messages"][-1]["content"] == summary_request()
+    assert (
+        summary_req["tool_choice"] == "none"
+        and summary_req["messages"][-1]["content"] == summary_request()
+    )
     assert [m["role"] for m in acting["messages"]] == ["system", "user", "user", "user"]
     note = acting["messages"][2]["content"]
-    assert note.startswith("Your notes on your previous attempt") and "Failure experience: I filled" in note
+    assert (
+        note.startswith("Your notes on your previous attempt")
+        and "Failure experience: I filled" in note
+    )
     m1_history = m1[after]["messages"][2:-1]  # M1's window without the screenshot after the restart
     assert len(note) == text_chars(m1_history)
     (mem2,) = [r for r in lines2 if r["kind"] == "memory"]
@@ -377,7 +512,9 @@ def test_memory_conditions_produce_the_specified_histories(tmp_path):
     assert [r["purpose"] for r in lines2 if r["kind"] == "request"].count("summary") == 1
 
 
-def test_memory_m0_also_starts_a_fresh_sandbox_session_in_the_code_setting(tmp_path, sandbox_available):
+def test_memory_m0_also_starts_a_fresh_sandbox_session_in_the_code_setting(
+    tmp_path, sandbox_available
+):
     m0, _ = memory_run(tmp_path, "M0", setting="code")
     m1, _ = memory_run(tmp_path, "M1", setting="code")
 
@@ -396,29 +533,58 @@ def ngar_script(level1: list[dict]) -> list[dict]:
     return [
         call("click", x=card["x"], y=card["y"]),  # native 1
         call("screenshot"),  # native 2
-        call("run_code", code=(  # other 1; screenshot() native 3, click native 4
-            "s = screenshot()\n"
-            f"click({tier['x']}, {tier['y']})\n"
-            "try:\n    click(5000, 1)\nexcept GUIError as e:\n    print('refused:', e)\n"  # malformed, no step
-            "try:\n    import puzzlegym\nexcept ImportError as e:\n    print(e)\n")),
+        call(
+            "run_code",
+            code=(  # other 1; screenshot() native 3, click native 4
+                "s = screenshot()\n"
+                f"click({tier['x']}, {tier['y']})\n"
+                "try:\n    click(5000, 1)\nexcept GUIError as e:\n    print('refused:', e)\n"  # malformed, no step
+                "try:\n    import puzzlegym\nexcept ImportError as e:\n    print(e)\n"
+            ),
+        ),
         call("wait"),  # other 2
-        {"content": "No tool call, but a block:\n```python\nprint('fenced', 6 * 7)\n```\n"},  # run: other 3
+        {
+            "content": "No tool call, but a block:\n```python\nprint('fenced', 6 * 7)\n```\n"
+        },  # run: other 3
         call("run_code", code="def broken(:"),  # other 4 (a SyntaxError is a result too)
         call("run_code", code=drag_calls),  # other 5; each drag native: 5 .. 4 + len(drags)
         # then the script is exhausted: answer("script exhausted"), other 6
     ]
 
 
-def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(tmp_path, capsys, sandbox_available):
+def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(
+    tmp_path, capsys, sandbox_available
+):
     actions, _ = solver_actions(level=1, start="home")
     level1 = [a for a in actions if a["type"] != "answer"]
     n_drags = len(level1) - 2
     script = {"models": {"alpha": ngar_script(level1), "beta": [call("answer", text="I give up")]}}
     run = tmp_path / "run"
     with scripted(script) as (model, url):
-        code = main(["eval", "--agents", "openai:alpha,openai:beta", "--objectives", "MazePaint-Easy",
-                     "--seeds", "0", "--workers", "2", "--run-dir", str(run), "--quiet",
-                     "--base-url", url, "--setting", "code", "--memory", "M1", "--code-time-limit-s", "20"])
+        code = main(
+            [
+                "eval",
+                "--agents",
+                "openai:alpha,openai:beta",
+                "--objectives",
+                "MazePaint-Easy",
+                "--seeds",
+                "0",
+                "--workers",
+                "2",
+                "--run-dir",
+                str(run),
+                "--quiet",
+                "--base-url",
+                url,
+                "--setting",
+                "code",
+                "--memory",
+                "M1",
+                "--code-time-limit-s",
+                "20",
+            ]
+        )
         sent = json.dumps(model.requests)
     assert code == 0
     native, other = 4 + n_drags, 6
@@ -433,8 +599,14 @@ def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(tmp_path, 
     assert ep["usage"]["malformed"] == 1
     assert aggregate([episode_row(ep)])["NGAR"] == pytest.approx(expected)
     assert "refused: action(click).x: 5000 is off the screen" in sent
-    assert "importing 'puzzlegym' is not allowed" in sent and "SyntaxError" in sent and "fenced 42" in sent
-    beta = episode_from_record(run / "episodes" / "openai_beta_code_M1" / "MazePaint-Easy" / "seed0" / "record")
+    assert (
+        "importing 'puzzlegym' is not allowed" in sent
+        and "SyntaxError" in sent
+        and "fenced 42" in sent
+    )
+    beta = episode_from_record(
+        run / "episodes" / "openai_beta_code_M1" / "MazePaint-Easy" / "seed0" / "record"
+    )
     assert (beta["n_native"], beta["n_other"]) == (0, 1)
 
     assert main(["report", str(run)]) == 0
@@ -451,12 +623,30 @@ def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(tmp_path, 
 
 def test_an_episode_stopped_by_the_model_server_is_recorded_and_not_scored(tmp_path, capsys):
     run = tmp_path / "run"
-    with scripted({"models": {"good": [call("answer", text="stop")], "bad": [{"status": 401}]}}) as (_, url):
-        code = main(["eval", "--agents", "openai:good,openai:bad", "--objectives", "MazePaint-Easy", "--seeds", "0",
-                     "--run-dir", str(run), "--quiet", "--base-url", url])
+    with scripted(
+        {"models": {"good": [call("answer", text="stop")], "bad": [{"status": 401}]}}
+    ) as (_, url):
+        code = main(
+            [
+                "eval",
+                "--agents",
+                "openai:good,openai:bad",
+                "--objectives",
+                "MazePaint-Easy",
+                "--seeds",
+                "0",
+                "--run-dir",
+                str(run),
+                "--quiet",
+                "--base-url",
+                url,
+            ]
+        )
     assert code == 1
     assert "episode failed: openai:bad/native/M1" in capsys.readouterr().out
-    lines = read_log(run / "episodes" / "openai_bad_native_M1" / "MazePaint-Easy" / "seed0" / "record", AGENT_LOG)
+    lines = read_log(
+        run / "episodes" / "openai_bad_native_M1" / "MazePaint-Easy" / "seed0" / "record", AGENT_LOG
+    )
     assert lines[-1]["kind"] == "error" and "(401)" in lines[-1]["error"]
     assert main(["report", str(run)]) == 0
     index = (run / "report" / "index.md").read_text()
@@ -471,26 +661,51 @@ def test_hydra_entry_point_runs_a_model_agent_from_its_config(tmp_path):
     root = Path(__file__).resolve().parents[1]
     with scripted({"model": "m", "turns": [call("answer", text="stop")]}) as (model, url):
         proc = subprocess.run(
-            [sys.executable, str(root / "examples" / "run_hydra.py"), f"hydra.run.dir={tmp_path / 'hydra'}",
-             f"out_dir={tmp_path / 'episode'}", "gif=false", "env.kwargs.level=1", "agent=openai",
-             "agent.name=openai:m", f"agent.options.base_url={url}", "agent.options.memory=M0"],
-            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+            [
+                sys.executable,
+                str(root / "examples" / "run_hydra.py"),
+                f"hydra.run.dir={tmp_path / 'hydra'}",
+                f"out_dir={tmp_path / 'episode'}",
+                "gif=false",
+                "env.kwargs.level=1",
+                "agent=openai",
+                "agent.name=openai:m",
+                f"agent.options.base_url={url}",
+                "agent.options.memory=M0",
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode == 0, proc.stderr
         assert len(model.requests) == 1
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["agent"] == "openai:m/native/M0" and result["model"]["requests"] == 1
 
 
-def test_tool_calls_past_the_per_reply_limit_are_refused_after_the_results_of_those_that_ran(tmp_path):
+def test_tool_calls_past_the_per_reply_limit_are_refused_after_the_results_of_those_that_ran(
+    tmp_path,
+):
     from puzzlegym.agents.client import MAX_TOOL_CALLS
 
     many = {"tool_calls": [{"name": "wait", "arguments": {}} for _ in range(MAX_TOOL_CALLS + 2)]}
     with scripted({"model": "m", "turns": [many, call("answer", text="stop")]}) as (model, url):
-        result = run_episode(MAZE, "openai:m", level=1, start="board", clock="sim", out_dir=tmp_path / "many",
-                             gif=False, agent_options={"base_url": url})
+        result = run_episode(
+            MAZE,
+            "openai:m",
+            level=1,
+            start="board",
+            clock="sim",
+            out_dir=tmp_path / "many",
+            gif=False,
+            agent_options={"base_url": url},
+        )
         messages = model.requests[-1]["messages"]
-    assert result["actions"] == MAX_TOOL_CALLS + 1 and result["model"]["malformed"] == 1  # 16 waits, the answer
+    assert (
+        result["actions"] == MAX_TOOL_CALLS + 1 and result["model"]["malformed"] == 1
+    )  # 16 waits, the answer
     roles = [m["role"] for m in messages]
     first = roles.index("assistant")
-    assert roles[first + 1: first + 1 + MAX_TOOL_CALLS] == ["tool"] * MAX_TOOL_CALLS
+    assert roles[first + 1 : first + 1 + MAX_TOOL_CALLS] == ["tool"] * MAX_TOOL_CALLS
     assert "2 more were not run" in messages[first + 1 + MAX_TOOL_CALLS]["content"]

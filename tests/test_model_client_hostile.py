@@ -36,19 +36,31 @@ KEY = "sk-hostile-server-0123456789-abcdef-KEY"
 TRICKLE_CAP_S = 60.0  # an "endless" trickle stops by itself after this long
 
 
-def completion(calls: list[dict] | None = None, content: str | None = "", usage: str | None = None) -> bytes:
+def completion(
+    calls: list[dict] | None = None, content: str | None = "", usage: str | None = None
+) -> bytes:
     """A valid chat completion (``usage`` as raw JSON text, so it may hold NaN or 10**40)."""
     message: dict = {"role": "assistant", "content": content}
     if calls:
-        message["tool_calls"] = [{"id": f"c{i}", "type": "function", "function": c} for i, c in enumerate(calls)]
-    doc = json.dumps({"id": "x", "object": "chat.completion", "choices": [
-        {"index": 0, "message": message, "finish_reason": "stop"}]})
+        message["tool_calls"] = [
+            {"id": f"c{i}", "type": "function", "function": c} for i, c in enumerate(calls)
+        ]
+    doc = json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        }
+    )
     usage = usage if usage is not None else '{"prompt_tokens": 10, "completion_tokens": 2}'
     return (doc[:-1] + f', "usage": {usage}}}').encode()
 
 
 def tool(name: str, arguments) -> dict:
-    return {"name": name, "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)}
+    return {
+        "name": name,
+        "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+    }
 
 
 ANSWER = {"body": completion([tool("answer", {"text": "stop"})])}
@@ -92,8 +104,10 @@ class _Handler(BaseHTTPRequestHandler):
             if turn.get("trickle_s"):
                 t0 = time.monotonic()
                 i = 0
-                while (i < len(data) or turn.get("endless")) and time.monotonic() - t0 < TRICKLE_CAP_S:
-                    self.wfile.write(data[i:i + 1] if i < len(data) else b" ")
+                while (
+                    i < len(data) or turn.get("endless")
+                ) and time.monotonic() - t0 < TRICKLE_CAP_S:
+                    self.wfile.write(data[i : i + 1] if i < len(data) else b" ")
                     self.wfile.flush()
                     i += 1
                     time.sleep(turn["trickle_s"])
@@ -122,17 +136,31 @@ MALFORMED = {
     "empty": (b"", "the body is empty"),
     "choices a string": (b'{"choices": "abc"}', "choices: Input should be a valid list"),
     "choices [null]": (b'{"choices": [null]}', "choices.0: Input should be a valid dictionary"),
-    "message null": (b'{"choices": [{"message": null}]}', "choices.0.message: Input should be a valid dictionary"),
-    "usage a string": (completion(content="x", usage='{"prompt_tokens": "12", "completion_tokens": 1}'),
-                       "usage.prompt_tokens: Input should be a valid integer"),
-    "usage NaN": (completion(content="x", usage='{"prompt_tokens": NaN, "completion_tokens": 1}'),
-                  "usage.prompt_tokens: Input should be a valid integer"),
-    "usage 10**40": (completion(content="x", usage=f'{{"prompt_tokens": 1, "completion_tokens": {10**40}}}'),
-                     "usage.completion_tokens: Input should be a valid integer"),
-    "usage negative": (completion(content="x", usage='{"prompt_tokens": -5, "completion_tokens": 1}'),
-                       "usage.prompt_tokens: Input should be greater than or equal to 0"),
+    "message null": (
+        b'{"choices": [{"message": null}]}',
+        "choices.0.message: Input should be a valid dictionary",
+    ),
+    "usage a string": (
+        completion(content="x", usage='{"prompt_tokens": "12", "completion_tokens": 1}'),
+        "usage.prompt_tokens: Input should be a valid integer",
+    ),
+    "usage NaN": (
+        completion(content="x", usage='{"prompt_tokens": NaN, "completion_tokens": 1}'),
+        "usage.prompt_tokens: Input should be a valid integer",
+    ),
+    "usage 10**40": (
+        completion(content="x", usage=f'{{"prompt_tokens": 1, "completion_tokens": {10**40}}}'),
+        "usage.completion_tokens: Input should be a valid integer",
+    ),
+    "usage negative": (
+        completion(content="x", usage='{"prompt_tokens": -5, "completion_tokens": 1}'),
+        "usage.prompt_tokens: Input should be greater than or equal to 0",
+    ),
     "a JSON list": (b"[1, 2, 3]", "the body is a JSON list, not an object"),
-    "deep nesting": (b'{"choices": ' + b"[" * 30_000 + b"]" * 30_000 + b"}", "the body is not JSON (nested too deeply)"),
+    "deep nesting": (
+        b'{"choices": ' + b"[" * 30_000 + b"]" * 30_000 + b"}",
+        "the body is not JSON (nested too deeply)",
+    ),
 }
 
 
@@ -162,7 +190,14 @@ def test_a_fault_then_a_good_reply_records_the_fault():
 
 def test_timeout_is_a_deadline_for_the_whole_request_not_for_each_read():
     valid = completion(content="slow but valid")
-    with hostile({"m": [{"body": valid, "trickle_s": 0.05}, {"body": b"", "trickle_s": 0.05, "endless": True}]}) as server:
+    with hostile(
+        {
+            "m": [
+                {"body": valid, "trickle_s": 0.05},
+                {"body": b"", "trickle_s": 0.05, "endless": True},
+            ]
+        }
+    ) as server:
         client = ChatClient("m", server.url, KEY, timeout_s=1.0, max_retries=0)
         # every byte comes well within the timeout, the whole reply takes len(valid) * 0.05 s
         assert len(valid) * 0.05 > 10
@@ -181,7 +216,9 @@ def test_timeout_is_a_deadline_for_the_whole_request_not_for_each_read():
 
 def test_a_401_that_echoes_the_key_is_masked(caplog):
     caplog.set_level(logging.DEBUG)
-    body = json.dumps({"error": {"message": f"Incorrect API key provided: {KEY}. Check it.\n\x1b[31m"}}).encode()
+    body = json.dumps(
+        {"error": {"message": f"Incorrect API key provided: {KEY}. Check it.\n\x1b[31m"}}
+    ).encode()
     with hostile({"m": [{"status": 401, "body": body}]}) as server:
         client = ChatClient("m", server.url, KEY, max_retries=3, backoff_s=0.0)
         with pytest.raises(ModelError) as err:
@@ -193,44 +230,71 @@ def test_a_401_that_echoes_the_key_is_masked(caplog):
 
 
 # --------------------------------------------------------------------------- episodes
-def play(tmp_path: Path, turns: list[dict], name: str, **options) -> tuple[dict | None, Exception | None, list[dict], list[dict]]:
+def play(
+    tmp_path: Path, turns: list[dict], name: str, **options
+) -> tuple[dict | None, Exception | None, list[dict], list[dict]]:
     """One episode against the hostile server: (result or None, the error, agent.jsonl lines,
     the requests the server received)."""
     out = tmp_path / name
     result = error = None
     with hostile({"m": turns}) as server:
         try:
-            result = run_episode(MAZE, "openai:m", level=1, start="board", clock="sim", out_dir=out, gif=False,
-                                 agent_options={"base_url": server.url, "api_key": KEY, "backoff_s": 0.0, **options})
+            result = run_episode(
+                MAZE,
+                "openai:m",
+                level=1,
+                start="board",
+                clock="sim",
+                out_dir=out,
+                gif=False,
+                agent_options={"base_url": server.url, "api_key": KEY, "backoff_s": 0.0, **options},
+            )
         except ModelError as exc:
             error = exc
         requests = server.requests
     lines = read_log(out / "record", AGENT_LOG)  # strict: every line is valid JSON
-    text = "".join(p.read_text() for p in out.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl"))
+    text = "".join(
+        p.read_text() for p in out.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl")
+    )
     assert KEY not in text
     return result, error, lines, requests
 
 
 @pytest.mark.parametrize("case", ["not JSON", "usage NaN", "usage 10**40", "message null"])
-def test_an_episode_whose_server_keeps_sending_malformed_replies_fails_with_a_clean_record(tmp_path, case):
+def test_an_episode_whose_server_keeps_sending_malformed_replies_fails_with_a_clean_record(
+    tmp_path, case
+):
     body, message = MALFORMED[case]
     result, error, lines, requests = play(tmp_path, [{"body": body}] * 2, "ep", max_retries=1)
     assert result is None and isinstance(error, ModelError) and len(requests) == 2
     assert lines[0]["kind"] == "config" and lines[-1]["kind"] == "error"
-    assert lines[-1]["error"].startswith("ModelError: model 'm' at ") and message in lines[-1]["error"]
+    assert (
+        lines[-1]["error"].startswith("ModelError: model 'm' at ") and message in lines[-1]["error"]
+    )
 
 
 HUGE = "1" + "0" * 4999
 BAD_CALLS = {
-    "a 5,000-digit integer": (tool("click", f'{{"x": {HUGE}, "y": 1}}'),
-                              "click.x: expected an integer pixel of the screenshot in 0..1279, got <a number of 5000 digits>"),
-    "30,000 nested brackets": (tool("click", "[" * 30_000 + "]" * 30_000),
-                               "click: arguments are not valid JSON (nested too deeply)"),
-    "an object with a 5,000-digit integer": (None, "click: arguments hold a value that is not JSON this harness accepts"),
-    "a batch member whose type is a list": (tool("batch", {"actions": [{"type": ["click"], "x": 1, "y": 1}]}),
-                                            "action(batch).actions[0].type: unknown action type ['click']"),
-    "a batch member whose type is an object": (tool("batch", {"actions": [{"type": {"a": 1}, "x": 1, "y": 1}]}),
-                                               "action(batch).actions[0].type: unknown action type {'a': 1}"),
+    "a 5,000-digit integer": (
+        tool("click", f'{{"x": {HUGE}, "y": 1}}'),
+        "click.x: expected an integer pixel of the screenshot in 0..1279, got <a number of 5000 digits>",
+    ),
+    "30,000 nested brackets": (
+        tool("click", "[" * 30_000 + "]" * 30_000),
+        "click: arguments are not valid JSON (nested too deeply)",
+    ),
+    "an object with a 5,000-digit integer": (
+        None,
+        "click: arguments hold a value that is not JSON this harness accepts",
+    ),
+    "a batch member whose type is a list": (
+        tool("batch", {"actions": [{"type": ["click"], "x": 1, "y": 1}]}),
+        "action(batch).actions[0].type: unknown action type ['click']",
+    ),
+    "a batch member whose type is an object": (
+        tool("batch", {"actions": [{"type": {"a": 1}, "x": 1, "y": 1}]}),
+        "action(batch).actions[0].type: unknown action type {'a': 1}",
+    ),
 }
 
 
@@ -238,7 +302,9 @@ BAD_CALLS = {
 def test_a_malformed_tool_call_goes_back_to_the_model_and_the_episode_goes_on(tmp_path, case):
     call, message = BAD_CALLS[case]
     if call is None:  # arguments sent as an object, holding the huge number itself
-        raw = completion([{"name": "click", "arguments": {"x": 1, "y": 2}}]).replace(b'"x": 1', f'"x": {HUGE}'.encode())
+        raw = completion([{"name": "click", "arguments": {"x": 1, "y": 2}}]).replace(
+            b'"x": 1', f'"x": {HUGE}'.encode()
+        )
         turn = {"body": raw}
     else:
         turn = {"body": completion([call])}
@@ -247,19 +313,50 @@ def test_a_malformed_tool_call_goes_back_to_the_model_and_the_episode_goes_on(tm
     (bad,) = [r for r in lines if r["kind"] == "malformed"]
     assert message in bad["error"]
     tool_results = [m["content"] for m in requests[1]["messages"] if m["role"] == "tool"]
-    assert len(tool_results) == 1 and tool_results[0].startswith("error: ") and message in tool_results[0]
+    assert (
+        len(tool_results) == 1
+        and tool_results[0].startswith("error: ")
+        and message in tool_results[0]
+    )
 
 
 def test_puzzlegym_run_reports_a_hostile_server_as_a_clear_error_with_the_key_masked(tmp_path):
     body = json.dumps({"error": {"message": f"bad key {KEY}"}}).encode()
-    with hostile({"m": [{"body": MALFORMED["usage NaN"][0]}, {"status": 401, "body": body}]}) as server:
+    with hostile(
+        {"m": [{"body": MALFORMED["usage NaN"][0]}, {"status": 401, "body": body}]}
+    ) as server:
         env = {**os.environ, "OPENAI_API_KEY": KEY}
         proc = subprocess.run(
-            [sys.executable, "-m", "puzzlegym", "run", MAZE, "--agent", "openai:m", "--base-url", server.url,
-             "--level", "1", "--out", str(tmp_path / "ep"), "--no-gif", "--max-retries", "3", "--timeout-s", "3"],
-            env=env, capture_output=True, text=True, timeout=300)
+            [
+                sys.executable,
+                "-m",
+                "puzzlegym",
+                "run",
+                MAZE,
+                "--agent",
+                "openai:m",
+                "--base-url",
+                server.url,
+                "--level",
+                "1",
+                "--out",
+                str(tmp_path / "ep"),
+                "--no-gif",
+                "--max-retries",
+                "3",
+                "--timeout-s",
+                "3",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert "request failed (401) after 1 retries: bad key …-KEY" in proc.stderr and KEY not in proc.stderr
+    assert (
+        "request failed (401) after 1 retries: bad key …-KEY" in proc.stderr
+        and KEY not in proc.stderr
+    )
     lines = read_log(tmp_path / "ep" / "record", AGENT_LOG)
     assert lines[-1]["kind"] == "error" and KEY not in json.dumps(lines)
 
@@ -273,14 +370,35 @@ def test_eval_and_report_of_a_run_with_such_episodes_work(tmp_path, capsys):
     }
     run = tmp_path / "run"
     with hostile(script) as server:
-        code = main(["eval", "--agents", "openai:nan,openai:huge,openai:deep,openai:good", "--objectives",
-                     "MazePaint-Easy", "--seeds", "0", "--run-dir", str(run), "--quiet", "--base-url", server.url,
-                     "--max-retries", "1"])
+        code = main(
+            [
+                "eval",
+                "--agents",
+                "openai:nan,openai:huge,openai:deep,openai:good",
+                "--objectives",
+                "MazePaint-Easy",
+                "--seeds",
+                "0",
+                "--run-dir",
+                str(run),
+                "--quiet",
+                "--base-url",
+                server.url,
+                "--max-retries",
+                "1",
+            ]
+        )
     out = capsys.readouterr().out
     assert code == 1  # two episodes failed
-    assert "episode failed: openai:nan/native/M1" in out and "episode failed: openai:huge/native/M1" in out
+    assert (
+        "episode failed: openai:nan/native/M1" in out
+        and "episode failed: openai:huge/native/M1" in out
+    )
     for agent in ("nan", "huge", "deep", "good"):
-        read_log(run / "episodes" / f"openai_{agent}_native_M1" / "MazePaint-Easy" / "seed0" / "record", AGENT_LOG)
+        read_log(
+            run / "episodes" / f"openai_{agent}_native_M1" / "MazePaint-Easy" / "seed0" / "record",
+            AGENT_LOG,
+        )
     assert main(["report", str(run)]) == 0
     failed = (run / "report" / "index.md").read_text().split("## Episodes that failed")[1]
     assert "openai:nan/native/M1" in failed and "openai:huge/native/M1" in failed
@@ -294,10 +412,27 @@ def test_agent_log_lines_always_read_back(tmp_path):
     from puzzlegym.evaluation.records import AgentLog
 
     log = AgentLog(tmp_path)
-    log.write({"kind": "request", "prompt_tokens": float("nan"), "completion_tokens": 10**40,
-               "latency_s": float("inf"), "nested": [{"n": -(10**31)}], "ok": 10**29}, 3, 1.5)
+    log.write(
+        {
+            "kind": "request",
+            "prompt_tokens": float("nan"),
+            "completion_tokens": 10**40,
+            "latency_s": float("inf"),
+            "nested": [{"n": -(10**31)}],
+            "ok": 10**29,
+        },
+        3,
+        1.5,
+    )
     log.close()
     (line,) = read_log(tmp_path, AGENT_LOG)
-    assert line == {"kind": "request", "prompt_tokens": "nan", "completion_tokens": "<an integer of more than 30 digits>",
-                    "latency_s": "inf", "nested": [{"n": "<an integer of more than 30 digits>"}], "ok": 10**29,
-                    "actions": 3, "t": 1.5}
+    assert line == {
+        "kind": "request",
+        "prompt_tokens": "nan",
+        "completion_tokens": "<an integer of more than 30 digits>",
+        "latency_s": "inf",
+        "nested": [{"n": "<an integer of more than 30 digits>"}],
+        "ok": 10**29,
+        "actions": 3,
+        "t": 1.5,
+    }

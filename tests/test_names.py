@@ -25,15 +25,30 @@ def _old_names(line: dict) -> dict:
     """A line as an earlier puzzlegym wrote it."""
     out = {OLD.get(k, k): v for k, v in line.items()}
     if isinstance(out.get("runs"), list):
-        out["runs"] = [{("fatal_step" if k == "fatal_actions" else k): v for k, v in r.items()} for r in out["runs"]]
+        out["runs"] = [
+            {("fatal_step" if k == "fatal_actions" else k): v for k, v in r.items()}
+            for r in out["runs"]
+        ]
     return out
 
 
 def test_upgrade_line_renames_exactly_the_earlier_names():
-    old = {"kind": "attempt", "step": 9, "t": 9.0, "start_step": 2, "end_step": 9, "moves": 3,
-           "runs": [{"fatal_step": 5, "fatal_move": [0, 1], "delay": 2, "recovered_by": None}]}
+    old = {
+        "kind": "attempt",
+        "step": 9,
+        "t": 9.0,
+        "start_step": 2,
+        "end_step": 9,
+        "moves": 3,
+        "runs": [{"fatal_step": 5, "fatal_move": [0, 1], "delay": 2, "recovered_by": None}],
+    }
     assert upgrade_line(old) == {
-        "kind": "attempt", "actions": 9, "t": 9.0, "start_actions": 2, "end_actions": 9, "moves": 3,
+        "kind": "attempt",
+        "actions": 9,
+        "t": 9.0,
+        "start_actions": 2,
+        "end_actions": 9,
+        "moves": 3,
         "runs": [{"fatal_actions": 5, "fatal_move": [0, 1], "delay": 2, "recovered_by": None}],
     }
     today = {"kind": "action", "actions": 3, "t": 3.0, "action": {"type": "wait"}}
@@ -45,7 +60,9 @@ def test_upgrade_line_renames_exactly_the_earlier_names():
 
 def _random_record(path):
     """Random board clicks on Nut and Bolt Hard (dead ends, restarts, closed attempts)."""
-    env = gym.make("LongPuzzle/NutAndBolt-Hard", record_dir=str(path), record_frames="hash", start="board")
+    env = gym.make(
+        "LongPuzzle/NutAndBolt-Hard", record_dir=str(path), record_frames="hash", start="board"
+    )
     env.reset(seed=3)
     rng = np.random.default_rng(3)
     probe = env.unwrapped.probe()
@@ -64,12 +81,17 @@ def test_a_record_with_the_earlier_names_gives_the_same_episode_and_replays(tmp_
     new = _random_record(tmp_path / "new")
     lines = read_log(new)
     attempts = [x for x in lines if x["kind"] == "attempt"]
-    assert attempts and any(a["runs"] for a in attempts), "the walk must close attempts with dead-end runs"
+    assert attempts and any(a["runs"] for a in attempts), (
+        "the walk must close attempts with dead-end runs"
+    )
     old = tmp_path / "old"
     old.mkdir()
     (old / "manifest.json").write_text((new / "manifest.json").read_text())
     (old / "log.jsonl").write_text("".join(json.dumps(_old_names(x)) + "\n" for x in lines))
-    assert '"step"' in (old / "log.jsonl").read_text() and '"fatal_step"' in (old / "log.jsonl").read_text()
+    assert (
+        '"step"' in (old / "log.jsonl").read_text()
+        and '"fatal_step"' in (old / "log.jsonl").read_text()
+    )
     assert read_log(old) == lines
     assert {**episode_from_record(old), "dir": None} == {**episode_from_record(new), "dir": None}
     assert replay(old)["ok"]

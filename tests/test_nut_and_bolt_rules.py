@@ -111,13 +111,16 @@ def test_view_select_lift_deselect_reject_and_undo_through_the_env(make_env):
     # select: the top run lifts (frame changes), deselect: back to the same frame
     obs1, *_, info = click(env, src)
     assert u.suite.board.ui == src and info["accepted"] and (obs1 != obs0).any()
-    key = [w.key for w in GAME.view.widgets(level, start, src, BOARD_AREA) if w.id == f"bolt{src}"][0]
+    key = [w.key for w in GAME.view.widgets(level, start, src, BOARD_AREA) if w.id == f"bolt{src}"][
+        0
+    ]
     assert key[4] == R.top_run(start.bolts[src]) and key[5]
     obs2, *_ = click(env, src)
     assert u.suite.board.ui is None and (obs2 == obs0).all()
     # a rejected transfer: onto a full bolt of another colour
     dst = next(
-        j for j, nuts in enumerate(start.bolts)
+        j
+        for j, nuts in enumerate(start.bolts)
         if j != src and isinstance(R.apply(level, start, (src, j)), Rejected)
     )
     click(env, src)

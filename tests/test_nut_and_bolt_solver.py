@@ -53,7 +53,15 @@ def small_level(colours, capacity, empty, seed):
     return R.Level(f"small-{seed}", "Easy", capacity, level.bolts[: colours + empty])
 
 
-SMALL = [(3, 3, 1, 2), (4, 3, 1, 1), (4, 3, 1, 3), (3, 4, 1, 1), (3, 4, 1, 2), (4, 4, 2, 3), (4, 3, 2, 0)]
+SMALL = [
+    (3, 3, 1, 2),
+    (4, 3, 1, 1),
+    (4, 3, 1, 3),
+    (3, 4, 1, 1),
+    (3, 4, 1, 2),
+    (4, 4, 2, 3),
+    (4, 3, 2, 0),
+]
 
 
 @pytest.mark.parametrize("colours,capacity,empty,seed", SMALL)
@@ -94,7 +102,9 @@ def test_small_board_dead_ends_exist_and_solutions_are_shortest():
 def test_catalogue_levels_are_well_formed_and_solved(tier):
     levels = load_catalogue(tier)
     assert len(levels) == SIZES[tier]
-    assert [lv.id for lv in levels] == [f"nut-{tier.lower()}-{i:02d}" for i in range(1, len(levels) + 1)]
+    assert [lv.id for lv in levels] == [
+        f"nut-{tier.lower()}-{i:02d}" for i in range(1, len(levels) + 1)
+    ]
     for (level, (stored, optimal)), (colours, capacity) in zip(
         zip(levels, solution_lengths(tier), strict=True), TIER_SPECS[tier].sizes, strict=True
     ):
@@ -161,14 +171,18 @@ def _dead_path(level):
             if t in parent:
                 continue
             parent[t] = (s, m)
-            if not truth[t] and any(not truth[R.apply(level, t, m2)] for m2 in R.legal_moves(level, t)):
+            if not truth[t] and any(
+                not truth[R.apply(level, t, m2)] for m2 in R.legal_moves(level, t)
+            ):
                 moves = []
                 node = t
                 while parent[node] is not None:
                     node, mv = parent[node]
                     moves.append(mv)
                 moves.reverse()
-                extra = next(m2 for m2 in R.legal_moves(level, t) if not truth[R.apply(level, t, m2)])
+                extra = next(
+                    m2 for m2 in R.legal_moves(level, t) if not truth[R.apply(level, t, m2)]
+                )
                 return moves, extra
             queue.append(t)
     raise AssertionError("no dead end reachable")

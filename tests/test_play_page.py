@@ -42,7 +42,11 @@ class Page:
         self.draw(session.full_frame())
 
     def draw(self, reply: dict) -> dict:
-        assert set(reply) == {"frames", "cursor"} and reply["cursor"] in ("default", "pointer", "grab")
+        assert set(reply) == {"frames", "cursor"} and reply["cursor"] in (
+            "default",
+            "pointer",
+            "grab",
+        )
         json.dumps(reply)  # plain JSON
         for patches in reply["frames"]:
             for x, y, data in patches:
@@ -110,14 +114,21 @@ def test_a_blocked_truck_rolls_to_its_blocker_and_back_on_the_page_only(session)
         offsets.append((r.x - home.x) * dc + (r.y - home.y) * dr)
     peak = offsets.index(max(offsets))
     assert max(offsets) == gap * cell + cell // 6
-    assert offsets[: peak + 1] == sorted(offsets[: peak + 1]) and offsets[peak:] == sorted(offsets[peak:], reverse=True)
+    assert offsets[: peak + 1] == sorted(offsets[: peak + 1]) and offsets[peak:] == sorted(
+        offsets[peak:], reverse=True
+    )
     assert 0 < offsets[-1] < max(offsets)
     # the env saw one settled frame, the same as an env that never had a page
     plain = gym.make("LongPuzzle/TruckEscape-Default", start="board")
     try:
         plain.reset(seed=0)
-        obs, *_ = plain.step({"type": "click", "x": TV.click_point(level, blocked, BOARD_AREA)[0],
-                              "y": TV.click_point(level, blocked, BOARD_AREA)[1]})
+        obs, *_ = plain.step(
+            {
+                "type": "click",
+                "x": TV.click_point(level, blocked, BOARD_AREA)[0],
+                "y": TV.click_point(level, blocked, BOARD_AREA)[1],
+            }
+        )
         assert np.array_equal(obs, s.obs)
     finally:
         plain.close()
@@ -137,8 +148,11 @@ def test_a_whole_objective_played_through_the_page_ends_on_the_env_frame(session
             (action,) = probe.board.actions_for_move(move)
             x, y = action.x, action.y
         else:
-            x, y = next(iter(probe.controls.values())).center if probe.screen != "home" else \
-                probe.controls["game:TruckEscape"].center
+            x, y = (
+                next(iter(probe.controls.values())).center
+                if probe.screen != "home"
+                else probe.controls["game:TruckEscape"].center
+            )
         reply = page.click(x, y)
         assert len(reply["frames"]) <= MAX_MOTION_FRAMES + 1
         steps += 1
@@ -152,8 +166,11 @@ def test_a_held_drag_previews_the_vehicle_and_moves_are_no_actions(session):
     page = Page(s)
     u = s.env.unwrapped
     level, state = u.probe().board.level, u.probe().board.state
-    i = next(k for k in range(len(level.vehicles)) if RR.slide_range(level, state, k)[1] > state.positions[k]
-             and level.vehicles[k].horizontal)
+    i = next(
+        k
+        for k in range(len(level.vehicles))
+        if RR.slide_range(level, state, k)[1] > state.positions[k] and level.vehicles[k].horizontal
+    )
     lo, hi = RR.slide_range(level, state, i)
     cell = RV.layout(level, BOARD_AREA).cell
     x0, y0 = RV.vehicle_rect(level, i, state.positions[i], BOARD_AREA).center
@@ -167,7 +184,9 @@ def test_a_held_drag_previews_the_vehicle_and_moves_are_no_actions(session):
     assert len(far["frames"]) == 1
     from puzzlegym.screen.suite_view import drag_scene
 
-    moved = next(w for w in reversed(drag_scene(u.suite, x0, y0, x0 + 5000, y0)) if w.id == f"rush:v{i}")
+    moved = next(
+        w for w in reversed(drag_scene(u.suite, x0, y0, x0 + 5000, y0)) if w.id == f"rush:v{i}"
+    )
     home = RV.vehicle_rect(level, i, state.positions[i], BOARD_AREA)
     assert moved.rect.x - home.x == (hi - state.positions[i]) * cell
     assert scene.previewing
@@ -205,8 +224,16 @@ def test_the_pointer_shape_tells_pieces_apart_not_legal_moves(session):
     lv, st = s2.env.unwrapped.probe().board.level, s2.env.unwrapped.probe().board.state
     x, y = RV.vehicle_rect(lv, 0, st.positions[0], BOARD_AREA).center
     assert page2.send(("pointer_move", x, y))["cursor"] == "grab"
-    empty = next((r, c) for r in range(lv.height) for c in range(lv.width) if RV.vehicle_at(lv, st, (r, c)) is None)
-    assert page2.send(("pointer_move", *RV.layout(lv, BOARD_AREA).center(*empty)))["cursor"] == "default"
+    empty = next(
+        (r, c)
+        for r in range(lv.height)
+        for c in range(lv.width)
+        if RV.vehicle_at(lv, st, (r, c)) is None
+    )
+    assert (
+        page2.send(("pointer_move", *RV.layout(lv, BOARD_AREA).center(*empty)))["cursor"]
+        == "default"
+    )
 
 
 # ----------------------------------------------------------------------------- real Chromium
@@ -244,15 +271,25 @@ def test_the_play_page_fits_the_window_and_clicks_land_on_the_screen_pixel(sessi
             browser = p.chromium.launch(executable_path=chromium_path(), args=list(CHROMIUM_ARGS))
             page = browser.new_page(viewport={"width": vw, "height": vh})
             page.goto(server.url + "/")
-            box = page.evaluate("(() => { const r = document.getElementById('screen').getBoundingClientRect();"
-                                " return [r.left, r.top, r.width, r.height]; })()")
+            box = page.evaluate(
+                "(() => { const r = document.getElementById('screen').getBoundingClientRect();"
+                " return [r.left, r.top, r.width, r.height]; })()"
+            )
             left, top, w, h = box
             scale = min(vw / 1280, vh / 900)
             px = 0.1  # CSS layout rounds to 1/64 px
-            assert w == pytest.approx(1280 * scale, abs=px) and h == pytest.approx(900 * scale, abs=px)
-            assert left == pytest.approx((vw - w) / 2, abs=px) and top == pytest.approx((vh - h) / 2, abs=px)
+            assert w == pytest.approx(1280 * scale, abs=px) and h == pytest.approx(
+                900 * scale, abs=px
+            )
+            assert left == pytest.approx((vw - w) / 2, abs=px) and top == pytest.approx(
+                (vh - h) / 2, abs=px
+            )
             level = u.probe().board.level
-            blocked = next(i for i in range(level.n_trucks) if not TR.can_leave(level, u.probe().board.state, i))
+            blocked = next(
+                i
+                for i in range(level.n_trucks)
+                if not TR.can_leave(level, u.probe().board.state, i)
+            )
 
             def click(x, y):
                 n = u.actions
@@ -262,15 +299,21 @@ def test_the_play_page_fits_the_window_and_clicks_land_on_the_screen_pixel(sessi
             def differences():
                 """Mean difference of the board area and the feedback line, as the page shows
                 them, from the env's frame scaled the same way."""
-                shot = np.asarray(Image.open(io.BytesIO(page.screenshot())).convert("RGB")).astype(int)
+                shot = np.asarray(Image.open(io.BytesIO(page.screenshot())).convert("RGB")).astype(
+                    int
+                )
                 assert shot.shape == (vh, vw, 3)
-                want = np.asarray(Image.fromarray(s.obs).resize((round(w), round(h)), Image.Resampling.BILINEAR))
+                want = np.asarray(
+                    Image.fromarray(s.obs).resize((round(w), round(h)), Image.Resampling.BILINEAR)
+                )
                 out = []
                 for rect in (BOARD_AREA, FEEDBACK):  # inside the window, and showing the frame
                     x0, y0 = round(left + rect.x * scale), round(top + rect.y * scale)
                     x1, y1 = round(left + rect.x1 * scale), round(top + rect.y1 * scale)
                     assert 0 <= x0 < x1 <= vw and 0 <= y0 < y1 <= vh, rect
-                    ref = want[y0 - round(top) : y1 - round(top), x0 - round(left) : x1 - round(left)]
+                    ref = want[
+                        y0 - round(top) : y1 - round(top), x0 - round(left) : x1 - round(left)
+                    ]
                     out.append(float(np.abs(shot[y0:y1, x0:x1] - ref.astype(int)).mean()))
                 return out
 

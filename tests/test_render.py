@@ -24,7 +24,7 @@ def test_incremental_equals_full_on_every_frame_of_an_episode(make_env):
     agent = SolverAgent(u)
     checked = 0
     for _ in range(60):
-        obs, *_ , term, trunc, _ = env.step(agent())
+        obs, *_, term, trunc, _ = env.step(agent())
         assert np.array_equal(obs, render_full(suite_widgets(u.suite)))
         checked += 1
         if term or trunc:
@@ -34,7 +34,10 @@ def test_incremental_equals_full_on_every_frame_of_an_episode(make_env):
 
 def test_unchanged_scene_redraws_nothing():
     canvas = Canvas()
-    scene = [Widget("bg", SCREEN, _fill, (10, 20, 30)), Widget("a", Rect(5, 5, 50, 50), _fill, (200, 0, 0))]
+    scene = [
+        Widget("bg", SCREEN, _fill, (10, 20, 30)),
+        Widget("a", Rect(5, 5, 50, 50), _fill, (200, 0, 0)),
+    ]
     canvas.render(scene)
     assert canvas.render(list(scene)) == []
     paints = canvas.paints
@@ -42,7 +45,11 @@ def test_unchanged_scene_redraws_nothing():
     dirty = canvas.render(moved)
     assert canvas.paints == paints  # same image, from the cache
     assert dirty and all(r.w * r.h < SCREEN.w * SCREEN.h for r in dirty)
-    assert tuple(canvas.frame[10, 10]) == (10, 20, 30) and tuple(canvas.frame[10, 110]) == (200, 0, 0)
+    assert tuple(canvas.frame[10, 10]) == (10, 20, 30) and tuple(canvas.frame[10, 110]) == (
+        200,
+        0,
+        0,
+    )
 
 
 rects = st.builds(

@@ -33,7 +33,11 @@ def scripted_frames(env_id: str, steps: int = HASH_STEPS, seed: int = 3):
         rng = np.random.default_rng(seed)
         for i in range(steps):
             if i % 2:
-                action = {"type": "click", "x": int(rng.integers(1280)), "y": int(rng.integers(900))}
+                action = {
+                    "type": "click",
+                    "x": int(rng.integers(1280)),
+                    "y": int(rng.integers(900)),
+                }
             else:
                 try:
                     action = agent()
@@ -61,7 +65,9 @@ def frames_digest(env_id: str) -> dict:
 if __name__ == "__main__":  # regenerate (only when a game's pictures change on purpose)
     from puzzlegym.registry import env_ids
 
-    HASHES.write_text(json.dumps({i: frames_digest(i) for i in env_ids()}, indent=1, sort_keys=True) + "\n")
+    HASHES.write_text(
+        json.dumps({i: frames_digest(i) for i in env_ids()}, indent=1, sort_keys=True) + "\n"
+    )
 
 
 @pytest.mark.parametrize("env_id", sorted(json.loads(HASHES.read_text())))

@@ -15,7 +15,9 @@ from puzzlegym.evaluation.runner import run_episode
 @pytest.fixture(scope="module")
 def solver_record(tmp_path_factory):
     out = tmp_path_factory.mktemp("rec") / "solver"
-    run_episode("LongPuzzle/MazePaint-Easy", "solver", seed=0, out_dir=out, gif=False, record_frames="hash")
+    run_episode(
+        "LongPuzzle/MazePaint-Easy", "solver", seed=0, out_dir=out, gif=False, record_frames="hash"
+    )
     return out / "record"
 
 
@@ -87,7 +89,15 @@ def test_record_frames_is_off_by_default_and_validated(tmp_path):
 @pytest.mark.parametrize("agent,budget", [("solver", 3600.0), ("random", 0.2)])
 def test_wall_clock_records_replay_on_their_logged_times(tmp_path, agent, budget):
     out = tmp_path / agent
-    run_episode("LongPuzzle/MazePaint-Easy", agent, seed=1, out_dir=out, gif=False, clock="wall", budget_s=budget)
+    run_episode(
+        "LongPuzzle/MazePaint-Easy",
+        agent,
+        seed=1,
+        out_dir=out,
+        gif=False,
+        clock="wall",
+        budget_s=budget,
+    )
     rep = replay(out / "record")
     assert rep["ok"], rep["mismatch"]
     assert rep["finished"] and rep["lines_compared"] == len(read_log(out / "record"))

@@ -17,13 +17,19 @@ from tests.test_hardening_service import RESET, serve
 # members: a click on nothing, then a swipe the board takes)
 SWIPES = [
     {"type": "drag", "x0": 640, "y0": 450, "x1": 640, "y1": 250},
-    {"type": "batch", "actions": [
-        {"type": "click", "x": 5, "y": 890},
-        {"type": "drag", "x0": 640, "y0": 450, "x1": 900, "y1": 450},
-        {"type": "wait"},
-        {"type": "drag", "x0": 640, "y0": 450, "x1": 640, "y1": 700},
-    ]},
-    {"type": "batch", "actions": [{"type": "click", "x": 640, "y": 450}, {"type": "click", "x": 640, "y": 450}]},
+    {
+        "type": "batch",
+        "actions": [
+            {"type": "click", "x": 5, "y": 890},
+            {"type": "drag", "x0": 640, "y0": 450, "x1": 900, "y1": 450},
+            {"type": "wait"},
+            {"type": "drag", "x0": 640, "y0": 450, "x1": 640, "y1": 700},
+        ],
+    },
+    {
+        "type": "batch",
+        "actions": [{"type": "click", "x": 640, "y": 450}, {"type": "click", "x": 640, "y": 450}],
+    },
     {"type": "drag", "x0": 640, "y0": 450, "x1": 300, "y1": 450},
 ]
 
@@ -57,7 +63,12 @@ def test_serve_episodes_ended_every_way_reproduce(tmp_path, clock):
         c = play(srv, "c")
     finally:
         srv.close()
-    ends = {deleted: "session_deleted", reset_over: "reset", b_again: "server_stopped", c: "server_stopped"}
+    ends = {
+        deleted: "session_deleted",
+        reset_over: "reset",
+        b_again: "server_stopped",
+        c: "server_stopped",
+    }
     for record, how in ends.items():
         manifest = json.loads((record / "manifest.json").read_text())
         assert manifest["result"]["ended"] == how and manifest["record_frames"] is None
@@ -70,11 +81,16 @@ def test_an_expired_serve_episode_reproduces(tmp_path):
     try:
         record = play(srv, "x")
         deadline = time.monotonic() + 30
-        while "result" not in json.loads((record / "manifest.json").read_text()) and time.monotonic() < deadline:
+        while (
+            "result" not in json.loads((record / "manifest.json").read_text())
+            and time.monotonic() < deadline
+        ):
             time.sleep(0.1)
     finally:
         srv.close()
-    assert json.loads((record / "manifest.json").read_text())["result"]["ended"] == "session_expired"
+    assert (
+        json.loads((record / "manifest.json").read_text())["result"]["ended"] == "session_expired"
+    )
     reproduces(record)
 
 

@@ -25,8 +25,15 @@ from puzzlegym.registry import games
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     run = tmp_path_factory.mktemp("run")
-    run_eval(["solver", "random"], ["LongPuzzle/MazePaint-Easy", "LongPuzzle/MazePaint-Medium"], [0],
-             run, workers=1, max_steps=300, progress=False)
+    run_eval(
+        ["solver", "random"],
+        ["LongPuzzle/MazePaint-Easy", "LongPuzzle/MazePaint-Medium"],
+        [0],
+        run,
+        workers=1,
+        max_steps=300,
+        progress=False,
+    )
     return run
 
 
@@ -41,13 +48,19 @@ def test_report_writes_tables_plots_and_an_index_that_links_them(run_dir):
     with open(out / "table2.csv") as fh:
         t2 = {r["Agent"]: r for r in csv.DictReader(fh)}
     # the solver clears both objectives (MazePaint Easy in 99 actions, Medium in fewer than 300)
-    assert t2["solver"]["OSR↑"] == "100.0" and t2["solver"]["LC↑"] == "100.0" and t2["solver"]["H50↑"] == "10+"
+    assert (
+        t2["solver"]["OSR↑"] == "100.0"
+        and t2["solver"]["LC↑"] == "100.0"
+        and t2["solver"]["H50↑"] == "10+"
+    )
     assert t2["solver"]["NGAR↑"] == "" and t2["solver"]["LC_hard↑"] == "100.0"
     with open(out / "table18.csv") as fh:
         t18 = list(csv.DictReader(fh))
     assert [(r["Agent"], r["Objective"]) for r in t18] == [
-        ("solver", "MazePaint / Easy"), ("solver", "MazePaint / Medium"),
-        ("random", "MazePaint / Easy"), ("random", "MazePaint / Medium"),
+        ("solver", "MazePaint / Easy"),
+        ("solver", "MazePaint / Medium"),
+        ("random", "MazePaint / Easy"),
+        ("random", "MazePaint / Medium"),
     ]
     assert all(r["|L_o|"] == "10" for r in t18)
 
@@ -66,8 +79,11 @@ def test_index_names_the_agents_of_records_beside_the_eval_run(run_dir, tmp_path
     are reported beside the eval's agents, and the index's agents line says so."""
     run = tmp_path / "run"
     shutil.copytree(run_dir, run)
-    record = next(p.parent for p in sorted(run.rglob("manifest.json"))
-                  if json.loads(p.read_text())["agent"] == "solver")
+    record = next(
+        p.parent
+        for p in sorted(run.rglob("manifest.json"))
+        if json.loads(p.read_text())["agent"] == "solver"
+    )
     served = run / "vision" / "episode-000001"
     shutil.copytree(record, served)
     manifest = json.loads((served / "manifest.json").read_text())
@@ -86,7 +102,10 @@ def test_nstep_check_on_hand_rows():
         {"game": "B", "tier": "Hard", "n_step": 8, "branching": 1.0, "dead_end_share": 0.0},
     ]
     check = nstep_by_tier(rows)
-    assert check["tiers"][("A", "Easy")]["mean_n_step"] == 5.0 and check["tiers"][("A", "Easy")]["dead_end_share"] == 0.25
+    assert (
+        check["tiers"][("A", "Easy")]["mean_n_step"] == 5.0
+        and check["tiers"][("A", "Easy")]["dead_end_share"] == 0.25
+    )
     assert check["tiers"][("A", "Hard")]["dead_end_share"] is None
     assert check["games"] == {"A": True, "B": False}
 
@@ -112,8 +131,18 @@ def test_levels_stats_write(tmp_path, capsys):
 
 
 def _row(game, tier, n):
-    return {"game": game, "tier": tier, "index": 1, "id": f"{game}-{tier}", "n_step": n, "optimal": True,
-            "states": 10, "states_complete": True, "branching": 2.0, "dead_end_share": 0.0}
+    return {
+        "game": game,
+        "tier": tier,
+        "index": 1,
+        "id": f"{game}-{tier}",
+        "n_step": n,
+        "optimal": True,
+        "states": 10,
+        "states_complete": True,
+        "branching": 2.0,
+        "dead_end_share": 0.0,
+    }
 
 
 def test_levels_doc_ends_with_each_games_level_format(tmp_path):
@@ -129,14 +158,21 @@ def test_levels_doc_ends_with_each_games_level_format(tmp_path):
     assert tail.startswith("\n### Rush Hour\n") and "#### The 36-character notation" in tail
     assert '"vehicles": [' in tail and "\n# IBBxoo\n" in tail  # fenced blocks are not demoted
     assert level_formats(["NoSuchGame"]) == {}
-    assert "Level file formats" not in levels_markdown([_row("MazePaint", "Easy", 8)], level_formats(["NoSuchGame"]))
+    assert "Level file formats" not in levels_markdown(
+        [_row("MazePaint", "Easy", 8)], level_formats(["NoSuchGame"])
+    )
     # every game's format nests with its title at ### (whatever level it was written at)
     for text in formats.values():
         first = next(line for line in nest_headings(text, 3).splitlines() if line.startswith("#"))
         assert first.startswith("### ")
-    assert nest_headings("### T\n\ntext\n#### Sub\n```\n# code\n```", 3) == "### T\n\ntext\n#### Sub\n```\n# code\n```"
-    assert nest_headings("# T\n## Sub", 3) == "### T\n#### Sub" and nest_headings("plain", 3) == "plain"
-
+    assert (
+        nest_headings("### T\n\ntext\n#### Sub\n```\n# code\n```", 3)
+        == "### T\n\ntext\n#### Sub\n```\n# code\n```"
+    )
+    assert (
+        nest_headings("# T\n## Sub", 3) == "### T\n#### Sub"
+        and nest_headings("plain", 3) == "plain"
+    )
 
 
 def test_cumulative_lc_plot_spans_the_episodes_and_shows_a_line_at_zero(run_dir, tmp_path):

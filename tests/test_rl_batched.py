@@ -24,7 +24,9 @@ from puzzlegym.wrappers import BoardActions, make_sb3_env
 
 EASY = "LongPuzzle/MazePaint-Easy"
 # 6 actions per episode: every env truncates (or solves) and autoresets within the scripts below
-KW = dict(actions="board", buttons=("restart",), scale="1/16", grayscale=True, start="board", budget_s=6)
+KW = dict(
+    actions="board", buttons=("restart",), scale="1/16", grayscale=True, start="board", budget_s=6
+)
 
 
 def fns(n: int, env_id: str = EASY, **kw) -> list:
@@ -50,8 +52,14 @@ def test_split_is_as_even_as_possible():
     assert split(3, 3) == [(0, 1), (1, 2), (2, 3)]
 
 
-@pytest.mark.parametrize("mode, spin_us", [(AutoresetMode.NEXT_STEP, None), (AutoresetMode.SAME_STEP, None),
-                                           (AutoresetMode.NEXT_STEP, 0)])
+@pytest.mark.parametrize(
+    "mode, spin_us",
+    [
+        (AutoresetMode.NEXT_STEP, None),
+        (AutoresetMode.SAME_STEP, None),
+        (AutoresetMode.NEXT_STEP, 0),
+    ],
+)
 def test_same_as_sync_vector_env_across_autoresets(mode, spin_us):
     """5 envs in 2 workers (3 + 2) against SyncVectorEnv: spaces, then a scripted action
     sequence over several autoresets gives the same observations, rewards, terminations,
@@ -64,7 +72,10 @@ def test_same_as_sync_vector_env_across_autoresets(mode, spin_us):
         assert envs.workers == 2 and envs.num_envs == 5
         assert envs.single_observation_space == ref.single_observation_space
         assert envs.observation_space == ref.observation_space
-        assert envs.single_action_space == ref.single_action_space and envs.action_space == ref.action_space
+        assert (
+            envs.single_action_space == ref.single_action_space
+            and envs.action_space == ref.action_space
+        )
         assert envs.metadata["autoreset_mode"] == mode
         obs, infos = envs.reset(seed=7)
         obs_ref, infos_ref = ref.reset(seed=7)
@@ -83,11 +94,15 @@ def test_same_as_sync_vector_env_across_autoresets(mode, spin_us):
         # reset of some envs only
         mask = np.array([False, True, False, False, True])
         obs, infos = envs.reset(seed=[None, 11, None, None, 12], options={"reset_mask": mask})
-        obs_ref, infos_ref = ref.reset(seed=[None, 11, None, None, 12], options={"reset_mask": mask})
+        obs_ref, infos_ref = ref.reset(
+            seed=[None, 11, None, None, 12], options={"reset_mask": mask}
+        )
         assert np.array_equal(obs, obs_ref)
         assert_infos_equal(infos, infos_ref)
         assert envs.call("action_masks")[1].dtype == np.bool_
-        assert [m.tolist() for m in envs.call("action_masks")] == [m.tolist() for m in ref.call("action_masks")]
+        assert [m.tolist() for m in envs.call("action_masks")] == [
+            m.tolist() for m in ref.call("action_masks")
+        ]
         assert [s.id for s in envs.get_attr("spec")] == [EASY] * 5
     finally:
         envs.close()
@@ -130,7 +145,9 @@ def test_every_registered_id_steps_through_it():
             masks = envs.call("action_masks")
             actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
             obs, rewards, terminated, truncated, infos = envs.step(actions)
-            assert rewards.shape == (len(ids),) and "evaluator" not in infos and infos["_step"].all()
+            assert (
+                rewards.shape == (len(ids),) and "evaluator" not in infos and infos["_step"].all()
+            )
         assert [spec.id for spec in envs.get_attr("spec")] == ids
         assert len({frame.tobytes() for frame in obs}) >= 6  # each game its own board
     finally:
@@ -176,7 +193,10 @@ def test_env_errors_are_reported_with_the_worker_traceback():
     envs = BatchedVectorEnv([Flaky] * 3, workers=2, context="fork", timeout=1.0)
     try:
         envs.reset(seed=0)
-        with pytest.raises(WorkerError, match=r"(?s)worker 1, env 2 raised RuntimeError: the board caught fire.*Traceback"):
+        with pytest.raises(
+            WorkerError,
+            match=r"(?s)worker 1, env 2 raised RuntimeError: the board caught fire.*Traceback",
+        ):
             envs.step(np.array([0, 0, 1]))
         with pytest.raises(ActionError, match="2 is not allowed"):
             envs.step(np.array([2, 0, 0]))
@@ -187,10 +207,14 @@ def test_env_errors_are_reported_with_the_worker_traceback():
         with pytest.raises(Exception, match="pickle"):
             envs.call("step", lambda: 0)  # a request that cannot be sent: nothing is sent
         obs, rewards, *_ = envs.step(np.array([0, 0, 0]))  # the replies are still in turn
-        assert rewards.tolist() == [1.0, 1.0, 1.0] and np.array_equal(obs, np.ones((3, 2), np.uint8))
+        assert rewards.tolist() == [1.0, 1.0, 1.0] and np.array_equal(
+            obs, np.ones((3, 2), np.uint8)
+        )
         with pytest.raises(ActionError, match=r"actions: expected shape \(3,\)"):
             envs.step(np.array([0, 0]))
-        with pytest.raises(WorkerError, match=r"worker 0 \(envs 0\.\.1\) did not answer within 1 s"):
+        with pytest.raises(
+            WorkerError, match=r"worker 0 \(envs 0\.\.1\) did not answer within 1 s"
+        ):
             envs.step(np.array([3, 0, 0]))  # the stalled worker is terminated, not waited for
     finally:
         envs.close()
@@ -205,14 +229,26 @@ def test_a_failing_env_factory_is_reported():
         BatchedVectorEnv([Flaky, broken], workers=2, context="fork")
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    (dict(workers=0), "workers"), (dict(workers=3), "workers"), (dict(workers="2"), "workers"),
-    (dict(workers=True), "workers"), (dict(timeout=0), "timeout"), (dict(timeout=float("nan")), "timeout"),
-    (dict(start_timeout=-1), "start_timeout"), (dict(context="teleport"), "context"),
-    (dict(autoreset_mode="whenever"), "autoreset_mode"), (dict(copy="yes"), "copy"),
-    (dict(spin_us=-1), "spin_us"), (dict(spin_us=float("nan")), "spin_us"), (dict(spin_us=1e9), "spin_us"),
-    (dict(spin_us=True), "spin_us"), (dict(spin_us="300"), "spin_us"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        (dict(workers=0), "workers"),
+        (dict(workers=3), "workers"),
+        (dict(workers="2"), "workers"),
+        (dict(workers=True), "workers"),
+        (dict(timeout=0), "timeout"),
+        (dict(timeout=float("nan")), "timeout"),
+        (dict(start_timeout=-1), "start_timeout"),
+        (dict(context="teleport"), "context"),
+        (dict(autoreset_mode="whenever"), "autoreset_mode"),
+        (dict(copy="yes"), "copy"),
+        (dict(spin_us=-1), "spin_us"),
+        (dict(spin_us=float("nan")), "spin_us"),
+        (dict(spin_us=1e9), "spin_us"),
+        (dict(spin_us=True), "spin_us"),
+        (dict(spin_us="300"), "spin_us"),
+    ],
+)
 def test_bad_arguments_name_the_field(kwargs, field):
     with pytest.raises(ConfigError, match=f"^{field}"):
         BatchedVectorEnv([Flaky] * 2, **kwargs)
@@ -252,7 +288,10 @@ def test_sb3_batched_same_as_dummy_vec_env():
     ref = make_vector_env(EASY, 5, kind="dummy", seed=4, **KW)
     try:
         assert venv.num_envs == 5 and venv.workers == 2
-        assert venv.observation_space == ref.observation_space and venv.action_space == ref.action_space
+        assert (
+            venv.observation_space == ref.observation_space
+            and venv.action_space == ref.action_space
+        )
         assert np.array_equal(venv.reset(), ref.reset()) and venv.reset_infos == ref.reset_infos
         rng = np.random.default_rng(5)
         ends = 0
@@ -267,7 +306,9 @@ def test_sb3_batched_same_as_dummy_vec_env():
                 assert a.keys() == b.keys()
                 if "terminal_observation" in a:
                     ends += 1
-                    assert np.array_equal(a.pop("terminal_observation"), b.pop("terminal_observation"))
+                    assert np.array_equal(
+                        a.pop("terminal_observation"), b.pop("terminal_observation")
+                    )
                 assert a == b
             assert venv.reset_infos == ref.reset_infos
         assert ends >= 5
@@ -290,7 +331,9 @@ def test_ppo_and_maskable_ppo_run_through_it():
     venv = make_vector_env(EASY, 4, kind="sb3_batched", workers=2, seed=0, context="fork", **KW)
     try:
         for algo in (PPO, MaskablePPO):
-            model = algo("CnnPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, verbose=0)
+            model = algo(
+                "CnnPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, verbose=0
+            )
             model.learn(total_timesteps=128)  # one rollout of 32 steps x 4 envs, one update
             assert model.num_timesteps == 128
     finally:

@@ -490,12 +490,31 @@ def test_the_readme_run_is_one_configuration_under_its_three_names():
     with initialize_config_module("puzzlegym.configs", version_base=None):
         readme = compose("train_ppo", overrides=["out_dir=null"])
         experiment = compose("run", overrides=["+experiment=ppo_maze_paint", "out_dir=null"])
-        command = compose("run", overrides=[
-            "agent=maskable_ppo", "wrappers=board", "agent.extractor=board_cnn", "agent.timesteps=50000",
-            "agent.episodes=10", "agent.curve_every=10000", "out_dir=null"])
+        command = compose(
+            "run",
+            overrides=[
+                "agent=maskable_ppo",
+                "wrappers=board",
+                "agent.extractor=board_cnn",
+                "agent.timesteps=50000",
+                "agent.episodes=10",
+                "agent.curve_every=10000",
+                "out_dir=null",
+            ],
+        )
     a, b, c = (train_config(cfg) for cfg in (readme, experiment, command))
     assert a == b == c
     assert (a.protocol.env_id, a.extractor, a.timesteps, a.protocol.budget_multiple) == (
-        MAZE, "board_cnn", 50_000, 2)
-    assert a.hyperparameters == {"n_steps": 128, "batch_size": 256, "n_epochs": 4,
-                                 "learning_rate": 0.001, "ent_coef": 0.01, "gamma": 0.99}
+        MAZE,
+        "board_cnn",
+        50_000,
+        2,
+    )
+    assert a.hyperparameters == {
+        "n_steps": 128,
+        "batch_size": 256,
+        "n_epochs": 4,
+        "learning_rate": 0.001,
+        "ent_coef": 0.01,
+        "gamma": 0.99,
+    }

@@ -48,8 +48,13 @@ def test_resolutions_map_the_screen():
     assert fit.shape == (84, 84, 3) and fit.map_box(0, 0, 1280, 900) == (0, 12, 84, 71)
     assert Resolution.stretch(96, 96).map_box(0, 0, 1280, 900) == (0, 0, 96, 96)
     assert Resolution.full().is_full and not Resolution.full(grayscale=True).is_full
-    for bad in (lambda: Resolution.scaled(2), lambda: Resolution.scaled("x"), lambda: Resolution.fit(4, 84),
-                lambda: Resolution.fit(84, 2000), lambda: Resolution.stretch(84.5, 84)):
+    for bad in (
+        lambda: Resolution.scaled(2),
+        lambda: Resolution.scaled("x"),
+        lambda: Resolution.fit(4, 84),
+        lambda: Resolution.fit(84, 2000),
+        lambda: Resolution.stretch(84.5, 84),
+    ):
         with pytest.raises(ConfigError):
             bad()
 
@@ -62,12 +67,28 @@ def _dot(draw, img, key):
     draw.ellipse((0, 0, img.width - 1, img.height - 1), fill=key + (200,))
 
 
-scene = st.lists(st.tuples(st.builds(Rect, st.integers(-20, 1250), st.integers(-20, 880),
-                                     st.integers(1, 300), st.integers(1, 300)),
-                           st.sampled_from([(255, 0, 0), (0, 255, 0), (0, 0, 255)]), st.booleans()),
-                 max_size=6)
-resolutions = st.sampled_from([Resolution.scaled("1/4"), Resolution.scaled("1/8", True),
-                               Resolution.fit(84, 84), Resolution.stretch(96, 96, True)])
+scene = st.lists(
+    st.tuples(
+        st.builds(
+            Rect,
+            st.integers(-20, 1250),
+            st.integers(-20, 880),
+            st.integers(1, 300),
+            st.integers(1, 300),
+        ),
+        st.sampled_from([(255, 0, 0), (0, 255, 0), (0, 0, 255)]),
+        st.booleans(),
+    ),
+    max_size=6,
+)
+resolutions = st.sampled_from(
+    [
+        Resolution.scaled("1/4"),
+        Resolution.scaled("1/8", True),
+        Resolution.fit(84, 84),
+        Resolution.stretch(96, 96, True),
+    ]
+)
 
 
 @settings(max_examples=30, deadline=None)
@@ -76,7 +97,9 @@ def test_reduced_incremental_equals_from_scratch(resolution, sequence):
     canvas = Canvas(resolution)
     for items in sequence:
         widgets = [Widget("bg", SCREEN, _fill, (240, 240, 240))]
-        widgets += [Widget(f"w{i}", r, _fill if o else _dot, c, o) for i, (r, c, o) in enumerate(items)]
+        widgets += [
+            Widget(f"w{i}", r, _fill if o else _dot, c, o) for i, (r, c, o) in enumerate(items)
+        ]
         canvas.render(widgets)
         assert canvas.frame.shape == resolution.shape
         assert np.array_equal(canvas.frame, render_full(widgets, resolution))
@@ -84,9 +107,16 @@ def test_reduced_incremental_equals_from_scratch(resolution, sequence):
 
 def test_widget_cache_is_bounded_in_bytes():
     assert DEFAULT_CACHE_BYTES == 64 * 2**20
-    canvas = Canvas(Resolution.scaled("1/4"), cache_bytes=300_000)  # a 225x320 background is 216,000 bytes
+    canvas = Canvas(
+        Resolution.scaled("1/4"), cache_bytes=300_000
+    )  # a 225x320 background is 216,000 bytes
     for i in range(40):
-        canvas.render([Widget("bg", SCREEN, _fill, (i, 0, 0)), Widget("a", Rect(0, 0, 300, 300), _fill, (0, i, 0))])
+        canvas.render(
+            [
+                Widget("bg", SCREEN, _fill, (i, 0, 0)),
+                Widget("a", Rect(0, 0, 300, 300), _fill, (0, i, 0)),
+            ]
+        )
         assert canvas.cached_bytes <= 300_000
         assert canvas.cached_bytes == sum(a.nbytes for a in canvas._cache.values())
     assert canvas.paints == 80 and len(canvas._cache) <= 3  # older images were dropped
@@ -103,19 +133,29 @@ def test_widget_cache_is_bounded_in_bytes():
 # ---------------------------------------------------------------------- LowResObservation
 
 
-@pytest.mark.parametrize("kwargs, shape", [
-    ({}, (84, 84, 3)),
-    ({"scale": 0.25}, (225, 320, 3)),
-    ({"size": (96, 96), "grayscale": True, "fit": "stretch"}, (96, 96, 1)),
-])
+@pytest.mark.parametrize(
+    "kwargs, shape",
+    [
+        ({}, (84, 84, 3)),
+        ({"scale": 0.25}, (225, 320, 3)),
+        ({"size": (96, 96), "grayscale": True, "fit": "stretch"}, (96, 96, 1)),
+    ],
+)
 def test_lowres_renders_directly_at_its_resolution(make_env, kwargs, shape):
-    env = LowResObservation(make_env(EASY, start="board", level=3, render_mode="rgb_array"), **kwargs)
+    env = LowResObservation(
+        make_env(EASY, start="board", level=3, render_mode="rgb_array"), **kwargs
+    )
     assert env.observation_space == gym.spaces.Box(0, 255, shape, np.uint8)
     obs, _ = env.reset(seed=0)
     u = env.unwrapped
     for move in solve(u.suite.board.level).moves[:4]:
-        action = u.game.view.actions_for_move(u.suite.board.level, u.suite.board.state, None, move, (
-            __import__("puzzlegym.screen.layout", fromlist=["BOARD_AREA"]).BOARD_AREA))[0]
+        action = u.game.view.actions_for_move(
+            u.suite.board.level,
+            u.suite.board.state,
+            None,
+            move,
+            (__import__("puzzlegym.screen.layout", fromlist=["BOARD_AREA"]).BOARD_AREA),
+        )[0]
         obs, *_ = env.step(action)
         assert obs.shape == shape
         assert np.array_equal(obs, render_full(suite_widgets(u.suite), u.resolution))
@@ -160,8 +200,12 @@ def test_board_action_spaces(make_env):
     one = BoardActions(make_env("LongPuzzle/BoltUnscrew-Hard", level=2), buttons=["restart"])
     assert one.n_targets == len(one.unwrapped.game.load_catalogue("Hard")[1].anchors)
     assert one.names()[-1] == "restart" and one.action_space.n == one.n_targets + 1
-    for bad in ({"buttons": ["jump"]}, {"buttons": "restart"}, {"buttons": ["menu", "menu"]},
-                {"max_targets": 2}):
+    for bad in (
+        {"buttons": ["jump"]},
+        {"buttons": "restart"},
+        {"buttons": ["menu", "menu"]},
+        {"max_targets": 2},
+    ):
         with pytest.raises(ConfigError):
             BoardActions(make_env(EASY), **bad)
     with pytest.raises(ConfigError, match="puzzlegym envs"):
@@ -185,7 +229,9 @@ def test_board_actions_play_a_solver_solution_from_home(make_env):
 
 
 def test_masks_on_a_scripted_nut_and_bolt_board(make_env):
-    env = BoardActions(make_env("LongPuzzle/NutAndBolt-Easy", start="board", level=1), buttons=["restart", "undo"])
+    env = BoardActions(
+        make_env("LongPuzzle/NutAndBolt-Easy", start="board", level=1), buttons=["restart", "undo"]
+    )
     env.reset(seed=0)
     b = env.unwrapped.suite.board
     n = env.n_targets
@@ -194,7 +240,7 @@ def test_masks_on_a_scripted_nut_and_bolt_board(make_env):
     full = [i for i, nuts in enumerate(b.state.bolts) if nuts]
     # nothing selected: every bolt with nuts can be selected; empty bolts, Restart and Undo do nothing
     assert np.flatnonzero(mask[: len(b.state.bolts)]).tolist() == full
-    assert not mask[restart] and not mask[undo] and not mask[len(b.state.bolts):n].any()
+    assert not mask[restart] and not mask[undo] and not mask[len(b.state.bolts) : n].any()
     src = full[0]
     env.step(src)
     assert b.ui == src
@@ -249,8 +295,14 @@ def test_board_actions_reject_bad_indices(make_env):
 def test_board_actions_pass_the_checkers():
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-    env = make_sb3_env("LongPuzzle/BoltUnscrew-Easy", actions="board", scale="1/16", grayscale=True,
-                       start="board", budget_s=30)
+    env = make_sb3_env(
+        "LongPuzzle/BoltUnscrew-Easy",
+        actions="board",
+        scale="1/16",
+        grayscale=True,
+        start="board",
+        budget_s=30,
+    )
     try:
         quiet_check_env(env)
         with warnings.catch_warnings():
@@ -296,8 +348,15 @@ def _common_kwargs() -> dict:
         env = BoardActions(gym.make(env_id))
         most = max(most, env.n_targets)
         env.close()
-    return dict(actions="board", buttons=("restart", "next", "menu"), max_targets=most,
-                scale="1/16", grayscale=True, start="board", budget_s=50)
+    return dict(
+        actions="board",
+        buttons=("restart", "next", "menu"),
+        max_targets=most,
+        scale="1/16",
+        grayscale=True,
+        start="board",
+        budget_s=50,
+    )
 
 
 def _masked_actions(masks, rng) -> np.ndarray:
@@ -326,7 +385,9 @@ def test_sb3_subproc_vec_env_with_every_id():
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     kwargs = _common_kwargs()
-    venv = SubprocVecEnv([lambda i=i: make_sb3_env(i, **kwargs) for i in ALL_IDS], start_method="fork")
+    venv = SubprocVecEnv(
+        [lambda i=i: make_sb3_env(i, **kwargs) for i in ALL_IDS], start_method="fork"
+    )
     try:
         venv.seed(0)
         obs = venv.reset()

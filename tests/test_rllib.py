@@ -35,10 +35,12 @@ def test_board_env_is_flat_float_planes_with_the_board_actions_mask():
     try:
         planes = ref.observation_space.shape
         n = ref.action_space.n
-        assert env.observation_space == gym.spaces.Dict({
-            "action_mask": gym.spaces.Box(0.0, 1.0, (n,), np.float32),
-            "observations": gym.spaces.Box(0.0, 1.0, (int(np.prod(planes)),), np.float32),
-        })
+        assert env.observation_space == gym.spaces.Dict(
+            {
+                "action_mask": gym.spaces.Box(0.0, 1.0, (n,), np.float32),
+                "observations": gym.spaces.Box(0.0, 1.0, (int(np.prod(planes)),), np.float32),
+            }
+        )
         assert env.action_space == ref.action_space
         obs, _ = env.reset(seed=5)
         want, _ = ref.reset(seed=5)
@@ -74,8 +76,15 @@ def test_pixel_env_is_float_in_unit_range_for_the_cnn_and_unmasked_on_grid_actio
 
 def test_a_level_split_reaches_the_env():
     env = make_rllib_env({**BOARD, "levels": "generated", "num_levels": 3, "start_level": 7})
-    ref = make_sb3_env(ID, observation="board", actions="board", start="board",
-                       levels="generated", num_levels=3, start_level=7)
+    ref = make_sb3_env(
+        ID,
+        observation="board",
+        actions="board",
+        start="board",
+        levels="generated",
+        num_levels=3,
+        start_level=7,
+    )
     try:
         for seed in (0, 1, 2):
             obs, _ = env.reset(seed=seed)
@@ -86,17 +95,20 @@ def test_a_level_split_reaches_the_env():
         ref.close()
 
 
-@pytest.mark.parametrize(("config", "field"), [
-    ({"observation": "board"}, "id"),
-    ({"id": "LongPuzzle/Nope-Easy"}, "id"),
-    ({"id": ["LongPuzzle/MazePaint-Easy"]}, "id"),
-    ({"id": ID, "masks": True}, "masks"),  # the screen grid has no masks
-    ({"id": ID, "actions": "board", "masks": "yes"}, "masks"),
-    ({"id": ID, "observation": "text"}, "observation"),
-    ({"id": ID, "size": "big"}, "size"),
-    ({"id": ID, "bogus": 1}, "bogus"),
-    ({**BOARD, "levels": "generated", "num_levels": -1}, "num_levels"),
-])
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        ({"observation": "board"}, "id"),
+        ({"id": "LongPuzzle/Nope-Easy"}, "id"),
+        ({"id": ["LongPuzzle/MazePaint-Easy"]}, "id"),
+        ({"id": ID, "masks": True}, "masks"),  # the screen grid has no masks
+        ({"id": ID, "actions": "board", "masks": "yes"}, "masks"),
+        ({"id": ID, "observation": "text"}, "observation"),
+        ({"id": ID, "size": "big"}, "size"),
+        ({"id": ID, "bogus": 1}, "bogus"),
+        ({**BOARD, "levels": "generated", "num_levels": -1}, "num_levels"),
+    ],
+)
 def test_bad_env_config_names_the_field(config, field):
     with pytest.raises(ConfigError, match=field):
         make_rllib_env(config)
@@ -119,22 +131,25 @@ def test_action_mask_observation_refuses_an_env_without_masks():
 # --- ppo_config's checks and the zero-sample check -----------------------------------------
 
 
-@pytest.mark.parametrize(("kwargs", "field"), [
-    ({"num_env_runners": -1}, "num_env_runners"),
-    ({"num_env_runners": 1.5}, "num_env_runners"),
-    ({"num_env_runners": True}, "num_env_runners"),
-    ({"num_envs_per_env_runner": 0}, "num_envs_per_env_runner"),
-    ({"train_batch_size": 10**9}, "train_batch_size"),
-    ({"train_batch_size": 100, "minibatch_size": 200}, "minibatch_size"),
-    ({"num_epochs": 0}, "num_epochs"),
-    ({"sample_timeout_s": float("nan")}, "sample_timeout_s"),
-    ({"sample_timeout_s": 0}, "sample_timeout_s"),
-    ({"seed": -3}, "seed"),
-    ({"seed": "0"}, "seed"),
-    ({"masks": 1, "actions": "board"}, "masks"),
-    ({"observation": "board", "start": "nowhere"}, "start"),
-    ({"env_name": ""}, "name"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"num_env_runners": -1}, "num_env_runners"),
+        ({"num_env_runners": 1.5}, "num_env_runners"),
+        ({"num_env_runners": True}, "num_env_runners"),
+        ({"num_envs_per_env_runner": 0}, "num_envs_per_env_runner"),
+        ({"train_batch_size": 10**9}, "train_batch_size"),
+        ({"train_batch_size": 100, "minibatch_size": 200}, "minibatch_size"),
+        ({"num_epochs": 0}, "num_epochs"),
+        ({"sample_timeout_s": float("nan")}, "sample_timeout_s"),
+        ({"sample_timeout_s": 0}, "sample_timeout_s"),
+        ({"seed": -3}, "seed"),
+        ({"seed": "0"}, "seed"),
+        ({"masks": 1, "actions": "board"}, "masks"),
+        ({"observation": "board", "start": "nowhere"}, "start"),
+        ({"env_name": ""}, "name"),
+    ],
+)
 def test_ppo_config_rejects_bad_settings_before_ray_starts(kwargs, field):
     _rllib()
     import ray
@@ -171,7 +186,12 @@ def test_ppo_config_describes_the_masked_run():
 
     config = ppo_config(ID, observation="board", actions="board", start="board", **TINY)
     assert config.env == "puzzlegym"
-    assert config.env_config == {"id": ID, "observation": "board", "actions": "board", "start": "board"}
+    assert config.env_config == {
+        "id": ID,
+        "observation": "board",
+        "actions": "board",
+        "start": "board",
+    }
     assert config.num_env_runners == 1
     assert config.train_batch_size_per_learner == 200 and config.minibatch_size == 50
     assert config.restart_failed_env_runners is False and config.ignore_env_runner_failures is False
@@ -193,8 +213,9 @@ def test_masked_module_gives_masked_actions_probability_zero():
 
     env = make_rllib_env(BOARD)
     try:
-        module = MaskedPPOTorchRLModule(observation_space=env.observation_space,
-                                        action_space=env.action_space, model_config={})
+        module = MaskedPPOTorchRLModule(
+            observation_space=env.observation_space, action_space=env.action_space, model_config={}
+        )
         obs, _ = env.reset(seed=0)
     finally:
         env.close()
@@ -203,10 +224,12 @@ def test_masked_module_gives_masked_actions_probability_zero():
     mask[0, 2] = 1.0  # one valid action
     mask[1, [0, 3]] = 1.0
     mask[2] = 1.0  # all valid: nothing lowered
-    batch = {Columns.OBS: {
-        "action_mask": torch.from_numpy(mask),
-        "observations": torch.from_numpy(np.stack([obs["observations"]] * 3)),
-    }}
+    batch = {
+        Columns.OBS: {
+            "action_mask": torch.from_numpy(mask),
+            "observations": torch.from_numpy(np.stack([obs["observations"]] * 3)),
+        }
+    }
     with torch.no_grad():
         for forward in (module.forward_exploration, module.forward_inference, module.forward_train):
             logits = forward({Columns.OBS: dict(batch[Columns.OBS])})[Columns.ACTION_DIST_INPUTS]
@@ -225,8 +248,11 @@ def test_masked_module_refuses_an_unmasked_space():
     from puzzlegym.rl.rllib_module import MaskedPPOTorchRLModule
 
     with pytest.raises(ConfigError, match="action_mask"):
-        MaskedPPOTorchRLModule(observation_space=gym.spaces.Box(0, 1, (4,), np.float32),
-                               action_space=gym.spaces.Discrete(2), model_config={})
+        MaskedPPOTorchRLModule(
+            observation_space=gym.spaces.Box(0, 1, (4,), np.float32),
+            action_space=gym.spaces.Discrete(2),
+            model_config={},
+        )
 
 
 # --- training on a local Ray instance with a remote env runner -----------------------------
@@ -272,8 +298,16 @@ def local_ray():
 
 
 def test_one_iteration_with_a_remote_env_runner_samples_and_learns(local_ray):
-    config = ppo_config(ID, observation="board", actions="board", start="board",
-                        levels="generated", num_levels=20, start_level=0, **TINY)
+    config = ppo_config(
+        ID,
+        observation="board",
+        actions="board",
+        start="board",
+        levels="generated",
+        num_levels=20,
+        start_level=0,
+        **TINY,
+    )
     algo = build_algo(config, timeout_s=120)
     try:
         assert algo.env_runner_group.num_remote_env_runners() == 1
@@ -313,8 +347,9 @@ def test_an_env_step_failing_in_the_runner_raises_from_train(local_ray):
 def test_with_rllibs_restarts_an_iteration_without_samples_still_raises(local_ray):
     """RLlib's default restarts a failed runner and returns an iteration of 0 samples after
     sample_timeout_s; check_sampled turns that into an error."""
-    config = ppo_config(ID, observation="board", actions="board", start="board",
-                        sample_timeout_s=5.0, **TINY)
+    config = ppo_config(
+        ID, observation="board", actions="board", start="board", sample_timeout_s=5.0, **TINY
+    )
     config.environment("test-step-fails")
     config.fault_tolerance(restart_failed_env_runners=True, delay_between_env_runner_restarts_s=0.0)
     algo = build_algo(config, timeout_s=120)
@@ -327,8 +362,9 @@ def test_with_rllibs_restarts_an_iteration_without_samples_still_raises(local_ra
 
 def test_env_runners_the_instance_cannot_place_raise_instead_of_waiting(local_ray):
     # 3 runners of 1 CPU on a 2-CPU instance: RLlib's build_algo() would wait forever
-    config = ppo_config(ID, observation="board", actions="board", start="board",
-                        **{**TINY, "num_env_runners": 3})
+    config = ppo_config(
+        ID, observation="board", actions="board", start="board", **{**TINY, "num_env_runners": 3}
+    )
     with pytest.raises(WorkerError, match="3 env runners of {'CPU': 1.0} each could not be placed"):
         build_algo(config, timeout_s=3)
     from ray.util import placement_group_table

@@ -75,7 +75,12 @@ def test_levels_regenerate_from_their_seeds(tier, index):
     level, m = load_catalogue(tier)[index], metadata(tier)[index]
     spec = G.TIER_SPECS[tier]
     made, n, states = G._search(tier, m["seed"], spec, *spec.profile[m["seed"] % 1000])
-    assert (made.vehicles, made.walls, n, states) == (level.vehicles, level.walls, m["optimal_moves"], m["cluster_states"])
+    assert (made.vehicles, made.walls, n, states) == (
+        level.vehicles,
+        level.walls,
+        m["optimal_moves"],
+        m["cluster_states"],
+    )
 
 
 @pytest.mark.parametrize("tier", TIERS)

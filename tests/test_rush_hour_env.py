@@ -34,7 +34,9 @@ def test_drags_slide_vehicles_and_misses_change_nothing(make_env):
     before = env.unwrapped.checkpoint().payload["suite"]
     grid = V.grid_rect(level, BOARD_AREA)
     empty = next(
-        (r, c) for r in range(6) for c in range(6)
+        (r, c)
+        for r in range(6)
+        for c in range(6)
         if V.vehicle_at(level, s0, (r, c)) is None and (r, c) not in level.walls
     )
     ex, ey = grid.x + empty[1] * cell + cell // 2, grid.y + empty[0] * cell + cell // 2
@@ -75,10 +77,13 @@ def test_a_detour_lowers_the_potential(make_env):
     p1 = env.unwrapped.evaluator.snapshots[-1]["potential"]
     assert p1 == pytest.approx(1 - (d0 - 1) / d0)
     back = next(
-        m for m in R.legal_moves(level, b.state)
+        m
+        for m in R.legal_moves(level, b.state)
         if solver.distance(level, R.apply(level, b.state, m)) == d0
     )
-    _, reward, _, _, info = env.step(to_dict(V.RushHourView().actions_for_move(level, b.state, None, back, BOARD_AREA)[0]))
+    _, reward, _, _, info = env.step(
+        to_dict(V.RushHourView().actions_for_move(level, b.state, None, back, BOARD_AREA)[0])
+    )
     assert info["evaluator"]["potential"] == 0.0 and reward < 0
 
 

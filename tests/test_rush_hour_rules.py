@@ -18,12 +18,7 @@ from puzzlegym.solvers import rush_hour as solver
 # A: the target car (row 2, cols 0-1); B: a vertical car in its way (col 2, rows 1-2);
 # C: a truck under B (row 3, cols 0-2). Optimal: B up, A out (2 moves).
 SMALL = R.Level.from_notation(
-    "oooooo"
-    "ooBooo"
-    "AABooo"
-    "CCCooo"
-    "oooooo"
-    "oooooo",
+    "ooooooooBoooAABoooCCCooooooooooooooo",
     id="small",
     tier="Easy",
 )
@@ -83,7 +78,16 @@ def test_legal_moves_and_exact_states():
     assert R.legal_moves(SMALL, s0) == ((1, 0), (2, 1), (2, 2), (2, 3))
     s1 = R.apply(SMALL, s0, (1, 0))
     assert s1 == R.State((0, 0, 0))
-    assert R.legal_moves(SMALL, s1) == ((0, 1), (0, 2), (0, 3), (0, 4), (1, 1), (2, 1), (2, 2), (2, 3))
+    assert R.legal_moves(SMALL, s1) == (
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (1, 1),
+        (2, 1),
+        (2, 2),
+        (2, 3),
+    )
     s2 = R.apply(SMALL, s1, (0, 4))
     assert s2 == R.State((4, 0, 0)) and R.is_solved(SMALL, s2)
     assert not R.is_solved(SMALL, s1)
@@ -101,7 +105,9 @@ def test_rejections_change_nothing():
     assert R.initial_state(SMALL) == s0
 
 
-@pytest.mark.parametrize("move", [(3, 0), (0, 5), (-1, 0), (0, -1), (True, 1), (1,), "up", (0, 1.0), None])
+@pytest.mark.parametrize(
+    "move", [(3, 0), (0, 5), (-1, 0), (0, -1), (True, 1), (1,), "up", (0, 1.0), None]
+)
 def test_malformed_moves_raise(move):
     with pytest.raises(ValueError, match="move"):
         R.apply(SMALL, R.initial_state(SMALL), move)
@@ -162,7 +168,7 @@ def test_json_round_trip_and_the_documented_example():
     doc = {k: v for k, v in level_doc().items() if k != "walls"}
     assert R.Level.from_json({**doc, "optimal_moves": 3, "seed": 7}).walls == ()
     # the example in format.md loads
-    text = (R.__file__.rsplit("/", 1)[0] + "/format.md")
+    text = R.__file__.rsplit("/", 1)[0] + "/format.md"
     with open(text, encoding="utf-8") as fh:
         block = fh.read().split("```json\n", 1)[1].split("```", 1)[0]
     assert R.Level.from_json(json.loads(block)).id == "my-level"
@@ -173,14 +179,31 @@ def test_json_round_trip_and_the_documented_example():
     [
         ({"width": 11}, "width: expected an integer 3..10"),
         ({"width": 10**5000}, "width: expected an integer 3..10, got <int>"),
-        ({"vehicles": [{"row": 10**5000, "col": 0, "length": 2, "axis": "horizontal"}]}, r"vehicles\[0\].row: expected a small integer"),
+        (
+            {"vehicles": [{"row": 10**5000, "col": 0, "length": 2, "axis": "horizontal"}]},
+            r"vehicles\[0\].row: expected a small integer",
+        ),
         ({"height": "6"}, "height: expected an integer"),
         ({"vehicles": []}, "vehicles: expected a list of 1..50"),
-        ({"vehicles": [{"row": 2, "col": 0, "length": 2}]}, r"vehicles\[0\]: missing key\(s\) axis"),
+        (
+            {"vehicles": [{"row": 2, "col": 0, "length": 2}]},
+            r"vehicles\[0\]: missing key\(s\) axis",
+        ),
         ({"vehicles": [{"row": 2, "col": 0, "length": 2, "axis": "h"}]}, r"vehicles\[0\].axis"),
-        ({"vehicles": [{"row": 2, "col": 0, "length": 4, "axis": "horizontal"}]}, r"vehicles\[0\].length"),
+        (
+            {"vehicles": [{"row": 2, "col": 0, "length": 4, "axis": "horizontal"}]},
+            r"vehicles\[0\].length",
+        ),
         ({"vehicles": [{"row": 2, "col": 5, "length": 2, "axis": "horizontal"}]}, "does not fit"),
-        ({"vehicles": [{"row": 2, "col": 0, "length": 2, "axis": "horizontal"}, {"row": 1, "col": 1, "length": 2, "axis": "vertical"}]}, r"vehicles\[1\]: cell \[2, 1\] is already taken by vehicles\[0\]"),
+        (
+            {
+                "vehicles": [
+                    {"row": 2, "col": 0, "length": 2, "axis": "horizontal"},
+                    {"row": 1, "col": 1, "length": 2, "axis": "vertical"},
+                ]
+            },
+            r"vehicles\[1\]: cell \[2, 1\] is already taken by vehicles\[0\]",
+        ),
         ({"walls": [[2, 1]]}, r"vehicles\[0\]: cell \[2, 1\] is already taken by walls\[0\]"),
         ({"walls": [[6, 0]]}, r"walls\[0\]: \[6, 0\] is outside"),
         ({"walls": [[1, 1], [1, 1]]}, "listed twice"),
@@ -208,7 +231,10 @@ def test_state_json_round_trip_and_validation():
         ({"vehicles": [[2, 0], [2, 2], [3, 0]]}, "overlaps"),
         ({"vehicles": [[2, 0], [1, 2], [3, 1]], "ui": 1}, "exactly the key vehicles"),
         ({"vehicles": [[2, 0], [1, 2], ["3", 1]]}, "expected a small integer"),
-        ({"vehicles": [[2, 0], [1, 2], [10**5000, 1]]}, r"vehicles\[2\]\[0\]: expected a small integer, got <int>"),
+        (
+            {"vehicles": [[2, 0], [1, 2], [10**5000, 1]]},
+            r"vehicles\[2\]\[0\]: expected a small integer, got <int>",
+        ),
     ]:
         with pytest.raises(ValueError, match=match):
             R.state_from_json(SMALL, bad)
@@ -218,7 +244,11 @@ def test_state_json_round_trip_and_validation():
 
 
 @settings(max_examples=40, deadline=None)
-@given(tier=st.sampled_from(R.TIERS), index=st.integers(0, 9), picks=st.lists(st.integers(0, 10_000), max_size=25))
+@given(
+    tier=st.sampled_from(R.TIERS),
+    index=st.integers(0, 9),
+    picks=st.lists(st.integers(0, 10_000), max_size=25),
+)
 def test_random_play_keeps_the_board_consistent(tier, index, picks):
     level = load_catalogue(tier)[index]
     state = R.initial_state(level)

@@ -46,7 +46,9 @@ def test_packed_states_round_trip_and_successors_match_the_rules():
         key = packed.encode(state)
         assert packed.decode(key) == state
         got = sorted(packed.successors(key))
-        want = sorted((m, packed.encode(R.apply(level, state, m))) for m in R.legal_moves(level, state))
+        want = sorted(
+            (m, packed.encode(R.apply(level, state, m))) for m in R.legal_moves(level, state)
+        )
         assert got == want
         assert sorted(packed.neighbours(key, packed.occupancy(key))) == sorted(
             (k, packed.occupancy(k)) for _m, k in want
@@ -81,12 +83,7 @@ def test_solved_state_needs_no_moves():
 # B: a car above C, a vertical truck in the target car's way (col 3). With the car above, the
 # truck can drop to rows 3-5 and free row 2; with the car below it never can.
 TWO_CLUSTERS = R.Level.from_notation(
-    "oooBoo"
-    "oooBoo"
-    "AAoCoo"
-    "oooCoo"
-    "oooCoo"
-    "oooooo",
+    "oooBoooooBooAAoCoooooCoooooCoooooooo",
     id="two-clusters",
     tier="Easy",
 )
@@ -97,7 +94,9 @@ def test_a_cluster_without_a_solved_state_is_a_dead_end():
     S.clear_memo()
     start = R.initial_state(level)
     assert S.distance(level, start) == 2 and S.certify(level, start) == "solvable"
-    trapped = R.state_from_json(level, {"vehicles": [[2, 0], [3, 3], [0, 3]]})  # car below the truck
+    trapped = R.state_from_json(
+        level, {"vehicles": [[2, 0], [3, 3], [0, 3]]}
+    )  # car below the truck
     assert S.distance(level, trapped) is None
     assert S.certify(level, trapped) == "dead_end" and solvers.is_dead_end(level, trapped)
     with pytest.raises(solvers.Unsolvable):

@@ -18,12 +18,7 @@ VIEW = V.RushHourView()
 # A target car (row 2, cols 0-1); B vertical car (col 2, rows 1-2); C truck (row 3, cols 0-2);
 # D vertical truck (col 5, rows 3-5); a wall at (0, 4).
 LEVEL = R.Level.from_notation(
-    "ooooxo"
-    "ooBooo"
-    "AABooo"
-    "CCCooD"
-    "oooooD"
-    "oooooD",
+    "ooooxoooBoooAABoooCCCooDoooooDoooooD",
     id="view",
     tier="Easy",
 )
@@ -46,7 +41,9 @@ def test_geometry_fits_the_board_area():
     assert CELL == (686 - 2 * (16 + V.FRAME)) // 6 == 103  # the shared size rule: the height fills
     board = V.board_rect(LEVEL, BOARD_AREA)
     assert (board.x - BOARD_AREA.x) - (BOARD_AREA.x1 - board.x1) in (0, 1)  # frame + exit centred
-    assert BOARD_AREA.x + 16 <= grid.x - V.FRAME and grid.x1 + V.FRAME + V.EXIT_W <= BOARD_AREA.x1 - 16
+    assert (
+        BOARD_AREA.x + 16 <= grid.x - V.FRAME and grid.x1 + V.FRAME + V.EXIT_W <= BOARD_AREA.x1 - 16
+    )
     assert BOARD_AREA.y + 16 <= grid.y - V.FRAME and grid.y1 + V.FRAME <= BOARD_AREA.y1 - 16
     assert V.cell_at(LEVEL, BOARD_AREA, grid.x, grid.y) == (0, 0)
     assert V.cell_at(LEVEL, BOARD_AREA, grid.x1 - 1, grid.y1 - 1) == (5, 5)
@@ -62,7 +59,9 @@ def test_drag_along_the_axis_settles_on_the_nearest_cell():
     assert drag_vehicle(s1, 0, CELL * 4, 0) == ViewOutcome(move=(0, 4))
     # grabbing the car by its rear cell works the same
     rect = V.vehicle_rect(LEVEL, 0, 0, BOARD_AREA)
-    assert drag_vehicle(s1, 0, CELL * 2, 0, grab=(rect.x + 5, rect.y + 5)) == ViewOutcome(move=(0, 2))
+    assert drag_vehicle(s1, 0, CELL * 2, 0, grab=(rect.x + 5, rect.y + 5)) == ViewOutcome(
+        move=(0, 2)
+    )
     # the truck slides left/right, the vertical truck up
     assert drag_vehicle(S0, 2, CELL * 2, 0) == ViewOutcome(move=(2, 2))
     assert drag_vehicle(S0, 3, 0, -CELL * 2) == ViewOutcome(move=(3, 1))
@@ -80,19 +79,30 @@ def test_drag_stops_before_obstacles_and_edges():
     # B down is blocked by the truck C
     assert drag_vehicle(S0, 1, 0, CELL * 2) == ViewOutcome(feedback=R.BLOCKED_REASON)
     # a wall stops a slide: a horizontal car in row 0 right of nothing, left of the wall
-    walled = R.Level.from_notation("BBooxo" "oooooo" "AAoooo" + "o" * 18, tier="Easy")
+    walled = R.Level.from_notation("BBooxoooooooAAoooo" + "o" * 18, tier="Easy")
     s = R.initial_state(walled)
     rect = V.vehicle_rect(walled, 1, 0, BOARD_AREA)
-    out = VIEW.on_gesture(walled, s, None, drag(*rect.center, rect.center[0] + CELL * 4, rect.center[1]), BOARD_AREA)
+    out = VIEW.on_gesture(
+        walled, s, None, drag(*rect.center, rect.center[0] + CELL * 4, rect.center[1]), BOARD_AREA
+    )
     assert out == ViewOutcome(move=(1, 2))
 
 
 def test_gestures_that_miss_do_nothing():
     grid = V.grid_rect(LEVEL, BOARD_AREA)
     empty = (grid.x + 4 * CELL + CELL // 2, grid.y + 5 * CELL + CELL // 2)  # cell (5, 4) is empty
-    assert VIEW.on_gesture(LEVEL, S0, None, drag(*empty, empty[0] - CELL * 2, empty[1]), BOARD_AREA) == ViewOutcome()
+    assert (
+        VIEW.on_gesture(LEVEL, S0, None, drag(*empty, empty[0] - CELL * 2, empty[1]), BOARD_AREA)
+        == ViewOutcome()
+    )
     # outside the grid
-    out = VIEW.on_gesture(LEVEL, S0, None, drag(BOARD_AREA.x + 3, BOARD_AREA.y + 3, BOARD_AREA.x + 300, BOARD_AREA.y + 3), BOARD_AREA)
+    out = VIEW.on_gesture(
+        LEVEL,
+        S0,
+        None,
+        drag(BOARD_AREA.x + 3, BOARD_AREA.y + 3, BOARD_AREA.x + 300, BOARD_AREA.y + 3),
+        BOARD_AREA,
+    )
     assert out == ViewOutcome()
     # across the axis: a vertical car dragged sideways, a horizontal truck dragged down
     assert drag_vehicle(S0, 1, CELL * 2, 0) == ViewOutcome(feedback=V.ACROSS_HINT)
@@ -105,14 +115,19 @@ def test_gestures_that_miss_do_nothing():
     # clicks and keys do nothing
     x, y = V.vehicle_rect(LEVEL, 2, 0, BOARD_AREA).center
     assert VIEW.on_gesture(LEVEL, S0, None, Gesture("click", x, y), BOARD_AREA) == ViewOutcome()
-    assert VIEW.on_gesture(LEVEL, S0, None, Gesture("key", value="ArrowRight"), BOARD_AREA) == ViewOutcome()
+    assert (
+        VIEW.on_gesture(LEVEL, S0, None, Gesture("key", value="ArrowRight"), BOARD_AREA)
+        == ViewOutcome()
+    )
 
 
 def test_actions_for_moves_perform_the_move():
     for move in R.legal_moves(LEVEL, S0):
         (action,) = VIEW.actions_for_move(LEVEL, S0, None, move, BOARD_AREA)
         assert isinstance(action, Drag)
-        out = VIEW.on_gesture(LEVEL, S0, None, drag(action.x0, action.y0, action.x1, action.y1), BOARD_AREA)
+        out = VIEW.on_gesture(
+            LEVEL, S0, None, drag(action.x0, action.y0, action.x1, action.y1), BOARD_AREA
+        )
         assert out == ViewOutcome(move=move)
 
 
@@ -167,16 +182,22 @@ def test_picture_shows_target_exit_walls_and_vehicle_kinds():
     assert pixel(frame, ex, grid.y + 2 * CELL + CELL // 2) == V.EXIT
     assert pixel(frame, ex, grid.y + 1 * CELL + CELL // 2) == V.FRAME_FILL
     # the wall cell is dark, an empty cell is floor
-    assert pixel(frame, grid.x + 4 * CELL + CELL // 2 + 1, grid.y + CELL // 2) in (V.WALL, V.WALL_HATCH)
+    assert pixel(frame, grid.x + 4 * CELL + CELL // 2 + 1, grid.y + CELL // 2) in (
+        V.WALL,
+        V.WALL_HATCH,
+    )
     assert pixel(frame, grid.x + 4 * CELL + CELL // 2, grid.y + 5 * CELL + CELL // 2) == V.FLOOR
     # no two vehicles share a colour on this board; no other vehicle is red
-    colours = {pixel(frame, *V.vehicle_rect(LEVEL, i, p, BOARD_AREA).center) for i, p in enumerate(S0.positions)}
+    colours = {
+        pixel(frame, *V.vehicle_rect(LEVEL, i, p, BOARD_AREA).center)
+        for i, p in enumerate(S0.positions)
+    }
     assert len(colours) == 4 and V.TARGET_RED not in colours - {pixel(frame, *t.center)}
     # a truck is drawn differently from a car of the same colour and axis (ribs on the box)
-    car = R.Level.from_notation("oooooo" "oooooo" "AAoooo" "BBoooo" + "o" * 12, tier="Easy")
-    truck = R.Level.from_notation("oooooo" "oooooo" "AAoooo" "BBBooo" + "o" * 12, tier="Easy")
+    car = R.Level.from_notation("ooooooooooooAAooooBBoooo" + "o" * 12, tier="Easy")
+    truck = R.Level.from_notation("ooooooooooooAAooooBBBooo" + "o" * 12, tier="Easy")
     a, b = Canvas(), Canvas()
     a.render(VIEW.widgets(car, R.initial_state(car), None, BOARD_AREA))
     b.render(VIEW.widgets(truck, R.initial_state(truck), None, BOARD_AREA))
     r = V.vehicle_rect(car, 1, 0, BOARD_AREA)
-    assert (a.frame[r.y:r.y1, r.x:r.x1] != b.frame[r.y:r.y1, r.x:r.x1]).any()
+    assert (a.frame[r.y : r.y1, r.x : r.x1] != b.frame[r.y : r.y1, r.x : r.x1]).any()

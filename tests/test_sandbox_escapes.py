@@ -162,7 +162,9 @@ def root_fd():
 
 
 def test_dir_fd_on_root_reads_nothing_outside(box, outside):
-    code = ROOT_FD + """
+    code = (
+        ROOT_FD
+        + """
 R = root_fd()
 pid, chain = T['parent'], []
 p = os.getppid()
@@ -181,6 +183,7 @@ for name in names:
     except OSError as e:
         print(name, type(e).__name__)
 """
+    )
     out = finished(hostile(box, outside, code))
     outside.assert_nothing_read(out)
     assert out.count("GOT:") == 1 and "proc/1/environ GOT:" in out  # pid 1 is the child itself
@@ -190,7 +193,9 @@ for name in names:
 
 
 def test_dir_fd_on_root_writes_nothing_outside(box, outside):
-    code = ROOT_FD + """
+    code = (
+        ROOT_FD
+        + """
 R = root_fd()
 for name in [T['write'], T['tmp_write'], '/escaped-' + T['marker'], T['source'] + '.escaped']:
     try:
@@ -200,6 +205,7 @@ for name in [T['write'], T['tmp_write'], '/escaped-' + T['marker'], T['source'] 
     except OSError as e:
         print(name, type(e).__name__)
 """
+    )
     out = finished(hostile(box, outside, code))
     assert "WROTE" not in out and out.count("OSError") + out.count("FileNotFoundError") == 4
     assert not Path(outside.targets()["source"] + ".escaped").exists()
@@ -207,7 +213,9 @@ for name in [T['write'], T['tmp_write'], '/escaped-' + T['marker'], T['source'] 
 
 def test_parent_memory_cannot_be_read_through_proc_mem(box, outside):
     assert MEMORY_MARKER in bytes(MEMORY_MARKER)  # the marker lives in this (the parent) process
-    code = ROOT_FD + """
+    code = (
+        ROOT_FD
+        + """
 R = root_fd()
 found = []
 for pid in {T['parent'], os.getppid()}:
@@ -228,6 +236,7 @@ for pid in {T['parent'], os.getppid()}:
             found.append(chunk[i:i + 60])
 print('found', found)
 """
+    )
     out = finished(hostile(box, outside, code))
     outside.assert_nothing_read(out)
     assert "found []" in out and f"{outside.pid} mem FileNotFoundError" in out
@@ -251,7 +260,9 @@ def start(argv, setsid):
 
 
 def test_renamed_posixsubprocess_starts_no_process(box, outside):
-    code = POSIXSUBPROCESS + """
+    code = (
+        POSIXSUBPROCESS
+        + """
 shell = f"echo escaped > {T['write']}; sleep 30 # {T['marker']}"
 for argv in (['/bin/sh', '-c', shell], [sys.executable, '-c', f"import time; open({T['write']!r}, 'w'); time.sleep(30) # {T['marker']}"]):
     try:
@@ -259,6 +270,7 @@ for argv in (['/bin/sh', '-c', shell], [sys.executable, '-c', f"import time; ope
     except OSError as e:
         print(argv[0], type(e).__name__, e.errno)
 """
+    )
     out = finished(hostile(box, outside, code))
     assert "started" not in out and out.count("PermissionError 1") == 2  # EPERM: no fork at all
 
@@ -298,8 +310,21 @@ static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "native_escape", NULL, -
 PyMODINIT_FUNC PyInit_native_escape(void) { return PyModule_Create(&mod); }
 """)
     so = tmp_path / ("native_escape" + sysconfig.get_config_var("EXT_SUFFIX"))
-    subprocess.run(["gcc", "-shared", "-fPIC", "-O1", f"-I{sysconfig.get_paths()['include']}", str(src), "-o", str(so)],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            "gcc",
+            "-shared",
+            "-fPIC",
+            "-O1",
+            f"-I{sysconfig.get_paths()['include']}",
+            str(src),
+            "-o",
+            str(so),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     return so.read_bytes()
 
 
@@ -336,11 +361,15 @@ for path in [T['write'] + '.db', T['tmp_write'] + '.db', '/' + T['marker'] + '.d
         print(path, type(e).__name__)
 """
     out = finished(hostile(box, outside, code))
-    assert "CREATED" not in out and out.count("OperationalError") + out.count("PermissionError") == 3
+    assert (
+        "CREATED" not in out and out.count("OperationalError") + out.count("PermissionError") == 3
+    )
 
 
 def test_a_setsid_process_does_not_survive_close(box, outside):
-    code = POSIXSUBPROCESS + """
+    code = (
+        POSIXSUBPROCESS
+        + """
 for argv in (['/bin/sh', '-c', f"sleep 60 # {T['marker']}"], [sys.executable, '-c', f"import time; time.sleep(60) # {T['marker']}"]):
     try:
         print('started', start(argv, True))
@@ -350,6 +379,7 @@ import threading, time
 threading.Thread(target=time.sleep, args=(60,), daemon=False).start()  # a thread keeps the process busy
 print('threads', threading.active_count())
 """
+    )
     out = finished(hostile(box, outside, code))
     assert "started" not in out and "threads 2" in out
     outside.watch(box)
@@ -377,7 +407,9 @@ for pid in sorted({os.getppid(), T['parent'], 1}):
 
 def _state(pid: int) -> tuple[str, int]:
     """The states of all the process's threads (one letter each, sorted) and its CPU ticks."""
-    states = sorted(p.read_text().rsplit(")", 1)[1].split()[0] for p in Path(f"/proc/{pid}/task").glob("*/stat"))
+    states = sorted(
+        p.read_text().rsplit(")", 1)[1].split()[0] for p in Path(f"/proc/{pid}/task").glob("*/stat")
+    )
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return "".join(states), int(fields[11]) + int(fields[12])
 
@@ -401,7 +433,14 @@ print('started')
     assert state == "TT" and samples == [("TT", cpu)] * 5  # both threads stopped
     # while the agent performs a GUI call the child is stopped too
     seen = []
-    out = finished(hostile(box, outside, "print(wait()['accepted'])", on_gui=lambda b: seen.append(_state(b.pid)[0])))
+    out = finished(
+        hostile(
+            box,
+            outside,
+            "print(wait()['accepted'])",
+            on_gui=lambda b: seen.append(_state(b.pid)[0]),
+        )
+    )
     assert seen == ["TT"] and out.strip() == "True"
 
 
@@ -413,14 +452,18 @@ main._send({'op': 'done', 'stdout': 'A' * 150_000, 'error': None})
 """
     event = hostile(box, outside, code)
     # the parent cut it to the limit itself; the child's own cut was bypassed
-    assert event[0] == "done" and event[1] == "A" * 4000 + "\n[... 146000 more characters not shown]"
+    assert (
+        event[0] == "done" and event[1] == "A" * 4000 + "\n[... 146000 more characters not shown]"
+    )
     flood = "import sys\nsys.modules['__main__']._send({'op': 'done', 'stdout': 'A' * 8_000_000, 'error': None})"
     kind, reason = hostile(box, outside, flood)
     assert kind == "failed" and "broke the sandbox protocol: a frame of 8000" in reason
     forged = "import os, sys\nos.write(sys.modules['__main__']._proto_out.fileno(), b'\\xff\\xff\\xff\\xff')\nimport time; time.sleep(5)"
     kind, reason = hostile(box, outside, forged)
     assert kind == "failed" and "a frame of 4294967295 bytes" in reason
-    odd = "import sys\nsys.modules['__main__']._send({'op': 'done', 'stdout': 1e999, 'error': None})"
+    odd = (
+        "import sys\nsys.modules['__main__']._send({'op': 'done', 'stdout': 1e999, 'error': None})"
+    )
     kind, reason = hostile(box, outside, odd)
     assert kind == "failed" and "unexpected frame (op 'done'" in reason
 
@@ -432,12 +475,16 @@ sys.modules['__main__']._send({'op': 'screenshot'})  # ask, then never read the 
 time.sleep(3600)
 """
     kind, reason = hostile(box, outside, code)
-    assert kind == "failed" and reason.startswith(f"time limit: the code ran for more than {LIMIT_S:g} s")
+    assert kind == "failed" and reason.startswith(
+        f"time limit: the code ran for more than {LIMIT_S:g} s"
+    )
     assert "(it did not read its screenshot)" in reason
 
 
 def test_stat_and_readlink_do_not_leak_the_parents_working_directory(box, outside):
-    code = ROOT_FD + """
+    code = (
+        ROOT_FD
+        + """
 print('cwd', os.getcwd(), os.readlink('/proc/self/cwd'))
 R = root_fd()
 for pid in sorted({T['parent'], os.getppid(), 1}):
@@ -453,6 +500,7 @@ for path in (T['cwd'], os.path.dirname(T['cwd'])):
         print('stat', type(e).__name__)
 print(os.read(os.open('proc/self/mountinfo', os.O_RDONLY, dir_fd=R), 1 << 20).decode())
 """
+    )
     out = finished(hostile(box, outside, code))
     outside.assert_nothing_read(out)
     assert "cwd /sandbox /sandbox" in out and out.count("stat FileNotFoundError") == 2
@@ -470,8 +518,20 @@ except ImportError as e:
     print('import', e)
 """
     out = finished(hostile(box, outside, code))
-    assert out.splitlines()[0] == str(sorted(["HOME", "LANG", "MKL_NUM_THREADS", "OMP_NUM_THREADS",
-                                              "OPENBLAS_NUM_THREADS", "PATH", "PWD", "TMPDIR"]))
+    assert out.splitlines()[0] == str(
+        sorted(
+            [
+                "HOME",
+                "LANG",
+                "MKL_NUM_THREADS",
+                "OMP_NUM_THREADS",
+                "OPENBLAS_NUM_THREADS",
+                "PATH",
+                "PWD",
+                "TMPDIR",
+            ]
+        )
+    )
     assert "site-packages" not in out and str(ROOT) not in out
     outside.assert_nothing_read(out)
 
@@ -485,7 +545,10 @@ def test_puzzlegym_run_setting_code_keeps_every_route_shut(tmp_path, outside, sa
     t = {k: v for k, v in outside.targets().items() if k != "cwd"}  # the model is not told it
     prelude = f"T = {json.dumps(t)}\n"
     turns = [
-        run_code_turn(prelude + ROOT_FD + """
+        run_code_turn(
+            prelude
+            + ROOT_FD
+            + """
 R = root_fd()
 p, seen = os.getppid(), []
 for q in [T['parent'], p, 1]:
@@ -498,24 +561,39 @@ try:
     print('secret', os.read(os.open(T['secret'].lstrip('/'), os.O_RDONLY, dir_fd=R), 4096))
 except OSError as e:
     print('secret', type(e).__name__)
-"""),
-        run_code_turn(prelude + ROOT_FD + """
+"""
+        ),
+        run_code_turn(
+            prelude
+            + ROOT_FD
+            + """
 R = root_fd()
 try:
     os.write(os.open(T['write'].lstrip('/'), os.O_WRONLY | os.O_CREAT, dir_fd=R), b'x')
     print('WROTE')
 except OSError as e:
     print('write', type(e).__name__)
-"""),
-        run_code_turn(prelude + POSIXSUBPROCESS + """
+"""
+        ),
+        run_code_turn(
+            prelude
+            + POSIXSUBPROCESS
+            + """
 try:
     print('started', start(['/bin/sh', '-c', f"sleep 60 # {T['marker']}"], True))
 except OSError as e:
     print('fork', type(e).__name__)
-"""),
-        run_code_turn("import sys\nsys.modules['__main__']._send({'op': 'done', 'stdout': 'A' * 8_000_000, 'error': None})"),
-        run_code_turn("import sys\nsys.modules['__main__']._send({'op': 'done', 'stdout': 'A' * 100_000, 'error': None})"),
-        run_code_turn("import sys, time\nsys.modules['__main__']._send({'op': 'screenshot'})\ntime.sleep(3600)"),
+"""
+        ),
+        run_code_turn(
+            "import sys\nsys.modules['__main__']._send({'op': 'done', 'stdout': 'A' * 8_000_000, 'error': None})"
+        ),
+        run_code_turn(
+            "import sys\nsys.modules['__main__']._send({'op': 'done', 'stdout': 'A' * 100_000, 'error': None})"
+        ),
+        run_code_turn(
+            "import sys, time\nsys.modules['__main__']._send({'op': 'screenshot'})\ntime.sleep(3600)"
+        ),
         {"tool_calls": [{"name": "answer", "arguments": {"text": "done"}}]},
     ]
     out = tmp_path / "episode"
@@ -523,10 +601,35 @@ except OSError as e:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
         env["OPENAI_API_KEY"] = KEY
         proc = subprocess.run(
-            [sys.executable, "-m", "puzzlegym", "run", "LongPuzzle/MazePaint-Easy", "--agent", "openai:m",
-             "--setting", "code", "--base-url", url, "--level", "1", "--start", "board", "--out", str(out),
-             "--no-gif", "--json", "--code-time-limit-s", "2"],
-            cwd=outside.cwd, env=env, capture_output=True, text=True, timeout=300)
+            [
+                sys.executable,
+                "-m",
+                "puzzlegym",
+                "run",
+                "LongPuzzle/MazePaint-Easy",
+                "--agent",
+                "openai:m",
+                "--setting",
+                "code",
+                "--base-url",
+                url,
+                "--level",
+                "1",
+                "--start",
+                "board",
+                "--out",
+                str(out),
+                "--no-gif",
+                "--json",
+                "--code-time-limit-s",
+                "2",
+            ],
+            cwd=outside.cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         requests = model.requests
     assert proc.returncode == 0, proc.stderr
     results = [m["content"] for m in requests[-1]["messages"] if m["role"] == "tool"]
@@ -541,7 +644,11 @@ except OSError as e:
     assert "time limit" in results[5] and "did not read its screenshot" in results[5]
     # the biggest request is bounded by the output limit, not by what the child sent
     assert max(len(json.dumps(r)) for r in requests) < 200_000
-    files = "".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl"))
+    files = "".join(
+        p.read_text(errors="replace")
+        for p in out.rglob("*")
+        if p.is_file() and p.suffix in (".json", ".jsonl")
+    )
     outside.assert_nothing_read(json.dumps(requests), files, proc.stderr, proc.stdout)
     assert "agent.jsonl" in {p.name for p in out.rglob("*")}
 
@@ -551,9 +658,27 @@ def test_code_setting_refuses_to_start_without_bubblewrap(tmp_path, outside):
     empty.mkdir()
     env = {**os.environ, "PATH": str(empty), "OPENAI_API_KEY": KEY}
     proc = subprocess.run(
-        [sys.executable, "-m", "puzzlegym", "run", "LongPuzzle/MazePaint-Easy", "--agent", "openai:m",
-         "--setting", "code", "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "none")],
-        cwd=outside.cwd, env=env, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "puzzlegym",
+            "run",
+            "LongPuzzle/MazePaint-Easy",
+            "--agent",
+            "openai:m",
+            "--setting",
+            "code",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--out",
+            str(tmp_path / "none"),
+        ],
+        cwd=outside.cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "code sandbox: bubblewrap (bwrap) is not installed" in proc.stderr
     assert "apt-get install bubblewrap" in proc.stderr
@@ -566,6 +691,9 @@ def test_a_bwrap_that_cannot_create_namespaces_is_refused(tmp_path, monkeypatch)
     fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
-    with pytest.raises(SandboxUnavailable, match=r"cannot create the sandbox here \(bwrap: No permissions "
-                                                 r"to create new namespace\).*apt-get install bubblewrap"):
+    with pytest.raises(
+        SandboxUnavailable,
+        match=r"cannot create the sandbox here \(bwrap: No permissions "
+        r"to create new namespace\).*apt-get install bubblewrap",
+    ):
         Sandbox()

@@ -72,7 +72,12 @@ def test_every_board_fills_the_area_on_a_whole_panel(name):
         assert max((x1 - x0) / a.w, (y1 - y0) / a.h) >= 0.95, (tier, i, (x1 - x0, y1 - y0))
         assert abs((x0 - a.x) - (a.x1 - x1)) <= 1 and abs((y0 - a.y) - (a.y1 - y1)) <= 1, (tier, i)
         edge = np.array(theme.BOARD_PANEL_EDGE)
-        for line in (frame[y0, x0:x1], frame[y1 - 1, x0:x1], frame[y0:y1, x0], frame[y0:y1, x1 - 1]):
+        for line in (
+            frame[y0, x0:x1],
+            frame[y1 - 1, x0:x1],
+            frame[y0:y1, x0],
+            frame[y0:y1, x1 - 1],
+        ):
             outer = line[(line != BG).any(axis=1)]
             assert (outer == edge).all(), (tier, i, "the panel's edge is cut")
 
@@ -141,7 +146,11 @@ def _user_strings():
             if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
                 docs.add(id(body[0].value))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docs
+            ):
                 if not node.value.isidentifier():
                     yield path, node.value
 
@@ -247,7 +256,9 @@ def test_banner_dims_the_board_and_its_button_is_not_the_blue_accent(make_env):
     assert (obs[y, x] == want).all()
     assert (obs[BANNER.y + 5, BANNER.center[0]] == np.array(theme.SUCCESS)).all()
     face = obs[NEXT_BUTTON.y + 8, NEXT_BUTTON.x + 20]
-    assert (face == np.array(theme.SUCCESS_TEXT)).all() and not (face == np.array(theme.ACCENT)).all()
+    assert (face == np.array(theme.SUCCESS_TEXT)).all() and not (
+        face == np.array(theme.ACCENT)
+    ).all()
 
 
 def test_a_solved_objective_ends_on_the_objective_complete_screen(make_env):
@@ -268,7 +279,10 @@ def test_a_solved_objective_ends_on_the_objective_complete_screen(make_env):
     term = False
     while not term:
         _, _, term, _, info = env.step(agent())
-    assert info["screen"] == "level_complete" and set(env.unwrapped.probe().controls) == {"next", "menu"}
+    assert info["screen"] == "level_complete" and set(env.unwrapped.probe().controls) == {
+        "next",
+        "menu",
+    }
 
 
 # ----------------------------------------------------------------------------- item 7
@@ -313,7 +327,10 @@ def test_a_completed_tier_is_marked_by_a_check_and_words_not_only_green():
     frame = render_full(suite_widgets(suite))
     for i, tier in enumerate(("Easy", "Medium")):
         r = tier_rect(i)
-        badge = frame[r.y + (r.h - TIER_BADGE) // 2 : r.y + (r.h + TIER_BADGE) // 2, r.x + 28 : r.x + 28 + TIER_BADGE]
+        badge = frame[
+            r.y + (r.h - TIER_BADGE) // 2 : r.y + (r.h + TIER_BADGE) // 2,
+            r.x + 28 : r.x + 28 + TIER_BADGE,
+        ]
         whites = _count(badge.reshape(-1, 3), theme.SUCCESS_TEXT)
         greens = _count(badge.reshape(-1, 3), theme.SUCCESS)
         assert (whites > 20 and greens > 200) if tier == "Easy" else greens == 0, tier
@@ -326,7 +343,9 @@ def test_tier_button_text_fits_beside_the_check(name):
         n = len(g.load_catalogue(tier))
         name_end = 28 + TIER_BADGE + 14 + font(theme.HEADING_SIZE - 2, True).getlength(tier)
         progress = LABELS["en"]["tier_complete"].format(solved=n, total=n)
-        assert name_end + 16 <= tier_rect(0).w - 28 - font(theme.SMALL_SIZE, True).getlength(progress), tier
+        assert name_end + 16 <= tier_rect(0).w - 28 - font(theme.SMALL_SIZE, True).getlength(
+            progress
+        ), tier
 
 
 def test_home_cards_have_their_strip_as_the_top_edge_with_rounded_corners():
@@ -342,12 +361,20 @@ def test_home_cards_have_their_strip_as_the_top_edge_with_rounded_corners():
 def test_every_screen_fits_its_text():
     """The header of the longest level title and the banner's title fit their boxes."""
     longest = max(
-        (LABELS["en"]["header"].format(game=g.title, tier=t, k=len(g.load_catalogue(t)), n=len(g.load_catalogue(t)))
-         for g in games().values() for t in g.tiers),
+        (
+            LABELS["en"]["header"].format(
+                game=g.title, tier=t, k=len(g.load_catalogue(t)), n=len(g.load_catalogue(t))
+            )
+            for g in games().values()
+            for t in g.tiers
+        ),
         key=len,
     )
     assert 32 + font(theme.HEADING_SIZE - 4, True).getlength(longest) <= 860
-    assert font(theme.HEADING_SIZE + 6, True).getlength(LABELS["en"]["level_complete"]) <= BANNER.w - 40
+    assert (
+        font(theme.HEADING_SIZE + 6, True).getlength(LABELS["en"]["level_complete"])
+        <= BANNER.w - 40
+    )
 
 
 def test_gallery_script_writes_every_screen(tmp_path):
@@ -355,13 +382,33 @@ def test_gallery_script_writes_every_screen(tmp_path):
     import subprocess
     import sys
 
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "gallery.py"), str(tmp_path), "--only",
-                    "TruckEscape-Default", "--scale", "0.25"], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "gallery.py"),
+            str(tmp_path),
+            "--only",
+            "TruckEscape-Default",
+            "--scale",
+            "0.25",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     names = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert names == sorted(["TruckEscape-Default-first.png", "TruckEscape-Default-mid.png",
-                            "TruckEscape-Default-won.png", "TruckEscape-Default-end.png", "TruckEscape-Default-roll.png",
-                            "home.png", "difficulty.png", "NutAndBolt-Medium-level2.png"])
+    assert names == sorted(
+        [
+            "TruckEscape-Default-first.png",
+            "TruckEscape-Default-mid.png",
+            "TruckEscape-Default-won.png",
+            "TruckEscape-Default-end.png",
+            "TruckEscape-Default-roll.png",
+            "home.png",
+            "difficulty.png",
+            "NutAndBolt-Medium-level2.png",
+        ]
+    )
     from PIL import Image
 
     assert Image.open(tmp_path / "home.png").size == (320, 225)
-

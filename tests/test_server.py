@@ -21,7 +21,10 @@ from puzzlegym.evaluation.records import read_log
 def start(args, tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "puzzlegym", *args, "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
     )
     line = proc.stdout.readline()
     match = re.search(r"http://([\d.]+):(\d+)/", line)
@@ -31,7 +34,9 @@ def start(args, tmp_path):
 
 @pytest.fixture
 def service(tmp_path):
-    proc, url = start(["serve", "--clock", "sim", "--record-dir", str(tmp_path / "records")], tmp_path)
+    proc, url = start(
+        ["serve", "--clock", "sim", "--record-dir", str(tmp_path / "records")], tmp_path
+    )
     yield url, tmp_path / "records"
     proc.terminate()
     proc.wait(timeout=10)
@@ -39,7 +44,9 @@ def service(tmp_path):
 
 def request(url, path, body=None, session="default", raw=None, method=None):
     data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-    req = urllib.request.Request(url + path, data=data, method=method or ("POST" if data is not None else "GET"))
+    req = urllib.request.Request(
+        url + path, data=data, method=method or ("POST" if data is not None else "GET")
+    )
     req.add_header("X-Session", session)
     if data is not None:
         req.add_header("Content-Type", "application/json")
@@ -58,8 +65,19 @@ def decode(png_b64):
 
 def test_reset_action_screenshot_answer_match_the_env_and_leak_nothing(service):
     url, records = service
-    status, doc = request(url, "/reset", {"objective": "MazePaint-Easy", "level": 1, "start": "board"})
-    assert status == 200 and set(doc) == {"png", "step", "actions", "elapsed_s", "accepted", "done", "instruction", "record"}
+    status, doc = request(
+        url, "/reset", {"objective": "MazePaint-Easy", "level": 1, "start": "board"}
+    )
+    assert status == 200 and set(doc) == {
+        "png",
+        "step",
+        "actions",
+        "elapsed_s",
+        "accepted",
+        "done",
+        "instruction",
+        "record",
+    }
     env = gym.make("LongPuzzle/MazePaint-Easy", level=1, start="board")
     obs, _ = env.reset(seed=0)
     assert np.array_equal(decode(doc["png"]), obs)
@@ -70,15 +88,32 @@ def test_reset_action_screenshot_answer_match_the_env_and_leak_nothing(service):
 
     for move in moves:
         u = env.unwrapped
-        action = u.game.view.actions_for_move(u.suite.board.level, u.suite.board.state, None, move, BOARD_AREA)[0]
-        action = {"type": "drag", "x0": action.x0, "y0": action.y0, "x1": action.x1, "y1": action.y1}
+        action = u.game.view.actions_for_move(
+            u.suite.board.level, u.suite.board.state, None, move, BOARD_AREA
+        )[0]
+        action = {
+            "type": "drag",
+            "x0": action.x0,
+            "y0": action.y0,
+            "x1": action.x1,
+            "y1": action.y1,
+        }
         obs, _, term, _, _ = env.step(action)
         status, doc = request(url, "/action", action)
-        assert status == 200 and set(doc) == {"png", "step", "actions", "elapsed_s", "accepted", "done"}
+        assert status == 200 and set(doc) == {
+            "png",
+            "step",
+            "actions",
+            "elapsed_s",
+            "accepted",
+            "done",
+        }
         assert np.array_equal(decode(doc["png"]), obs) and doc["accepted"] is True
     assert doc["done"] is True
     status, png = request(url, "/screenshot")
-    assert status == 200 and np.array_equal(np.asarray(Image.open(io.BytesIO(png)).convert("RGB")), obs)
+    assert status == 200 and np.array_equal(
+        np.asarray(Image.open(io.BytesIO(png)).convert("RGB")), obs
+    )
     status, doc = request(url, "/action", {"type": "wait"})
     assert status == 409 and "POST /reset" in doc["error"]
     # the operator reads results from the record on disk
@@ -88,7 +123,10 @@ def test_reset_action_screenshot_answer_match_the_env_and_leak_nothing(service):
     request(url, "/reset", {"objective": "LongPuzzle/MazePaint-Easy"})
     status, doc = request(url, "/answer", {"text": "done"})
     assert status == 200 and doc["done"] is True
-    assert json.loads((records / "episode-000002" / "manifest.json").read_text())["result"]["answered"] == "done"
+    assert (
+        json.loads((records / "episode-000002" / "manifest.json").read_text())["result"]["answered"]
+        == "done"
+    )
     env.close()
 
 
@@ -102,7 +140,16 @@ def test_bad_requests_get_4xx_naming_the_problem_and_change_nothing(service):
         (dict(body={"type": "teleport"}), 400, "unknown action type 'teleport'"),
         (dict(body={"type": "click", "x": 5000, "y": 3}), 400, "5000 is off the screen"),
         (dict(body={"type": "click", "x": 1}), 400, "missing field 'y'"),
-        (dict(body={"type": "batch", "actions": [{"type": "wait"}, {"type": "press_key", "key": "F9"}]}), 400, "'F9' is not an allowed key"),
+        (
+            dict(
+                body={
+                    "type": "batch",
+                    "actions": [{"type": "wait"}, {"type": "press_key", "key": "F9"}],
+                }
+            ),
+            400,
+            "'F9' is not an allowed key",
+        ),
         (dict(raw=b"x" * (70 * 1024)), 413, "too large"),
     ]
     for kwargs, status, fragment in cases:
@@ -122,7 +169,9 @@ def test_concurrent_clients_lose_and_reorder_nothing(service):
 
     def client(c):
         for i in range(per_client):
-            status, doc = request(url, "/action", {"type": "type_text", "text": f"c{c}n{i}"}, session="load")
+            status, doc = request(
+                url, "/action", {"type": "type_text", "text": f"c{c}n{i}"}, session="load"
+            )
             if status != 200:
                 errors.append((c, i, status))
 
@@ -136,7 +185,9 @@ def test_concurrent_clients_lose_and_reorder_nothing(service):
     assert status["actions"] == clients * per_client
     log = [r for r in read_log(records / "episode-000001") if r["kind"] == "action"]
     texts = [r["action"]["text"] for r in log]
-    assert len(texts) == clients * per_client and [r["actions"] for r in log] == list(range(1, 1601))
+    assert len(texts) == clients * per_client and [r["actions"] for r in log] == list(
+        range(1, 1601)
+    )
     for c in range(clients):
         mine = [int(t.split("n")[1]) for t in texts if t.startswith(f"c{c}n")]
         assert mine == list(range(per_client))  # every action, in the client's order
@@ -168,11 +219,16 @@ def test_play_serves_the_page_and_records_a_human_episode(tmp_path):
                     page.mouse.down()
                     page.mouse.move(item[3], item[4], steps=5)
                     page.mouse.up()
-                    obs, *_ = env.step({"type": "drag", "x0": item[1], "y0": item[2], "x1": item[3], "y1": item[4]})
+                    obs, *_ = env.step(
+                        {"type": "drag", "x0": item[1], "y0": item[2], "x1": item[3], "y1": item[4]}
+                    )
                 page.wait_for_timeout(400)
             shot = np.asarray(Image.open(io.BytesIO(page.screenshot())).convert("RGB"))
             browser.close()
-        assert env.unwrapped.suite.screen == "level" and env.unwrapped.suite.board.game.name == "MazePaint"
+        assert (
+            env.unwrapped.suite.screen == "level"
+            and env.unwrapped.suite.board.game.name == "MazePaint"
+        )
         assert np.array_equal(shot, obs)  # the human saw exactly the env's frame
         env.close()
     finally:
@@ -181,6 +237,9 @@ def test_play_serves_the_page_and_records_a_human_episode(tmp_path):
     manifest = json.loads((record / "manifest.json").read_text())
     assert manifest["agent"] == "human" and manifest["config"]["clock"] == "wall"
     actions = [r["action"] for r in read_log(record) if r["kind"] == "action"]
-    assert actions[:2] == [{"type": "click", "x": script[0][1], "y": script[0][2]}, {"type": "click", "x": 640, "y": 256}]
+    assert actions[:2] == [
+        {"type": "click", "x": script[0][1], "y": script[0][2]},
+        {"type": "click", "x": 640, "y": 256},
+    ]
     assert actions[2]["type"] == "drag" and (actions[2]["x0"], actions[2]["y1"]) == (640, 250)
     assert any(r["kind"] == "level_reached" for r in read_log(record))

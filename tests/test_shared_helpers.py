@@ -31,8 +31,14 @@ def test_fit_keeps_the_integer_arithmetic_of_the_views():
 
 
 @given(
-    st.integers(0, 300), st.integers(0, 300), st.integers(40, 1280), st.integers(40, 900),
-    st.integers(1, 16), st.integers(1, 16), st.integers(-20, 1600), st.integers(-20, 1200),
+    st.integers(0, 300),
+    st.integers(0, 300),
+    st.integers(40, 1280),
+    st.integers(40, 900),
+    st.integers(1, 16),
+    st.integers(1, 16),
+    st.integers(-20, 1600),
+    st.integers(-20, 1200),
 )
 def test_cell_at_inverts_cell_rect(x, y, w, h, rows, cols, px, py):
     g = GridLayout.fit(Rect(x, y, w, h), rows, cols, 88)
@@ -45,7 +51,9 @@ def test_cell_at_inverts_cell_rect(x, y, w, h, rows, cols, px, py):
 
 def test_field_checks_name_the_field_and_never_format_huge_numbers():
     assert row_col([2, 3], "start") == (2, 3)
-    with pytest.raises(LevelError, match=r"start: expected \[row, col\] as two integers, got \[1, True\]"):
+    with pytest.raises(
+        LevelError, match=r"start: expected \[row, col\] as two integers, got \[1, True\]"
+    ):
         row_col([1, True], "start", LevelError)
     with pytest.raises(ValueError, match=r"ball: \[<int>, 0\] is outside the 5x6 grid"):
         check_in_grid(10**5000, 0, 5, 6, "ball")
@@ -53,7 +61,10 @@ def test_field_checks_name_the_field_and_never_format_huge_numbers():
     with pytest.raises(ValueError, match=r"painted\[1\]: \[5, 0\] is outside the 5x6 grid"):
         grid_cell([5, 0], "painted[1]", 5, 6)
     check_exact_keys({"a": 1, "b": 2}, ("a", "b"), "state")
-    with pytest.raises(ValueError, match=r"^state: missing key\(s\) b; unexpected key\(s\) c; expected exactly a, b$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^state: missing key\(s\) b; unexpected key\(s\) c; expected exactly a, b$",
+    ):
         check_exact_keys({"a": 1, "c": 2}, ("a", "b"), "state")
 
 
@@ -94,5 +105,7 @@ def test_find_documents_keeps_the_study_and_skips_the_rest(tmp_path):
         "e": b"\xff\xfe".decode("latin-1"),
     }.items():
         (tmp_path / name).mkdir()
-        (tmp_path / name / "outcome.json").write_text(text, encoding="latin-1" if name == "e" else "utf-8")
+        (tmp_path / name / "outcome.json").write_text(
+            text, encoding="latin-1" if name == "e" else "utf-8"
+        )
     assert find_documents(tmp_path, "outcome.json", "rq2") == [{"study": "rq2", "n": 1}]

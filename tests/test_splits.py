@@ -55,11 +55,20 @@ BAD = [
     ({"levels": "generated", "num_levels": True}, "num_levels: expected"),
     ({"levels": "generated", "num_levels": 2.0}, "num_levels: expected"),
     ({"levels": "generated", "num_levels": "5"}, "num_levels: expected"),
-    ({"levels": "generated", "num_levels": 10**40}, "num_levels: start_level \\+ num_levels must be at most 2\\*\\*31"),
+    (
+        {"levels": "generated", "num_levels": 10**40},
+        "num_levels: start_level \\+ num_levels must be at most 2\\*\\*31",
+    ),
     ({"levels": "generated", "start_level": -1}, "start_level: expected an integer 0..2147483647"),
-    ({"levels": "generated", "start_level": 2**31}, "start_level: expected an integer 0..2147483647"),
+    (
+        {"levels": "generated", "start_level": 2**31},
+        "start_level: expected an integer 0..2147483647",
+    ),
     ({"levels": "generated", "start_level": 1.5}, "start_level: expected"),
-    ({"levels": "generated", "start_level": 2**31 - 10, "num_levels": 11}, "start_level \\+ num_levels"),
+    (
+        {"levels": "generated", "start_level": 2**31 - 10, "num_levels": 11},
+        "start_level \\+ num_levels",
+    ),
 ]
 
 
@@ -73,7 +82,9 @@ def test_split_defaults_bounds_and_level_seeds():
     assert check_split("catalogue") is None and check_split("catalogue", None, None) is None
     assert check_split("generated") == Split(0, 0)
     assert check_split("generated", np.int64(7), np.int32(3)) == Split(7, 3)
-    assert check_split("generated", 1, SEED_LIMIT - 1) == Split(1, SEED_LIMIT - 1)  # the very last seed
+    assert check_split("generated", 1, SEED_LIMIT - 1) == Split(
+        1, SEED_LIMIT - 1
+    )  # the very last seed
     split = Split(num_levels=5, start_level=10)
     assert split.size == 5 and [split.level_seed(i) for i in (0, 4, 5, 13)] == [10, 14, 10, 13]
     unbounded = Split(num_levels=0, start_level=10)
@@ -87,7 +98,10 @@ def test_config_carries_the_split_and_catalogue_configs_are_unchanged(make_env):
     assert gen.unwrapped.config["levels"] == "generated"
     assert (gen.unwrapped.config["num_levels"], gen.unwrapped.config["start_level"]) == (20, 1000)
     default = make_env(MAZE_EASY, levels="generated")
-    assert (default.unwrapped.config["num_levels"], default.unwrapped.config["start_level"]) == (0, 0)
+    assert (default.unwrapped.config["num_levels"], default.unwrapped.config["start_level"]) == (
+        0,
+        0,
+    )
     cat = make_env(MAZE_EASY)
     assert "num_levels" not in cat.unwrapped.config and "start_level" not in cat.unwrapped.config
 
@@ -96,13 +110,17 @@ def test_config_carries_the_split_and_catalogue_configs_are_unchanged(make_env):
 def test_training_levels_rejects_a_cache_that_is_none_of_its_kinds(cache):
     # a path string (or any other value) once passed through and failed at the first level
     # generated, as AttributeError: 'str' object has no attribute 'get'
-    with pytest.raises(ConfigError, match=r"^cache: expected a puzzlegym LevelCache, 'env' or None, got "):
+    with pytest.raises(
+        ConfigError, match=r"^cache: expected a puzzlegym LevelCache, 'env' or None, got "
+    ):
         TrainingLevels(get_game("MazePaint"), "Easy", Split(50, 5000), cache=cache)
 
 
 # ----------------------------------------------------------------------------- which levels an episode plays
 def test_each_reset_draws_its_levels_with_the_seeded_generator(make_env):
-    env = make_env(MAZE_EASY, levels="generated", num_levels=50, start_level=5000, level=1, start="board")
+    env = make_env(
+        MAZE_EASY, levels="generated", num_levels=50, start_level=5000, level=1, start="board"
+    )
     training = TrainingLevels(get_game("MazePaint"), "Easy", Split(50, 5000), cache=None)
     env.reset(seed=7)
     played = [board(env).level]
@@ -126,34 +144,47 @@ def test_an_objective_plays_consecutive_training_levels(make_env):
     assert first == draws(1, 1, 12)[0]
     level_set = env.unwrapped.suite.levels("MazePaint", "Easy")
     assert len(level_set) == 10  # the tier's objective: its catalogue size
-    assert [level_set[k] for k in range(10)] == [training.level((first + k) % 12) for k in range(10)]
+    assert [level_set[k] for k in range(10)] == [
+        training.level((first + k) % 12) for k in range(10)
+    ]
     assert board(env).level == training.level(first)  # the board opens at level 1
     # every other tier keeps its catalogue
-    assert env.unwrapped.suite.levels("MazePaint", "Hard")[0] == get_game("MazePaint").load_catalogue("Hard")[0]
+    assert (
+        env.unwrapped.suite.levels("MazePaint", "Hard")[0]
+        == get_game("MazePaint").load_catalogue("Hard")[0]
+    )
 
 
 def test_num_levels_bounds_the_distribution(make_env):
-    env = make_env(MAZE_EASY, levels="generated", num_levels=3, start_level=40, level=1, start="board")
+    env = make_env(
+        MAZE_EASY, levels="generated", num_levels=3, start_level=40, level=1, start="board"
+    )
     env.reset(seed=0)
     seen = {board(env).level.id}
     for _ in range(29):
         env.reset()
         seen.add(board(env).level.id)
     assert seen == {"maze-easy-seed40", "maze-easy-seed41", "maze-easy-seed42"}
-    one = make_env(MAZE_EASY, levels="generated", num_levels=1, start_level=41, level=1, start="board")
+    one = make_env(
+        MAZE_EASY, levels="generated", num_levels=1, start_level=41, level=1, start="board"
+    )
     for seed in (0, 1, 2):
         one.reset(seed=seed)
         assert board(one).level.id == "maze-easy-seed41"
 
 
 def test_first_level_option_fixes_the_episode_and_is_checked(make_env):
-    env = make_env(MAZE_EASY, levels="generated", num_levels=10, start_level=60, level=1, start="board")
+    env = make_env(
+        MAZE_EASY, levels="generated", num_levels=10, start_level=60, level=1, start="board"
+    )
     env.reset(seed=0, options={"first_level": 4})
     assert board(env).level.id == "maze-easy-seed64" and env.unwrapped._first_level == 4
     obs, _ = env.reset(options={"first_level": np.int64(9)})
     state = board(env).state
     for bad in (10, -1, True, 2.0, "3"):
-        with pytest.raises(ConfigError, match=r"reset options\['first_level'\]: expected an integer 0..9"):
+        with pytest.raises(
+            ConfigError, match=r"reset options\['first_level'\]: expected an integer 0..9"
+        ):
             env.reset(options={"first_level": bad})
     with pytest.raises(ConfigError, match="'first_level' and 'checkpoint'"):
         env.reset(options={"first_level": 1, "checkpoint": env.unwrapped.checkpoint()})
@@ -168,10 +199,21 @@ def test_first_level_option_fixes_the_episode_and_is_checked(make_env):
 # ----------------------------------------------------------------------------- clean test set
 # training levels checked per tier: as many as the tier generates in a few seconds
 SAMPLES = {
-    "MazePaint-Easy": 200, "MazePaint-Medium": 60, "MazePaint-Hard": 20,
-    "NutAndBolt-Easy": 200, "NutAndBolt-Medium": 20, "NutAndBolt-Hard": 3, "NutAndBolt-Extreme": 2,
-    "NutAndBolt-Nightmare": 2, "BoltUnscrew-Easy": 30, "BoltUnscrew-Hard": 3, "RushHour-Easy": 20,
-    "RushHour-Medium": 3, "RushHour-Hard": 2, "TruckEscape-Default": 20, "ColorConnect-Easy": 40,
+    "MazePaint-Easy": 200,
+    "MazePaint-Medium": 60,
+    "MazePaint-Hard": 20,
+    "NutAndBolt-Easy": 200,
+    "NutAndBolt-Medium": 20,
+    "NutAndBolt-Hard": 3,
+    "NutAndBolt-Extreme": 2,
+    "NutAndBolt-Nightmare": 2,
+    "BoltUnscrew-Easy": 30,
+    "BoltUnscrew-Hard": 3,
+    "RushHour-Easy": 20,
+    "RushHour-Medium": 3,
+    "RushHour-Hard": 2,
+    "TruckEscape-Default": 20,
+    "ColorConnect-Easy": 40,
     "ColorConnect-Hard": 3,
 }
 
@@ -180,7 +222,9 @@ SAMPLES = {
 def test_training_levels_are_never_catalogue_levels_nor_larger_than_the_tier(env_id):
     game, tier = parse_env_id(env_id)
     n = SAMPLES[env_id.split("/")[1]]
-    training = TrainingLevels(game, tier, Split(0, 0))  # from seed 0: where catalogue slots came from
+    training = TrainingLevels(
+        game, tier, Split(0, 0)
+    )  # from seed 0: where catalogue slots came from
     most = tier_targets(game, tier)
     for i in range(n):
         source, level = training.entry(i)
@@ -188,8 +232,12 @@ def test_training_levels_are_never_catalogue_levels_nor_larger_than_the_tier(env
         assert level_targets(game, level) <= most and level.tier == tier
         # level seed i was kept exactly when the generator's level for it was acceptable (a
         # refused one is read back from the run's level cache, not generated again)
-        candidate = level if source == i else (training.cache.get(game, tier, i) or game.generate(tier, i))
-        assert (source == i) == (not is_catalogue_level(game, candidate) and level_targets(game, candidate) <= most)
+        candidate = (
+            level if source == i else (training.cache.get(game, tier, i) or game.generate(tier, i))
+        )
+        assert (source == i) == (
+            not is_catalogue_level(game, candidate) and level_targets(game, candidate) <= most
+        )
         assert source % SEED_LIMIT == i
 
 
@@ -199,7 +247,10 @@ def test_known_catalogue_seeds_and_oversized_levels_are_redrawn():
     nut = TrainingLevels(get_game("NutAndBolt"), "Easy", Split(1, 135), cache=None)
     assert nut.entry(0)[0] == 135 + SEED_LIMIT  # seed 135 is nut-easy-01 renamed and reordered
     bolt_game = get_game("BoltUnscrew")
-    assert tier_targets(bolt_game, "Easy") == 19 and level_targets(bolt_game, bolt_game.generate("Easy", 8)) > 19
+    assert (
+        tier_targets(bolt_game, "Easy") == 19
+        and level_targets(bolt_game, bolt_game.generate("Easy", 8)) > 19
+    )
     bolt = TrainingLevels(bolt_game, "Easy", Split(1, 8), cache=None)
     source, level = bolt.entry(0)
     assert source != 8 and source % SEED_LIMIT == 8 and level_targets(bolt_game, level) <= 19
@@ -241,8 +292,13 @@ def test_checkpoints_of_another_split_or_a_bad_first_level_are_refused(make_env)
     cat.reset(seed=0)
     with pytest.raises(CheckpointError, match="levels is 'generated' there, 'catalogue' here"):
         cat.reset(options={"checkpoint": ckpt})
-    for bad, message in ((40, "expected an integer 0..39"), (None, "needs its first training level"),
-                         (-1, "payload.first_level"), (2**31, "payload.first_level"), ("3", "payload.first_level")):
+    for bad, message in (
+        (40, "expected an integer 0..39"),
+        (None, "needs its first training level"),
+        (-1, "payload.first_level"),
+        (2**31, "payload.first_level"),
+        ("3", "payload.first_level"),
+    ):
         with pytest.raises(CheckpointError, match=message):
             env.reset(options={"checkpoint": tampered(ckpt, first_level=bad)})
     cat_ckpt = cat.unwrapped.checkpoint()
@@ -254,8 +310,16 @@ def test_checkpoints_of_another_split_or_a_bad_first_level_are_refused(make_env)
 
 def test_records_carry_the_split_and_an_unseeded_episode_replays(tmp_path):
     rec = tmp_path / "rec"
-    env = gym.make(MAZE_EASY, levels="generated", num_levels=30, start_level=700, level=1, start="board",
-                   record_dir=str(rec), record_frames="hash")
+    env = gym.make(
+        MAZE_EASY,
+        levels="generated",
+        num_levels=30,
+        start_level=700,
+        level=1,
+        start="board",
+        record_dir=str(rec),
+        record_frames="hash",
+    )
     from puzzlegym.agents import SolverAgent
 
     for seed in (5, None):
@@ -279,8 +343,16 @@ def test_records_carry_the_split_and_an_unseeded_episode_replays(tmp_path):
 def test_make_sb3_env_trains_on_generated_levels_of_every_tier(env_id):
     game, tier = parse_env_id(env_id)
     # level seeds 0 and 1: catalogue slots of several games, redrawn (and cached by the test above)
-    env = make_sb3_env(env_id, actions="board", levels="generated", num_levels=2, start_level=0,
-                       start="board", level=1, max_episode_steps=4)
+    env = make_sb3_env(
+        env_id,
+        actions="board",
+        levels="generated",
+        num_levels=2,
+        start_level=0,
+        start="board",
+        level=1,
+        max_episode_steps=4,
+    )
     try:
         assert env.action_space.n == tier_targets(game, tier) + len(env.buttons)
         obs, _ = env.reset(seed=0)
@@ -293,7 +365,10 @@ def test_make_sb3_env_trains_on_generated_levels_of_every_tier(env_id):
             obs, _ = env.reset()
         base = env.unwrapped
         assert base.config["num_levels"] == 2 and base.probe().board.level.id.startswith(
-            tuple(f"{p}-{tier.lower()}-seed" for p in ("maze", "nut", "bolt", "rush", "truck", "color"))
+            tuple(
+                f"{p}-{tier.lower()}-seed"
+                for p in ("maze", "nut", "bolt", "rush", "truck", "color")
+            )
         )
         assert not is_catalogue_level(game, base.probe().board.level)
     finally:
@@ -302,8 +377,26 @@ def test_make_sb3_env_trains_on_generated_levels_of_every_tier(env_id):
 
 def test_cli_run_takes_validated_split_flags(tmp_path, capsys):
     out = tmp_path / "run"
-    rc = main(["run", MAZE_EASY, "--levels", "generated", "--num-levels", "4", "--start-level", "123",
-               "--level", "1", "--start", "board", "--json", "--no-gif", "--out", str(out)])
+    rc = main(
+        [
+            "run",
+            MAZE_EASY,
+            "--levels",
+            "generated",
+            "--num-levels",
+            "4",
+            "--start-level",
+            "123",
+            "--level",
+            "1",
+            "--start",
+            "board",
+            "--json",
+            "--no-gif",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0 and json.loads(capsys.readouterr().out.splitlines()[-1])["success"] is True
     manifest = json.loads((out / "record" / "manifest.json").read_text())
     assert (manifest["config"]["num_levels"], manifest["config"]["start_level"]) == (4, 123)
@@ -311,33 +404,62 @@ def test_cli_run_takes_validated_split_flags(tmp_path, capsys):
     for argv, message in (
         (["--num-levels", "4"], "--num-levels: only with --levels generated"),
         (["--start-level", "0"], "--start-level: only with --levels generated"),
-        (["--levels", "generated", "--start-level", str(2**31 - 1), "--num-levels", "2"],
-         "--num-levels: --start-level \\+ --num-levels must be at most 2\\*\\*31"),
+        (
+            ["--levels", "generated", "--start-level", str(2**31 - 1), "--num-levels", "2"],
+            "--num-levels: --start-level \\+ --num-levels must be at most 2\\*\\*31",
+        ),
     ):
         assert main(["run", MAZE_EASY, *argv, "--out", str(tmp_path / "x")]) == 2
         assert message.replace("\\", "") in capsys.readouterr().err
-    for argv, flag in ((["--num-levels", "-1"], "--num-levels"), (["--num-levels", "x"], "--num-levels"),
-                       (["--start-level", str(2**31)], "--start-level"), (["--levels", "other"], "--levels")):
+    for argv, flag in (
+        (["--num-levels", "-1"], "--num-levels"),
+        (["--num-levels", "x"], "--num-levels"),
+        (["--start-level", str(2**31)], "--start-level"),
+        (["--levels", "other"], "--levels"),
+    ):
         with pytest.raises(SystemExit) as exc:
             main(["run", MAZE_EASY, "--levels", "generated", *argv])
         assert exc.value.code == 2 and f"argument {flag}" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()  # nothing ran
 
 
-
 def test_hydra_env_configs_take_the_split(tmp_path):
-    overrides = ["+experiment=generated_levels", "env=nut_and_bolt_easy", "env.kwargs.level=1",
-                 "env.kwargs.num_levels=6", "env.kwargs.start_level=50", "seed=2", "gif=false",
-                 f"hydra.run.dir={tmp_path / 'hydra'}", f"out_dir={tmp_path / 'episode'}"]
-    proc = subprocess.run([sys.executable, "-m", "puzzlegym.run", *overrides], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    overrides = [
+        "+experiment=generated_levels",
+        "env=nut_and_bolt_easy",
+        "env.kwargs.level=1",
+        "env.kwargs.num_levels=6",
+        "env.kwargs.start_level=50",
+        "seed=2",
+        "gif=false",
+        f"hydra.run.dir={tmp_path / 'hydra'}",
+        f"out_dir={tmp_path / 'episode'}",
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-m", "puzzlegym.run", *overrides],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((tmp_path / "episode" / "record" / "manifest.json").read_text())
     assert manifest["config"]["levels"] == "generated" and manifest["seed"] == 2
     assert (manifest["config"]["num_levels"], manifest["config"]["start_level"]) == (6, 50)
-    bad = subprocess.run([sys.executable, "-m", "puzzlegym.run", "env.kwargs.num_levels=6",
-                          f"hydra.run.dir={tmp_path / 'h2'}", "out_dir=null"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=300)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "puzzlegym.run",
+            "env.kwargs.num_levels=6",
+            f"hydra.run.dir={tmp_path / 'h2'}",
+            "out_dir=null",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert bad.returncode == 2 and "num_levels: only with levels='generated'" in bad.stderr
 
 
@@ -345,8 +467,17 @@ def test_levels_generate_fills_the_cache_once(tmp_path, monkeypatch, capsys):
     from puzzlegym.levelcache import LevelCache
 
     monkeypatch.setenv("PUZZLEGYM_CACHE", str(tmp_path / "cache"))
-    argv = ["levels", "generate", "--env-id", "LongPuzzle/MazePaint-Medium", "--num-levels", "6",
-            "--start-level", "321", "--json"]
+    argv = [
+        "levels",
+        "generate",
+        "--env-id",
+        "LongPuzzle/MazePaint-Medium",
+        "--num-levels",
+        "6",
+        "--start-level",
+        "321",
+        "--json",
+    ]
     assert main([*argv, "--workers", "2"]) == 0
     first = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert (first["levels"], first["generated"], first["read"]) == (6, 6, 0)
@@ -355,10 +486,14 @@ def test_levels_generate_fills_the_cache_once(tmp_path, monkeypatch, capsys):
     assert (again["levels"], again["generated"], again["read"]) == (6, 0, 6)
     maze = get_game("MazePaint")
     cache = LevelCache(tmp_path / "cache")
-    assert [cache.get(maze, "Medium", 321 + i) for i in range(6)] == [maze.generate("Medium", 321 + i) for i in range(6)]
-    for extra, message in ((["--num-levels", "2"], "--env-id: generate needs"),
-                           (["--env-id", MAZE_EASY], "--num-levels: generate needs"),
-                           (["--env-id", "LongPuzzle/Nope-Easy", "--num-levels", "2"], "Nope")):
+    assert [cache.get(maze, "Medium", 321 + i) for i in range(6)] == [
+        maze.generate("Medium", 321 + i) for i in range(6)
+    ]
+    for extra, message in (
+        (["--num-levels", "2"], "--env-id: generate needs"),
+        (["--env-id", MAZE_EASY], "--num-levels: generate needs"),
+        (["--env-id", "LongPuzzle/Nope-Easy", "--num-levels", "2"], "Nope"),
+    ):
         assert main(["levels", "generate", *extra]) == 2
         assert message in capsys.readouterr().err
     monkeypatch.setenv("PUZZLEGYM_CACHE", "off")
@@ -403,12 +538,15 @@ def test_a_reset_whose_level_cannot_be_generated_changes_nothing(make_env):
     def hopeless(tier, seed):
         raise RuntimeError(f"no {tier} level found for seed {seed} in 400 attempts")
 
-    env = make_env(MAZE_EASY, levels="generated", num_levels=5, start_level=70, level=1, start="board")
+    env = make_env(
+        MAZE_EASY, levels="generated", num_levels=5, start_level=70, level=1, start="board"
+    )
     obs, _ = env.reset(seed=0)
     level, episode = board(env).level, env.unwrapped.probe().episode
     base = env.unwrapped
-    base.training_levels = TrainingLevels(dataclasses.replace(base.game, generate=hopeless), "Easy", base.split,
-                                          cache=None)
+    base.training_levels = TrainingLevels(
+        dataclasses.replace(base.game, generate=hopeless), "Easy", base.split, cache=None
+    )
     with pytest.raises(LevelError, match="has no training level"):
         env.reset()
     assert board(env).level == level and base.probe().episode == episode

@@ -29,7 +29,12 @@ def test_home_difficulty_level_navigation(make_env):
 
     assert s.screen == "home" and set(s.targets()) == {f"game:{name}" for name in games()}
     click(env, "game:MazePaint")
-    assert s.screen == "difficulty" and set(s.targets()) == {"tier:Easy", "tier:Medium", "tier:Hard", "back"}
+    assert s.screen == "difficulty" and set(s.targets()) == {
+        "tier:Easy",
+        "tier:Medium",
+        "tier:Hard",
+        "back",
+    }
     click(env, "back")
     assert s.screen == "home"
     click(env, "game:MazePaint")
@@ -114,11 +119,25 @@ def test_snapshots_carry_the_dead_end_certificate_and_state(make_env):
 coords = st.tuples(st.integers(0, 1279), st.integers(0, 899))
 gui_actions = st.one_of(
     coords.map(lambda p: {"type": "click", "x": p[0], "y": p[1]}),
-    st.tuples(coords, coords).map(lambda p: {"type": "drag", "x0": p[0][0], "y0": p[0][1], "x1": p[1][0], "y1": p[1][1]}),
-    st.tuples(st.integers(40, 1239), st.integers(124, 809), st.sampled_from([(0, -90), (0, 90), (-90, 0), (90, 0)])).map(
-        lambda p: {"type": "drag", "x0": p[0], "y0": p[1], "x1": min(max(p[0] + p[2][0], 0), 1279), "y1": min(max(p[1] + p[2][1], 0), 899)}
+    st.tuples(coords, coords).map(
+        lambda p: {"type": "drag", "x0": p[0][0], "y0": p[0][1], "x1": p[1][0], "y1": p[1][1]}
     ),
-    st.sampled_from(["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Enter", "a"]).map(lambda k: {"type": "press_key", "key": k}),
+    st.tuples(
+        st.integers(40, 1239),
+        st.integers(124, 809),
+        st.sampled_from([(0, -90), (0, 90), (-90, 0), (90, 0)]),
+    ).map(
+        lambda p: {
+            "type": "drag",
+            "x0": p[0],
+            "y0": p[1],
+            "x1": min(max(p[0] + p[2][0], 0), 1279),
+            "y1": min(max(p[1] + p[2][1], 0), 899),
+        }
+    ),
+    st.sampled_from(["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Enter", "a"]).map(
+        lambda k: {"type": "press_key", "key": k}
+    ),
     st.just({"type": "wait"}),
     st.just({"type": "scroll", "direction": "down"}),
     # malformed ones: must raise ActionError and change nothing
@@ -127,7 +146,9 @@ gui_actions = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(gui_actions, min_size=1, max_size=60), st.sampled_from(["home", "board"]))
 def test_random_gui_sequences_only_raise_documented_rejections(make_env, actions, start):
     env = make_env("LongPuzzle/MazePaint-Easy", start=start)
@@ -211,8 +232,18 @@ def test_attempts_are_recorded_with_their_end(make_env):
     env.step(agent())
     click(env, "restart")
     assert u.evaluator.attempts == [
-        {"game": "MazePaint", "tier": "Easy", "level": 1, "start_actions": 0, "moves": 1, "undos": 0,
-         "dead_end": False, "runs": [], "end": "restart", "end_actions": 2}
+        {
+            "game": "MazePaint",
+            "tier": "Easy",
+            "level": 1,
+            "start_actions": 0,
+            "moves": 1,
+            "undos": 0,
+            "dead_end": False,
+            "runs": [],
+            "end": "restart",
+            "end_actions": 2,
+        }
     ]
     agent = SolverAgent(u)
     while u.suite.screen == "level":

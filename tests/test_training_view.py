@@ -465,7 +465,9 @@ def test_the_hydra_wrappers_group_selects_the_training_view():
     from puzzlegym.run import wrapper_kwargs
 
     with initialize_config_module(config_module="puzzlegym.configs", version_base=None):
-        cfg = compose("run", overrides=["wrappers=rl", "wrappers.view=board", "wrappers.scale=null"])
+        cfg = compose(
+            "run", overrides=["wrappers=rl", "wrappers.view=board", "wrappers.scale=null"]
+        )
     kwargs = wrapper_kwargs(cfg)
     assert kwargs["view"] == "board" and kwargs["size"] == (84, 84) and "scale" not in kwargs
     env = make_sb3_env(cfg.env.id, **kwargs)

@@ -112,7 +112,9 @@ def test_catalogue_file_is_reproducible(capsys):
     # and the text form is the stable one: parse and dump back unchanged
     doc = json.loads(catalogue_path("Default").read_text(encoding="utf-8"))
     entries = [(lv, chain) for lv, chain in parse_catalogue(doc, "Default")]
-    assert CATALOGUE.text(catalogue_document("Default", entries)) == catalogue_path("Default").read_text(encoding="utf-8")
+    assert CATALOGUE.text(catalogue_document("Default", entries)) == catalogue_path(
+        "Default"
+    ).read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("seed", [3, 5000, 123456])

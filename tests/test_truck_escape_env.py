@@ -52,12 +52,19 @@ def test_blocked_truck_is_a_rejected_request_and_a_free_one_leaves(make_env, tmp
     assert info["accepted"] is True and info["feedback"] == ""
     assert reward == pytest.approx(1 / level.n_trucks)
     snap = env.unwrapped.evaluator.snapshots[-1]
-    assert snap["details"] == {"trucks_removed": 1, "trucks_total": level.n_trucks, "trucks_free": len(R.legal_moves(level, b.state))}
+    assert snap["details"] == {
+        "trucks_removed": 1,
+        "trucks_total": level.n_trucks,
+        "trucks_free": len(R.legal_moves(level, b.state)),
+    }
     assert snap["dead_end"] is False
     env.close()
     log = [json.loads(line) for line in (tmp_path / "rec" / "log.jsonl").read_text().splitlines()]
     actions = [e for e in log if e.get("kind") == "action"]
-    assert [(e["accepted"], e["feedback"]) for e in actions] == [(False, R.BLOCKED_REASON), (True, "")]
+    assert [(e["accepted"], e["feedback"]) for e in actions] == [
+        (False, R.BLOCKED_REASON),
+        (True, ""),
+    ]
 
 
 def test_clicks_that_miss_and_other_gestures_change_nothing(make_env):
@@ -69,14 +76,20 @@ def test_clicks_that_miss_and_other_gestures_change_nothing(make_env):
     click_truck(env, gone)
     s = b.state
     before = frame_hash(u.backend.observe(u.suite))
-    empty = next((r, c) for r in range(level.rows) for c in range(level.cols) if (r, c) not in level.occupant)
+    empty = next(
+        (r, c) for r in range(level.rows) for c in range(level.cols) if (r, c) not in level.occupant
+    )
     grid = V.cell_rect(level, 0, 0, BOARD_AREA)
     last = V.cell_rect(level, level.rows - 1, level.cols - 1, BOARD_AREA)
     cab = V.click_point(level, gone, BOARD_AREA)
     other = next(i for i in range(level.n_trucks) if s.remaining >> i & 1)
     ox, oy = V.click_point(level, other, BOARD_AREA)
     misses = [
-        {"type": "click", "x": V.cell_rect(level, *empty, BOARD_AREA).center[0], "y": V.cell_rect(level, *empty, BOARD_AREA).center[1]},
+        {
+            "type": "click",
+            "x": V.cell_rect(level, *empty, BOARD_AREA).center[0],
+            "y": V.cell_rect(level, *empty, BOARD_AREA).center[1],
+        },
         {"type": "click", "x": cab[0], "y": cab[1]},  # where the truck that left stood
         {"type": "click", "x": grid.x - 5, "y": grid.y - 5},  # the curb
         {"type": "click", "x": last.x1, "y": last.y1},  # just past the last cell
@@ -99,7 +112,10 @@ def test_a_click_anywhere_on_a_truck_requests_it(make_env):
         rect = V.truck_rect(level, i, BOARD_AREA)
         for x, y in ((rect.x, rect.y), (rect.x1 - 1, rect.y1 - 1), rect.center):
             assert V.truck_at(level, b.state, BOARD_AREA, x, y) == i
-        assert (rect.w, rect.h) in {(level.trucks[i].length * rect.h, rect.h), (rect.w, level.trucks[i].length * rect.w)}
+        assert (rect.w, rect.h) in {
+            (level.trucks[i].length * rect.h, rect.h),
+            (rect.w, level.trucks[i].length * rect.w),
+        }
     # the tail corner of a free truck of length > 1 sends it off
     i = next(i for i in R.legal_moves(level, b.state) if level.trucks[i].length > 1)
     tail = V.cell_rect(level, *level.trucks[i].cells[-1], BOARD_AREA)
@@ -164,7 +180,9 @@ def test_board_targets_one_click_per_truck(make_env):
     env.step(to_dict(targets[i]))
     after = u.game.view.board_targets(level, b.state, b.ui, BOARD_AREA)
     assert after[i] is None and b.state.remaining == level.full_mask & ~(1 << i)
-    assert [t for k, t in enumerate(after) if k != i] == [t for k, t in enumerate(targets) if k != i]
+    assert [t for k, t in enumerate(after) if k != i] == [
+        t for k, t in enumerate(targets) if k != i
+    ]
 
 
 def test_solver_agent_clears_the_objective_with_one_click_per_truck(make_env, tmp_path):
@@ -181,7 +199,9 @@ def test_solver_agent_clears_the_objective_with_one_click_per_truck(make_env, tm
         if term or trunc:
             break
     levels = env.unwrapped.game.load_catalogue("Default")
-    assert term and info["evaluator"]["success"] and info["evaluator"]["levels_won"] == [1, 2, 3, 4, 5]
+    assert (
+        term and info["evaluator"]["success"] and info["evaluator"]["levels_won"] == [1, 2, 3, 4, 5]
+    )
     assert board_clicks == sum(lv.n_trucks for lv in levels) and rejected == 0
     assert not any(s["dead_end"] for s in env.unwrapped.evaluator.snapshots)
 
@@ -192,7 +212,11 @@ def test_checkpoint_mid_level_restores_exactly(make_env, tmp_path):
     agent = SolverAgent(u)
     for _ in range(9):
         env.step(agent())
-    blocked = next(i for i in range(b.level.n_trucks) if b.state.remaining >> i & 1 and not R.can_leave(b.level, b.state, i))
+    blocked = next(
+        i
+        for i in range(b.level.n_trucks)
+        if b.state.remaining >> i & 1 and not R.can_leave(b.level, b.state, i)
+    )
     obs, *_ = click_truck(env, blocked)  # the feedback line is part of the checkpoint
     path = u.checkpoint().save(tmp_path / "ckpt.json")
     script = [agent() for _ in range(1)]

@@ -37,7 +37,9 @@ CHAIN = Level(
     ),
 )
 # the same lot with truck 3 turned right: its path [0, 1].. now holds truck 0, closing a cycle
-CYCLE = Level("cycle", "Default", 4, 5, CHAIN.trucks[:3] + (Truck(0, 0, "right", 1),) + CHAIN.trucks[4:])
+CYCLE = Level(
+    "cycle", "Default", 4, 5, CHAIN.trucks[:3] + (Truck(0, 0, "right", 1),) + CHAIN.trucks[4:]
+)
 
 
 def mask(*trucks):
@@ -89,7 +91,10 @@ def test_solver_order_chain_and_certificate():
 def test_a_blocking_cycle_is_found_rejected_and_certified_dead():
     assert R.blocking_cycle(CHAIN) == []
     assert R.blocking_cycle(CYCLE) == [0, 1, 2, 3]
-    with pytest.raises(LevelError, match=r"trucks\[0\], trucks\[1\], trucks\[2\], trucks\[3\] block one another in a cycle"):
+    with pytest.raises(
+        LevelError,
+        match=r"trucks\[0\], trucks\[1\], trucks\[2\], trucks\[3\] block one another in a cycle",
+    ):
         CYCLE.validate()
     with pytest.raises(LevelError, match="cycle"):
         Level.from_json(CYCLE.to_json())
@@ -132,13 +137,31 @@ def test_json_round_trip():
         (lambda d: d["trucks"].__setitem__(1, [2, 1]), r"trucks\[1\]: expected an object"),
         (lambda d: d["trucks"][1].pop("length"), r"trucks\[1\]: missing key\(s\) length"),
         (lambda d: d["trucks"][1].update(speed=2), r"trucks\[1\]: unexpected key\(s\) speed"),
-        (lambda d: d["trucks"][1].update(facing="north"), r"trucks\[1\]\.facing: expected one of up, down"),
-        (lambda d: d["trucks"][1].update(length=4), r"trucks\[1\]\.length: expected an integer 1..3"),
+        (
+            lambda d: d["trucks"][1].update(facing="north"),
+            r"trucks\[1\]\.facing: expected one of up, down",
+        ),
+        (
+            lambda d: d["trucks"][1].update(length=4),
+            r"trucks\[1\]\.length: expected an integer 1..3",
+        ),
         (lambda d: d["trucks"][1].update(cab=[2]), r"trucks\[1\]\.cab: expected \[row, col\]"),
-        (lambda d: d["trucks"][1].update(cab=[4, 1]), r"trucks\[1\]: its cab cell \[4, 1\] is outside the 4x5 grid"),
-        (lambda d: d["trucks"][4].update(length=3, cab=[3, 1]), r"trucks\[4\]: its tail cell \[3, -1\] is outside"),
-        (lambda d: d["trucks"][3].update(cab=[0, 1]), r"trucks\[3\]: cell \[0, 1\] is also occupied by trucks\[0\]"),
-        (lambda d: d["trucks"].extend([{"cab": [0, 0], "facing": "up", "length": 1}] * 20), "trucks: at most 20 fit"),
+        (
+            lambda d: d["trucks"][1].update(cab=[4, 1]),
+            r"trucks\[1\]: its cab cell \[4, 1\] is outside the 4x5 grid",
+        ),
+        (
+            lambda d: d["trucks"][4].update(length=3, cab=[3, 1]),
+            r"trucks\[4\]: its tail cell \[3, -1\] is outside",
+        ),
+        (
+            lambda d: d["trucks"][3].update(cab=[0, 1]),
+            r"trucks\[3\]: cell \[0, 1\] is also occupied by trucks\[0\]",
+        ),
+        (
+            lambda d: d["trucks"].extend([{"cab": [0, 0], "facing": "up", "length": 1}] * 20),
+            "trucks: at most 20 fit",
+        ),
     ],
 )
 def test_bad_level_documents_name_the_field(change, fragment):
@@ -161,7 +184,10 @@ def test_state_documents_are_strict_and_reachable_only():
         ({"remaining": [5]}, r"remaining\[0\]: expected a truck index 0..4"),
         ({"remaining": [0, 0]}, r"remaining\[1\]: truck 0 is listed twice"),
         # truck 1 gone while truck 2, which blocks it, is still there
-        ({"remaining": [0, 2, 3, 4]}, "truck 1 is gone but truck 2, which blocks it, is still there"),
+        (
+            {"remaining": [0, 2, 3, 4]},
+            "truck 1 is gone but truck 2, which blocks it, is still there",
+        ),
     ]
     for doc, fragment in bad:
         with pytest.raises(ValueError, match=fragment):

@@ -32,13 +32,33 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # what a pixel-only agent may not read: the views' and the suite's layout code, the env, its
 # probe and evaluator, the records, the registry (it loads the level catalogues), wrappers
-FORBIDDEN = ("puzzlegym.envs.*.view", "puzzlegym.screen.layout", "puzzlegym.screen.suite",
-             "puzzlegym.screen.suite_view", "puzzlegym.screen.grid", "puzzlegym.screen.panel",
-             "puzzlegym.env", "puzzlegym.probe", "puzzlegym.registry", "puzzlegym.checkpoint",
-             "puzzlegym.evaluation", "puzzlegym.evaluation.*", "puzzlegym.backends", "puzzlegym.backends.*",
-             "puzzlegym.wrappers", "puzzlegym.wrappers.*", "puzzlegym.catalogue", "puzzlegym.envs.*.catalogue",
-             "puzzlegym.envs.*.generator", "puzzlegym.lab", "puzzlegym.lab.*", "puzzlegym.service",
-             "puzzlegym.service.*", "puzzlegym.testing", "puzzlegym.testing.*")
+FORBIDDEN = (
+    "puzzlegym.envs.*.view",
+    "puzzlegym.screen.layout",
+    "puzzlegym.screen.suite",
+    "puzzlegym.screen.suite_view",
+    "puzzlegym.screen.grid",
+    "puzzlegym.screen.panel",
+    "puzzlegym.env",
+    "puzzlegym.probe",
+    "puzzlegym.registry",
+    "puzzlegym.checkpoint",
+    "puzzlegym.evaluation",
+    "puzzlegym.evaluation.*",
+    "puzzlegym.backends",
+    "puzzlegym.backends.*",
+    "puzzlegym.wrappers",
+    "puzzlegym.wrappers.*",
+    "puzzlegym.catalogue",
+    "puzzlegym.envs.*.catalogue",
+    "puzzlegym.envs.*.generator",
+    "puzzlegym.lab",
+    "puzzlegym.lab.*",
+    "puzzlegym.service",
+    "puzzlegym.service.*",
+    "puzzlegym.testing",
+    "puzzlegym.testing.*",
+)
 FORBIDDEN_NAMES = {"unwrapped", "probe", "evaluator", "suite", "screenshot"}
 
 
@@ -49,15 +69,23 @@ def vision_modules() -> dict[str, Path]:
 def violations(module: str, path: Path) -> list[str]:
     """What ``path`` reaches that a pixel-only agent must not: forbidden modules (imported
     anywhere in the file, directly or via ``importlib``) and the env's privileged names."""
-    found = [f"imports {m}" for m in sorted(imported_modules(module, path))
-             if any(fnmatchcase(m, p) for p in FORBIDDEN)]
+    found = [
+        f"imports {m}"
+        for m in sorted(imported_modules(module, path))
+        if any(fnmatchcase(m, p) for p in FORBIDDEN)
+    ]
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_NAMES:
             found.append(f"line {node.lineno}: .{node.attr}")
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and any(
-            fnmatchcase(node.value, p) or node.value.endswith((".view", ".layout", ".suite_view"))
-            for p in FORBIDDEN
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and any(
+                fnmatchcase(node.value, p)
+                or node.value.endswith((".view", ".layout", ".suite_view"))
+                for p in FORBIDDEN
+            )
         ):
             found.append(f"line {node.lineno}: names module {node.value!r}")
     return found
@@ -79,16 +107,31 @@ def test_the_import_check_catches_a_peek_at_the_view_or_the_env(tmp_path):
         "    return env.unwrapped.probe().board\n"
     )
     assert sorted(violations("puzzlegym.agents.vision.cheat", bad)) == [
-        "imports puzzlegym.envs.maze_paint.view", "imports puzzlegym.screen.layout",
-        "line 5: names module 'puzzlegym.envs.rush_hour.view'", "line 6: .probe", "line 6: .unwrapped",
+        "imports puzzlegym.envs.maze_paint.view",
+        "imports puzzlegym.screen.layout",
+        "line 5: names module 'puzzlegym.envs.rush_hour.view'",
+        "line 6: .probe",
+        "line 6: .unwrapped",
     ]
 
 
 def test_the_package_has_a_reader_for_every_game_and_one_copy_of_each_mechanism():
     names = {m.rsplit(".", 1)[1] for m in vision_modules()}
-    assert names == {"vision", "__main__", "agent", "screens", "text", "pixels", "reader",
-                     "maze_paint", "truck_escape", "rush_hour", "nut_and_bolt", "color_connect",
-                     "bolt_unscrew"}
+    assert names == {
+        "vision",
+        "__main__",
+        "agent",
+        "screens",
+        "text",
+        "pixels",
+        "reader",
+        "maze_paint",
+        "truck_escape",
+        "rush_hour",
+        "nut_and_bolt",
+        "color_connect",
+        "bolt_unscrew",
+    }
 
 
 # ---------------------------------------------------------------------------- text
@@ -97,7 +140,9 @@ VOCAB = Vocabulary({"Maze", "Paint", "Level", "·", "/", "Easy", "Menu", "Hard"}
 
 def rendered(text: str, style: Style, x: float = 32.5) -> np.ndarray:
     img = Image.new("RGB", (800, 72), style.bg)
-    ImageDraw.Draw(img).text((x, 36), text, font=font(style.size, style.bold), fill=style.fg, anchor="lm")
+    ImageDraw.Draw(img).text(
+        (x, 36), text, font=font(style.size, style.bold), fill=style.fg, anchor="lm"
+    )
     return np.asarray(img)
 
 
@@ -106,7 +151,16 @@ def test_text_reads_words_and_numbers_at_any_sub_pixel_position(x):
     style = Style(24, True, theme.HEADER_TEXT, theme.HEADER)
     frame = rendered("Maze Paint  ·  Easy  ·  Level 13 / 20", style, x)
     assert read_words(frame, (0, 0, 800, 72), style, VOCAB) == [
-        "Maze", "Paint", "·", "Easy", "·", "Level", "13", "/", "20"]
+        "Maze",
+        "Paint",
+        "·",
+        "Easy",
+        "·",
+        "Level",
+        "13",
+        "/",
+        "20",
+    ]
 
 
 def test_text_names_no_word_it_does_not_know_and_ignores_other_colours():
@@ -123,7 +177,9 @@ def test_screens_are_named_and_their_controls_found_where_the_suite_draws_them(m
     vocab = VisionAgent("MazePaint-Easy").vocabulary
     home = look(obs, vocab)
     controls = env.unwrapped.probe().controls
-    assert home.screen == "home" and controls["game:MazePaint"].contains(*home.control(("Maze", "Paint")))
+    assert home.screen == "home" and controls["game:MazePaint"].contains(
+        *home.control(("Maze", "Paint"))
+    )
     obs, *_ = env.step({"type": "click", "x": 640, "y": 568})
     diff = look(obs, vocab)
     assert diff.screen == "difficulty" and diff.title == ("Maze", "Paint")
@@ -141,19 +197,24 @@ def test_a_frame_that_is_no_screen_of_the_suite_is_refused_with_the_reason():
     action = agent(noise)
     assert action["type"] == "answer" and "not a screen of the suite" in action["text"]
     assert agent.failure is not None and agent(noise) == action  # it stays given up
-    agent.failure = "x" * 1000 + "·"  # however long (or odd) the reason, the answer is a valid action
+    agent.failure = (
+        "x" * 1000 + "·"
+    )  # however long (or odd) the reason, the answer is a valid action
     answer = parse_action(agent(noise))
     assert len(answer.text) == MAX_TEXT_LENGTH and answer.text.endswith("...")
     with pytest.raises(ValueError, match="900x1280x3 uint8"):
         look(noise[:450], agent.vocabulary)
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"objective": "MazePaint"}, "objective: expected a name"),
-    ({"objective": "MazePaint-Easy", "level": 0}, "level: expected None or an integer"),
-    ({"objective": "MazePaint-Easy", "level": True}, "level: expected None or an integer"),
-    ({"objective": "MazePaint-Easy", "max_readings": 0}, "max_readings: expected a positive"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"objective": "MazePaint"}, "objective: expected a name"),
+        ({"objective": "MazePaint-Easy", "level": 0}, "level: expected None or an integer"),
+        ({"objective": "MazePaint-Easy", "level": True}, "level: expected None or an integer"),
+        ({"objective": "MazePaint-Easy", "max_readings": 0}, "max_readings: expected a positive"),
+    ],
+)
 def test_bad_arguments_are_refused_naming_the_field(kwargs, message):
     with pytest.raises(ValueError, match=message):
         VisionAgent(**kwargs)
@@ -162,8 +223,11 @@ def test_bad_arguments_are_refused_naming_the_field(kwargs, message):
 def test_a_game_without_a_reader_gives_up_at_once_naming_it():
     agent = VisionAgent("NoSuchGame-Easy")
     action = agent(np.zeros((900, 1280, 3), np.uint8))
-    assert action == {"type": "answer", "text": "vision agent gave up: vision: no reader for NoSuchGame "
-                                                "(no module puzzlegym.agents.vision.no_such_game)"}
+    assert action == {
+        "type": "answer",
+        "text": "vision agent gave up: vision: no reader for NoSuchGame "
+        "(no module puzzlegym.agents.vision.no_such_game)",
+    }
 
 
 def test_a_board_that_does_not_change_after_its_moves_makes_it_give_up(make_env):
@@ -199,22 +263,52 @@ def test_vision_agent_solves_level_1_from_the_home_screen_behind_blackbox(object
 
 def test_run_cli_plays_a_whole_objective_with_the_vision_agent(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "puzzlegym", "run", "LongPuzzle/TruckEscape-Default", "--agent", "vision",
-         "--json", "--out", str(tmp_path / "run")],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "puzzlegym",
+            "run",
+            "LongPuzzle/TruckEscape-Default",
+            "--agent",
+            "vision",
+            "--json",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert (result["agent"], result["success"], result["lc"], result["levels_won"]) == (
-        "vision", True, 1.0, [1, 2, 3, 4, 5])
+        "vision",
+        True,
+        1.0,
+        [1, 2, 3, 4, 5],
+    )
 
 
 def test_vision_client_plays_through_a_real_serve_process(tmp_path):
-    server, url = start(["serve", "--clock", "sim", "--record-dir", str(tmp_path / "records")], tmp_path)
+    server, url = start(
+        ["serve", "--clock", "sim", "--record-dir", str(tmp_path / "records")], tmp_path
+    )
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "puzzlegym.agents.vision", "--url", url, "--objective", "TruckEscape-Default"],
-            capture_output=True, text=True, timeout=600, cwd=ROOT,
+            [
+                sys.executable,
+                "-m",
+                "puzzlegym.agents.vision",
+                "--url",
+                url,
+                "--objective",
+                "TruckEscape-Default",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=ROOT,
         )
     finally:
         server.terminate()
@@ -223,11 +317,19 @@ def test_vision_client_plays_through_a_real_serve_process(tmp_path):
     lines = proc.stdout.strip().splitlines()
     result = json.loads(lines[-1])
     assert (result["success"], result["lc"], result["levels_won"], result["failure"]) == (
-        True, 1.0, [1, 2, 3, 4, 5], None)
+        True,
+        1.0,
+        [1, 2, 3, 4, 5],
+        None,
+    )
     assert lines[-2] == f"record: {result['record']}"
     manifest = json.loads((Path(result["record"]) / "manifest.json").read_text())
-    assert manifest["result"]["success"] is True and manifest["result"]["lc"] == 1.0  # the operator's record
-    log = [json.loads(line) for line in (Path(result["record"]) / "log.jsonl").read_text().splitlines()]
+    assert (
+        manifest["result"]["success"] is True and manifest["result"]["lc"] == 1.0
+    )  # the operator's record
+    log = [
+        json.loads(line) for line in (Path(result["record"]) / "log.jsonl").read_text().splitlines()
+    ]
     # home card, tier button, 5 levels' moves, 4 Next clicks: every step the record holds
     assert result["steps"] == sum(e["kind"] == "action" for e in log)
     assert [e["level"] for e in log if e["kind"] == "level_won"] == [1, 2, 3, 4, 5]
@@ -270,15 +372,32 @@ def test_it_replans_from_a_fresh_reading_when_someone_else_moves(make_env):
             for action in board.actions_for_move(move):
                 obs, _, term, _, _ = env.step(to_dict(action))
     agent.see(obs)
-    assert (term, env.unwrapped.probe().success, agent.success, agent.failure) == (True, True, True, None)
+    assert (term, env.unwrapped.probe().success, agent.success, agent.failure) == (
+        True,
+        True,
+        True,
+        None,
+    )
     assert agent.solves >= 3  # the first plan, and one after each interference
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--url", "ftp://127.0.0.1:1", "--objective", "MazePaint-Easy"], "--url: expected http://HOST:PORT"),
-    (["--url", "http://127.0.0.1:1", "--objective", "MazePaint/../../etc"], "objective: expected a name"),
-    (["--url", "http://127.0.0.1:1", "--objective", "MazePaint-Easy", "--max-actions", "0"], "--max-actions"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--url", "ftp://127.0.0.1:1", "--objective", "MazePaint-Easy"],
+            "--url: expected http://HOST:PORT",
+        ),
+        (
+            ["--url", "http://127.0.0.1:1", "--objective", "MazePaint/../../etc"],
+            "objective: expected a name",
+        ),
+        (
+            ["--url", "http://127.0.0.1:1", "--objective", "MazePaint-Easy", "--max-actions", "0"],
+            "--max-actions",
+        ),
+    ],
+)
 def test_the_client_rejects_bad_arguments_before_any_request(args, message, capsys):
     from puzzlegym.agents.vision.__main__ import main
 

@@ -26,8 +26,11 @@ def _vehicle_of_reading(reading, board, move):
     the cells it covers; positions along a lane are the same numbers."""
     i, to = move
     cells = board.level.cells(i, board.state.positions[i])
-    j = next(j for j in range(len(reading.level.vehicles))
-             if reading.level.cells(j, reading.state.positions[j]) == cells)
+    j = next(
+        j
+        for j in range(len(reading.level.vehicles))
+        if reading.level.cells(j, reading.state.positions[j]) == cells
+    )
     return j, to
 
 
@@ -51,8 +54,10 @@ def test_seeded_walks_read_every_board_and_play_every_move(game):
     # every level of every tier, eight random legal moves from its first board played by the
     # reader's own actions (fewer where the walk solves the level first)
     reader = reader_for(game)
-    read = sum(walk(reader, game, tier, level, 3, 8, translate=TRANSLATE[game])
-               for tier, level in first_boards(game))
+    read = sum(
+        walk(reader, game, tier, level, 3, 8, translate=TRANSLATE[game])
+        for tier, level in first_boards(game)
+    )
     assert read >= 4 * len(first_boards(game))
 
 
@@ -80,7 +85,7 @@ def test_the_check_fails_on_a_misread_board():
         x, y = g.center(*divmod(state.ball, g.cols))
         frame = obs.copy()
         half = g.cell // 2 - 1
-        frame[y - half:y + half, x - half:x + half] = (226, 222, 212)
+        frame[y - half : y + half, x - half : x + half] = (226, 222, 212)
         with pytest.raises(ReadError, match="expected one ball, saw 0"):
             check_reading(reader, env, frame, "Easy")
     finally:
@@ -88,8 +93,14 @@ def test_the_check_fails_on_a_misread_board():
 
 
 # ------------------------------------------- every reader: its game's name, frames refused
-READER_MODULES = ("maze_paint", "truck_escape", "rush_hour", "nut_and_bolt", "color_connect",
-                  "bolt_unscrew")
+READER_MODULES = (
+    "maze_paint",
+    "truck_escape",
+    "rush_hour",
+    "nut_and_bolt",
+    "color_connect",
+    "bolt_unscrew",
+)
 NO_BOARD = {
     "maze_paint": "maze paint: no board cell on the screen",
     "truck_escape": "truck escape: no board cell on the screen",

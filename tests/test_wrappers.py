@@ -130,7 +130,11 @@ def test_text_channel_passes_gymnasium_checker(make_env):
 
 @pytest.mark.parametrize(
     "size, grayscale, resample, channels",
-    [((84, 84), False, "box", 3), ((45, 64), True, "bilinear", 1), ((90, 128), False, "bilinear", 3)],
+    [
+        ((84, 84), False, "box", 3),
+        ((45, 64), True, "bilinear", 1),
+        ((90, 128), False, "bilinear", 3),
+    ],
 )
 def test_downscale_shape_dtype_and_determinism(make_env, size, grayscale, resample, channels):
     inner = make_env(EASY, render_mode="rgb_array", **BOARD_L1)
@@ -166,7 +170,13 @@ def test_downscale_passes_gymnasium_checker(make_env):
 
 @pytest.mark.parametrize(
     "grid, swipes, keys",
-    [((4, 4), True, True), ((3, 5), False, True), ((2, 7), True, False), ((1, 1), False, False), ((15, 20), True, True)],
+    [
+        ((4, 4), True, True),
+        ((3, 5), False, True),
+        ((2, 7), True, False),
+        ((1, 1), False, False),
+        ((15, 20), True, True),
+    ],
 )
 def test_discrete_actions_are_valid_and_counted(make_env, grid, swipes, keys):
     env = DiscreteGUIActions(make_env(EASY), grid=grid, swipes=swipes, keys=keys)
@@ -178,7 +188,9 @@ def test_discrete_actions_are_valid_and_counted(make_env, grid, swipes, keys):
         parse_action(m)  # raises on anything invalid
         assert env.action(np.int64(i)) == m and env.action(np.array(i)) == m
     kinds = [m["type"] for m in meanings]
-    assert kinds == ["click"] * cells + ["drag"] * (4 * cells if swipes else 0) + ["press_key"] * (4 if keys else 0)
+    assert kinds == ["click"] * cells + ["drag"] * (4 * cells if swipes else 0) + ["press_key"] * (
+        4 if keys else 0
+    )
     for cell in range(cells):  # the inverse helpers agree with the table
         m = meanings[cell]
         assert env.click_index(m["x"], m["y"]) == cell
@@ -187,9 +199,10 @@ def test_discrete_actions_are_valid_and_counted(make_env, grid, swipes, keys):
                 j = env.swipe_index(m["x"], m["y"], d)
                 assert meanings[j]["x0"] == m["x"] and meanings[j]["y0"] == m["y"]
     if keys:
-        assert [meanings[env.key_index(k)]["key"] for k in ("ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight")] == [
-            "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"
-        ]
+        assert [
+            meanings[env.key_index(k)]["key"]
+            for k in ("ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight")
+        ] == ["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"]
     for bad in (-1, n, 1.0, True, "3"):
         with pytest.raises(ActionError):
             env.action_meaning(bad)
@@ -266,7 +279,10 @@ def test_make_sb3_env_stack_and_checkers():
         names = [w.name for w in env.spec.additional_wrappers]
         assert names == ["LowResObservation", "BlackBox", "NumpyInfo", "DiscreteGUIActions"]
         again = gym.make(env.spec)
-        assert again.observation_space == env.observation_space and again.action_space == env.action_space
+        assert (
+            again.observation_space == env.observation_space
+            and again.action_space == env.action_space
+        )
         again.close()
     finally:
         env.close()

@@ -13,7 +13,9 @@ from puzzlegym.catalogue import Catalogue
 from puzzlegym.envs.bolt_unscrew.rules import TIERS, Level
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
-CATALOGUE = Catalogue("BoltUnscrew", Level.from_json, LEVELS_DIR, TIERS, meta=("solution",), multiline="boards")
+CATALOGUE = Catalogue(
+    "BoltUnscrew", Level.from_json, LEVELS_DIR, TIERS, meta=("solution",), multiline="boards"
+)
 
 catalogue_path = CATALOGUE.path
 load_catalogue = CATALOGUE.load
@@ -33,4 +35,10 @@ def reference_solutions(tier: str) -> list[tuple]:
     return [_moves(m["solution"]) for m in CATALOGUE.meta(tier)]
 
 
-__all__ = ["CATALOGUE", "catalogue_path", "load_catalogue", "parse_catalogue", "reference_solutions"]
+__all__ = [
+    "CATALOGUE",
+    "catalogue_path",
+    "load_catalogue",
+    "parse_catalogue",
+    "reference_solutions",
+]

@@ -72,13 +72,35 @@ class TierSpec:
 
 TIER_SPECS: dict[str, TierSpec] = {
     "Easy": TierSpec(
-        cols=(5, 6), rows=(4, 5), layers=(2, 3), boards=(4, 8), free=(3, 4),
-        solution=(5, 12), dead_rate=(0.05, 0.25), pad_prob=0.3, hidden_prob=0.6, empty_hole_prob=0.0, hidden_min=0.0,
+        cols=(5, 6),
+        rows=(4, 5),
+        layers=(2, 3),
+        boards=(4, 8),
+        free=(3, 4),
+        solution=(5, 12),
+        dead_rate=(0.05, 0.25),
+        pad_prob=0.3,
+        hidden_prob=0.6,
+        empty_hole_prob=0.0,
+        hidden_min=0.0,
     ),
     "Hard": TierSpec(
-        cols=(7, 9), rows=(5, 6), layers=(3, 3), boards=(14, 24), free=(2, 3),
-        solution=(16, 30), dead_rate=(0.70, 0.95), pad_prob=0.0, hidden_prob=0.0, empty_hole_prob=0.0, hidden_min=0.3,
-        style="traps", sinks=(1, 1), sources=(1, 2), pads=(17, 23), stack_prob=0.1,
+        cols=(7, 9),
+        rows=(5, 6),
+        layers=(3, 3),
+        boards=(14, 24),
+        free=(2, 3),
+        solution=(16, 30),
+        dead_rate=(0.70, 0.95),
+        pad_prob=0.0,
+        hidden_prob=0.0,
+        empty_hole_prob=0.0,
+        hidden_min=0.3,
+        style="traps",
+        sinks=(1, 1),
+        sources=(1, 2),
+        pads=(17, 23),
+        stack_prob=0.1,
     ),
 }
 
@@ -230,7 +252,18 @@ def _trap_candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | No
     placed.sort(key=lambda t: t[1])
     hole_pts = {p for _k, _l, h in placed for p in h}
     covered = {p for k, _l, h in placed for p in _covered_points(k, h, cols, rows)}
-    return _assemble(rng, spec, tier, cols, rows, placed, hole_pts, (covered - hole_pts) & middles, covered, lambda _rng: hole_pts)
+    return _assemble(
+        rng,
+        spec,
+        tier,
+        cols,
+        rows,
+        placed,
+        hole_pts,
+        (covered - hole_pts) & middles,
+        covered,
+        lambda _rng: hole_pts,
+    )
 
 
 def _covered_points(kind: str, holes, cols: int, rows: int) -> set[tuple[int, int]]:
@@ -240,7 +273,9 @@ def _covered_points(kind: str, holes, cols: int, rows: int) -> set[tuple[int, in
     return {(x, y) for x in xs for y in ys if G.covers(seg, r, (x, y))}
 
 
-def _assemble(rng, spec, tier, cols, rows, placed, hole_pts, hidden, covered, screws) -> Level | None:
+def _assemble(
+    rng, spec, tier, cols, rows, placed, hole_pts, hidden, covered, screws
+) -> Level | None:
     """The level from placed boards: the hidden anchors, ``spec.free`` free anchors on
     uncovered points, then screws in the anchors ``screws(rng)`` returns; None when it does
     not validate."""
@@ -254,7 +289,14 @@ def _assemble(rng, spec, tier, cols, rows, placed, hole_pts, hidden, covered, sc
     index = {p: i for i, p in enumerate(anchors)}
     boards = tuple(Board(k, layer, tuple(index[p] for p in h)) for k, layer, h in placed)
     screwed = screws(rng)
-    level = Level("candidate", tier, (cols, rows), tuple(anchors), boards, tuple(sorted(index[p] for p in screwed)))
+    level = Level(
+        "candidate",
+        tier,
+        (cols, rows),
+        tuple(anchors),
+        boards,
+        tuple(sorted(index[p] for p in screwed)),
+    )
     try:
         level.validate()
     except LevelError:
@@ -307,7 +349,14 @@ def generate(tier: str, seed: int, *, with_stats: bool = False):
             continue
         if not spec.solution[0] <= len(level.screws) <= spec.solution[1]:
             continue
-        level = Level(f"bolt-{tier.lower()}-seed{seed}", tier, level.size, level.anchors, level.boards, level.screws)
+        level = Level(
+            f"bolt-{tier.lower()}-seed{seed}",
+            tier,
+            level.size,
+            level.anchors,
+            level.boards,
+            level.screws,
+        )
         if certify(level, initial_state(level), max_states=20_000) != "solvable":
             model.cache_clear()
             continue
@@ -340,13 +389,22 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, tuple]]:
     found.sort(key=lambda t: (t[0], t[1], t[2]))
     out = []
     for i, (n, rate, seed, level) in enumerate(found):
-        level = Level(f"bolt-{tier.lower()}-{i + 1:02d}", tier, level.size, level.anchors, level.boards, level.screws)
+        level = Level(
+            f"bolt-{tier.lower()}-{i + 1:02d}",
+            tier,
+            level.size,
+            level.anchors,
+            level.boards,
+            level.screws,
+        )
         sol = solve(level)
         assert sol.length == n
         out.append((level, sol.moves))
         if log:
-            log(f"  {level.id}: seed {seed}, {len(level.boards)} boards, {len(level.anchors)} anchors, "
-                f"{n} moves, dead-end rate {rate:.2f}, hidden share {hidden[seed]:.2f}")
+            log(
+                f"  {level.id}: seed {seed}, {len(level.boards)} boards, {len(level.anchors)} anchors, "
+                f"{n} moves, dead-end rate {rate:.2f}, hidden share {hidden[seed]:.2f}"
+            )
     return out
 
 

@@ -37,7 +37,9 @@ class BoltUnscrewPlanes(Planes):
         the flat indices of its layer's plane at the lattice points it covers and of the
         hole plane at its holes."""
         cols, rows = level.size
-        anchors = np.array([np.ravel_multi_index((0, y, x), shape) for x, y in level.anchors], dtype=np.intp)
+        anchors = np.array(
+            [np.ravel_multi_index((0, y, x), shape) for x, y in level.anchors], dtype=np.intp
+        )
         boards = []
         for b, board in enumerate(level.boards):
             seg, radius = level.segment(b), level.radius(b)

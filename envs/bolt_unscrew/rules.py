@@ -174,7 +174,9 @@ class Level:
         check_tier(self.tier, TIERS)
         cols, rows = self.size
         if not (1 <= cols <= MAX_SIZE and 1 <= rows <= MAX_SIZE):
-            raise LevelError(f"size: expected 1..{MAX_SIZE} columns and rows, got {list(self.size)}")
+            raise LevelError(
+                f"size: expected 1..{MAX_SIZE} columns and rows, got {list(self.size)}"
+            )
         if not 1 <= len(self.anchors) <= MAX_ANCHORS:
             raise LevelError(f"anchors: expected 1..{MAX_ANCHORS} anchors, got {len(self.anchors)}")
         seen = set()
@@ -190,12 +192,20 @@ class Level:
         for b, bd in enumerate(self.boards):
             where = f"boards[{b}]"
             if bd.kind not in KINDS:
-                raise LevelError(f"{where}.kind: expected one of {', '.join(KINDS)}, got {shown(bd.kind)}")
-            if isinstance(bd.layer, bool) or not isinstance(bd.layer, int) or not 0 <= bd.layer < 16:
+                raise LevelError(
+                    f"{where}.kind: expected one of {', '.join(KINDS)}, got {shown(bd.kind)}"
+                )
+            if (
+                isinstance(bd.layer, bool)
+                or not isinstance(bd.layer, int)
+                or not 0 <= bd.layer < 16
+            ):
                 raise LevelError(f"{where}.layer: expected an integer 0..15, got {shown(bd.layer)}")
             want = (1, 1) if bd.kind == "pad" else (2, 4)
             if not want[0] <= len(bd.holes) <= want[1]:
-                raise LevelError(f"{where}.holes: a {bd.kind} has {want[0]}..{want[1]} holes, got {len(bd.holes)}")
+                raise LevelError(
+                    f"{where}.holes: a {bd.kind} has {want[0]}..{want[1]} holes, got {len(bd.holes)}"
+                )
             for a in bd.holes:
                 if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < n:
                     raise LevelError(f"{where}.holes: {shown(a)} is not an anchor index 0..{n - 1}")
@@ -207,17 +217,23 @@ class Level:
                 for a in bd.holes[1:-1]:
                     q = self.anchors[a]
                     if not G.on_segment_strict(p0, p1, q):
-                        raise LevelError(f"{where}.holes: anchor {a} is not on the bar between its end holes")
+                        raise LevelError(
+                            f"{where}.holes: anchor {a} is not on the bar between its end holes"
+                        )
                     t = (q[0] - p0[0]) * (p1[0] - p0[0]) + (q[1] - p0[1]) * (p1[1] - p0[1])
                     if t <= prev:
-                        raise LevelError(f"{where}.holes: holes must be listed in order along the bar")
+                        raise LevelError(
+                            f"{where}.holes: holes must be listed in order along the bar"
+                        )
                     prev = t
         for b in range(len(self.boards)):
             for c in range(b + 1, len(self.boards)):
                 if self.boards[b].layer == self.boards[c].layer and G.shapes_intersect(
                     self.segment(b), self.radius(b), self.segment(c), self.radius(c)
                 ):
-                    raise LevelError(f"boards[{b}] and boards[{c}] overlap in the same layer {self.boards[b].layer}")
+                    raise LevelError(
+                        f"boards[{b}] and boards[{c}] overlap in the same layer {self.boards[b].layer}"
+                    )
         for a in self.screws:
             if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < n:
                 raise LevelError(f"screws: {shown(a)} is not an anchor index 0..{n - 1}")
@@ -307,14 +323,23 @@ def canonical(level: Level) -> dict[str, Any]:
             holes = [points[a] for a in bd.holes]
             boards.append([bd.kind, bd.layer, min(holes, holes[::-1])])
         new_rows, new_cols = sym.shape(rows, cols)
-        return [new_cols, new_rows], sorted(points), sorted(boards), sorted(points[a] for a in level.screws)
+        return (
+            [new_cols, new_rows],
+            sorted(points),
+            sorted(boards),
+            sorted(points[a] for a in level.screws),
+        )
 
     size, anchors, boards, screws = min(form(sym) for sym in SYMMETRIES)
     return {"size": size, "anchors": anchors, "boards": boards, "screws": screws}
 
 
 def _int_pair(v: Any) -> bool:
-    return isinstance(v, list | tuple) and len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+    return (
+        isinstance(v, list | tuple)
+        and len(v) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,7 +385,9 @@ def _check_move(level: Level, move: Any) -> tuple[int, int]:
         or len(move) != 2
         or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n for v in move)
     ):
-        raise ValueError(f"move: expected (source anchor, target anchor), indices 0..{n - 1}; got {shown(move)}")
+        raise ValueError(
+            f"move: expected (source anchor, target anchor), indices 0..{n - 1}; got {shown(move)}"
+        )
     return move[0], move[1]
 
 

@@ -137,10 +137,18 @@ def _paint_plate(draw: ImageDraw.ImageDraw, img, key) -> None:
     big = Image.new("RGBA", (w * SS, h * SS), (0, 0, 0, 0))
     d = ImageDraw.Draw(big)
     x0, y0, x1, y1 = (v * SS for v in plate)
-    d.rounded_rectangle((x0 + 3 * SS, y0 + 4 * SS, x1 + 3 * SS, y1 + 4 * SS), radius=18 * SS, fill=(20, 16, 12, 60))
+    d.rounded_rectangle(
+        (x0 + 3 * SS, y0 + 4 * SS, x1 + 3 * SS, y1 + 4 * SS), radius=18 * SS, fill=(20, 16, 12, 60)
+    )
     d.rounded_rectangle((x0, y0, x1, y1), radius=18 * SS, fill=(*PLATE_EDGE, 255))
-    d.rounded_rectangle((x0 + 3 * SS, y0 + 3 * SS, x1 - 3 * SS, y1 - 3 * SS), radius=15 * SS, fill=(*PLATE, 255))
-    d.rounded_rectangle((x0 + 6 * SS, y0 + 6 * SS, x1 - 6 * SS, y0 + 14 * SS), radius=4 * SS, fill=(*PLATE_LIGHT, 255))
+    d.rounded_rectangle(
+        (x0 + 3 * SS, y0 + 3 * SS, x1 - 3 * SS, y1 - 3 * SS), radius=15 * SS, fill=(*PLATE, 255)
+    )
+    d.rounded_rectangle(
+        (x0 + 6 * SS, y0 + 6 * SS, x1 - 6 * SS, y0 + 14 * SS),
+        radius=4 * SS,
+        fill=(*PLATE_LIGHT, 255),
+    )
     small = big.reduce(SS)
     img.paste(small, (0, 0), small)
 
@@ -172,7 +180,10 @@ def _capsule(d: ImageDraw.ImageDraw, p0, p1, r: float, fill) -> None:
         dx, dy = x1 - x0, y1 - y0
         n = (dx * dx + dy * dy) ** 0.5
         ux, uy = -dy / n * r, dx / n * r
-        d.polygon([(x0 + ux, y0 + uy), (x1 + ux, y1 + uy), (x1 - ux, y1 - uy), (x0 - ux, y0 - uy)], fill=fill)
+        d.polygon(
+            [(x0 + ux, y0 + uy), (x1 + ux, y1 + uy), (x1 - ux, y1 - uy), (x0 - ux, y0 - uy)],
+            fill=fill,
+        )
 
 
 def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
@@ -204,7 +215,11 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
         nx, ny = -dy / n, dx / n
         for k in (-0.45, 0.1, 0.55):
             off = radius * k * SS
-            d.line((x0 + nx * off, y0 + ny * off, x1 + nx * off, y1 + ny * off), fill=(*grain, 255), width=SS)
+            d.line(
+                (x0 + nx * off, y0 + ny * off, x1 + nx * off, y1 + ny * off),
+                fill=(*grain, 255),
+                width=SS,
+            )
     _cut_holes(d, holes, hole_r, edge, edge)
     img.paste(big.reduce(SS))
 
@@ -223,19 +238,31 @@ def _cut_holes(d: ImageDraw.ImageDraw, holes, hole_r: float, rim, clear) -> None
 def _paint_screw(draw: ImageDraw.ImageDraw, img, key) -> None:
     """A screw head: bright when it can be picked, dim when a board above holds it down."""
     r, slot, held = key
-    face, rim, cross = (HELD_FACE, HELD_RIM, HELD_SLOT) if held else (SCREW_FACE, SCREW_RIM, SCREW_SLOT)
+    face, rim, cross = (
+        (HELD_FACE, HELD_RIM, HELD_SLOT) if held else (SCREW_FACE, SCREW_RIM, SCREW_SLOT)
+    )
     w, h = img.size
     big = Image.new("RGBA", (w * SS, h * SS), (*rim, 0))
     d = ImageDraw.Draw(big)
     c = w * SS / 2
     rr = r * SS
-    d.ellipse((c - rr + 2 * SS, c - rr + 3 * SS, c + rr + 2 * SS, c + rr + 3 * SS), fill=(0, 0, 0, 90))
+    d.ellipse(
+        (c - rr + 2 * SS, c - rr + 3 * SS, c + rr + 2 * SS, c + rr + 3 * SS), fill=(0, 0, 0, 90)
+    )
     d.ellipse((c - rr, c - rr, c + rr, c + rr), fill=(*rim, 255))
     ri = rr - 2.5 * SS
     d.ellipse((c - ri, c - ri, c + ri, c + ri), fill=(*face, 255))
     if not held:
         rl = ri * 0.55
-        d.ellipse((c - ri * 0.75 - rl * 0.2, c - ri * 0.75 - rl * 0.2, c - ri * 0.75 + rl * 1.6, c - ri * 0.75 + rl * 1.6), fill=(*SCREW_LIGHT, 255))
+        d.ellipse(
+            (
+                c - ri * 0.75 - rl * 0.2,
+                c - ri * 0.75 - rl * 0.2,
+                c - ri * 0.75 + rl * 1.6,
+                c - ri * 0.75 + rl * 1.6,
+            ),
+            fill=(*SCREW_LIGHT, 255),
+        )
     arm = ri * 0.62
     sw = max(2, round(slot)) * SS
     d.line((c - arm, c, c + arm, c), fill=(*cross, 255), width=sw)
@@ -313,8 +340,13 @@ def _paint_training_ring(draw: ImageDraw.ImageDraw, img, key) -> None:
 # (plate, anchor, board, screw, ring) painters per style
 _PAINTERS = {
     SCREEN_STYLE: (_paint_plate, _paint_anchor, _paint_board, _paint_screw, _paint_ring),
-    TRAINING_STYLE: (_paint_training_plate, _paint_training_anchor, _paint_training_board,
-                     _paint_training_screw, _paint_training_ring),
+    TRAINING_STYLE: (
+        _paint_training_plate,
+        _paint_training_anchor,
+        _paint_training_board,
+        _paint_training_screw,
+        _paint_training_ring,
+    ),
 }
 
 
@@ -330,7 +362,10 @@ def _tables(level: Level, area: Rect, style: str = SCREEN_STYLE):
     panel = panel_rect(plate)
     local = (plate.x - area.x, plate.y - area.y, plate.x1 - 1 - area.x, plate.y1 - 1 - area.y)
     plate_w = Widget(
-        "bolt:plate", area, paint_plate, (Rect(panel.x - area.x, panel.y - area.y, panel.w, panel.h), local)
+        "bolt:plate",
+        area,
+        paint_plate,
+        (Rect(panel.x - area.x, panel.y - area.y, panel.w, panel.h), local),
     )
     r_anchor = float(G.ANCHOR_R) * pitch
     boards = []
@@ -354,17 +389,29 @@ def _tables(level: Level, area: Rect, style: str = SCREEN_STYLE):
 
     n, ha, hs, hr = len(level.anchors), int(r_anchor) + 8, int(r_screw) + 7, int(r_screw) + 16
     anchors = tuple(
-        tuple(Widget(f"bolt:anchor{a}", around(a, ha), paint_anchor, (r_anchor, free), opaque=False) for free in (False, True))
+        tuple(
+            Widget(f"bolt:anchor{a}", around(a, ha), paint_anchor, (r_anchor, free), opaque=False)
+            for free in (False, True)
+        )
         for a in range(n)
     )
     screws = tuple(
         tuple(
-            Widget(f"bolt:screw{a}", around(a, hs), paint_screw, (r_screw, pitch * 0.06, held), opaque=False)
+            Widget(
+                f"bolt:screw{a}",
+                around(a, hs),
+                paint_screw,
+                (r_screw, pitch * 0.06, held),
+                opaque=False,
+            )
             for held in (False, True)
         )
         for a in range(n)
     )
-    rings = tuple(Widget("bolt:ring", around(a, hr), paint_ring, (r_screw + 7,), opaque=False) for a in range(n))
+    rings = tuple(
+        Widget("bolt:ring", around(a, hr), paint_ring, (r_screw + 7,), opaque=False)
+        for a in range(n)
+    )
     layers = sorted({bd.layer for bd in level.boards})
     return plate_w, tuple(boards), anchors, screws, rings, tuple(layers)
 
@@ -406,7 +453,9 @@ class BoltUnscrewView(SelectionUI):
             out.append(rings[ui])
         return out
 
-    def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
+    def on_gesture(
+        self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect
+    ) -> ViewOutcome:
         if gesture.kind != "click":
             return ViewOutcome(ui=ui)
         a = hit_anchor(level, area, gesture.x, gesture.y)

@@ -15,7 +15,9 @@ from puzzlegym.envs.color_connect.rules import TIERS, Level
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
 META = ("clicks", "path_cells", "detour")
-CATALOGUE = Catalogue("ColorConnect", Level.from_json, LEVELS_DIR, TIERS, meta=META, multiline="grid")
+CATALOGUE = Catalogue(
+    "ColorConnect", Level.from_json, LEVELS_DIR, TIERS, meta=META, multiline="grid"
+)
 
 catalogue_path = CATALOGUE.path
 load_catalogue = CATALOGUE.load

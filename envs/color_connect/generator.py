@@ -55,7 +55,18 @@ TIER_SPECS: dict[str, TierSpec] = {
         pairs=(8, 14),
         walls=(1, 3),
         min_detour=4,
-        slots=((8, 8), (8, 9), (9, 9), (9, 10), (10, 10), (10, 11), (11, 11), (11, 12), (12, 13), (12, 14)),
+        slots=(
+            (8, 8),
+            (8, 9),
+            (9, 9),
+            (9, 10),
+            (10, 10),
+            (10, 11),
+            (11, 11),
+            (11, 12),
+            (12, 13),
+            (12, 14),
+        ),
     ),
 }
 
@@ -91,8 +102,13 @@ def hamiltonian_path(rng: random.Random, side: int) -> list[int]:
     nbrs = []
     for c in range(n):
         r, cc = divmod(c, side)
-        nbrs.append([rr * side + c2 for rr, c2 in ((r - 1, cc), (r + 1, cc), (r, cc - 1), (r, cc + 1))
-                     if 0 <= rr < side and 0 <= c2 < side])
+        nbrs.append(
+            [
+                rr * side + c2
+                for rr, c2 in ((r - 1, cc), (r + 1, cc), (r, cc - 1), (r, cc + 1))
+                if 0 <= rr < side and 0 <= c2 < side
+            ]
+        )
     for _ in range(12 * n):
         if rng.random() < 0.5:
             x = rng.choice([y for y in nbrs[path[-1]] if pos[y] != n - 2])
@@ -106,7 +122,9 @@ def hamiltonian_path(rng: random.Random, side: int) -> list[int]:
     return path
 
 
-def _candidate(rng: random.Random, tier: str, side: int, n_pairs: int, n_walls: int) -> Level | None:
+def _candidate(
+    rng: random.Random, tier: str, side: int, n_pairs: int, n_walls: int
+) -> Level | None:
     path = hamiltonian_path(rng, side)
     n_segments = n_pairs + n_walls
     if len(path) < MIN_SEGMENT * n_segments:
@@ -117,7 +135,7 @@ def _candidate(rng: random.Random, tier: str, side: int, n_pairs: int, n_walls: 
     lengths = [MIN_SEGMENT + b - a for a, b in zip([0, *marks], [*marks, spare], strict=True)]
     segments, start = [], 0
     for length in lengths:
-        segments.append(path[start:start + length])
+        segments.append(path[start : start + length])
         start += length
     walls = set(rng.sample(range(n_segments), n_walls))
     grid = [[FREE] * side for _ in range(side)]
@@ -219,8 +237,10 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, dict]]:
         facts = level_facts(level)
         out.append((level, facts))
         if log:
-            log(f"  {level.id}: seed {seed}, {side}x{side}, {n_pairs} pairs, detour {facts['detour']}, "
-                f"{facts['clicks']} clicks, {facts['path_cells']} path cells")
+            log(
+                f"  {level.id}: seed {seed}, {side}x{side}, {n_pairs} pairs, detour {facts['detour']}, "
+                f"{facts['clicks']} clicks, {facts['path_cells']} path cells"
+            )
     return out
 
 

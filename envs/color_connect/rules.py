@@ -156,11 +156,13 @@ class Level(TextGrid):
         out = []
         for i in range(h * w):
             r, c = divmod(i, w)
-            out.append(tuple(
-                rr * w + cc
-                for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
-                if 0 <= rr < h and 0 <= cc < w
-            ))
+            out.append(
+                tuple(
+                    rr * w + cc
+                    for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                    if 0 <= rr < h and 0 <= cc < w
+                )
+            )
         return tuple(out)
 
     # -- validation and JSON ---------------------------------------------------------------
@@ -192,13 +194,18 @@ def canonical(level: Level) -> dict[str, Any]:
     level that plays the same: the least, over the board's eight turns and mirror images, of
     the grid with its colours lettered in order of first appearance (row by row)
     (:mod:`puzzlegym.levelhash` hashes it)."""
-    grid = min(relabelled_rows(sym.rows(level.grid), FREE + BLOCKED, PAIR_LETTERS) for sym in SYMMETRIES)
+    grid = min(
+        relabelled_rows(sym.rows(level.grid), FREE + BLOCKED, PAIR_LETTERS) for sym in SYMMETRIES
+    )
     return {"grid": list(grid)}
 
 
 def _check_grid(value: Any) -> tuple[str, ...]:
     grid = check_text_grid(
-        value, MIN_SIZE, MAX_SIZE, FREE + BLOCKED + PAIR_LETTERS,
+        value,
+        MIN_SIZE,
+        MAX_SIZE,
+        FREE + BLOCKED + PAIR_LETTERS,
         f"allowed are {FREE!r} (free), {BLOCKED!r} (blocked) and the pair letters {PAIR_LETTERS[0]}..{PAIR_LETTERS[-1]}",
     )
     counts: dict[str, int] = {}
@@ -287,8 +294,10 @@ def _check_move(level: Level, move: Any) -> Move:
     if isinstance(move, Connect):
         cells = move.cells
         n = level.n_cells
-        if not isinstance(cells, tuple) or len(cells) > n or any(
-            isinstance(x, bool) or not isinstance(x, int) or not 0 <= x < n for x in cells
+        if (
+            not isinstance(cells, tuple)
+            or len(cells) > n
+            or any(isinstance(x, bool) or not isinstance(x, int) or not 0 <= x < n for x in cells)
         ):
             raise ValueError(f"move.cells: expected a tuple of at most {n} cell indices 0..{n - 1}")
     return move
@@ -401,7 +410,9 @@ def state_from_json(level: Level, data: Any) -> State:
         raise ValueError("state: expected a JSON object with exactly the key paths")
     raw = data["paths"]
     if not isinstance(raw, dict):
-        raise ValueError(f"paths: expected an object of pair letter -> cells, got {type(raw).__name__}")
+        raise ValueError(
+            f"paths: expected an object of pair letter -> cells, got {type(raw).__name__}"
+        )
     letters = PAIR_LETTERS[: level.n_pairs]
     state = initial_state(level)
     for letter in sorted(raw, key=str):

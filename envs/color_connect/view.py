@@ -127,15 +127,25 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     cell, ox, oy, height, width, blocked = key
     framed = Rect(ox - FRAME, oy - FRAME, width * cell + 2 * FRAME, height * cell + 2 * FRAME)
     paint_panel(draw, img.size, panel_rect(framed))
-    draw.rounded_rectangle((framed.x, framed.y, framed.x1 - 1, framed.y1 - 1), radius=FRAME, fill=FRAME_FILL)
+    draw.rounded_rectangle(
+        (framed.x, framed.y, framed.x1 - 1, framed.y1 - 1), radius=FRAME, fill=FRAME_FILL
+    )
     draw.rectangle((ox, oy, ox + width * cell - 1, oy + height * cell - 1), fill=GRID_LINE)
     for r, c in blocked:
         x, y = ox + c * cell, oy + r * cell
         draw.rectangle((x, y, x + cell - 1, y + cell - 1), fill=BLOCKED)
         step = max(6, cell // 5)
         for k in range(-cell, cell, step):  # diagonal hatching
-            draw.line((x + max(0, k), y + max(0, -k), x + min(cell - 1, cell - 1 + k), y + min(cell - 1, cell - 1 - k)),
-                      fill=BLOCKED_HATCH, width=2)
+            draw.line(
+                (
+                    x + max(0, k),
+                    y + max(0, -k),
+                    x + min(cell - 1, cell - 1 + k),
+                    y + min(cell - 1, cell - 1 - k),
+                ),
+                fill=BLOCKED_HATCH,
+                width=2,
+            )
 
 
 def _line(draw: ImageDraw.ImageDraw, s: int, sides: int, h: float, fill, joint) -> None:
@@ -240,7 +250,9 @@ class ColorConnectView(ResetUI):
             raise ValueError("ui: expected null or an object with exactly the keys pair, cells")
         pair = data["pair"]
         if not isinstance(pair, str) or len(pair) != 1 or pair not in PAIR_LETTERS:
-            raise ValueError(f"ui.pair: expected a pair letter {PAIR_LETTERS[0]}..{PAIR_LETTERS[-1]}, got {pair!r}")
+            raise ValueError(
+                f"ui.pair: expected a pair letter {PAIR_LETTERS[0]}..{PAIR_LETTERS[-1]}, got {pair!r}"
+            )
         raw = data["cells"]
         if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_DRAWING:
             raise ValueError(f"ui.cells: expected a list of 1..{MAX_DRAWING} [row, col] pairs")
@@ -251,7 +263,9 @@ class ColorConnectView(ResetUI):
                 or len(item) != 2
                 or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in item)
             ):
-                raise ValueError(f"ui.cells[{j}]: expected [row, col] as two non-negative integers, got {item!r}")
+                raise ValueError(
+                    f"ui.cells[{j}]: expected [row, col] as two non-negative integers, got {item!r}"
+                )
             cells.append((item[0], item[1]))
         return Drawing(PAIR_LETTERS.index(pair), tuple(cells))
 
@@ -267,7 +281,9 @@ class ColorConnectView(ResetUI):
         cells = rules.parse_cells(level, [list(rc) for rc in ui.cells], "ui.cells")
         a, b = level.endpoints[k]
         if cells[0] not in (a, b):
-            raise ValueError(f"ui.cells[0]: a path being drawn starts on a dot of {PAIR_LETTERS[k]}")
+            raise ValueError(
+                f"ui.cells[0]: a path being drawn starts on a dot of {PAIR_LETTERS[k]}"
+            )
         partner = b if cells[0] == a else a
         if len(set(cells)) != len(cells):
             raise ValueError("ui.cells: the path visits a cell twice")
@@ -280,7 +296,9 @@ class ColorConnectView(ResetUI):
 
     # -- input ----------------------------------------------------------------------------------
 
-    def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
+    def on_gesture(
+        self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect
+    ) -> ViewOutcome:
         if gesture.kind == "drag":
             return ViewOutcome(ui=ui, feedback=DRAG_HINT)
         if gesture.kind != "click":
@@ -407,10 +425,16 @@ def _widget_table(
     blocked = tuple(level.cell(i) for i, o in enumerate(level.owner) if o == -2)
     key = (grid.cell, grid.x0 - area.x, grid.y0 - area.y, level.height, level.width, blocked)
     board = Widget("board", area, _PAINTERS[style][0], key)
-    cells = tuple(
-        (i, cell_rect(level, i, area)) for i, o in enumerate(level.owner) if o != -2
-    )
+    cells = tuple((i, cell_rect(level, i, area)) for i, o in enumerate(level.owner) if o != -2)
     return board, cells
 
 
-__all__ = ["ColorConnectView", "Drawing", "cell_at", "cell_rect", "click", "path_clicks", "turning_cells"]
+__all__ = [
+    "ColorConnectView",
+    "Drawing",
+    "cell_at",
+    "cell_rect",
+    "click",
+    "path_clicks",
+    "turning_cells",
+]

@@ -13,7 +13,9 @@ from puzzlegym.catalogue import Catalogue
 from puzzlegym.envs.maze_paint.rules import TIERS, Level
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
-CATALOGUE = Catalogue("MazePaint", Level.from_json, LEVELS_DIR, TIERS, meta=("optimal_slides",), multiline="grid")
+CATALOGUE = Catalogue(
+    "MazePaint", Level.from_json, LEVELS_DIR, TIERS, meta=("optimal_slides",), multiline="grid"
+)
 
 catalogue_path = CATALOGUE.path
 load_catalogue = CATALOGUE.load

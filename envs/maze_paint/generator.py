@@ -73,7 +73,6 @@ CATALOGUE_SIZE = 10
 MAX_ATTEMPTS = 200_000
 
 
-
 def _spec(tier: str) -> TierSpec:
     if tier not in TIER_SPECS:
         raise ConfigError(f"tier: expected one of {', '.join(TIERS)}, got {tier!r}")
@@ -119,7 +118,9 @@ def _candidate(rng: random.Random, spec: TierSpec, tier: str) -> Level | None:
 
 def _crop(level: Level) -> Level:
     """Trim to the floor's bounding box plus a one-cell wall border."""
-    floor = [(r, c) for r, row in enumerate(level.grid) for c, ch in enumerate(row) if ch == FLOOR_CHAR]
+    floor = [
+        (r, c) for r, row in enumerate(level.grid) for c, ch in enumerate(row) if ch == FLOOR_CHAR
+    ]
     r0 = min(r for r, _ in floor) - 1
     r1 = max(r for r, _ in floor) + 1
     c0 = min(c for _, c in floor) - 1
@@ -215,7 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         generate=generate,
         build=build_catalogue,
         document=catalogue_document,
-        summarize=lambda tier, entries: f"total {sum(n for _, n in entries)} (target {TARGET_TOTALS[tier]})",
+        summarize=lambda tier, entries: (
+            f"total {sum(n for _, n in entries)} (target {TARGET_TOTALS[tier]})"
+        ),
     )
 
 

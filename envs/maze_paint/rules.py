@@ -66,7 +66,9 @@ class Level(TextGrid):
     # -- geometry (height, width, index, cell: TextGrid) --------------------------------------
 
     def is_floor(self, row: int, col: int) -> bool:
-        return 0 <= row < self.height and 0 <= col < self.width and self.grid[row][col] == FLOOR_CHAR
+        return (
+            0 <= row < self.height and 0 <= col < self.width and self.grid[row][col] == FLOOR_CHAR
+        )
 
     @cached_property
     def start_index(self) -> int:
@@ -195,7 +197,13 @@ def canonical(level: Level) -> dict[str, Any]:
 
 
 def _check_grid(grid: Any) -> tuple[str, ...]:
-    return check_text_grid(grid, MIN_SIZE, MAX_SIZE, WALL_CHAR + FLOOR_CHAR, f"only {WALL_CHAR!r} (wall) and {FLOOR_CHAR!r} (floor) are allowed")
+    return check_text_grid(
+        grid,
+        MIN_SIZE,
+        MAX_SIZE,
+        WALL_CHAR + FLOOR_CHAR,
+        f"only {WALL_CHAR!r} (wall) and {FLOOR_CHAR!r} (floor) are allowed",
+    )
 
 
 def _check_start(start: Any, grid: tuple[str, ...]) -> None:

@@ -67,7 +67,9 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     gw, gh = cell * len(grid[0]), cell * len(grid)
     framed = Rect(ox - FRAME, oy - FRAME, gw + 2 * FRAME, gh + 2 * FRAME)
     paint_panel(draw, img.size, panel_rect(framed))
-    draw.rounded_rectangle((framed.x, framed.y, framed.x1 - 1, framed.y1 - 1), radius=FRAME, fill=WALL_EDGE)
+    draw.rounded_rectangle(
+        (framed.x, framed.y, framed.x1 - 1, framed.y1 - 1), radius=FRAME, fill=WALL_EDGE
+    )
     for r, row in enumerate(grid):
         for c, ch in enumerate(row):
             if ch == rules.WALL_CHAR:
@@ -82,7 +84,9 @@ def _paint_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
     draw.rectangle((1, 1, w - 2, h - 2), fill=PAINT if painted else FLOOR)
     if ball:
         m = max(3, w // 6)
-        draw.ellipse((m, m, w - 1 - m, h - 1 - m), fill=BALL, outline=BALL_EDGE, width=max(2, w // 16))
+        draw.ellipse(
+            (m, m, w - 1 - m, h - 1 - m), fill=BALL, outline=BALL_EDGE, width=max(2, w // 16)
+        )
 
 
 def _paint_training_board(draw: ImageDraw.ImageDraw, img, key) -> None:
@@ -104,7 +108,9 @@ def _paint_training_cell(draw: ImageDraw.ImageDraw, img, key) -> None:
     if ball:
         m = max(2, w // 8)
         draw.ellipse(
-            (m, m, w - 1 - m, h - 1 - m), fill=BALL_COLOUR.training, outline=TRAINING_DARK,
+            (m, m, w - 1 - m, h - 1 - m),
+            fill=BALL_COLOUR.training,
+            outline=TRAINING_DARK,
             width=max(2, w // 8),
         )
 
@@ -132,7 +138,9 @@ class MazePaintView(StatelessUI):
     def panel(self, level: Level, area: Rect) -> Rect:
         return panel_rect(board_rect(level, area))
 
-    def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
+    def on_gesture(
+        self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect
+    ) -> ViewOutcome:
         if gesture.kind == "drag":
             if gesture.swipe is None:
                 return ViewOutcome(feedback=SWIPE_HINT)
@@ -191,7 +199,8 @@ def _widget_table(
             index = r * level.width + c
             rect = grid.cell_rect(r, c)
             variants = tuple(
-                Widget(f"cell{index}", rect, paint_cell, (bool(k >> 1), bool(k & 1))) for k in range(4)
+                Widget(f"cell{index}", rect, paint_cell, (bool(k >> 1), bool(k & 1)))
+                for k in range(4)
             )
             cells.append((index, variants))
     return board, tuple(cells)

@@ -13,7 +13,14 @@ from puzzlegym.catalogue import Catalogue
 from puzzlegym.envs.nut_and_bolt.rules import TIERS, Level
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
-CATALOGUE = Catalogue("NutAndBolt", Level.from_json, LEVELS_DIR, TIERS, meta=("solution_length", "optimal"), multiline="bolts")
+CATALOGUE = Catalogue(
+    "NutAndBolt",
+    Level.from_json,
+    LEVELS_DIR,
+    TIERS,
+    meta=("solution_length", "optimal"),
+    multiline="bolts",
+)
 
 catalogue_path = CATALOGUE.path
 load_catalogue = CATALOGUE.load

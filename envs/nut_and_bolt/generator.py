@@ -83,7 +83,9 @@ def candidate(rng: random.Random, tier: str, colours: int, capacity: int) -> Lev
     return Level("candidate", tier, capacity, bolts + ((), ()))
 
 
-def random_playout(level: Level, rng: random.Random, max_moves: int = PLAYOUT_MOVES) -> tuple[R.State, int]:
+def random_playout(
+    level: Level, rng: random.Random, max_moves: int = PLAYOUT_MOVES
+) -> tuple[R.State, int]:
     """Uniformly random legal transfers from the start until solved, stuck or ``max_moves``;
     the final board and the number of transfers made."""
     state = R.initial_state(level)

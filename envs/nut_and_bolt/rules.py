@@ -104,10 +104,14 @@ class Level:
         bolts = []
         for i, bolt in enumerate(raw):
             if not isinstance(bolt, list | tuple):
-                raise LevelError(f"bolts[{i}]: expected a list of colors, got {type(bolt).__name__}")
+                raise LevelError(
+                    f"bolts[{i}]: expected a list of colors, got {type(bolt).__name__}"
+                )
             for j, nut in enumerate(bolt):
                 if isinstance(nut, bool) or not isinstance(nut, int):
-                    raise LevelError(f"bolts[{i}][{j}]: expected an integer color, got {shown(nut)}")
+                    raise LevelError(
+                        f"bolts[{i}][{j}]: expected an integer color, got {shown(nut)}"
+                    )
             bolts.append(tuple(bolt))
         level = cls(data["id"], data["tier"], data["capacity"], tuple(bolts))
         level.validate()
@@ -119,12 +123,21 @@ def canonical(level: Level) -> dict[str, Any]:
     level that plays the same: the capacity and the bolts as a multiset (their order does
     not matter) with the colours renumbered (which colour is which does not matter either),
     :func:`puzzlegym.symmetry.canonical_sequences` (:mod:`puzzlegym.levelhash` hashes it)."""
-    return {"capacity": level.capacity, "bolts": [list(b) for b in canonical_sequences(level.bolts)]}
+    return {
+        "capacity": level.capacity,
+        "bolts": [list(b) for b in canonical_sequences(level.bolts)],
+    }
 
 
 def _check_capacity(value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not MIN_CAPACITY <= value <= MAX_CAPACITY:
-        raise LevelError(f"capacity: expected an integer {MIN_CAPACITY}..{MAX_CAPACITY}, got {shown(value)}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not MIN_CAPACITY <= value <= MAX_CAPACITY
+    ):
+        raise LevelError(
+            f"capacity: expected an integer {MIN_CAPACITY}..{MAX_CAPACITY}, got {shown(value)}"
+        )
 
 
 def _check_bolts(bolts: tuple[tuple[int, ...], ...], capacity: int) -> None:
@@ -133,7 +146,9 @@ def _check_bolts(bolts: tuple[tuple[int, ...], ...], capacity: int) -> None:
     counts: dict[int, int] = {}
     for i, bolt in enumerate(bolts):
         if len(bolt) > capacity:
-            raise LevelError(f"bolts[{i}]: holds {len(bolt)} nuts, more than the capacity {capacity}")
+            raise LevelError(
+                f"bolts[{i}]: holds {len(bolt)} nuts, more than the capacity {capacity}"
+            )
         for j, nut in enumerate(bolt):
             if not 0 <= nut < MAX_COLOURS:
                 raise LevelError(f"bolts[{i}][{j}]: color {nut} is outside 0..{MAX_COLOURS - 1}")
@@ -143,7 +158,9 @@ def _check_bolts(bolts: tuple[tuple[int, ...], ...], capacity: int) -> None:
     wrong = sorted(c for c, n in counts.items() if n != capacity)
     if wrong:
         shown = ", ".join(f"color {c} has {counts[c]}" for c in wrong)
-        raise LevelError(f"bolts: every color needs exactly {capacity} nuts (the capacity); {shown}")
+        raise LevelError(
+            f"bolts: every color needs exactly {capacity} nuts (the capacity); {shown}"
+        )
     colours = sorted(counts)
     if colours != list(range(len(colours))):
         raise LevelError(f"bolts: colors must be 0..{len(colours) - 1} without gaps, got {colours}")
@@ -208,7 +225,9 @@ def _check_move(level: Level, move: Any) -> Move:
         or len(move) != 2
         or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n for v in move)
     ):
-        raise ValueError(f"move: expected (source, destination) bolt indices in 0..{n - 1}, got {shown(move)}")
+        raise ValueError(
+            f"move: expected (source, destination) bolt indices in 0..{n - 1}, got {shown(move)}"
+        )
     return (move[0], move[1])
 
 
@@ -271,7 +290,9 @@ def state_from_json(level: Level, data: Any) -> State:
     bolts = []
     for i, bolt in enumerate(raw):
         if not isinstance(bolt, list | tuple) or len(bolt) > level.capacity:
-            raise ValueError(f"bolts[{i}]: expected a list of at most {level.capacity} colors, got {shown(bolt)}")
+            raise ValueError(
+                f"bolts[{i}]: expected a list of at most {level.capacity} colors, got {shown(bolt)}"
+            )
         for j, nut in enumerate(bolt):
             if isinstance(nut, bool) or not isinstance(nut, int) or nut not in level.colours:
                 raise ValueError(f"bolts[{i}][{j}]: {shown(nut)} is not a color of this level")

@@ -120,8 +120,12 @@ def _paint_bolt(draw: ImageDraw.ImageDraw, img, key) -> None:
     base_y = h - base_h - 4  # top of the base plate
     rod_top = base_y - capacity * nut_h - nut_h // 4
     rod = max(5, nut_h // 9)
-    draw.rounded_rectangle((cx - rod, rod_top, cx + rod, base_y), radius=rod, fill=ROD, outline=ROD_EDGE)
-    draw.rounded_rectangle((cx - nut_w // 2 - 8, base_y, cx + nut_w // 2 + 8, base_y + base_h), radius=3, fill=BASE)
+    draw.rounded_rectangle(
+        (cx - rod, rod_top, cx + rod, base_y), radius=rod, fill=ROD, outline=ROD_EDGE
+    )
+    draw.rounded_rectangle(
+        (cx - nut_w // 2 - 8, base_y, cx + nut_w // 2 + 8, base_y + base_h), radius=3, fill=BASE
+    )
     f = font(max(12, nut_h * 11 // 20), True)
     n = len(nuts)
     lift_from = n - lifted
@@ -203,7 +207,9 @@ class NutAndBoltView(SelectionUI):
     def panel(self, level: Level, area: Rect) -> Rect:
         return panel_rect(board_rect(level, area))
 
-    def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
+    def on_gesture(
+        self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect
+    ) -> ViewOutcome:
         if gesture.kind != "click":
             return ViewOutcome(ui=ui)
         i = bolt_at(level, area, gesture.x, gesture.y)

@@ -15,7 +15,9 @@ from puzzlegym.envs.rush_hour.rules import TIERS, Level
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
 META = ("optimal_moves", "cluster_states", "seed")
-CATALOGUE = Catalogue("RushHour", Level.from_json, LEVELS_DIR, TIERS, meta=META, multiline="vehicles")
+CATALOGUE = Catalogue(
+    "RushHour", Level.from_json, LEVELS_DIR, TIERS, meta=META, multiline="vehicles"
+)
 
 catalogue_path = CATALOGUE.path
 load_catalogue = CATALOGUE.load

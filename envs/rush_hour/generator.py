@@ -70,7 +70,18 @@ TIER_SPECS: dict[str, TierSpec] = {
         walls=(0, 1),
         climb_steps=0,
         max_states=20_000,
-        profile=((9, 9), (10, 10), (11, 11), (12, 12), (12, 12), (13, 13), (14, 14), (14, 14), (15, 15), (16, 16)),
+        profile=(
+            (9, 9),
+            (10, 10),
+            (11, 11),
+            (12, 12),
+            (12, 12),
+            (13, 13),
+            (14, 14),
+            (14, 14),
+            (15, 15),
+            (16, 16),
+        ),
     ),
     "Hard": TierSpec(
         band=(17, NO_LIMIT),
@@ -79,7 +90,18 @@ TIER_SPECS: dict[str, TierSpec] = {
         walls=(0, 2),
         climb_steps=60,
         max_states=20_000,
-        profile=((17, 18), (19, 20), (21, 22), (23, 24), (25, 26), (27, 28), (29, 30), (30, 34), (31, 38), (33, 45)),
+        profile=(
+            (17, 18),
+            (19, 20),
+            (21, 22),
+            (23, 24),
+            (25, 26),
+            (27, 28),
+            (29, 30),
+            (30, 34),
+            (31, 38),
+            (33, 45),
+        ),
     ),
 }
 CATALOGUE_SIZE = 10
@@ -120,7 +142,9 @@ def _random_vehicle(rng: random.Random, taken: set, truck_share: float) -> Vehic
     return None
 
 
-def _placement(rng: random.Random, spec: TierSpec) -> tuple[list[Vehicle], tuple[tuple[int, int], ...]]:
+def _placement(
+    rng: random.Random, spec: TierSpec
+) -> tuple[list[Vehicle], tuple[tuple[int, int], ...]]:
     target = Vehicle(EXIT_ROW, rng.randrange(SIZE - 2), 2, True)
     taken = _cells(target)
     walls = []
@@ -143,9 +167,12 @@ def _placement(rng: random.Random, spec: TierSpec) -> tuple[list[Vehicle], tuple
 
 def _board_key(level: Level, state: State) -> tuple:
     """A key of the board a state shows that does not depend on the vehicles' order."""
-    return tuple(sorted(
-        (*level.cells(i, p)[0], v.length, v.horizontal) for i, (v, p) in enumerate(zip(level.vehicles, state.positions, strict=True))
-    ))
+    return tuple(
+        sorted(
+            (*level.cells(i, p)[0], v.length, v.horizontal)
+            for i, (v, p) in enumerate(zip(level.vehicles, state.positions, strict=True))
+        )
+    )
 
 
 def _canonical(level: Level, state: State, id: str, tier: str) -> Level:
@@ -158,7 +185,9 @@ def _canonical(level: Level, state: State, id: str, tier: str) -> Level:
     return Level(id, tier, level.width, level.height, (moved[0], *others), level.walls)
 
 
-def farthest_level(level: Level, id: str, tier: str, max_states: int | None = None) -> tuple[Level, int, int] | None:
+def farthest_level(
+    level: Level, id: str, tier: str, max_states: int | None = None
+) -> tuple[Level, int, int] | None:
     """The farthest-from-goal level of ``level``'s cluster: ``(level, optimal moves, cluster
     states)``, or None when the cluster has no solved state or more than ``max_states``."""
     from puzzlegym.solvers.rush_hour import (
@@ -181,7 +210,9 @@ def farthest_level(level: Level, id: str, tier: str, max_states: int | None = No
     return _canonical(level, state, id, tier), best, table.n_states
 
 
-def _evaluate(vehicles: list[Vehicle], walls: tuple, tier: str, spec: TierSpec) -> tuple[Level, int, int] | None:
+def _evaluate(
+    vehicles: list[Vehicle], walls: tuple, tier: str, spec: TierSpec
+) -> tuple[Level, int, int] | None:
     level = Level("candidate", tier, SIZE, SIZE, tuple(vehicles), walls)
     return farthest_level(level, "candidate", tier, spec.max_states)
 
@@ -219,7 +250,9 @@ def generate(tier: str, seed: int, *, moves: tuple[int, int] | None = None) -> L
             or any(isinstance(m, bool) or not isinstance(m, int) for m in moves)
             or not lo <= moves[0] <= moves[1] <= hi
         ):
-            raise ConfigError(f"moves: expected a range inside {lo}..{hi} for tier {tier}, got {shown(moves)}")
+            raise ConfigError(
+                f"moves: expected a range inside {lo}..{hi} for tier {tier}, got {shown(moves)}"
+            )
         lo, hi = moves
     return _search(tier, seed, spec, lo, hi)[0]
 
@@ -232,7 +265,11 @@ def _search(tier: str, seed: int, spec: TierSpec, lo: int, hi: int) -> tuple[Lev
         for _step in range(spec.climb_steps):
             if found is not None and found[1] >= lo:
                 break
-            base = found[0] if found is not None else Level("candidate", tier, SIZE, SIZE, tuple(vehicles), walls)
+            base = (
+                found[0]
+                if found is not None
+                else Level("candidate", tier, SIZE, SIZE, tuple(vehicles), walls)
+            )
             changed = _change(rng, base, spec)
             if changed is None:
                 continue
@@ -241,10 +278,19 @@ def _search(tier: str, seed: int, spec: TierSpec, lo: int, hi: int) -> tuple[Lev
                 found = better
         if found is not None and lo <= found[1] <= hi:
             level, n, states = found
-            level = Level(f"rush-{tier.lower()}-seed{seed}", tier, level.width, level.height, level.vehicles, level.walls)
+            level = Level(
+                f"rush-{tier.lower()}-seed{seed}",
+                tier,
+                level.width,
+                level.height,
+                level.vehicles,
+                level.walls,
+            )
             level.validate()
             return level, n, states
-    raise RuntimeError(f"no {tier} level with {lo}..{hi} moves found for seed {seed} in {MAX_ATTEMPTS} attempts")
+    raise RuntimeError(
+        f"no {tier} level with {lo}..{hi} moves found for seed {seed} in {MAX_ATTEMPTS} attempts"
+    )
 
 
 def build_catalogue(tier: str, log=None) -> list[tuple[Level, dict]]:
@@ -266,12 +312,21 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, dict]]:
         seen.add((level.vehicles, level.walls))
         found.append((level, n, states, seed))
         if log:
-            log(f"  slot {k + 1}: seed {seed}, {level.n_vehicles} vehicles, {len(level.walls)} walls, "
-                f"{n} moves, cluster of {states} states")
+            log(
+                f"  slot {k + 1}: seed {seed}, {level.n_vehicles} vehicles, {len(level.walls)} walls, "
+                f"{n} moves, cluster of {states} states"
+            )
     found.sort(key=lambda item: item[1])
     out = []
     for i, (level, n, states, seed) in enumerate(found):
-        level = Level(f"rush-{tier.lower()}-{i + 1:02d}", tier, level.width, level.height, level.vehicles, level.walls)
+        level = Level(
+            f"rush-{tier.lower()}-{i + 1:02d}",
+            tier,
+            level.width,
+            level.height,
+            level.vehicles,
+            level.walls,
+        )
         assert solve(level).length == n, (tier, seed, n)
         out.append((level, {"optimal_moves": n, "cluster_states": states, "seed": seed}))
     return out
@@ -285,7 +340,9 @@ def main(argv: list[str] | None = None) -> int:
         catalogue=CATALOGUE,
         generate=generate,
         build=build_catalogue,
-        summarize=lambda tier, entries: "optimal moves " + ", ".join(str(m["optimal_moves"]) for _, m in entries),
+        summarize=lambda tier, entries: (
+            "optimal moves " + ", ".join(str(m["optimal_moves"]) for _, m in entries)
+        ),
     )
 
 

@@ -172,9 +172,13 @@ class Level:
         check_tier(self.tier, TIERS)
         for name, value in (("width", self.width), ("height", self.height)):
             if not is_int(value) or not MIN_SIZE <= value <= MAX_SIZE:
-                raise LevelError(f"{name}: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {shown(value)}")
+                raise LevelError(
+                    f"{name}: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {shown(value)}"
+                )
         if not 1 <= len(self.vehicles) <= MAX_VEHICLES:
-            raise LevelError(f"vehicles: expected 1..{MAX_VEHICLES} vehicles, got {len(self.vehicles)}")
+            raise LevelError(
+                f"vehicles: expected 1..{MAX_VEHICLES} vehicles, got {len(self.vehicles)}"
+            )
         owner: dict[tuple[int, int], str] = {}
         for k, (r, c) in enumerate(self.walls):
             check_in_grid(r, c, self.height, self.width, f"walls[{k}]", LevelError)
@@ -184,7 +188,9 @@ class Level:
         for i, v in enumerate(self.vehicles):
             where = f"vehicles[{i}]"
             if v.length not in LENGTHS:
-                raise LevelError(f"{where}.length: expected 2 (car) or 3 (truck), got {shown(v.length)}")
+                raise LevelError(
+                    f"{where}.length: expected 2 (car) or 3 (truck), got {shown(v.length)}"
+                )
             end_r = v.row + (0 if v.horizontal else v.length - 1)
             end_c = v.col + (v.length - 1 if v.horizontal else 0)
             if not (0 <= v.row and 0 <= v.col and end_r < self.height and end_c < self.width):
@@ -194,16 +200,22 @@ class Level:
                 )
             for cell in self.cells(i, v.position):
                 if cell in owner:
-                    raise LevelError(f"{where}: cell [{cell[0]}, {cell[1]}] is already taken by {owner[cell]}")
+                    raise LevelError(
+                        f"{where}: cell [{cell[0]}, {cell[1]}] is already taken by {owner[cell]}"
+                    )
                 owner[cell] = where
         target = self.target
         if not target.horizontal:
-            raise LevelError("vehicles[0]: the target car must be horizontal (its exit is on the right edge)")
+            raise LevelError(
+                "vehicles[0]: the target car must be horizontal (its exit is on the right edge)"
+            )
         if target.col == self.exit_position:
             raise LevelError("vehicles[0]: the target car already stands at the exit")
         for c in range(target.col + target.length, self.width):
             if (target.row, c) in owner and not owner[(target.row, c)].startswith("vehicles"):
-                raise LevelError(f"walls: the wall at [{target.row}, {c}] blocks the target car's way to the exit")
+                raise LevelError(
+                    f"walls: the wall at [{target.row}, {c}] blocks the target car's way to the exit"
+                )
         for i, v in enumerate(self.vehicles[1:], start=1):
             if v.horizontal and v.row == target.row and v.col > target.col:
                 raise LevelError(
@@ -230,10 +242,18 @@ class Level:
         ``cluster_states`` and ``seed`` (checked for type, otherwise ignored). Raises
         :class:`LevelError` naming the field and the problem.
         """
-        check_level_header(data, _JSON_REQUIRED, _JSON_OPTIONAL, TIERS, counts=("optimal_moves", "cluster_states", "seed"))
+        check_level_header(
+            data,
+            _JSON_REQUIRED,
+            _JSON_OPTIONAL,
+            TIERS,
+            counts=("optimal_moves", "cluster_states", "seed"),
+        )
         raw = data["vehicles"]
         if not isinstance(raw, list | tuple) or not 1 <= len(raw) <= MAX_VEHICLES:
-            raise LevelError(f"vehicles: expected a list of 1..{MAX_VEHICLES} vehicle objects, got {shown(raw)}")
+            raise LevelError(
+                f"vehicles: expected a list of 1..{MAX_VEHICLES} vehicle objects, got {shown(raw)}"
+            )
         vehicles = tuple(_vehicle_from_json(item, f"vehicles[{i}]") for i, item in enumerate(raw))
         raw_walls = data.get("walls", [])
         if not isinstance(raw_walls, list | tuple):
@@ -242,11 +262,15 @@ class Level:
         level = cls(data["id"], data["tier"], data["width"], data["height"], vehicles, walls)
         level.validate()
         if list(walls) != sorted(walls):
-            level = cls(level.id, level.tier, level.width, level.height, vehicles, tuple(sorted(walls)))
+            level = cls(
+                level.id, level.tier, level.width, level.height, vehicles, tuple(sorted(walls))
+            )
         return level
 
     @classmethod
-    def from_notation(cls, notation: str, *, id: str = "notation", tier: str = "Hard", width: int = 6) -> Level:
+    def from_notation(
+        cls, notation: str, *, id: str = "notation", tier: str = "Hard", width: int = 6
+    ) -> Level:
         """A level from the row-major board notation of public Rush Hour databases.
 
         ``notation`` has ``width × height`` characters (36 for the standard 6×6 board), row by
@@ -258,7 +282,9 @@ class Level:
         if not isinstance(notation, str):
             raise LevelError(f"notation: expected a string, got {type(notation).__name__}")
         if not is_int(width) or not MIN_SIZE <= width <= MAX_SIZE:
-            raise LevelError(f"width: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {shown(width)}")
+            raise LevelError(
+                f"width: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {shown(width)}"
+            )
         n = len(notation)
         if n % width or not MIN_SIZE <= n // width <= MAX_SIZE:
             raise LevelError(
@@ -348,7 +374,9 @@ def _pair(value: Any, name: str) -> tuple[int, int]:
 
 def _vehicle_from_json(data: Any, name: str) -> Vehicle:
     if not isinstance(data, dict):
-        raise LevelError(f"{name}: expected an object with keys {', '.join(_VEHICLE_KEYS)}, got {shown(data)}")
+        raise LevelError(
+            f"{name}: expected an object with keys {', '.join(_VEHICLE_KEYS)}, got {shown(data)}"
+        )
     check_exact_keys(data, _VEHICLE_KEYS, name, LevelError)
     axis = data["axis"]
     if axis not in AXES:
@@ -485,10 +513,14 @@ def state_to_json(level: Level, state: State) -> dict[str, Any]:
 def state_from_json(level: Level, data: Any) -> State:
     """Parse :func:`state_to_json` output, raising :class:`ValueError` naming the problem."""
     if not isinstance(data, dict) or set(data) != {"vehicles"}:
-        raise ValueError(f"state: expected an object with exactly the key vehicles, got {shown(data)}")
+        raise ValueError(
+            f"state: expected an object with exactly the key vehicles, got {shown(data)}"
+        )
     raw = data["vehicles"]
     if not isinstance(raw, list | tuple) or len(raw) != level.n_vehicles:
-        raise ValueError(f"vehicles: expected a list of {level.n_vehicles} [row, col] pairs, got {shown(raw)}")
+        raise ValueError(
+            f"vehicles: expected a list of {level.n_vehicles} [row, col] pairs, got {shown(raw)}"
+        )
     positions = []
     for i, item in enumerate(raw):
         try:

@@ -68,8 +68,20 @@ OUTLINE = (40, 40, 48)
 VEHICLE_COLOURS = tuple(
     colour(name)
     for name in (
-        "yellow", "blue", "green", "purple", "orange", "teal", "brown", "sky blue", "navy",
-        "pink", "olive", "grey", "white", "black",
+        "yellow",
+        "blue",
+        "green",
+        "purple",
+        "orange",
+        "teal",
+        "brown",
+        "sky blue",
+        "navy",
+        "pink",
+        "olive",
+        "grey",
+        "white",
+        "black",
     )
 )
 PALETTE: tuple[tuple[int, int, int], ...] = tuple(c.rgb for c in VEHICLE_COLOURS)
@@ -132,9 +144,17 @@ def _paint_floor(draw: ImageDraw.ImageDraw, x: int, y: int, cell: int) -> None:
 def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     height, width, walls, exit_row, cell, gx, gy = key  # gx, gy: grid origin inside the widget
     gw, gh = cell * width, cell * height
-    paint_panel(draw, img.size, panel_rect(Rect(gx - FRAME, gy - FRAME, gw + 2 * FRAME + EXIT_W, gh + 2 * FRAME)))
+    paint_panel(
+        draw,
+        img.size,
+        panel_rect(Rect(gx - FRAME, gy - FRAME, gw + 2 * FRAME + EXIT_W, gh + 2 * FRAME)),
+    )
     draw.rounded_rectangle(
-        (gx - FRAME, gy - FRAME, gx + gw + FRAME - 1, gy + gh + FRAME - 1), radius=14, fill=FRAME_FILL, outline=FRAME_EDGE, width=2
+        (gx - FRAME, gy - FRAME, gx + gw + FRAME - 1, gy + gh + FRAME - 1),
+        radius=14,
+        fill=FRAME_FILL,
+        outline=FRAME_EDGE,
+        width=2,
     )
     for r in range(height):
         for c in range(width):
@@ -163,7 +183,12 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     head = min(24, cell // 4)
     draw.rectangle((ax, mid - cell // 3, ax + label_w, mid + cell // 3), fill=EXIT)
     draw.polygon(
-        [(ax + label_w, mid - cell // 3 - 6), (ax + label_w + head, mid), (ax + label_w, mid + cell // 3 + 6)], fill=EXIT
+        [
+            (ax + label_w, mid - cell // 3 - 6),
+            (ax + label_w + head, mid),
+            (ax + label_w, mid + cell // 3 + 6),
+        ],
+        fill=EXIT,
     )
     draw.text((ax + label_w // 2, mid), "EXIT", font=f, fill=EXIT_TEXT, anchor="mm")
 
@@ -229,14 +254,18 @@ def _body(key) -> Image.Image:
 
 def _moved(widget: Widget, x: int, y: int) -> Widget:
     """``widget`` (a parked vehicle) on the move, its top-left corner at ``(x, y)``."""
-    return Widget(widget.id, Rect(x, y, widget.rect.w, widget.rect.h), _paint_moving, widget.key, opaque=False)
+    return Widget(
+        widget.id, Rect(x, y, widget.rect.w, widget.rect.h), _paint_moving, widget.key, opaque=False
+    )
 
 
 def _shade(rgb: tuple[int, int, int], f: float) -> tuple[int, int, int]:
     return tuple(max(0, min(255, round(v * f))) for v in rgb)  # type: ignore[return-value]
 
 
-def _draw_body(d: ImageDraw.ImageDraw, w: int, h: int, cell: int, length: int, colour, target: bool) -> None:
+def _draw_body(
+    d: ImageDraw.ImageDraw, w: int, h: int, cell: int, length: int, colour, target: bool
+) -> None:
     """A vehicle lying horizontally in a ``w × h`` image, its front to the right."""
     m = cell // 10  # margin to the cell edges
     edge = max(2, cell // 40)
@@ -246,28 +275,55 @@ def _draw_body(d: ImageDraw.ImageDraw, w: int, h: int, cell: int, length: int, c
     if length == 3:  # truck: one chassis carrying a ribbed cargo box and a cab at the front
         cab_x = x1 - int(cell * 0.9)
         gap = max(2, cell // 24)
-        d.rounded_rectangle((x0, y0 + cell // 10, x1, y1 - cell // 10), radius=cell // 8, fill=_shade(fill, 0.5), outline=OUTLINE, width=edge)
-        d.rounded_rectangle((x0, y0, cab_x - gap, y1), radius=cell // 12, fill=fill, outline=OUTLINE, width=edge)
+        d.rounded_rectangle(
+            (x0, y0 + cell // 10, x1, y1 - cell // 10),
+            radius=cell // 8,
+            fill=_shade(fill, 0.5),
+            outline=OUTLINE,
+            width=edge,
+        )
+        d.rounded_rectangle(
+            (x0, y0, cab_x - gap, y1), radius=cell // 12, fill=fill, outline=OUTLINE, width=edge
+        )
         for k in range(1, 6):  # ribs on the cargo box
             rx = x0 + (cab_x - gap - x0) * k // 6
             d.line((rx, y0 + cell // 8, rx, y1 - cell // 8), fill=dark, width=edge * 2)
-        d.rounded_rectangle((cab_x + gap, y0 + cell // 16, x1, y1 - cell // 16), radius=cell // 5, fill=fill, outline=OUTLINE, width=edge)
+        d.rounded_rectangle(
+            (cab_x + gap, y0 + cell // 16, x1, y1 - cell // 16),
+            radius=cell // 5,
+            fill=fill,
+            outline=OUTLINE,
+            width=edge,
+        )
         gx0 = x1 - cell // 3
-        d.rounded_rectangle((gx0, y0 + cell // 5, x1 - cell // 12, y1 - cell // 5), radius=cell // 16, fill=GLASS)
+        d.rounded_rectangle(
+            (gx0, y0 + cell // 5, x1 - cell // 12, y1 - cell // 5), radius=cell // 16, fill=GLASS
+        )
         return
     # car: a rounded body, a windscreen at the front, a rear window
     d.rounded_rectangle((x0, y0, x1, y1), radius=cell // 4, fill=fill, outline=OUTLINE, width=edge)
-    d.rounded_rectangle((x0 + cell // 5, y0 + cell // 6, x1 - cell // 5, y1 - cell // 6), radius=cell // 8, fill=_shade(fill, 0.88))
+    d.rounded_rectangle(
+        (x0 + cell // 5, y0 + cell // 6, x1 - cell // 5, y1 - cell // 6),
+        radius=cell // 8,
+        fill=_shade(fill, 0.88),
+    )
     wx = x1 - cell * 2 // 5
-    d.rounded_rectangle((wx, y0 + cell // 7, wx + cell // 6, y1 - cell // 7), radius=cell // 20, fill=GLASS)
+    d.rounded_rectangle(
+        (wx, y0 + cell // 7, wx + cell // 6, y1 - cell // 7), radius=cell // 20, fill=GLASS
+    )
     rx = x0 + cell // 4
-    d.rounded_rectangle((rx, y0 + cell // 5, rx + cell // 8, y1 - cell // 5), radius=cell // 24, fill=GLASS)
+    d.rounded_rectangle(
+        (rx, y0 + cell // 5, rx + cell // 8, y1 - cell // 5), radius=cell // 24, fill=GLASS
+    )
     if target:  # a white arrow on the roof, pointing to the exit
         cy = (y0 + y1) // 2
         ax0, ax1 = x0 + cell * 9 // 20, wx - cell // 10
         t = cell // 9
         d.rectangle((ax0, cy - t // 2, ax1 - cell // 6, cy + t // 2), fill=TARGET_MARK)
-        d.polygon([(ax1 - cell // 6, cy - t * 3 // 2), (ax1, cy), (ax1 - cell // 6, cy + t * 3 // 2)], fill=TARGET_MARK)
+        d.polygon(
+            [(ax1 - cell // 6, cy - t * 3 // 2), (ax1, cy), (ax1 - cell // 6, cy + t * 3 // 2)],
+            fill=TARGET_MARK,
+        )
 
 
 # ----------------------------------------------------------------------------- the view
@@ -289,7 +345,9 @@ class RushHourView(StatelessUI):
     def panel(self, level: Level, area: Rect) -> Rect:
         return panel_rect(board_rect(level, area))
 
-    def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
+    def on_gesture(
+        self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect
+    ) -> ViewOutcome:
         if gesture.kind != "drag":
             return ViewOutcome()
         cell = cell_at(level, area, gesture.x0, gesture.y0)
@@ -299,7 +357,9 @@ class RushHourView(StatelessUI):
         v = level.vehicles[i]
         along_axis = ("left", "right") if v.horizontal else ("up", "down")
         if gesture.swipe not in along_axis:
-            return ViewOutcome(feedback=ACROSS_HINT if gesture.swipe is not None or _long(gesture) else None)
+            return ViewOutcome(
+                feedback=ACROSS_HINT if gesture.swipe is not None or _long(gesture) else None
+            )
         size = layout(level, area).cell
         shift = (gesture.x - gesture.x0) if v.horizontal else (gesture.y - gesture.y0)
         steps = (2 * shift + size) // (2 * size)  # whole cells, rounded to the nearest
@@ -334,7 +394,13 @@ class RushHourView(StatelessUI):
         return out
 
     def motion_frames(
-        self, level: Level, state: State, ui: Any, move: tuple[int, int], result: State | None, area: Rect
+        self,
+        level: Level,
+        state: State,
+        ui: Any,
+        move: tuple[int, int],
+        result: State | None,
+        area: Rect,
     ) -> list[list[Widget]]:
         """The board while vehicle ``move[0]`` glides from its position to ``move[1]``."""
         if result is None:
@@ -350,7 +416,9 @@ class RushHourView(StatelessUI):
             out.append(frame)
         return out
 
-    def actions_for_move(self, level: Level, state: State, ui: Any, move: tuple[int, int], area: Rect) -> list:
+    def actions_for_move(
+        self, level: Level, state: State, ui: Any, move: tuple[int, int], area: Rect
+    ) -> list:
         """A drag from the vehicle's centre to its centre at the new position."""
         i, to = move
         return [self._drag(level, state, i, to, area)]
@@ -360,7 +428,10 @@ class RushHourView(StatelessUI):
         there from where it stands (None for the position it holds)."""
         out: list = []
         for i, p in enumerate(state.positions):
-            out.extend(None if q == p else self._drag(level, state, i, q, area) for q in range(level.span(i)))
+            out.extend(
+                None if q == p else self._drag(level, state, i, q, area)
+                for q in range(level.span(i))
+            )
         return out
 
     @staticmethod
@@ -388,8 +459,18 @@ def _static(
     grid = layout(level, area)
     cell = grid.cell
     board = Widget(
-        "rush:board", area, _PAINTERS[style][0],
-        (level.height, level.width, level.walls, level.exit_row, cell, grid.x0 - area.x, grid.y0 - area.y),
+        "rush:board",
+        area,
+        _PAINTERS[style][0],
+        (
+            level.height,
+            level.width,
+            level.walls,
+            level.exit_row,
+            cell,
+            grid.x0 - area.x,
+            grid.y0 - area.y,
+        ),
     )
     keys = []
     others = 0

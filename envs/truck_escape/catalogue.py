@@ -13,7 +13,9 @@ from puzzlegym.catalogue import Catalogue
 from puzzlegym.envs.truck_escape.rules import TIERS, Level
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
-CATALOGUE = Catalogue("TruckEscape", Level.from_json, LEVELS_DIR, TIERS, meta=("longest_chain",), multiline="trucks")
+CATALOGUE = Catalogue(
+    "TruckEscape", Level.from_json, LEVELS_DIR, TIERS, meta=("longest_chain",), multiline="trucks"
+)
 
 catalogue_path = CATALOGUE.path
 load_catalogue = CATALOGUE.load

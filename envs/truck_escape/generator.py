@@ -72,7 +72,9 @@ def park(rng: random.Random, rows: int, cols: int, n: int) -> list[Truck]:
     occupied: set[tuple[int, int]] = set()
     crossing: dict[tuple[int, int], list[int]] = {}  # cell -> parked trucks whose path crosses it
     trucks: list[Truck] = []
-    chain: list[int] = []  # per parked truck: the longest chain of trucks waiting on it, itself included
+    chain: list[
+        int
+    ] = []  # per parked truck: the longest chain of trucks waiting on it, itself included
     for _ in range(n):
         candidates, weights = [], []
         for r in range(rows):
@@ -141,7 +143,9 @@ def generate(tier: str, seed: int, *, slot: int | None = None) -> Level:
             continue
         level.validate()
         return level
-    raise RuntimeError(f"no {tier} level found for seed {seed} (slot {slot}) in {MAX_ATTEMPTS} attempts")
+    raise RuntimeError(
+        f"no {tier} level found for seed {seed} (slot {slot}) in {MAX_ATTEMPTS} attempts"
+    )
 
 
 def build_catalogue(tier: str, log=None) -> list[tuple[Level, int]]:
@@ -152,7 +156,9 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, int]]:
     out = []
     for i in range(len(_slots(tier))):
         level = generate(tier, i, slot=i)
-        level = Level(f"truck-{tier.lower()}-{i + 1:02d}", tier, level.rows, level.cols, level.trucks)
+        level = Level(
+            f"truck-{tier.lower()}-{i + 1:02d}", tier, level.rows, level.cols, level.trucks
+        )
         chain = longest_chain(level)
         out.append((level, chain))
         if log:
@@ -177,10 +183,12 @@ def main(argv: list[str] | None = None) -> int:
         generate=generate,
         build=build_catalogue,
         document=catalogue_document,
-        summarize=lambda tier, entries: "trucks "
-        + ", ".join(str(level.n_trucks) for level, _ in entries)
-        + "; longest chains "
-        + ", ".join(str(chain) for _, chain in entries),
+        summarize=lambda tier, entries: (
+            "trucks "
+            + ", ".join(str(level.n_trucks) for level, _ in entries)
+            + "; longest chains "
+            + ", ".join(str(chain) for _, chain in entries)
+        ),
     )
 
 

@@ -29,7 +29,11 @@ class TruckEscapePlanes(Planes):
         out = []
         for truck in level.trucks:
             cells = truck.cells
-            idx = [np.ravel_multi_index((k, r, c), shape) for k in (TRUCK, FACING[truck.facing]) for r, c in cells]
+            idx = [
+                np.ravel_multi_index((k, r, c), shape)
+                for k in (TRUCK, FACING[truck.facing])
+                for r, c in cells
+            ]
             idx.append(np.ravel_multi_index((CAB, *cells[0]), shape))
             out.append(np.array(idx, dtype=np.intp))
         return tuple(out)

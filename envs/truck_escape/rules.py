@@ -35,7 +35,12 @@ from puzzlegym.symmetry import SYMMETRIES
 
 TIERS: tuple[str, ...] = ("Default",)
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
-DELTAS: dict[str, tuple[int, int]] = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
+DELTAS: dict[str, tuple[int, int]] = {
+    "up": (-1, 0),
+    "down": (1, 0),
+    "left": (0, -1),
+    "right": (0, 1),
+}
 MIN_SIZE = 2
 MAX_SIZE = 16
 MIN_LENGTH = 1
@@ -142,13 +147,17 @@ class Level:
             raise LevelError("trucks: expected at least one truck")
         max_trucks = self.rows * self.cols
         if len(self.trucks) > max_trucks:
-            raise LevelError(f"trucks: at most {max_trucks} fit on a {self.rows}x{self.cols} grid, got {len(self.trucks)}")
+            raise LevelError(
+                f"trucks: at most {max_trucks} fit on a {self.rows}x{self.cols} grid, got {len(self.trucks)}"
+            )
         seen: dict[tuple[int, int], int] = {}
         for i, truck in enumerate(self.trucks):
             _check_truck(truck, i, self.rows, self.cols)
             for r, c in truck.cells:
                 if (r, c) in seen:
-                    raise LevelError(f"trucks[{i}]: cell [{r}, {c}] is also occupied by trucks[{seen[(r, c)]}]")
+                    raise LevelError(
+                        f"trucks[{i}]: cell [{r}, {c}] is also occupied by trucks[{seen[(r, c)]}]"
+                    )
                 seen[(r, c)] = i
         cycle = blocking_cycle(self)
         if cycle:
@@ -183,9 +192,13 @@ class Level:
             raise LevelError(f"trucks: expected a list of truck objects, got {type(raw).__name__}")
         limit = data["rows"] * data["cols"]
         if len(raw) > limit:
-            raise LevelError(f"trucks: at most {limit} fit on a {data['rows']}x{data['cols']} grid, got {len(raw)}")
+            raise LevelError(
+                f"trucks: at most {limit} fit on a {data['rows']}x{data['cols']} grid, got {len(raw)}"
+            )
         trucks = tuple(_truck_from_json(item, i) for i, item in enumerate(raw))
-        level = cls(id=data["id"], tier=data["tier"], rows=data["rows"], cols=data["cols"], trucks=trucks)
+        level = cls(
+            id=data["id"], tier=data["tier"], rows=data["rows"], cols=data["cols"], trucks=trucks
+        )
         level.validate()
         return level
 
@@ -202,7 +215,11 @@ def canonical(level: Level) -> dict[str, Any]:
 
     def form(sym) -> tuple:
         trucks = sorted(
-            [*sym.cell(t.row, t.col, rows, cols), _FACING[sym.direction(*DELTAS[t.facing])], t.length]
+            [
+                *sym.cell(t.row, t.col, rows, cols),
+                _FACING[sym.direction(*DELTAS[t.facing])],
+                t.length,
+            ]
             for t in level.trucks
         )
         return sym.shape(rows, cols), trucks
@@ -219,14 +236,20 @@ def _check_size(value: Any, name: str) -> None:
 def _truck_from_json(item: Any, i: int) -> Truck:
     where = f"trucks[{i}]"
     if not isinstance(item, dict):
-        raise LevelError(f"{where}: expected an object with keys {', '.join(_TRUCK_KEYS)}, got {type(item).__name__}")
+        raise LevelError(
+            f"{where}: expected an object with keys {', '.join(_TRUCK_KEYS)}, got {type(item).__name__}"
+        )
     check_exact_keys(item, _TRUCK_KEYS, where, LevelError)
     cab = row_col(item["cab"], f"{where}.cab", LevelError)
     if item["facing"] not in DIRECTIONS:
-        raise LevelError(f"{where}.facing: expected one of {', '.join(DIRECTIONS)}, got {item['facing']!r}")
+        raise LevelError(
+            f"{where}.facing: expected one of {', '.join(DIRECTIONS)}, got {item['facing']!r}"
+        )
     length = item["length"]
     if not is_int(length) or not MIN_LENGTH <= length <= MAX_LENGTH:
-        raise LevelError(f"{where}.length: expected an integer {MIN_LENGTH}..{MAX_LENGTH}, got {length!r}")
+        raise LevelError(
+            f"{where}.length: expected an integer {MIN_LENGTH}..{MAX_LENGTH}, got {length!r}"
+        )
     return Truck(cab[0], cab[1], item["facing"], length)
 
 
@@ -237,13 +260,19 @@ def _check_truck(truck: Any, i: int, rows: int, cols: int) -> None:
     if not (is_int(truck.row) and is_int(truck.col)):
         raise LevelError(f"{where}.cab: expected two integers, got [{truck.row!r}, {truck.col!r}]")
     if truck.facing not in DIRECTIONS:
-        raise LevelError(f"{where}.facing: expected one of {', '.join(DIRECTIONS)}, got {truck.facing!r}")
+        raise LevelError(
+            f"{where}.facing: expected one of {', '.join(DIRECTIONS)}, got {truck.facing!r}"
+        )
     if not is_int(truck.length) or not MIN_LENGTH <= truck.length <= MAX_LENGTH:
-        raise LevelError(f"{where}.length: expected an integer {MIN_LENGTH}..{MAX_LENGTH}, got {truck.length!r}")
+        raise LevelError(
+            f"{where}.length: expected an integer {MIN_LENGTH}..{MAX_LENGTH}, got {truck.length!r}"
+        )
     for k, (r, c) in enumerate(truck.cells):
         if not (0 <= r < rows and 0 <= c < cols):
             part = "cab" if k == 0 else "tail" if k == truck.length - 1 else "middle"
-            raise LevelError(f"{where}: its {part} cell [{r}, {c}] is outside the {rows}x{cols} grid")
+            raise LevelError(
+                f"{where}: its {part} cell [{r}, {c}] is outside the {rows}x{cols} grid"
+            )
 
 
 def blocking_cycle(level: Level) -> list[int]:
@@ -268,7 +297,7 @@ def blocking_cycle(level: Level) -> list[int]:
         where[i] = len(order)
         order.append(i)
         i = next(bits(blockers[i] & remaining))
-    return order[where[i]:]
+    return order[where[i] :]
 
 
 def bits(mask: int):

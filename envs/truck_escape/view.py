@@ -67,8 +67,16 @@ OUTLINE = (30, 32, 40)
 PALETTE: tuple[tuple[str, tuple[int, int, int]], ...] = tuple(
     (name, colour(name).rgb)
     for name in (
-        "red", "orange", "yellow", "green", "sky blue", "blue", "purple", "pink",
-        "grey", "white",
+        "red",
+        "orange",
+        "yellow",
+        "green",
+        "sky blue",
+        "blue",
+        "purple",
+        "pink",
+        "grey",
+        "white",
     )
 )
 
@@ -100,7 +108,10 @@ def truck_rect(level: Level, index: int, area: Rect) -> Rect:
     cells = level.trucks[index].cells
     rows = [r for r, _ in cells]
     cols = [c for _, c in cells]
-    top, left = cell_rect(level, min(rows), min(cols), area), cell_rect(level, max(rows), max(cols), area)
+    top, left = (
+        cell_rect(level, min(rows), min(cols), area),
+        cell_rect(level, max(rows), max(cols), area),
+    )
     return Rect(top.x, top.y, left.x1 - top.x, left.y1 - top.y)
 
 
@@ -136,9 +147,13 @@ def truck_colours(level: Level) -> tuple[int, ...]:
     for i in range(len(level.trucks)):
         used = {colours[j] for j in touching[i] if j < i}
         start = (i * 3) % n_colours
-        colours.append(next(
-            (start + k) % n_colours for k in range(n_colours) if (start + k) % n_colours not in used
-        ))
+        colours.append(
+            next(
+                (start + k) % n_colours
+                for k in range(n_colours)
+                if (start + k) % n_colours not in used
+            )
+        )
     return tuple(colours)
 
 
@@ -149,9 +164,15 @@ def _paint_board(draw: ImageDraw.ImageDraw, img, key) -> None:
     """The curb, the lot and its grid of parking cells."""
     rows, cols, cell, ox, oy = key
     gw, gh = cols * cell, rows * cell
-    paint_panel(draw, img.size, panel_rect(Rect(ox - CURB, oy - CURB, gw + 2 * CURB, gh + 2 * CURB)))
+    paint_panel(
+        draw, img.size, panel_rect(Rect(ox - CURB, oy - CURB, gw + 2 * CURB, gh + 2 * CURB))
+    )
     draw.rounded_rectangle(
-        (ox - CURB, oy - CURB, ox + gw + CURB - 1, oy + gh + CURB - 1), radius=14, fill=CURB_FILL, outline=CURB_EDGE, width=2
+        (ox - CURB, oy - CURB, ox + gw + CURB - 1, oy + gh + CURB - 1),
+        radius=14,
+        fill=CURB_FILL,
+        outline=CURB_EDGE,
+        width=2,
     )
     draw.rectangle((ox - 4, oy - 4, ox + gw + 3, oy + gh + 3), fill=LOT)
     for r in range(rows):
@@ -185,24 +206,50 @@ def _paint_truck(draw: ImageDraw.ImageDraw, img, key) -> None:
         axles += [m + round(0.3 * u) + u]
     for ax in axles:
         for y0 in (m - wheel_h // 2, h - m - wheel_h + wheel_h // 2):
-            d.rounded_rectangle((ax - wheel_w // 2, y0, ax + wheel_w // 2, y0 + wheel_h), radius=wheel_h // 2, fill=(*WHEEL, 255))
+            d.rounded_rectangle(
+                (ax - wheel_w // 2, y0, ax + wheel_w // 2, y0 + wheel_h),
+                radius=wheel_h // 2,
+                fill=(*WHEEL, 255),
+            )
     # the cab: the front cell (a little shorter on a 1-cell truck, which is all cab)
     cab_len = round(0.78 * u) if length > 1 else w - 2 * m
     cab = (w - m - cab_len, m + round(0.05 * u), w - m, h - m - round(0.05 * u))
     if length > 1:
         cargo = (m, m, cab[0] - round(0.06 * u), h - m)
         hitch_y = h // 2
-        d.rectangle((cargo[2] - line, hitch_y - round(0.08 * u), cab[0] + line, hitch_y + round(0.08 * u)), fill=(*OUTLINE, 255))
-        d.rounded_rectangle(cargo, radius=round(0.1 * u), fill=(*body, 255), outline=(*OUTLINE, 255), width=line)
+        d.rectangle(
+            (cargo[2] - line, hitch_y - round(0.08 * u), cab[0] + line, hitch_y + round(0.08 * u)),
+            fill=(*OUTLINE, 255),
+        )
+        d.rounded_rectangle(
+            cargo, radius=round(0.1 * u), fill=(*body, 255), outline=(*OUTLINE, 255), width=line
+        )
         # ribs across the cargo box
         for k in range(1, 2 * length - 1):
             x = cargo[0] + (cargo[2] - cargo[0]) * k // (2 * length - 1)
-            d.line((x, cargo[1] + 2 * line, x, cargo[3] - 2 * line), fill=(*_darker(body, 0.88), 255), width=max(1, line // 2))
+            d.line(
+                (x, cargo[1] + 2 * line, x, cargo[3] - 2 * line),
+                fill=(*_darker(body, 0.88), 255),
+                width=max(1, line // 2),
+            )
         arrow_box = (cargo[0], cargo[1], cargo[2], cargo[3])
-    d.rounded_rectangle(cab, radius=round(0.16 * u), fill=(*cab_fill, 255), outline=(*OUTLINE, 255), width=line)
+    d.rounded_rectangle(
+        cab, radius=round(0.16 * u), fill=(*cab_fill, 255), outline=(*OUTLINE, 255), width=line
+    )
     # windshield across the nose of the cab
-    ws = (cab[2] - round(0.26 * u), cab[1] + round(0.1 * u), cab[2] - round(0.09 * u), cab[3] - round(0.1 * u))
-    d.rounded_rectangle(ws, radius=round(0.05 * u), fill=(*WINDSHIELD, 255), outline=(*WINDSHIELD_EDGE, 255), width=max(1, line // 2))
+    ws = (
+        cab[2] - round(0.26 * u),
+        cab[1] + round(0.1 * u),
+        cab[2] - round(0.09 * u),
+        cab[3] - round(0.1 * u),
+    )
+    d.rounded_rectangle(
+        ws,
+        radius=round(0.05 * u),
+        fill=(*WINDSHIELD, 255),
+        outline=(*WINDSHIELD_EDGE, 255),
+        width=max(1, line // 2),
+    )
     if length == 1:
         arrow_box = (cab[0] + round(0.06 * u), cab[1], ws[0] - round(0.04 * u), cab[3])
     # the arrow: where the truck will drive
@@ -215,7 +262,15 @@ def _paint_truck(draw: ImageDraw.ImageDraw, img, key) -> None:
     head = round(0.38 * size)
     neck = tip - round(0.42 * size)
     d.polygon(
-        [(back, cy - shaft), (neck, cy - shaft), (neck, cy - head), (tip, cy), (neck, cy + head), (neck, cy + shaft), (back, cy + shaft)],
+        [
+            (back, cy - shaft),
+            (neck, cy - shaft),
+            (neck, cy - head),
+            (tip, cy),
+            (neck, cy + head),
+            (neck, cy + shaft),
+            (back, cy + shaft),
+        ],
         fill=(*ARROW, 255),
         outline=(*OUTLINE, 255),
     )
@@ -250,8 +305,13 @@ def _paint_training_truck(draw: ImageDraw.ImageDraw, img, key) -> None:
     big = Image.new("RGBA", (w, h), (0, 0, 0, 0))
     d = ImageDraw.Draw(big)
     m = round(0.09 * cell)
-    d.rounded_rectangle((m, m, w - 1 - m, h - 1 - m), radius=round(0.12 * cell), fill=(*body, 255),
-                        outline=(*TRAINING_DARK, 255), width=max(2, cell // 20))
+    d.rounded_rectangle(
+        (m, m, w - 1 - m, h - 1 - m),
+        radius=round(0.12 * cell),
+        fill=(*body, 255),
+        outline=(*TRAINING_DARK, 255),
+        width=max(2, cell // 20),
+    )
     back, tip, inset = w - cell + m, w - 1 - m, round(0.1 * cell)
     base = back + inset
     nose = (tip - inset // 2, h // 2)
@@ -274,7 +334,9 @@ class TruckEscapeView(StatelessUI):
         g = layout(level, area).rect
         return panel_rect(Rect(g.x - CURB, g.y - CURB, g.w + 2 * CURB, g.h + 2 * CURB))
 
-    def on_gesture(self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect) -> ViewOutcome:
+    def on_gesture(
+        self, level: Level, state: State, ui: Any, gesture: Gesture, area: Rect
+    ) -> ViewOutcome:
         if gesture.kind != "click":
             return ViewOutcome()
         i = truck_at(level, state, area, gesture.x, gesture.y)
@@ -294,7 +356,11 @@ class TruckEscapeView(StatelessUI):
         cell = layout(level, area).cell
         if result is None:
             free = next(
-                (k for k, c in enumerate(path) if (j := level.occupant.get(c)) is not None and state.remaining >> j & 1),
+                (
+                    k
+                    for k, c in enumerate(path)
+                    if (j := level.occupant.get(c)) is not None and state.remaining >> j & 1
+                ),
                 len(path),
             )
             reach = free * cell + cell // 6  # up to the blocker, nudging it
@@ -310,7 +376,13 @@ class TruckEscapeView(StatelessUI):
         out = []
         for d in offsets:
             r = moving.rect
-            shifted = Widget(moving.id, Rect(r.x + dc * d, r.y + dr * d, r.w, r.h), moving.painter, moving.key, opaque=False)
+            shifted = Widget(
+                moving.id,
+                Rect(r.x + dc * d, r.y + dr * d, r.w, r.h),
+                moving.painter,
+                moving.key,
+                opaque=False,
+            )
             out.append([board, *still, shifted])
         return out
 
@@ -341,10 +413,21 @@ def _widget_table(
     grid = layout(level, area)
     cell = grid.cell
     paint_board, paint_truck = _PAINTERS[style]
-    board = Widget("board", area, paint_board, (level.rows, level.cols, cell, grid.x0 - area.x, grid.y0 - area.y))
+    board = Widget(
+        "board",
+        area,
+        paint_board,
+        (level.rows, level.cols, cell, grid.x0 - area.x, grid.y0 - area.y),
+    )
     colours = truck_colours(level)
     trucks = tuple(
-        Widget(f"truck{i}", truck_rect(level, i, area), paint_truck, (t.facing, t.length, cell, colours[i]), opaque=False)
+        Widget(
+            f"truck{i}",
+            truck_rect(level, i, area),
+            paint_truck,
+            (t.facing, t.length, cell, colours[i]),
+            opaque=False,
+        )
         for i, t in enumerate(level.trucks)
     )
     return board, trucks

@@ -22,4 +22,11 @@ from puzzlegym.agents.random import RandomAgent
 from puzzlegym.agents.scripted import ScriptedAgent
 from puzzlegym.agents.solver import SolverAgent
 
-__all__ = ["RandomAgent", "ScriptedAgent", "SolverAgent", "agent_label", "make_agent", "navigation_click"]
+__all__ = [
+    "RandomAgent",
+    "ScriptedAgent",
+    "SolverAgent",
+    "agent_label",
+    "make_agent",
+    "navigation_click",
+]

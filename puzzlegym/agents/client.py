@@ -108,9 +108,16 @@ class _Failure(Exception):
     """One failed attempt: ``kind`` (timeout, connection, malformed, or the HTTP status),
     whether it may be retried, the server's text (masked), and a Retry-After in seconds."""
 
-    def __init__(self, kind: str, retryable: bool, detail: str = "", retry_after: float | None = None) -> None:
+    def __init__(
+        self, kind: str, retryable: bool, detail: str = "", retry_after: float | None = None
+    ) -> None:
         super().__init__(kind)
-        self.kind, self.retryable, self.detail, self.retry_after = kind, retryable, detail, retry_after
+        self.kind, self.retryable, self.detail, self.retry_after = (
+            kind,
+            retryable,
+            detail,
+            retry_after,
+        )
 
 
 class ChatClient:
@@ -145,13 +152,25 @@ class ChatClient:
         self._key = key
         self.key_hint = mask_secret(None if key == NO_KEY else key)
         self.timeout_s = _number("timeout_s", timeout_s, 0.001, MAX_TIMEOUT_S)
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or not 0 <= max_retries <= MAX_RETRIES:
-            raise ConfigError(f"max_retries: expected an integer in 0..{MAX_RETRIES}, got {max_retries!r}")
+        if (
+            isinstance(max_retries, bool)
+            or not isinstance(max_retries, int)
+            or not 0 <= max_retries <= MAX_RETRIES
+        ):
+            raise ConfigError(
+                f"max_retries: expected an integer in 0..{MAX_RETRIES}, got {max_retries!r}"
+            )
         self.max_retries = max_retries
         self.backoff_s = _number("backoff_s", backoff_s, 0.0, 60.0)
         self.backoff_max_s = _number("backoff_max_s", backoff_max_s, 0.0, 600.0)
-        self.temperature = None if temperature is None else _number("temperature", temperature, 0.0, 2.0)
-        if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or not 1 <= max_tokens <= 1_000_000):
+        self.temperature = (
+            None if temperature is None else _number("temperature", temperature, 0.0, 2.0)
+        )
+        if max_tokens is not None and (
+            isinstance(max_tokens, bool)
+            or not isinstance(max_tokens, int)
+            or not 1 <= max_tokens <= 1_000_000
+        ):
             raise ConfigError(f"max_tokens: expected an integer in 1..1000000, got {max_tokens!r}")
         self.max_tokens = max_tokens
         self.totals = Totals()
@@ -204,18 +223,26 @@ class ChatClient:
             sock = socket.create_connection((host, port), timeout=self.timeout_s)
             held.append(sock)
             if https:
-                sock = ssl.create_default_context().wrap_socket(sock, server_hostname=host,
-                                                                 do_handshake_on_connect=False)
+                sock = ssl.create_default_context().wrap_socket(
+                    sock, server_hostname=host, do_handshake_on_connect=False
+                )
                 held.append(sock)
                 if fired.is_set():
                     raise TimeoutError
                 sock.do_handshake()
             conn.sock = sock
-            conn.request("POST", path, body=payload, headers={
-                "Content-Type": "application/json", "Accept": "application/json",
-                "Authorization": f"Bearer {self._key}", "User-Agent": f"puzzlegym/{__version__}",
-                "Connection": "close",
-            })
+            conn.request(
+                "POST",
+                path,
+                body=payload,
+                headers={
+                    "Content-Type": "application/json",
+                    "Accept": "application/json",
+                    "Authorization": f"Bearer {self._key}",
+                    "User-Agent": f"puzzlegym/{__version__}",
+                    "Connection": "close",
+                },
+            )
             response = conn.getresponse()
             chunks, size = [], 0
             while True:
@@ -278,7 +305,9 @@ class ChatClient:
         return text[:MAX_SERVER_TEXT]
 
     # ------------------------------------------------------------------ a request
-    def complete(self, messages: list[dict], tools: list[dict] | None = None, tool_choice: str | None = None) -> Reply:
+    def complete(
+        self, messages: list[dict], tools: list[dict] | None = None, tool_choice: str | None = None
+    ) -> Reply:
         """One chat completion (retried as the module docstring says). Raises ModelError."""
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
@@ -302,23 +331,42 @@ class ChatClient:
             except _Failure as exc:
                 what = exc.kind
                 self.totals.by_status[what] = self.totals.by_status.get(what, 0) + 1
-                faults.append({"kind": what, "detail": exc.detail} if exc.detail else {"kind": what})
+                faults.append(
+                    {"kind": what, "detail": exc.detail} if exc.detail else {"kind": what}
+                )
                 if not exc.retryable or retries >= self.max_retries:
                     self.totals.requests += 1
                     self.totals.failures += 1
                     self.totals.retries += retries
-                    log.warning("model %s at %s: request %d failed (%s) after %d retries",
-                                self.model, mask_url(self.base_url), n, what, retries)
+                    log.warning(
+                        "model %s at %s: request %d failed (%s) after %d retries",
+                        self.model,
+                        mask_url(self.base_url),
+                        n,
+                        what,
+                        retries,
+                    )
                     detail = f": {exc.detail}" if exc.detail else ""
-                    raise ModelError(self.redact(
-                        f"model {self.model!r} at {mask_url(self.base_url)}: request failed ({what}) "
-                        f"after {retries} retries{detail}")) from None
+                    raise ModelError(
+                        self.redact(
+                            f"model {self.model!r} at {mask_url(self.base_url)}: request failed ({what}) "
+                            f"after {retries} retries{detail}"
+                        )
+                    ) from None
                 delay = min(self.backoff_max_s, self.backoff_s * (2**retries))
                 if exc.retry_after is not None and exc.retry_after == exc.retry_after:  # not NaN
                     delay = max(delay, min(self.backoff_max_s, max(0.0, exc.retry_after)))
                 retries += 1
-                log.info("model %s: request %d got %s after %.2f s; retry %d/%d in %.2f s",
-                         self.model, n, what, time.monotonic() - t_try, retries, self.max_retries, delay)
+                log.info(
+                    "model %s: request %d got %s after %.2f s; retry %d/%d in %.2f s",
+                    self.model,
+                    n,
+                    what,
+                    time.monotonic() - t_try,
+                    retries,
+                    self.max_retries,
+                    delay,
+                )
                 time.sleep(delay)
         reply.faults = faults
         t = self.totals
@@ -327,8 +375,15 @@ class ChatClient:
         t.latency_s += reply.latency_s
         t.prompt_tokens += reply.prompt_tokens or 0
         t.completion_tokens += reply.completion_tokens or 0
-        log.debug("model %s: request %d ok in %.2f s (%s prompt / %s completion tokens, %d tool calls)",
-                  self.model, n, reply.latency_s, reply.prompt_tokens, reply.completion_tokens, len(reply.tool_calls))
+        log.debug(
+            "model %s: request %d ok in %.2f s (%s prompt / %s completion tokens, %d tool calls)",
+            self.model,
+            n,
+            reply.latency_s,
+            reply.prompt_tokens,
+            reply.completion_tokens,
+            len(reply.tool_calls),
+        )
         return reply
 
     def close(self) -> None:

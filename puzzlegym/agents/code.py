@@ -41,7 +41,9 @@ _FENCE = re.compile(r"```(?:python|py)[ \t]*\n(.*?)```", re.S)
 def _code_action(doc: dict) -> Action:
     """A GUI request of the model's code as a validated action (no batch, no answer)."""
     if doc.get("type") not in CODE_GUI_TYPES:
-        raise ActionError(f"GUI call type {doc.get('type')!r} is not part of the API; allowed: {', '.join(CODE_GUI_TYPES)}")
+        raise ActionError(
+            f"GUI call type {doc.get('type')!r} is not part of the API; allowed: {', '.join(CODE_GUI_TYPES)}"
+        )
     action = parse_action(doc)
     assert not isinstance(action, Batch)
     return action
@@ -62,7 +64,9 @@ class CodeAgent(NativeAgent):
         code_gui_calls: int = 1000,
         **kwargs,
     ) -> None:
-        self.sandbox = Sandbox(SandboxLimits(code_time_limit_s, code_memory_mb, code_output_chars, code_gui_calls))
+        self.sandbox = Sandbox(
+            SandboxLimits(code_time_limit_s, code_memory_mb, code_output_chars, code_gui_calls)
+        )
         self._code: ParsedCall | None = None  # the run in progress
         self._run_counts = {"gui": 0, "screenshots": 0}
         self._want_screenshot = False
@@ -78,7 +82,11 @@ class CodeAgent(NativeAgent):
 
     def _prompt_extras(self) -> dict:
         lim = self.sandbox.limits
-        return {"code_time_s": lim.time_s, "code_memory_mb": lim.memory_mb, "code_output_chars": lim.output_chars}
+        return {
+            "code_time_s": lim.time_s,
+            "code_memory_mb": lim.memory_mb,
+            "code_output_chars": lim.output_chars,
+        }
 
     # ------------------------------------------------------------------ calls
     def _work(self) -> Action | None:
@@ -103,7 +111,14 @@ class CodeAgent(NativeAgent):
                 self.sandbox.start_run(call.code)
             except SandboxError as exc:
                 self._result(call.id, f"run_code could not run: {exc}")
-                self._records.append({"kind": "code", "outcome": "failed", "error": str(exc), "code": call.code[:MAX_RECORD_TEXT]})
+                self._records.append(
+                    {
+                        "kind": "code",
+                        "outcome": "failed",
+                        "error": str(exc),
+                        "code": call.code[:MAX_RECORD_TEXT],
+                    }
+                )
                 return None
             self._code = call
             return self._drive()
@@ -113,11 +128,14 @@ class CodeAgent(NativeAgent):
         if call.kind != "code_gui":
             super()._completed(call, info)
             return
-        self.sandbox.reply(True, {
-            "accepted": bool(info.get("accepted")),
-            "feedback": str(info.get("feedback") or ""),
-            "elapsed_s": round(float(info.get("elapsed_s", 0.0)), 3),
-        })
+        self.sandbox.reply(
+            True,
+            {
+                "accepted": bool(info.get("accepted")),
+                "feedback": str(info.get("feedback") or ""),
+                "elapsed_s": round(float(info.get("elapsed_s", 0.0)), 3),
+            },
+        )
 
     def _drive(self) -> Action | None:
         """Serve the run in progress until it asks for a GUI action (returned) or ends."""
@@ -137,7 +155,9 @@ class CodeAgent(NativeAgent):
                     self.sandbox.reply(False, error=str(exc))
                     continue
                 self._run_counts["gui"] += 1
-                self._turn(action.type, native=True, source="code", detail={"action": to_dict(action)})
+                self._turn(
+                    action.type, native=True, source="code", detail={"action": to_dict(action)}
+                )
                 self._inflight = ParsedCall(self._code.id, "code_gui", "code_gui", action=action)
                 self._acted = True
                 return action
@@ -155,19 +175,29 @@ class CodeAgent(NativeAgent):
             outcome = "error" if error else "ok"
         else:
             error = event[1]
-            text = f"run_code stopped: {error}. It had made {n} GUI call(s) and {shots} screenshot(s)."
+            text = (
+                f"run_code stopped: {error}. It had made {n} GUI call(s) and {shots} screenshot(s)."
+            )
             outcome = "failed"
         self._result(call.id, text)
-        self._records.append({
-            "kind": "code", "outcome": outcome, "gui_calls": n, "screenshots": shots,
-            "error": (error or None) and str(error)[:MAX_RECORD_TEXT], "code": (call.code or "")[:MAX_RECORD_TEXT],
-        })
+        self._records.append(
+            {
+                "kind": "code",
+                "outcome": outcome,
+                "gui_calls": n,
+                "screenshots": shots,
+                "error": (error or None) and str(error)[:MAX_RECORD_TEXT],
+                "code": (call.code or "")[:MAX_RECORD_TEXT],
+            }
+        )
 
     # ------------------------------------------------------------------ replies without tool calls
     def _no_tool_call(self, reply) -> None:
         blocks = _FENCE.findall(reply.content or "")
         if len(blocks) == 1 and blocks[0].strip():
-            self._calls.append({"id": None, "name": "run_code", "arguments": json.dumps({"code": blocks[0]})})
+            self._calls.append(
+                {"id": None, "name": "run_code", "arguments": json.dumps({"code": blocks[0]})}
+            )
             return
         super()._no_tool_call(reply)
 

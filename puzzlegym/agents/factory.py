@@ -25,7 +25,9 @@ def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] 
     """
     if is_model_spec(spec):
         config = env.unwrapped.config
-        return build_model_agent(spec, config["env_id"], options, wall_clock=config["clock"] == "wall")
+        return build_model_agent(
+            spec, config["env_id"], options, wall_clock=config["clock"] == "wall"
+        )
     if options:
         raise ConfigError(f"agent options apply to model agents (openai:MODEL) only, not {spec!r}")
     if spec == "solver":
@@ -43,10 +45,14 @@ def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] 
     try:
         agent = factory(env)
     except Exception as exc:  # not an agent factory (e.g. os:system): say so, no traceback
-        raise ConfigError(f"agent: {spec!r} is not an agent factory: calling it with the env raised "
-                          f"{type(exc).__name__}: {str(exc)[:200]}") from None
+        raise ConfigError(
+            f"agent: {spec!r} is not an agent factory: calling it with the env raised "
+            f"{type(exc).__name__}: {str(exc)[:200]}"
+        ) from None
     if not callable(agent):
-        raise ConfigError(f"agent: {spec!r} returned {type(agent).__name__}, not a callable agent (obs, info) -> action")
+        raise ConfigError(
+            f"agent: {spec!r} returned {type(agent).__name__}, not a callable agent (obs, info) -> action"
+        )
     return agent
 
 
@@ -57,13 +63,17 @@ def _factory(spec: str):
     """The ``module:callable`` a spec names (imported; it must be callable)."""
     module, sep, attr = spec.partition(":") if isinstance(spec, str) else ("", "", "")
     if not sep or not module or not attr:
-        raise ConfigError(f"agent: {shown(spec)} is not 'solver', 'random', 'scripted', 'vision', 'openai:MODEL' or 'module:callable'")
+        raise ConfigError(
+            f"agent: {shown(spec)} is not 'solver', 'random', 'scripted', 'vision', 'openai:MODEL' or 'module:callable'"
+        )
     try:
         factory = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError, ValueError) as exc:
         raise ConfigError(f"agent: cannot import {spec!r}: {exc}") from None
     if not callable(factory):
-        raise ConfigError(f"agent: {spec!r} is a {type(factory).__name__}, not a callable agent factory")
+        raise ConfigError(
+            f"agent: {spec!r} is a {type(factory).__name__}, not a callable agent factory"
+        )
     return factory
 
 

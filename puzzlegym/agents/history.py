@@ -29,7 +29,10 @@ def image_message(text: str, data_url: str) -> dict:
     """A user message with a text and one image."""
     return {
         "role": "user",
-        "content": [{"type": "text", "text": text}, {"type": "image_url", "image_url": {"url": data_url}}],
+        "content": [
+            {"type": "text", "text": text},
+            {"type": "image_url", "image_url": {"url": data_url}},
+        ],
     }
 
 
@@ -53,10 +56,16 @@ class History:
     """System prompt, task message and units (module docstring)."""
 
     def __init__(self, system: str, task: str, *, turns: int | None = 40, images: int = 2) -> None:
-        if turns is not None and (isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS):
-            raise ConfigError(f"history_turns: expected None or an integer in 1..{MAX_TURNS}, got {turns!r}")
+        if turns is not None and (
+            isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS
+        ):
+            raise ConfigError(
+                f"history_turns: expected None or an integer in 1..{MAX_TURNS}, got {turns!r}"
+            )
         if isinstance(images, bool) or not isinstance(images, int) or not 1 <= images <= MAX_IMAGES:
-            raise ConfigError(f"history_images: expected an integer in 1..{MAX_IMAGES}, got {images!r}")
+            raise ConfigError(
+                f"history_images: expected an integer in 1..{MAX_IMAGES}, got {images!r}"
+            )
         self.head = [{"role": "system", "content": system}, {"role": "user", "content": task}]
         self.turns, self.images = turns, images
         self.units: list[list[dict]] = []
@@ -102,7 +111,7 @@ class History:
 
     # ------------------------------------------------------------------ the window
     def window_units(self) -> list[list[dict]]:
-        return self.units if self.turns is None else self.units[-self.turns:]
+        return self.units if self.turns is None else self.units[-self.turns :]
 
     def messages(self) -> list[dict]:
         """The request's messages: head + windowed units, older screenshots omitted."""
@@ -129,11 +138,11 @@ class History:
         history in a request that ends with the message ``then`` (a newer screenshot pushes an
         older one out of the window), ``then`` itself not counted."""
         if then is None:
-            return text_chars(self.messages()[len(self.head):])
+            return text_chars(self.messages()[len(self.head) :])
         fresh = not self.units
         self.add(then)
         try:
-            return text_chars(self.messages()[len(self.head):-1])
+            return text_chars(self.messages()[len(self.head) : -1])
         finally:
             self.units[-1].pop()
             if fresh:

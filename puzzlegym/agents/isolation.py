@@ -34,12 +34,23 @@ from pathlib import Path
 
 from puzzlegym.errors import ConfigError
 
-__all__ = ["INSTALL_HINT", "PACKAGES_DIR", "SANDBOX_UID", "WORKDIR", "Runtime", "SandboxUnavailable",
-           "bwrap_command", "require", "runtime"]
+__all__ = [
+    "INSTALL_HINT",
+    "PACKAGES_DIR",
+    "SANDBOX_UID",
+    "WORKDIR",
+    "Runtime",
+    "SandboxUnavailable",
+    "bwrap_command",
+    "require",
+    "runtime",
+]
 
-INSTALL_HINT = ("the Code Execution setting runs the model's code under bubblewrap; install it "
-                "(Debian/Ubuntu: apt-get install bubblewrap) on a kernel that allows user "
-                "namespaces (sysctl kernel.unprivileged_userns_clone=1 where that switch exists)")
+INSTALL_HINT = (
+    "the Code Execution setting runs the model's code under bubblewrap; install it "
+    "(Debian/Ubuntu: apt-get install bubblewrap) on a kernel that allows user "
+    "namespaces (sysctl kernel.unprivileged_userns_clone=1 where that switch exists)"
+)
 WORKDIR = "/sandbox"
 PACKAGES_DIR = "/usr/lib/puzzlegym-sandbox"
 SANDBOX_UID = 65534
@@ -47,8 +58,13 @@ SANDBOX_UID = 65534
 # shared libraries their wheels ship beside them
 SANDBOX_PACKAGES = {"numpy": ("numpy.libs",), "PIL": ("pillow.libs", "Pillow.libs")}
 ENVIRONMENT = {
-    "PATH": "/nonexistent", "LANG": "C.UTF-8", "HOME": WORKDIR, "TMPDIR": WORKDIR,
-    "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+    "PATH": "/nonexistent",
+    "LANG": "C.UTF-8",
+    "HOME": WORKDIR,
+    "TMPDIR": WORKDIR,
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
 }
 PROBE_TIMEOUT_S = 30.0
 
@@ -104,7 +120,7 @@ class _Layout:
                 target = os.readlink(nxt)
                 if not _under(nxt, list(self.binds)):
                     self.symlinks[nxt] = target
-                rest = os.path.join(*parts[i + 1:]) if i + 1 < len(parts) else ""
+                rest = os.path.join(*parts[i + 1 :]) if i + 1 < len(parts) else ""
                 resolved = os.path.normpath(os.path.join(cur, target, rest))
                 self.add(resolved, depth + 1)
                 return
@@ -120,8 +136,13 @@ def _ldd(files: list[str]) -> set[str]:
         return set()
     libs: set[str] = set()
     for start in range(0, len(files), 200):
-        proc = subprocess.run([exe, *files[start:start + 200]], capture_output=True, text=True,
-                              timeout=120, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
+        proc = subprocess.run(
+            [exe, *files[start : start + 200]],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
+        )
         for line in proc.stdout.splitlines():
             line = line.strip()
             if "=>" in line:
@@ -137,8 +158,13 @@ def _ldd(files: list[str]) -> set[str]:
 def runtime() -> Runtime:
     """What the child needs (module docstring), found once per process."""
     python = os.path.realpath(sys.executable)
-    probe = subprocess.run([python, "-I", "-S", "-c", "import sys, json; print(json.dumps(sys.path))"],
-                           capture_output=True, text=True, timeout=60, env={"LC_ALL": "C"})
+    probe = subprocess.run(
+        [python, "-I", "-S", "-c", "import sys, json; print(json.dumps(sys.path))"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"LC_ALL": "C"},
+    )
     if probe.returncode != 0:
         raise SandboxUnavailable(f"the interpreter {python} does not start in isolated mode")
     stdlib = [p for p in json.loads(probe.stdout) if p and os.path.exists(p)]
@@ -149,8 +175,11 @@ def runtime() -> Runtime:
         if not _under(real, list(layout.binds)):
             layout.bind(real, real)
         if os.path.isdir(real):
-            masks += [os.path.join(real, name) for name in ("site-packages", "dist-packages")
-                      if os.path.isdir(os.path.join(real, name))]
+            masks += [
+                os.path.join(real, name)
+                for name in ("site-packages", "dist-packages")
+                if os.path.isdir(os.path.join(real, name))
+            ]
     packages: list[tuple[str, str]] = []
     for name, lib_dirs in SANDBOX_PACKAGES.items():
         try:
@@ -172,7 +201,9 @@ def runtime() -> Runtime:
             continue
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = [d for d in dirnames if not _under(os.path.join(dirpath, d), masks)]
-            elf += [os.path.join(dirpath, f) for f in filenames if ".so" in f and not f.endswith(".py")]
+            elf += [
+                os.path.join(dirpath, f) for f in filenames if ".so" in f and not f.endswith(".py")
+            ]
     layout.add(python)
     for lib in sorted(_ldd(elf)):
         if not any(_under(os.path.realpath(lib), [src]) for src, _ in packages):
@@ -187,12 +218,31 @@ def runtime() -> Runtime:
     )
 
 
-def bwrap_command(bwrap: str, rt: Runtime, program: list[str], *, work_bytes: int, info_fd: int | None = None) -> list[str]:
+def bwrap_command(
+    bwrap: str, rt: Runtime, program: list[str], *, work_bytes: int, info_fd: int | None = None
+) -> list[str]:
     """The whole command line that runs ``program`` (arguments after the interpreter) in the
     sandbox (module docstring); ``work_bytes`` bounds the work directory's tmpfs."""
-    cmd = [bwrap, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-           "--unshare-cgroup-try", "--disable-userns", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-           "--hostname", "sandbox", "--die-with-parent", "--new-session", "--as-pid-1", "--clearenv"]
+    cmd = [
+        bwrap,
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--disable-userns",
+        "--uid",
+        str(SANDBOX_UID),
+        "--gid",
+        str(SANDBOX_UID),
+        "--hostname",
+        "sandbox",
+        "--die-with-parent",
+        "--new-session",
+        "--as-pid-1",
+        "--clearenv",
+    ]
     for name, value in ENVIRONMENT.items():
         cmd += ["--setenv", name, value]
     for src, dest in rt.binds:
@@ -201,9 +251,24 @@ def bwrap_command(bwrap: str, rt: Runtime, program: list[str], *, work_bytes: in
         cmd += ["--tmpfs", mask, "--remount-ro", mask]
     for target, link in rt.symlinks:
         cmd += ["--symlink", target, link]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
-            "--size", str(int(work_bytes)), "--perms", "0700", "--tmpfs", WORKDIR,
-            "--remount-ro", "/", "--chdir", WORKDIR]
+    cmd += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        str(int(work_bytes)),
+        "--perms",
+        "0700",
+        "--tmpfs",
+        WORKDIR,
+        "--remount-ro",
+        "/",
+        "--chdir",
+        WORKDIR,
+    ]
     if info_fd is not None:
         cmd += ["--info-fd", str(info_fd)]
     return [*cmd, "--", rt.python, "-I", "-S", *program]
@@ -220,11 +285,22 @@ def _probe(bwrap: str | None) -> str | None:
         return f"the interpreter's files could not be listed ({exc})"
     except SandboxUnavailable as exc:
         return str(exc)
-    cmd = bwrap_command(bwrap, rt, ["-c", "import os; print('sandbox', os.getuid(), os.getpid())"],
-                        work_bytes=1 << 20)
+    cmd = bwrap_command(
+        bwrap,
+        rt,
+        ["-c", "import os; print('sandbox', os.getuid(), os.getpid())"],
+        work_bytes=1 << 20,
+    )
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, cwd="/",
-                              env={"PATH": "/usr/bin:/bin"}, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin"},
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         return f"bwrap did not run ({exc})"
     if proc.returncode != 0 or proc.stdout.strip() != f"sandbox {SANDBOX_UID} 1":

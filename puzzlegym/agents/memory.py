@@ -32,7 +32,9 @@ CONDITIONS = ("M0", "M1", "M2")
 class Memory:
     def __init__(self, condition: str = "M1") -> None:
         if condition not in CONDITIONS:
-            raise ConfigError(f"memory: {condition!r} is not a memory condition; allowed: {', '.join(CONDITIONS)}")
+            raise ConfigError(
+                f"memory: {condition!r} is not a memory condition; allowed: {', '.join(CONDITIONS)}"
+            )
         self.condition = condition
         self.restarts = 0
 
@@ -50,8 +52,13 @@ class Memory:
         screenshot after the restart, is added to it). Returns the record line."""
         self.restarts += 1
         size = history.window_text_chars(then=observation)
-        rec = {"kind": "memory", "condition": self.condition, "restart": self.restarts,
-               "units_before": len(history), "m1_chars": size}
+        rec = {
+            "kind": "memory",
+            "condition": self.condition,
+            "restart": self.restarts,
+            "units_before": len(history),
+            "m1_chars": size,
+        }
         if self.condition == "M1":
             rec["kept_chars"] = size
             return rec

@@ -20,14 +20,38 @@ from puzzlegym.agents.client import API_KEY_ENV, ChatClient, mask_secret, mask_u
 from puzzlegym.agents.memory import CONDITIONS
 from puzzlegym.errors import ConfigError
 
-__all__ = ["MODEL_PREFIX", "SETTINGS", "build_model_agent", "is_model_spec", "model_label", "public_options"]
+__all__ = [
+    "MODEL_PREFIX",
+    "SETTINGS",
+    "build_model_agent",
+    "is_model_spec",
+    "model_label",
+    "public_options",
+]
 
 MODEL_PREFIX = "openai:"
 SETTINGS = ("native", "code")
 
-CLIENT_OPTIONS = ("base_url", "api_key", "api_key_env", "timeout_s", "max_retries", "backoff_s", "temperature", "max_tokens")
-AGENT_OPTIONS = ("memory", "rule_card", "image_format", "image_width", "image_quality", "history_turns",
-                 "history_images", "max_idle_requests")
+CLIENT_OPTIONS = (
+    "base_url",
+    "api_key",
+    "api_key_env",
+    "timeout_s",
+    "max_retries",
+    "backoff_s",
+    "temperature",
+    "max_tokens",
+)
+AGENT_OPTIONS = (
+    "memory",
+    "rule_card",
+    "image_format",
+    "image_width",
+    "image_quality",
+    "history_turns",
+    "history_images",
+    "max_idle_requests",
+)
 CODE_OPTIONS = ("code_time_limit_s", "code_memory_mb", "code_output_chars", "code_gui_calls")
 OPTIONS = ("setting", *CLIENT_OPTIONS, *AGENT_OPTIONS, *CODE_OPTIONS)
 
@@ -37,9 +61,11 @@ def is_model_spec(spec: str) -> bool:
 
 
 def _model(spec: str) -> str:
-    model = spec[len(MODEL_PREFIX):]
+    model = spec[len(MODEL_PREFIX) :]
     if not model.strip() or any(c.isspace() for c in model) or len(model) > 200:
-        raise ConfigError(f"agent: {spec!r} needs a model name without spaces after 'openai:' (e.g. openai:qwen2.5-vl-7b)")
+        raise ConfigError(
+            f"agent: {spec!r} needs a model name without spaces after 'openai:' (e.g. openai:qwen2.5-vl-7b)"
+        )
     return model
 
 
@@ -63,7 +89,9 @@ def _check(options: dict[str, Any] | None) -> dict[str, Any]:
 
         require()
     env_name = options.get("api_key_env")
-    if env_name is not None and (not isinstance(env_name, str) or not env_name.replace("_", "").isalnum()):
+    if env_name is not None and (
+        not isinstance(env_name, str) or not env_name.replace("_", "").isalnum()
+    ):
         raise ConfigError(f"api_key_env: {env_name!r} is not an environment variable name")
     return options
 
@@ -72,7 +100,9 @@ def model_label(spec: str, options: dict[str, Any] | None = None) -> str:
     """The name records and reports give a model agent: ``openai:MODEL/<setting>/<memory>``
     (``/K1`` with the rule card), so one run can hold several settings of one model."""
     opts = _check(options)
-    label = f"{MODEL_PREFIX}{_model(spec)}/{opts.get('setting', 'native')}/{opts.get('memory', 'M1')}"
+    label = (
+        f"{MODEL_PREFIX}{_model(spec)}/{opts.get('setting', 'native')}/{opts.get('memory', 'M1')}"
+    )
     return label + ("/K1" if opts.get("rule_card") else "")
 
 
@@ -86,14 +116,20 @@ def public_options(options: dict[str, Any] | None) -> dict[str, Any]:
     return out
 
 
-def build_model_agent(spec: str, env_id: str, options: dict[str, Any] | None = None, *, wall_clock: bool = True):
+def build_model_agent(
+    spec: str, env_id: str, options: dict[str, Any] | None = None, *, wall_clock: bool = True
+):
     """The model agent for ``spec`` (``openai:MODEL``) on objective ``env_id``."""
     opts = _check(options)
     model = _model(spec)
     key = opts.get("api_key")
     if key is None:
         key = os.environ.get(opts.get("api_key_env") or API_KEY_ENV)
-    client_kwargs = {k: opts[k] for k in ("timeout_s", "max_retries", "backoff_s", "temperature", "max_tokens") if opts.get(k) is not None}
+    client_kwargs = {
+        k: opts[k]
+        for k in ("timeout_s", "max_retries", "backoff_s", "temperature", "max_tokens")
+        if opts.get(k) is not None
+    }
     client = ChatClient(model, opts.get("base_url"), key, **client_kwargs)
     agent_kwargs = {k: opts[k] for k in AGENT_OPTIONS if k in opts}  # history_turns=None: unbounded
     try:

@@ -69,8 +69,14 @@ class NativeAgent:
         wall_clock: bool = True,
     ) -> None:
         game, tier = parse_env_id(env_id)
-        if isinstance(max_idle_requests, bool) or not isinstance(max_idle_requests, int) or not 1 <= max_idle_requests <= MAX_IDLE_REQUESTS:
-            raise ConfigError(f"max_idle_requests: expected an integer in 1..{MAX_IDLE_REQUESTS}, got {max_idle_requests!r}")
+        if (
+            isinstance(max_idle_requests, bool)
+            or not isinstance(max_idle_requests, int)
+            or not 1 <= max_idle_requests <= MAX_IDLE_REQUESTS
+        ):
+            raise ConfigError(
+                f"max_idle_requests: expected an integer in 1..{MAX_IDLE_REQUESTS}, got {max_idle_requests!r}"
+            )
         if not isinstance(rule_card, bool):
             raise ConfigError(f"rule_card: expected true or false, got {rule_card!r}")
         self.client = client
@@ -81,7 +87,9 @@ class NativeAgent:
         self.max_idle_requests = max_idle_requests
         self.wall_clock = wall_clock
         self._history_window = (history_turns, history_images)
-        History("", "", turns=history_turns, images=history_images)  # validate now, not at the first step
+        History(
+            "", "", turns=history_turns, images=history_images
+        )  # validate now, not at the first step
         self.history: History | None = None
         self.name = f"openai:{client.model}"
         self._calls: deque = deque()  # raw tool calls of the reply in progress
@@ -124,7 +132,12 @@ class NativeAgent:
         return self.client.redact(text)
 
     def summary(self) -> dict:
-        return {"setting": self.setting, "memory": self.memory.condition, **self.counts, **self.client.totals.to_json()}
+        return {
+            "setting": self.setting,
+            "memory": self.memory.condition,
+            **self.counts,
+            **self.client.totals.to_json(),
+        }
 
     def close(self) -> None:
         self.client.close()
@@ -144,15 +157,24 @@ class NativeAgent:
 
     def _start(self, info: dict) -> None:
         turns, images = self._history_window
-        system = system_prompt(self.setting, *self.encoder.size, rule_card=self.rule_card, **self._prompt_extras())
-        self.history = History(system, task_message(str(info.get("instruction", "")), self.setting), turns=turns, images=images)
+        system = system_prompt(
+            self.setting, *self.encoder.size, rule_card=self.rule_card, **self._prompt_extras()
+        )
+        self.history = History(
+            system,
+            task_message(str(info.get("instruction", "")), self.setting),
+            turns=turns,
+            images=images,
+        )
         self.history.new_unit(self._observation("at the start"))
 
     def _prompt_extras(self) -> dict:
         return {}
 
     def _observation(self, why: str = "after your last actions") -> dict:
-        return image_message(observation_text(*self.encoder.size, why), self.encoder.data_url(self._obs))
+        return image_message(
+            observation_text(*self.encoder.size, why), self.encoder.data_url(self._obs)
+        )
 
     def _next_action(self) -> Action:
         idle = 0
@@ -163,7 +185,9 @@ class NativeAgent:
             if self._turn_open:
                 self._finish_turn()
             if idle >= self.max_idle_requests or self._past_deadline():
-                reason = "deadline" if self._past_deadline() else f"{idle} requests without an action"
+                reason = (
+                    "deadline" if self._past_deadline() else f"{idle} requests without an action"
+                )
                 self.counts["harness_waits"] += 1
                 self._records.append({"kind": "harness_wait", "reason": reason})
                 return Wait()
@@ -188,10 +212,15 @@ class NativeAgent:
         if not reply.tool_calls:
             self._no_tool_call(reply)
         if reply.dropped_tool_calls:
-            self._malformed("(reply)", f"{reply.dropped_tool_calls} tool calls past the first {len(reply.tool_calls)} were not run")
+            self._malformed(
+                "(reply)",
+                f"{reply.dropped_tool_calls} tool calls past the first {len(reply.tool_calls)} were not run",
+            )
             # said after the results of the calls that ran (tool results must follow their calls)
-            self._notes.append(f"Only the first {len(reply.tool_calls)} tool calls of a reply run; "
-                               f"{reply.dropped_tool_calls} more were not run.")
+            self._notes.append(
+                f"Only the first {len(reply.tool_calls)} tool calls of a reply run; "
+                f"{reply.dropped_tool_calls} more were not run."
+            )
 
     def _no_tool_call(self, reply: Reply) -> None:
         self._malformed("(none)", "the reply contained no tool call")
@@ -199,17 +228,19 @@ class NativeAgent:
         self.history.add({"role": "user", "content": no_tool_call(self.setting)})
 
     def _record_request(self, reply: Reply, purpose: str) -> None:
-        self._records.append({
-            "kind": "request",
-            "purpose": purpose,
-            "latency_s": round(reply.latency_s, 3),
-            "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens,
-            "retries": reply.retries,
-            "finish_reason": reply.finish_reason,
-            "tool_calls": [c["name"] for c in reply.tool_calls],
-            "faults": reply.faults,  # the failed attempts (malformed replies, timeouts, 5xx) retried
-        })
+        self._records.append(
+            {
+                "kind": "request",
+                "purpose": purpose,
+                "latency_s": round(reply.latency_s, 3),
+                "prompt_tokens": reply.prompt_tokens,
+                "completion_tokens": reply.completion_tokens,
+                "retries": reply.retries,
+                "finish_reason": reply.finish_reason,
+                "tool_calls": [c["name"] for c in reply.tool_calls],
+                "faults": reply.faults,  # the failed attempts (malformed replies, timeouts, 5xx) retried
+            }
+        )
 
     def _summarize(self, messages: list[dict]) -> str:
         # the tools stay declared (the history holds tool calls) but the model may not call one
@@ -282,7 +313,9 @@ class NativeAgent:
         else:
             self.history.add({"role": "user", "content": text})
 
-    def _turn(self, tool: str, *, native: bool, detail: dict | None = None, source: str = "tool") -> None:
+    def _turn(
+        self, tool: str, *, native: bool, detail: dict | None = None, source: str = "tool"
+    ) -> None:
         self.counts["native" if native else "other"] += 1
         rec = {"kind": "turn", "tool": tool, "source": source, **(detail or {})}
         if self.setting == "code":
@@ -291,7 +324,9 @@ class NativeAgent:
 
     def _malformed(self, tool: str, error: str, source: str = "tool") -> None:
         self.counts["malformed"] += 1
-        self._records.append({"kind": "malformed", "tool": tool, "source": source, "error": error[:MAX_RECORD_TEXT]})
+        self._records.append(
+            {"kind": "malformed", "tool": tool, "source": source, "error": error[:MAX_RECORD_TEXT]}
+        )
 
 
 def _redacted(value: Any, redact) -> Any:
@@ -309,5 +344,7 @@ def _result_text(n_actions: int, info: dict) -> str:
     feedback = info.get("feedback") or "(none)"
     elapsed = float(info.get("elapsed_s", 0.0))
     budget = float(info.get("budget_s", 0.0))
-    return (f"performed {n_actions} action(s); accepted: {accepted}; feedback line: {feedback}; "
-            f"time used {elapsed:.0f} s of {budget:.0f} s")
+    return (
+        f"performed {n_actions} action(s); accepted: {accepted}; feedback line: {feedback}; "
+        f"time used {elapsed:.0f} s of {budget:.0f} s"
+    )

@@ -80,7 +80,11 @@ def system_prompt(
     ``rule_card`` (K1) is appended under its own heading."""
     if setting == "code":
         observation = _CODE_OBSERVATION.format(
-            sw=SCREEN_WIDTH, sh=SCREEN_HEIGHT, time_s=code_time_s, memory_mb=code_memory_mb, output=code_output_chars
+            sw=SCREEN_WIDTH,
+            sh=SCREEN_HEIGHT,
+            time_s=code_time_s,
+            memory_mb=code_memory_mb,
+            output=code_output_chars,
         )
     else:
         observation = _NATIVE_OBSERVATION
@@ -123,4 +127,7 @@ def summary_request() -> str:
 
 
 def memory_note(summary: str) -> str:
-    return "Your notes on your previous attempt at this level (written by you after the restart):\n" + summary
+    return (
+        "Your notes on your previous attempt at this level (written by you after the restart):\n"
+        + summary
+    )

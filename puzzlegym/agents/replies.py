@@ -60,7 +60,11 @@ class Reply:
         msg: dict[str, Any] = {"role": "assistant", "content": self.content}
         if self.tool_calls:
             msg["tool_calls"] = [
-                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+                {
+                    "id": c["id"],
+                    "type": "function",
+                    "function": {"name": c["name"], "arguments": c["arguments"]},
+                }
                 for c in self.tool_calls
             ]
         return msg
@@ -133,8 +137,10 @@ def parse_reply(body: bytes, latency_s: float = 0.0, retries: int = 0) -> Reply:
             try:
                 args = json.dumps(args, allow_nan=False, default=_refuse)
             except (TypeError, ValueError, RecursionError):
-                entry["error"] = "arguments hold a value that is not JSON this harness accepts " \
-                                 "(a number too long, NaN or Infinity, or nesting too deep)"
+                entry["error"] = (
+                    "arguments hold a value that is not JSON this harness accepts "
+                    "(a number too long, NaN or Infinity, or nesting too deep)"
+                )
                 args = ""
         entry["arguments"] = args or ""
         calls.append(entry)

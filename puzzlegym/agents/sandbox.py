@@ -67,12 +67,20 @@ class SandboxLimits:
     """Limits of one sandbox: compute seconds per run, address-space MB, printed characters
     per run, GUI calls per run, MB a written file may reach."""
 
-    def __init__(self, time_s: float = 30.0, memory_mb: int = 1024, output_chars: int = 4000,
-                 gui_calls: int = 1000, file_mb: int = 64) -> None:
+    def __init__(
+        self,
+        time_s: float = 30.0,
+        memory_mb: int = 1024,
+        output_chars: int = 4000,
+        gui_calls: int = 1000,
+        file_mb: int = 64,
+    ) -> None:
         def check(name: str, value: Any, lo: float, hi: float, integer: bool = True) -> None:
             ok = not isinstance(value, bool) and isinstance(value, int if integer else (int, float))
             if not ok or not lo <= value <= hi:
-                raise ConfigError(f"{name}: expected {'an integer' if integer else 'a number'} in {lo}..{hi}, got {value!r}")
+                raise ConfigError(
+                    f"{name}: expected {'an integer' if integer else 'a number'} in {lo}..{hi}, got {value!r}"
+                )
 
         check("code_time_limit_s", time_s, 0.1, 3600.0, integer=False)
         check("code_memory_mb", memory_mb, 128, 65536)
@@ -83,8 +91,13 @@ class SandboxLimits:
         self.gui_calls, self.file_mb = gui_calls, file_mb
 
     def to_json(self) -> dict:
-        return {"time_s": self.time_s, "memory_mb": self.memory_mb, "output_chars": self.output_chars,
-                "gui_calls": self.gui_calls, "file_mb": self.file_mb}
+        return {
+            "time_s": self.time_s,
+            "memory_mb": self.memory_mb,
+            "output_chars": self.output_chars,
+            "gui_calls": self.gui_calls,
+            "file_mb": self.file_mb,
+        }
 
 
 class SandboxError(Exception):
@@ -146,12 +159,23 @@ class Sandbox:
             "seccomp": self._seccomp.hex() if self._seccomp else None,
         }
         info_r, info_w = os.pipe()
-        cmd = isolation.bwrap_command(self._bwrap, self._runtime, ["-c", CHILD_SOURCE, json.dumps(config)],
-                                      work_bytes=lim.file_mb * 1024 * 1024, info_fd=info_w)
+        cmd = isolation.bwrap_command(
+            self._bwrap,
+            self._runtime,
+            ["-c", CHILD_SOURCE, json.dumps(config)],
+            work_bytes=lim.file_mb * 1024 * 1024,
+            info_fd=info_w,
+        )
         try:
             self.proc = subprocess.Popen(
-                cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd="/", env={"PATH": "/usr/bin:/bin"}, start_new_session=True, close_fds=True,
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd="/",
+                env={"PATH": "/usr/bin:/bin"},
+                start_new_session=True,
+                close_fds=True,
                 pass_fds=(info_w,),
             )
         finally:
@@ -159,7 +183,9 @@ class Sandbox:
         self.sessions += 1
         self._stopped = False
         assert self.proc.stdin is not None and self.proc.stderr is not None
-        os.set_blocking(self.proc.stdin.fileno(), False)  # a child that stops reading cannot block us
+        os.set_blocking(
+            self.proc.stdin.fileno(), False
+        )  # a child that stops reading cannot block us
         os.set_blocking(self.proc.stderr.fileno(), False)
         deadline = time.monotonic() + STARTUP_S
         try:
@@ -359,7 +385,9 @@ class Sandbox:
 
     def _send(self, docs: list[dict], raw: bytes | None = None, what: str = "its answer") -> None:
         """Send frames to the running child within the run's time (spent time is charged)."""
-        data = b"".join(HEADER.pack(len(b)) + b for b in (json.dumps(d).encode("utf-8") for d in docs))
+        data = b"".join(
+            HEADER.pack(len(b)) + b for b in (json.dumps(d).encode("utf-8") for d in docs)
+        )
         if raw is not None:
             data += HEADER.pack(len(raw)) + raw
         self._cont()
@@ -412,7 +440,11 @@ class Sandbox:
         while True:
             if self.proc is None:
                 self._in_run = False
-                return ("failed", self._failure or "the code's process ended; a new session starts with the next run")
+                return (
+                    "failed",
+                    self._failure
+                    or "the code's process ended; a new session starts with the next run",
+                )
             self._cont()
             t0 = time.monotonic()
             try:
@@ -431,14 +463,19 @@ class Sandbox:
             self._stop()  # the agent holds the turn now
             files = self._work_files()
             if files is not None and files > MAX_SESSION_FILES:
-                return self._end(f"the work directory holds {files} files (at most {MAX_SESSION_FILES})")
+                return self._end(
+                    f"the work directory holds {files} files (at most {MAX_SESSION_FILES})"
+                )
             if event[0] == "done":
                 self._in_run = False
                 return event
             if event[0] == "gui":
                 self._gui_calls += 1
                 if self._gui_calls > self.limits.gui_calls:
-                    self.reply(False, error=f"GUI call limit: at most {self.limits.gui_calls} GUI calls per run")
+                    self.reply(
+                        False,
+                        error=f"GUI call limit: at most {self.limits.gui_calls} GUI calls per run",
+                    )
                     continue
             return event
 
@@ -460,11 +497,19 @@ class Sandbox:
             return ("gui", msg["action"])
         if op == "screenshot" and keys == {"op"}:
             return ("screenshot",)
-        if op == "done" and keys == {"op", "stdout", "error"} and isinstance(msg["stdout"], str) \
-                and (msg["error"] is None or isinstance(msg["error"], str)):
+        if (
+            op == "done"
+            and keys == {"op", "stdout", "error"}
+            and isinstance(msg["stdout"], str)
+            and (msg["error"] is None or isinstance(msg["error"], str))
+        ):
             limit = self.limits.output_chars
             error = msg["error"]
-            return ("done", _bounded(msg["stdout"], limit), None if error is None else _bounded(error, limit))
+            return (
+                "done",
+                _bounded(msg["stdout"], limit),
+                None if error is None else _bounded(error, limit),
+            )
         shown = op if isinstance(op, str) and len(op) <= 20 else type(op).__name__
         raise _Violation(f"an unexpected frame (op {shown!r}, fields {sorted(map(str, keys))[:8]})")
 
@@ -473,7 +518,13 @@ class Sandbox:
         is ended; the run then reports that)."""
         if self.proc is None:
             return
-        self._send([{"ok": True, "result": result or {}} if ok else {"ok": False, "error": error or "refused"}])
+        self._send(
+            [
+                {"ok": True, "result": result or {}}
+                if ok
+                else {"ok": False, "error": error or "refused"}
+            ]
+        )
 
     def send_frame(self, frame: np.ndarray) -> None:
         """Answer the code's screenshot request with ``frame`` (raw RGB)."""
@@ -489,4 +540,8 @@ class Sandbox:
         self._in_run, self._failure = in_run, reason + "; a new session starts with the next run"
 
     def describe(self) -> dict:
-        return {**self.limits.to_json(), "isolation": self.isolation, "seccomp": self._seccomp is not None}
+        return {
+            **self.limits.to_json(),
+            "isolation": self.isolation,
+            "seccomp": self._seccomp is not None,
+        }

@@ -60,7 +60,9 @@ class Screenshot:
     def to_numpy(self):
         import numpy
 
-        return numpy.frombuffer(self.rgb, dtype=numpy.uint8).reshape(self.height, self.width, 3).copy()
+        return (
+            numpy.frombuffer(self.rgb, dtype=numpy.uint8).reshape(self.height, self.width, 3).copy()
+        )
 
     def to_pil(self):
         from PIL import Image
@@ -175,20 +177,26 @@ def _install_guard(config):
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
     def resolve(p):
-        return os.path.realpath(os.fsdecode(p)) if isinstance(p, (str, bytes, os.PathLike)) else None
+        return (
+            os.path.realpath(os.fsdecode(p)) if isinstance(p, (str, bytes, os.PathLike)) else None
+        )
 
     def check_read(p):
         path = resolve(p)
         if path is None or path in devices:
             return
         if not _under(path, readable):
-            raise PermissionError(f"sandbox: {os.fsdecode(p)!r} is outside what the sandbox may read")
+            raise PermissionError(
+                f"sandbox: {os.fsdecode(p)!r} is outside what the sandbox may read"
+            )
 
     def check_write(p):
         path = resolve(p)
         if path is None or path == "/dev/null" or _under(path, [work]):
             return
-        raise PermissionError(f"sandbox: {os.fsdecode(p)!r} is outside the sandbox's work directory")
+        raise PermissionError(
+            f"sandbox: {os.fsdecode(p)!r} is outside the sandbox's work directory"
+        )
 
     def hook(event, args):
         if event == "import":
@@ -203,7 +211,15 @@ def _install_guard(config):
             check_write(path) if writing else check_read(path)
         elif event in ("os.listdir", "os.scandir"):
             check_read(args[0] if args and args[0] is not None else ".")
-        elif event in ("os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.utime"):
+        elif event in (
+            "os.remove",
+            "os.rmdir",
+            "os.mkdir",
+            "os.chmod",
+            "os.chown",
+            "os.truncate",
+            "os.utime",
+        ):
             check_write(args[0])
         elif event in ("os.rename", "os.replace"):
             check_write(args[0])
@@ -212,11 +228,30 @@ def _install_guard(config):
             raise PermissionError("sandbox: links are not allowed")
         elif event.startswith("socket."):
             raise PermissionError("sandbox: no network")
-        elif event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
-                       "os.forkpty", "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill"):
+        elif event in (
+            "subprocess.Popen",
+            "os.system",
+            "os.exec",
+            "os.posix_spawn",
+            "os.spawn",
+            "os.fork",
+            "os.forkpty",
+            "pty.spawn",
+            "os.kill",
+            "os.killpg",
+            "signal.pthread_kill",
+        ):
             raise PermissionError(f"sandbox: {event} is not allowed")
-        elif event in ("ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.call_function", "ctypes.cdata",
-                       "ctypes.cdata/buffer", "ctypes.string_at", "ctypes.wstring_at", "ctypes.addressof"):
+        elif event in (
+            "ctypes.dlsym",
+            "ctypes.dlsym/handle",
+            "ctypes.call_function",
+            "ctypes.cdata",
+            "ctypes.cdata/buffer",
+            "ctypes.string_at",
+            "ctypes.wstring_at",
+            "ctypes.addressof",
+        ):
             raise PermissionError(f"sandbox: {event} is not allowed")
         elif event == "ctypes.dlopen" and args and args[0] is not None:
             raise PermissionError("sandbox: loading libraries is not allowed")

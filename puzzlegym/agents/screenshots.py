@@ -29,9 +29,17 @@ class ScreenEncoder:
 
     def __init__(self, fmt: str = "png", width: int = SCREEN_WIDTH, quality: int = 85) -> None:
         if fmt not in FORMATS:
-            raise ConfigError(f"image_format: {fmt!r} is not allowed; allowed: {', '.join(FORMATS)}")
-        if isinstance(width, bool) or not isinstance(width, int) or not MIN_WIDTH <= width <= SCREEN_WIDTH:
-            raise ConfigError(f"image_width: expected an integer in {MIN_WIDTH}..{SCREEN_WIDTH}, got {width!r}")
+            raise ConfigError(
+                f"image_format: {fmt!r} is not allowed; allowed: {', '.join(FORMATS)}"
+            )
+        if (
+            isinstance(width, bool)
+            or not isinstance(width, int)
+            or not MIN_WIDTH <= width <= SCREEN_WIDTH
+        ):
+            raise ConfigError(
+                f"image_width: expected an integer in {MIN_WIDTH}..{SCREEN_WIDTH}, got {width!r}"
+            )
         if isinstance(quality, bool) or not isinstance(quality, int) or not 1 <= quality <= 100:
             raise ConfigError(f"image_quality: expected an integer in 1..100, got {quality!r}")
         self.format, self.quality = fmt, quality
@@ -61,7 +69,9 @@ class ScreenEncoder:
         return buf.getvalue()
 
     def data_url(self, frame: np.ndarray) -> str:
-        return f"data:image/{self.format};base64," + base64.b64encode(self.encode(frame)).decode("ascii")
+        return f"data:image/{self.format};base64," + base64.b64encode(self.encode(frame)).decode(
+            "ascii"
+        )
 
     def to_screen(self, x: int, y: int) -> tuple[int, int]:
         """Screen pixel of image pixel (x, y) (both already inside the image)."""
@@ -72,5 +82,7 @@ class ScreenEncoder:
     def to_image(self, x: int, y: int) -> tuple[int, int]:
         """The image pixel that covers screen pixel (x, y) (for scripts written in screen
         coordinates; ``to_screen(to_image(p))`` lies within one image pixel of p)."""
-        return (min(self.width - 1, x * self.width // SCREEN_WIDTH),
-                min(self.height - 1, y * self.height // SCREEN_HEIGHT))
+        return (
+            min(self.width - 1, x * self.width // SCREEN_WIDTH),
+            min(self.height - 1, y * self.height // SCREEN_HEIGHT),
+        )

@@ -72,7 +72,10 @@ class ScriptedAgent:
         if named is not None:
             order = [named]
         else:  # the header controls, left to right as the screen shows them
-            order = sorted((n for n in ("undo", "restart", "menu") if n in controls), key=lambda n: controls[n].x)
+            order = sorted(
+                (n for n in ("undo", "restart", "menu") if n in controls),
+                key=lambda n: controls[n].x,
+            )
         untried = [n for n in order if n not in self._tried] or [order[-1]]
         name = untried[0]
         self._tried.append(name)

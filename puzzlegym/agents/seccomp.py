@@ -52,15 +52,48 @@ def _arg_hi(i: int) -> int:
 
 # x86_64 numbers (arch/x86/entry/syscalls/syscall_64.tbl)
 DENIED_SYSCALLS = {
-    "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "ptrace": 101,
-    "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312, "pidfd_getfd": 438,
-    "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161,
-    "keyctl": 250, "add_key": 248, "request_key": 249, "bpf": 321, "perf_event_open": 298,
-    "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-    "init_module": 175, "finit_module": 313, "delete_module": 176, "kexec_load": 246,
-    "kexec_file_load": 320, "personality": 135, "name_to_handle_at": 303, "open_by_handle_at": 304,
-    "fsopen": 430, "fsmount": 432, "open_tree": 428, "move_mount": 429, "mount_setattr": 442,
-    "acct": 163, "swapon": 167, "swapoff": 168, "reboot": 169, "quotactl": 179,
+    "fork": 57,
+    "vfork": 58,
+    "execve": 59,
+    "execveat": 322,
+    "ptrace": 101,
+    "process_vm_readv": 310,
+    "process_vm_writev": 311,
+    "kcmp": 312,
+    "pidfd_getfd": 438,
+    "unshare": 272,
+    "setns": 308,
+    "mount": 165,
+    "umount2": 166,
+    "pivot_root": 155,
+    "chroot": 161,
+    "keyctl": 250,
+    "add_key": 248,
+    "request_key": 249,
+    "bpf": 321,
+    "perf_event_open": 298,
+    "userfaultfd": 323,
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "init_module": 175,
+    "finit_module": 313,
+    "delete_module": 176,
+    "kexec_load": 246,
+    "kexec_file_load": 320,
+    "personality": 135,
+    "name_to_handle_at": 303,
+    "open_by_handle_at": 304,
+    "fsopen": 430,
+    "fsmount": 432,
+    "open_tree": 428,
+    "move_mount": 429,
+    "mount_setattr": 442,
+    "acct": 163,
+    "swapon": 167,
+    "swapoff": 168,
+    "reboot": 169,
+    "quotactl": 179,
 }
 _CLONE, _CLONE3, _PRLIMIT64, _SOCKET = 56, 435, 302, 41
 
@@ -81,6 +114,7 @@ class _Program:
     def assemble(self) -> bytes:
         out = []
         for i, (code, jt, jf, k) in enumerate(self.code):
+
             def rel(target: object, i: int = i) -> int:
                 if isinstance(target, int):
                     return target

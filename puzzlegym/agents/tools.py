@@ -67,7 +67,12 @@ class ParsedCall:
 
 def _coordinate_schema(axis: str, limit: int) -> dict:
     edge = "left" if axis == "x" else "top"
-    return {"type": "integer", "minimum": 0, "maximum": limit, "description": f"pixels from the {edge} edge of the screenshot"}
+    return {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": limit,
+        "description": f"pixels from the {edge} edge of the screenshot",
+    }
 
 
 def tool_schemas(width: int, height: int, *, code: bool = False) -> list[dict]:
@@ -81,41 +86,102 @@ def tool_schemas(width: int, height: int, *, code: bool = False) -> list[dict]:
     text = {"type": "string", "maxLength": MAX_TEXT_LENGTH}
     direction = {"type": "string", "enum": list(SCROLL_DIRECTIONS)}
 
-    def fn(name: str, description: str, properties: dict, required: list[str] | None = None) -> dict:
-        params = {"type": "object", "properties": properties, "required": required or [], "additionalProperties": False}
-        return {"type": "function", "function": {"name": name, "description": description, "parameters": params}}
+    def fn(
+        name: str, description: str, properties: dict, required: list[str] | None = None
+    ) -> dict:
+        params = {
+            "type": "object",
+            "properties": properties,
+            "required": required or [],
+            "additionalProperties": False,
+        }
+        return {
+            "type": "function",
+            "function": {"name": name, "description": description, "parameters": params},
+        }
 
     member = {
         "type": "object",
         "description": "one action: its type and that action's fields",
         "properties": {
-            "type": {"type": "string", "enum": ["click", "double_click", "drag", "press_key", "type_text", "scroll", "wait"]},
-            "x": x, "y": y, "x0": x, "y0": y, "x1": x, "y1": y,
-            "key": key, "text": text, "direction": direction,
+            "type": {
+                "type": "string",
+                "enum": [
+                    "click",
+                    "double_click",
+                    "drag",
+                    "press_key",
+                    "type_text",
+                    "scroll",
+                    "wait",
+                ],
+            },
+            "x": x,
+            "y": y,
+            "x0": x,
+            "y0": y,
+            "x1": x,
+            "y1": y,
+            "key": key,
+            "text": text,
+            "direction": direction,
         },
         "required": ["type"],
     }
     tools = [
-        fn("click", "Click the primary mouse button at a point of the screenshot.", {"x": x, "y": y}, ["x", "y"]),
-        fn("double_click", "Double-click at a point of the screenshot.", {"x": x, "y": y}, ["x", "y"]),
-        fn("drag", "Press at (x0, y0), move to (x1, y1) and release (a drag or swipe).",
-           {"x0": x, "y0": y, "x1": x, "y1": y}, ["x0", "y0", "x1", "y1"]),
+        fn(
+            "click",
+            "Click the primary mouse button at a point of the screenshot.",
+            {"x": x, "y": y},
+            ["x", "y"],
+        ),
+        fn(
+            "double_click",
+            "Double-click at a point of the screenshot.",
+            {"x": x, "y": y},
+            ["x", "y"],
+        ),
+        fn(
+            "drag",
+            "Press at (x0, y0), move to (x1, y1) and release (a drag or swipe).",
+            {"x0": x, "y0": y, "x1": x, "y1": y},
+            ["x0", "y0", "x1", "y1"],
+        ),
         fn("press_key", "Press one key.", {"key": key}, ["key"]),
         fn("type_text", "Type printable ASCII text.", {"text": text}, ["text"]),
         fn("scroll", "Scroll the mouse wheel once.", {"direction": direction}, ["direction"]),
         fn("wait", "Do nothing for a moment and look again.", {}),
-        fn("batch", f"Perform 1 to {MAX_BATCH_LENGTH} actions in order (each counts as an action); "
-           "one screenshot follows the last.",
-           {"actions": {"type": "array", "minItems": 1, "maxItems": MAX_BATCH_LENGTH, "items": member}}, ["actions"]),
-        fn("answer", "End the episode with a final message (your completion declaration or your decision to stop).",
-           {"text": {"type": "string", "maxLength": MAX_TEXT_LENGTH}}, ["text"]),
+        fn(
+            "batch",
+            f"Perform 1 to {MAX_BATCH_LENGTH} actions in order (each counts as an action); "
+            "one screenshot follows the last.",
+            {
+                "actions": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": MAX_BATCH_LENGTH,
+                    "items": member,
+                }
+            },
+            ["actions"],
+        ),
+        fn(
+            "answer",
+            "End the episode with a final message (your completion declaration or your decision to stop).",
+            {"text": {"type": "string", "maxLength": MAX_TEXT_LENGTH}},
+            ["text"],
+        ),
     ]
     if code:
         tools += [
             fn("screenshot", "Look at the current screen.", {}),
-            fn("run_code", "Run Python code in your sandbox (a persistent session with a small GUI API: "
-               "click, double_click, drag, key, type_text, scroll, wait, screenshot). Returns what it prints.",
-               {"code": {"type": "string", "maxLength": MAX_CODE_CHARS}}, ["code"]),
+            fn(
+                "run_code",
+                "Run Python code in your sandbox (a persistent session with a small GUI API: "
+                "click, double_click, drag, key, type_text, scroll, wait, screenshot). Returns what it prints.",
+                {"code": {"type": "string", "maxLength": MAX_CODE_CHARS}},
+                ["code"],
+            ),
         ]
     return tools
 
@@ -126,11 +192,15 @@ def _arguments(name: str, raw: Any) -> dict:
     if not isinstance(raw, str):
         raise ToolError(f"{name}: arguments must be a JSON object")
     if len(raw) > MAX_ARGUMENT_CHARS:
-        raise ToolError(f"{name}: arguments of {len(raw)} characters are too long; at most {MAX_ARGUMENT_CHARS}")
+        raise ToolError(
+            f"{name}: arguments of {len(raw)} characters are too long; at most {MAX_ARGUMENT_CHARS}"
+        )
     try:  # strict: nesting too deep is an error, odd numbers become markers no field accepts
         args = jsonio.loads(raw, numbers="mark")
     except jsonio.JSONError as exc:
-        raise ToolError(f"{name}: arguments are not valid JSON ({str(exc).removeprefix('not valid JSON: ')})") from None
+        raise ToolError(
+            f"{name}: arguments are not valid JSON ({str(exc).removeprefix('not valid JSON: ')})"
+        ) from None
     if not isinstance(args, dict):
         raise ToolError(f"{name}: arguments must be a JSON object, got {type(args).__name__}")
     return args
@@ -140,7 +210,9 @@ def _pixel(where: str, field: str, value: Any, limit: int) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ToolError(f"{where}.{field}: expected an integer pixel of the screenshot in 0..{limit}, got {value!r}")
+        raise ToolError(
+            f"{where}.{field}: expected an integer pixel of the screenshot in 0..{limit}, got {value!r}"
+        )
     if not 0 <= value <= limit:
         raise ToolError(f"{where}.{field}: {value} is outside the screenshot; allowed 0..{limit}")
     return value
@@ -180,7 +252,9 @@ def parse_call(call: dict, enc: ScreenEncoder, allowed: tuple[str, ...]) -> Pars
         if not isinstance(code, str) or not code.strip():
             raise ToolError("run_code.code: expected a non-empty string of Python code")
         if len(code) > MAX_CODE_CHARS:
-            raise ToolError(f"run_code.code: {len(code)} characters is too long; at most {MAX_CODE_CHARS}")
+            raise ToolError(
+                f"run_code.code: {len(code)} characters is too long; at most {MAX_CODE_CHARS}"
+            )
         return ParsedCall(cid, name, "run_code", code=code)
     if "type" in args:
         raise ToolError(f"{name}: unexpected field 'type' (the tool's name is the action type)")
@@ -189,13 +263,21 @@ def parse_call(call: dict, enc: ScreenEncoder, allowed: tuple[str, ...]) -> Pars
         if not isinstance(members, list):
             raise ToolError("batch.actions: expected a list of actions")
         if not 1 <= len(members) <= MAX_BATCH_LENGTH:
-            raise ToolError(f"batch.actions: {len(members)} actions; a batch holds 1..{MAX_BATCH_LENGTH}")
+            raise ToolError(
+                f"batch.actions: {len(members)} actions; a batch holds 1..{MAX_BATCH_LENGTH}"
+            )
         mapped = []
         for i, member in enumerate(members):
             if not isinstance(member, dict):
-                raise ToolError(f"batch.actions[{i}]: expected an object with a 'type', got {type(member).__name__}")
+                raise ToolError(
+                    f"batch.actions[{i}]: expected an object with a 'type', got {type(member).__name__}"
+                )
             mapped.append(_to_screen(f"batch.actions[{i}]", member.get("type"), member, enc))
-        doc = {"type": "batch", **{k: v for k, v in args.items() if k != "actions"}, "actions": mapped}
+        doc = {
+            "type": "batch",
+            **{k: v for k, v in args.items() if k != "actions"},
+            "actions": mapped,
+        }
     else:
         doc = {"type": name, **_to_screen(name, name, args, enc)}
     try:

@@ -247,7 +247,9 @@ class BrowserBackend(FrameBuffer):
 
     name = "browser"
 
-    def __init__(self, headless: bool = True, timeout_s: float | None = None, cache_bytes: int | None = None) -> None:
+    def __init__(
+        self, headless: bool = True, timeout_s: float | None = None, cache_bytes: int | None = None
+    ) -> None:
         super().__init__(cache_bytes)
         self.headless = headless
         if timeout_s is None:
@@ -280,7 +282,9 @@ class BrowserBackend(FrameBuffer):
             try:
                 self._driver = Driver(LAUNCH_TIMEOUT_S)
             except Expired:
-                raise BrowserUnavailable(f"Playwright's driver did not start within {LAUNCH_TIMEOUT_S:g} s") from None
+                raise BrowserUnavailable(
+                    f"Playwright's driver did not start within {LAUNCH_TIMEOUT_S:g} s"
+                ) from None
             except BrowserUnavailable:
                 raise
             except Exception as exc:
@@ -289,9 +293,13 @@ class BrowserBackend(FrameBuffer):
         self._marker = f"--puzzlegym-browser={os.getpid()}-{uuid.uuid4().hex}"
         try:
             self._browser = browser = self._bounded(
-                "launching Chromium", pw.chromium.launch, executable_path=chromium_path(),
-                headless=self.headless, args=[*CHROMIUM_ARGS, self._marker],
-                timeout=1000 * LAUNCH_TIMEOUT_S, limit=LAUNCH_TIMEOUT_S,
+                "launching Chromium",
+                pw.chromium.launch,
+                executable_path=chromium_path(),
+                headless=self.headless,
+                args=[*CHROMIUM_ARGS, self._marker],
+                timeout=1000 * LAUNCH_TIMEOUT_S,
+                limit=LAUNCH_TIMEOUT_S,
             )
         except Exception as exc:
             raise BrowserUnavailable(f"Chromium failed to start: {exc}") from None
@@ -313,8 +321,9 @@ class BrowserBackend(FrameBuffer):
         page, browser = self._page, self._browser
         if page is not None and browser is not None:
             try:
-                alive = self._bounded("checking Chromium",
-                                      lambda: not page.is_closed() and browser.is_connected())
+                alive = self._bounded(
+                    "checking Chromium", lambda: not page.is_closed() and browser.is_connected()
+                )
             except BrowserHung:
                 alive = False
             if alive:
@@ -323,7 +332,14 @@ class BrowserBackend(FrameBuffer):
             self._drop()
         self._launch()
 
-    def _bounded(self, what: str, fn: Callable[..., Any], *args: Any, limit: float | None = None, **kwargs: Any) -> Any:
+    def _bounded(
+        self,
+        what: str,
+        fn: Callable[..., Any],
+        *args: Any,
+        limit: float | None = None,
+        **kwargs: Any,
+    ) -> Any:
         """``fn(*args, **kwargs)`` in the driver's thread, bounded: if it has not returned
         after ``limit`` seconds (default ``timeout_s``), this Chromium and the Playwright
         driver are killed (frozen ones included) and :class:`BrowserHung` is raised at once;
@@ -337,7 +353,9 @@ class BrowserBackend(FrameBuffer):
         except Expired:
             self.timeouts += 1
             self._abandon()
-            raise BrowserHung(f"{what}: no answer within {limit:g} s; Chromium and the Playwright driver were killed") from None
+            raise BrowserHung(
+                f"{what}: no answer within {limit:g} s; Chromium and the Playwright driver were killed"
+            ) from None
 
     def _abandon(self) -> None:
         """Kill this Chromium (every process it started) and the driver; forget both."""
@@ -408,6 +426,7 @@ class BrowserBackend(FrameBuffer):
     def perform(self, action: Action, t_ms: int) -> list[Event]:
         """Perform ``action`` on the page with real input; returns the page's events,
         rebased so the first starts at ``t_ms`` (the episode clock)."""
+
         def drive() -> Any:
             page = self._opened()[0]
             page.evaluate("window.puzzlegym.takeEvents()")
@@ -445,6 +464,7 @@ class BrowserBackend(FrameBuffer):
     def observe(self, suite) -> np.ndarray:
         """Push the changed regions of the suite's frame to the page, then return a real
         Chromium screenshot of it."""
+
         def shoot() -> np.ndarray:
             self._sync(suite)
             return self._screenshot()

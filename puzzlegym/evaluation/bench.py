@@ -51,7 +51,9 @@ def mixed_actions(env_id: str, steps: int, seed: int = 0, **env_kwargs) -> list[
         else:
             try:
                 action = solver()
-            except Unsolvable:  # random clicks reached a dead end: restart the level, as a player would
+            except (
+                Unsolvable
+            ):  # random clicks reached a dead end: restart the level, as a player would
                 x, y = base.probe().controls["restart"].center
                 action = {"type": "click", "x": x, "y": y}
         out.append(action)
@@ -89,7 +91,9 @@ def env_step_rate(env_id: str, steps: int = 3000, seed: int = 0, **env_kwargs) -
 LAZY_OPTIONS = 16  # moves drawn from a lazy legal_moves generator per transition
 
 
-def transition_rate(env_id: str, n: int = 200_000, seed: int = 0, max_seconds: float = 10.0) -> float:
+def transition_rate(
+    env_id: str, n: int = 200_000, seed: int = 0, max_seconds: float = 10.0
+) -> float:
     """Rules-model transitions/s on the objective's last (hardest) level: each transition
     enumerates the legal moves and applies a random one, as a search expansion does; a walk
     that reaches a board with no legal move (solved, or a dead end of the games that have
@@ -218,7 +222,9 @@ def http_action_rate(env_id: str, requests: int = 400, seed: int = 0) -> dict:
     return {"env_id": env_id, "requests": done, "requests_per_s": round(done / elapsed, 1)}
 
 
-def run(env_id: str, steps: int = 3000, backend: str = "native", transitions: int = 200_000) -> dict:
+def run(
+    env_id: str, steps: int = 3000, backend: str = "native", transitions: int = 200_000
+) -> dict:
     """The ``puzzlegym bench`` figures for any registered id (``transitions``: rules-model
     transitions timed; a smaller number gives a quick, noisier figure)."""
     if backend == "browser":

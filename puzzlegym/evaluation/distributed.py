@@ -73,7 +73,9 @@ def start_local_ray(num_cpus: int = 2, **init_kwargs: Any):
     return ray
 
 
-def ray_results(jobs: list[dict[str, Any]], workers: int = 2, address: str | None = None) -> Iterator[tuple[int, dict]]:
+def ray_results(
+    jobs: list[dict[str, Any]], workers: int = 2, address: str | None = None
+) -> Iterator[tuple[int, dict]]:
     """Run every job (``eval``'s job dicts) as a Ray task; yields ``(index, result)`` as the
     tasks finish."""
     from puzzlegym.evaluation.eval import _run_job

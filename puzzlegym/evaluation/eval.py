@@ -79,13 +79,17 @@ def parse_seeds(spec: str | list[int]) -> list[int]:
             elif re.fullmatch(r"\d{1,12}", part):
                 items.append(int(part))
             else:
-                raise ConfigError(f"seeds: {part[:40]!r} is not a seed (0..{MAX_SEED}) or a range a-b")
+                raise ConfigError(
+                    f"seeds: {part[:40]!r} is not a seed (0..{MAX_SEED}) or a range a-b"
+                )
     seeds: list[int] = []
     for item in items:
         lo, hi = item if isinstance(item, tuple) else (item, item)
         for v in (lo, hi):
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_SEED:
-                raise ConfigError(f"seeds: {shown(v)} is not a seed; seeds are integers 0..{MAX_SEED}")
+                raise ConfigError(
+                    f"seeds: {shown(v)} is not a seed; seeds are integers 0..{MAX_SEED}"
+                )
         if hi < lo:
             raise ConfigError(f"seeds: the range {lo}-{hi} is empty (write it low-high)")
         if len(seeds) + (hi - lo + 1) > MAX_SEEDS:
@@ -119,8 +123,14 @@ def check_run_json(run: Path, resume: bool) -> None:
         doc = read_json(meta, "run description")
     except RecordError as exc:
         raise ConfigError(f"run_dir: {exc}; not resumed") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("puzzlegym_version"), str) or not isinstance(doc.get("agents"), list):
-        raise ConfigError(f"run_dir: {meta} is not a puzzlegym eval run description; not resumed (nothing overwritten)")
+    if (
+        not isinstance(doc, dict)
+        or not isinstance(doc.get("puzzlegym_version"), str)
+        or not isinstance(doc.get("agents"), list)
+    ):
+        raise ConfigError(
+            f"run_dir: {meta} is not a puzzlegym eval run description; not resumed (nothing overwritten)"
+        )
 
 
 def agent_slug(agent: str) -> str:
@@ -211,7 +221,9 @@ def run_eval(
         raise ConfigError(f"workers: expected an integer 1..{MAX_WORKERS}, got {shown(workers)}")
     seeds = parse_seeds(seeds)
     check_run_limits(max_steps=max_steps)
-    labels = {a: agent_label(a, agent_options if is_model_spec(a) else None) for a in agents}  # validates
+    labels = {
+        a: agent_label(a, agent_options if is_model_spec(a) else None) for a in agents
+    }  # validates
     check_run_dir(run)
     run.mkdir(parents=True, exist_ok=True)
     lock_path = run / ".lock"
@@ -227,14 +239,47 @@ def run_eval(
         lock.truncate(0)
         lock.write(f"{os.getpid()}\n")
         lock.flush()
-        return _run_locked(run, agents, labels, objectives, seeds, workers=workers, backend=backend, clock=clock,
-                           budget_s=budget_s, max_steps=max_steps, record_frames=record_frames, gif=gif,
-                           resume=resume, progress=progress, agent_options=agent_options,
-                           executor=executor, address=address)
+        return _run_locked(
+            run,
+            agents,
+            labels,
+            objectives,
+            seeds,
+            workers=workers,
+            backend=backend,
+            clock=clock,
+            budget_s=budget_s,
+            max_steps=max_steps,
+            record_frames=record_frames,
+            gif=gif,
+            resume=resume,
+            progress=progress,
+            agent_options=agent_options,
+            executor=executor,
+            address=address,
+        )
 
 
-def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backend, clock, budget_s, max_steps,
-                record_frames, gif, resume, progress, agent_options, executor, address) -> list[dict[str, Any]]:
+def _run_locked(
+    run: Path,
+    agents,
+    labels,
+    objectives,
+    seeds,
+    *,
+    workers,
+    backend,
+    clock,
+    budget_s,
+    max_steps,
+    record_frames,
+    gif,
+    resume,
+    progress,
+    agent_options,
+    executor,
+    address,
+) -> list[dict[str, Any]]:
     from puzzlegym.agents.model import is_model_spec, public_options
 
     clocks = {a: clock or ("wall" if is_model_spec(a) else "sim") for a in agents}
@@ -254,7 +299,9 @@ def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backen
         "env_kwargs": {**env_kwargs, "clock": "/".join(dict.fromkeys(clocks[a] for a in agents))},
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
-    jobs = _jobs(run, agents, labels, objectives, seeds, agent_options, max_steps, gif, env_kwargs, clocks)
+    jobs = _jobs(
+        run, agents, labels, objectives, seeds, agent_options, max_steps, gif, env_kwargs, clocks
+    )
     results, todo, aside = _plan(run, jobs, resume)
     # never more worker processes than episodes to play
     workers = meta["workers"] = max(1, min(workers, len(todo)))
@@ -263,7 +310,9 @@ def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backen
     for earlier, kept in aside:
         kept.parent.mkdir(parents=True, exist_ok=True)
         earlier.rename(kept)
-        print(f"puzzlegym eval: the earlier attempt at {earlier} is kept in {kept}", file=sys.stderr)
+        print(
+            f"puzzlegym eval: the earlier attempt at {earlier} is kept in {kept}", file=sys.stderr
+        )
     bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="episode", disable=not progress)
     try:
         for i, result in _played(jobs, todo, executor, workers, address):
@@ -279,7 +328,9 @@ def _run_locked(run: Path, agents, labels, objectives, seeds, *, workers, backen
     return out
 
 
-def _jobs(run, agents, labels, objectives, seeds, agent_options, max_steps, gif, env_kwargs, clocks) -> list[dict]:
+def _jobs(
+    run, agents, labels, objectives, seeds, agent_options, max_steps, gif, env_kwargs, clocks
+) -> list[dict]:
     """One job per (agent, objective, seed), in that order: what ``_run_job`` plays."""
     from puzzlegym.agents.model import is_model_spec
 
@@ -301,7 +352,9 @@ def _jobs(run, agents, labels, objectives, seeds, agent_options, max_steps, gif,
     ]
 
 
-def _plan(run: Path, jobs: list[dict], resume: bool) -> tuple[dict[int, dict], list[int], list[tuple[Path, Path]]]:
+def _plan(
+    run: Path, jobs: list[dict], resume: bool
+) -> tuple[dict[int, dict], list[int], list[tuple[Path, Path]]]:
     """What a (resumed) run still has to play: the results already there, the jobs to run
     and the unfinished episode directories to move aside (where to). Changes nothing."""
     results: dict[int, dict] = {}
@@ -322,7 +375,9 @@ def _plan(run: Path, jobs: list[dict], resume: bool) -> tuple[dict[int, dict], l
                     "or choose a new run directory (episodes are never overwritten)"
                 )
             # an unfinished or damaged episode is kept (never deleted) and run again
-            aside.append((out, unused_path(run / SUPERSEDED / out.relative_to(run), taken=Path.exists)))
+            aside.append(
+                (out, unused_path(run / SUPERSEDED / out.relative_to(run), taken=Path.exists))
+            )
         todo.append(i)
     return results, todo, aside
 
@@ -391,10 +446,15 @@ def cmd(args) -> int:
     for r in errors:
         print(f"episode failed: {r['agent']} {r['env_id']} seed {r['seed']}: {r['error']}")
     if len(errors) == len(results):
-        print(f"puzzlegym eval: error: every episode failed ({len(errors)}); nothing to score", file=sys.stderr)
+        print(
+            f"puzzlegym eval: error: every episode failed ({len(errors)}); nothing to score",
+            file=sys.stderr,
+        )
         return 1
     for line in summary_lines(args.run_dir):
         print(line)
-    print(f"{len(results)} episodes, records under {Path(args.run_dir) / 'episodes'}; "
-          f"tables and plots: puzzlegym report {args.run_dir}")
+    print(
+        f"{len(results)} episodes, records under {Path(args.run_dir) / 'episodes'}; "
+        f"tables and plots: puzzlegym report {args.run_dir}"
+    )
     return 1 if errors else 0

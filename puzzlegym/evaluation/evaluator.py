@@ -77,7 +77,9 @@ class Evaluator:
         self.objective = objective
         self.publish = publish
         self.stamp = stamp
-        self.outcome = Outcome.start(objective.game, objective.tier, (i + 1 for i in objective.targets))
+        self.outcome = Outcome.start(
+            objective.game, objective.tier, (i + 1 for i in objective.targets)
+        )
         self._snapshots: list[Snapshot] = []  # every snapshot
         self._events: list[Event] = []  # every other evaluator event
         self._lines: dict[str, list[dict]] = {"snapshots": [], "events": []}  # as record lines
@@ -93,7 +95,7 @@ class Evaluator:
     def _as_lines(self, name: str, events: Sequence[Event]) -> list[dict]:
         """``events`` as record lines, converted once each, when someone asks."""
         lines = self._lines[name]
-        lines.extend(e.to_record() for e in events[len(lines):])
+        lines.extend(e.to_record() for e in events[len(lines) :])
         return lines
 
     @property
@@ -112,7 +114,10 @@ class Evaluator:
         return self._snapshots[-1] if self._snapshots else None
 
     def is_target(self, board: Board) -> bool:
-        return (board.game.name, board.tier) == self.objective.key and board.index in self.objective.targets
+        return (
+            board.game.name,
+            board.tier,
+        ) == self.objective.key and board.index in self.objective.targets
 
     @property
     def results(self) -> dict[int, LevelResult]:
@@ -187,7 +192,11 @@ class Evaluator:
 
     def _snapshot(self, board: Board, cause: str) -> None:
         actions, t = self.stamp()
-        details = board.game.describe(board.level, board.state) if board.game.describe is not None else None
+        details = (
+            board.game.describe(board.level, board.state)
+            if board.game.describe is not None
+            else None
+        )
         event = Snapshot(
             actions=actions,
             t=round(t, 3),
@@ -248,7 +257,12 @@ class Evaluator:
             if dead:
                 if open_run is None:
                     a["dead_end"] = True
-                    run = {"fatal_actions": self.stamp()[0], "fatal_move": move, "delay": 1, "recovered_by": None}
+                    run = {
+                        "fatal_actions": self.stamp()[0],
+                        "fatal_move": move,
+                        "delay": 1,
+                        "recovered_by": None,
+                    }
                     a["runs"].append(run)
                 else:
                     open_run["delay"] += 1
@@ -333,17 +347,24 @@ class Evaluator:
             raise ValueError(
                 f"evaluator.results: levels {sorted(claimed)} are not this objective's targets {list(self.objective.targets)}"
             )
-        events = [event_from_record(rec, f"evaluator.events.{n}") for n, rec in enumerate(doc["events"])]
+        events = [
+            event_from_record(rec, f"evaluator.events.{n}") for n, rec in enumerate(doc["events"])
+        ]
         for n, event in enumerate(events):
             if isinstance(event, Snapshot):
-                raise ValueError(f"evaluator.events.{n}: a snapshot, which belongs in evaluator.snapshots")
+                raise ValueError(
+                    f"evaluator.events.{n}: a snapshot, which belongs in evaluator.snapshots"
+                )
         snapshots: list[Snapshot] = []
         for n, rec in enumerate(doc["snapshots"]):
             snap = event_from_record(rec, f"evaluator.snapshots.{n}")
             if not isinstance(snap, Snapshot):
                 raise ValueError(f"evaluator.snapshots.{n}: a {snap.kind} event, not a snapshot")
             snapshots.append(snap)
-        outcome = fold_all(Outcome.start(self.objective.game, self.objective.tier, self.outcome.targets), [*events, *snapshots])
+        outcome = fold_all(
+            Outcome.start(self.objective.game, self.objective.tier, self.outcome.targets),
+            [*events, *snapshots],
+        )
         derived = _results_of(outcome, self.objective.targets)
         for i in sorted(claimed):
             if claimed[i] != derived[i]:
@@ -352,7 +373,9 @@ class Evaluator:
                     f"events and snapshots give ({asdict(derived[i])})"
                 )
         if bool(doc["mismatch"]) != outcome.mismatch or doc["answered"] != outcome.answered:
-            raise ValueError("evaluator.mismatch/answered: not what the checkpoint's own events give")
+            raise ValueError(
+                "evaluator.mismatch/answered: not what the checkpoint's own events give"
+            )
         self.outcome = outcome
         self._snapshots, self._events = snapshots, events
         self._lines = {"snapshots": list(doc["snapshots"]), "events": list(doc["events"])}
@@ -361,4 +384,6 @@ class Evaluator:
 
 
 def _results_of(o: Outcome, targets: tuple[int, ...]) -> dict[int, LevelResult]:
-    return {i: LevelResult(i + 1 in o.reached, i + 1 in o.won, o.best.get(i + 1, 0.0)) for i in targets}
+    return {
+        i: LevelResult(i + 1 in o.reached, i + 1 in o.won, o.best.get(i + 1, 0.0)) for i in targets
+    }

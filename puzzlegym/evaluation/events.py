@@ -109,7 +109,9 @@ class Event:
 
     def as_mapping(self) -> Mapping:
         """The record line's fields as a read-only mapping (no copy of the frozen payloads)."""
-        return MappingProxyType({"kind": self.kind, **{f.name: getattr(self, f.name) for f in fields(self)}})
+        return MappingProxyType(
+            {"kind": self.kind, **{f.name: getattr(self, f.name) for f in fields(self)}}
+        )
 
 
 @dataclass(frozen=True)
@@ -256,8 +258,17 @@ class EpisodeEnded(Event):
 _BY_KIND: dict[str, type[Event]] = {
     cls.kind: cls
     for cls in (
-        ActionTaken, LevelReached, Snapshot, MoveRejected, LevelWon, Restarted, Undone, LeftLevel,
-        AttemptClosed, Answered, FrameHashed,
+        ActionTaken,
+        LevelReached,
+        Snapshot,
+        MoveRejected,
+        LevelWon,
+        Restarted,
+        Undone,
+        LeftLevel,
+        AttemptClosed,
+        Answered,
+        FrameHashed,
     )
 }
 
@@ -315,7 +326,9 @@ def upgrade_line(rec: Mapping) -> Mapping:
         out[OLD_NAMES[name]] = out.pop(name)
     if old_runs and isinstance(runs, (list, tuple)):
         out["runs"] = [
-            {OLD_RUN_NAMES.get(k, k): v for k, v in run.items()} if isinstance(run, Mapping) else run
+            {OLD_RUN_NAMES.get(k, k): v for k, v in run.items()}
+            if isinstance(run, Mapping)
+            else run
             for run in runs
         ]
     return out

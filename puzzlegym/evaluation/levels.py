@@ -106,7 +106,9 @@ def level_stats(game, level, max_states: int = STATS_MAX_STATES) -> dict[str, An
     return row
 
 
-def playout_dead_ends(game, level, playouts: int = PLAYOUTS, max_moves: int | None = None) -> dict[str, Any]:
+def playout_dead_ends(
+    game, level, playouts: int = PLAYOUTS, max_moves: int | None = None
+) -> dict[str, Any]:
     """Random play from the start: each playout draws uniformly from the rules' legal moves
     (the first ``PLAYOUT_MAX_MOVES`` of them when a state has more; seeded by the game and
     level id) until the board is solved, the certifier proves it
@@ -141,13 +143,21 @@ def playout_dead_ends(game, level, playouts: int = PLAYOUTS, max_moves: int | No
     }
 
 
-def stats(game: str | None = None, max_states: int = STATS_MAX_STATES, playouts: int = PLAYOUTS) -> list[dict]:
+def stats(
+    game: str | None = None, max_states: int = STATS_MAX_STATES, playouts: int = PLAYOUTS
+) -> list[dict]:
     rows = []
     for g in _games(game):
         for tier in g.tiers:
             for i, level in enumerate(g.load_catalogue(tier)):
                 cap = min(max_states, g.stats_max_states or max_states)
-                row = {"game": g.name, "tier": tier, "index": i + 1, "id": level.id, **level_stats(g, level, cap)}
+                row = {
+                    "game": g.name,
+                    "tier": tier,
+                    "index": i + 1,
+                    "id": level.id,
+                    **level_stats(g, level, cap),
+                }
                 row.update(playout_dead_ends(g, level, playouts))
                 rows.append(row)
     return rows
@@ -162,8 +172,10 @@ def _pct(value: float | None) -> str:
 
 
 def stats_table(rows: list[dict]) -> str:
-    head = ("| game | tier | level | N_step | optimal | reachable states | B̄ | dead-end share "
-            "| random-play dead ends | hidden dead ends |")
+    head = (
+        "| game | tier | level | N_step | optimal | reachable states | B̄ | dead-end share "
+        "| random-play dead ends | hidden dead ends |"
+    )
     lines = [head, "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         states = f"{r['states']}" if r["states_complete"] else f"≥{r['states']}"
@@ -181,7 +193,9 @@ MAX_WORKERS = 64
 CACHE_FILE_BYTES = 4096  # what one cached level takes on disk (one block)
 
 
-def _warm_chunk(env_id: str, num_levels: int, start_level: int, indices: list[int], root: str) -> dict:
+def _warm_chunk(
+    env_id: str, num_levels: int, start_level: int, indices: list[int], root: str
+) -> dict:
     from puzzlegym.levelcache import LevelCache
     from puzzlegym.registry import parse_env_id
     from puzzlegym.splits import Split, TrainingLevels
@@ -191,11 +205,17 @@ def _warm_chunk(env_id: str, num_levels: int, start_level: int, indices: list[in
     training = TrainingLevels(game, tier, Split(num_levels, start_level), cache=cache)
     for i in indices:
         training.entry(i)
-    return {"levels": len(indices), "generated": training.generated, "read": cache.hits,
-            "corrupted": cache.corrupted}
+    return {
+        "levels": len(indices),
+        "generated": training.generated,
+        "read": cache.hits,
+        "corrupted": cache.corrupted,
+    }
 
 
-def warm_cache(env_id: str, num_levels: int, start_level: int = 0, workers: int = 1, log=None) -> dict:
+def warm_cache(
+    env_id: str, num_levels: int, start_level: int = 0, workers: int = 1, log=None
+) -> dict:
     """Generate training levels ``0 .. num_levels - 1`` of ``env_id``'s tier under the split
     into the level cache (``PUZZLEGYM_CACHE``), in ``workers`` processes, so training reads
     them from disk (``puzzlegym levels generate``). Returns counts and the rate."""
@@ -211,7 +231,9 @@ def warm_cache(env_id: str, num_levels: int, start_level: int = 0, workers: int 
     split = check_split("generated", num_levels, start_level)
     assert split is not None  # levels="generated" always has a split
     if not 1 <= split.num_levels <= MAX_WARM_LEVELS:
-        raise ConfigError(f"num_levels: expected 1..{MAX_WARM_LEVELS} levels to generate, got {num_levels!r}")
+        raise ConfigError(
+            f"num_levels: expected 1..{MAX_WARM_LEVELS} levels to generate, got {num_levels!r}"
+        )
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise ConfigError(f"workers: expected 1..{MAX_WORKERS}, got {workers!r}")
     cache = LevelCache.from_env()
@@ -227,20 +249,35 @@ def warm_cache(env_id: str, num_levels: int, start_level: int = 0, workers: int 
     t0 = time.perf_counter()
     totals = {"levels": 0, "generated": 0, "read": 0, "corrupted": 0}
     if workers == 1:
-        results = [_warm_chunk(env_id, split.num_levels, split.start_level, chunks[0], str(cache.root))]
+        results = [
+            _warm_chunk(env_id, split.num_levels, split.start_level, chunks[0], str(cache.root))
+        ]
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_warm_chunk, env_id, split.num_levels, split.start_level, c, str(cache.root))
-                       for c in chunks if c]
+            futures = [
+                pool.submit(
+                    _warm_chunk, env_id, split.num_levels, split.start_level, c, str(cache.root)
+                )
+                for c in chunks
+                if c
+            ]
             results = [f.result() for f in futures]
     for r in results:
         for k in totals:
             totals[k] += r[k]
     seconds = time.perf_counter() - t0
-    out = {"env_id": env_id, "num_levels": split.num_levels, "start_level": split.start_level,
-           **totals, "seconds": round(seconds, 3), "levels_per_s": round(totals["levels"] / seconds, 2),
-           "cache": str(cache.root)}
+    out = {
+        "env_id": env_id,
+        "num_levels": split.num_levels,
+        "start_level": split.start_level,
+        **totals,
+        "seconds": round(seconds, 3),
+        "levels_per_s": round(totals["levels"] / seconds, 2),
+        "cache": str(cache.root),
+    }
     if log:
-        log(f"{env_id}: {totals['levels']} training levels ({totals['generated']} generated, "
-            f"{totals['read']} already cached) in {seconds:.1f} s under {cache.root}")
+        log(
+            f"{env_id}: {totals['levels']} training levels ({totals['generated']} generated, "
+            f"{totals['read']} already cached) in {seconds:.1f} s under {cache.root}"
+        )
     return out

@@ -83,8 +83,14 @@ class Observer:
 def _check_max_steps(max_steps: Any) -> None:
     if max_steps is None:
         return
-    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or not 0 <= max_steps <= MAX_STEPS:
-        raise ConfigError(f"max_steps: expected None or an integer 0..{MAX_STEPS}, got {max_steps!r}")
+    if (
+        isinstance(max_steps, bool)
+        or not isinstance(max_steps, int)
+        or not 0 <= max_steps <= MAX_STEPS
+    ):
+        raise ConfigError(
+            f"max_steps: expected None or an integer 0..{MAX_STEPS}, got {max_steps!r}"
+        )
 
 
 def play(

@@ -153,7 +153,9 @@ def normalise_row(row: Mapping[str, Any]) -> dict[str, Any]:
         "n_other": None if row.get("n_other") is None else int(row["n_other"]),
     }
     hard = row.get("hard")
-    out["hard"] = is_hard_tier(out["game"], out["difficulty"]) if hard is None else bool(_flag(hard))
+    out["hard"] = (
+        is_hard_tier(out["game"], out["difficulty"]) if hard is None else bool(_flag(hard))
+    )
     for key in ("agent", "seed", "setting"):
         if key in row:
             out[key] = row[key]
@@ -279,7 +281,9 @@ def aggregate(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         "LC_hard": macro(hard_o),
         "PER": 100.0 * sum(r["premature_exit"] for r in rows) / n,
         "SMR": 100.0 * sum(r["mismatch"] for r in rows) / n,
-        "NGAR": ngar(sum(r["n_native"] for r in counted), sum(r["n_other"] for r in counted)) if counted else None,
+        "NGAR": ngar(sum(r["n_native"] for r in counted), sum(r["n_other"] for r in counted))
+        if counted
+        else None,
         "n": n,
         "S": sum(r["solved"] for r in rows),
         "P": sum(r["premature_exit"] for r in rows),
@@ -292,7 +296,9 @@ def aggregate(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- records
 def _objective_of(manifest: dict) -> tuple[str, str]:
-    env_id = manifest["env_id"] if "env_id" in manifest else manifest["objective"]  # "objective": older records
+    env_id = (
+        manifest["env_id"] if "env_id" in manifest else manifest["objective"]
+    )  # "objective": older records
     name, _, tier = env_id.split("/")[-1].partition("-")
     return name, tier
 
@@ -403,8 +409,15 @@ def _agent_usage(d: Path) -> tuple[dict | None, str | None, tuple[int, int] | No
     native = other = 0
     annotated = False
     agent_lines = read_log(d, AGENT_LOG)
-    usage: dict[str, Any] = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0,
-                             "retries": 0, "malformed": 0, "turns": 0}
+    usage: dict[str, Any] = {
+        "requests": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "latency_s": 0.0,
+        "retries": 0,
+        "malformed": 0,
+        "turns": 0,
+    }
     for rec in agent_lines:
         kind = rec.get("kind")
         if kind in ("turn", "step"):
@@ -422,7 +435,9 @@ def _agent_usage(d: Path) -> tuple[dict | None, str | None, tuple[int, int] | No
         elif kind == "malformed":
             usage["malformed"] += 1
         elif kind == "config":
-            usage.update(setting=rec.get("setting"), memory=rec.get("memory"), model=rec.get("model"))
+            usage.update(
+                setting=rec.get("setting"), memory=rec.get("memory"), model=rec.get("model")
+            )
         elif kind == "error":
             agent_error = rec.get("error")
 
@@ -453,8 +468,11 @@ def find_records(root: str | os.PathLike) -> list[Path]:
     """Every episode record directory (holding ``manifest.json`` and ``log.jsonl``) under root,
     except the superseded episodes a resumed run kept aside."""
     root = Path(root)
-    return sorted(p.parent for p in root.rglob("manifest.json")
-                  if (p.parent / "log.jsonl").exists() and not is_superseded(p, root))
+    return sorted(
+        p.parent
+        for p in root.rglob("manifest.json")
+        if (p.parent / "log.jsonl").exists() and not is_superseded(p, root)
+    )
 
 
 def aggregate_records(directories: Iterable[str | os.PathLike]) -> dict[str, Any]:
@@ -482,7 +500,15 @@ def dead_end_stats(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     for ep in episodes:
         for a in ep.get("attempts", []):
             g = per_game.setdefault(
-                a["game"], {"attempts": 0, "dead_end_attempts": 0, "runs": 0, "recovered": 0, "unrecovered": 0, "delays": []}
+                a["game"],
+                {
+                    "attempts": 0,
+                    "dead_end_attempts": 0,
+                    "runs": 0,
+                    "recovered": 0,
+                    "unrecovered": 0,
+                    "delays": [],
+                },
             )
             g["attempts"] += 1
             g["dead_end_attempts"] += bool(a.get("dead_end"))
@@ -494,7 +520,9 @@ def dead_end_stats(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
                 else:
                     g["unrecovered"] += 1
     for g in per_game.values():
-        g["dead_end_share"] = 100.0 * g["dead_end_attempts"] / g["attempts"] if g["attempts"] else None
+        g["dead_end_share"] = (
+            100.0 * g["dead_end_attempts"] / g["attempts"] if g["attempts"] else None
+        )
         g["mean_delay"] = statistics.mean(g["delays"]) if g["delays"] else None
         g["median_delay"] = statistics.median(g["delays"]) if g["delays"] else None
     overall = {

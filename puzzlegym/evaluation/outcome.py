@@ -82,7 +82,13 @@ class Outcome:
         it if it was reached, else 0; averaged over the target levels."""
         total = 0.0
         for level in self.targets:
-            total += 1.0 if level in self.won else self.best.get(level, 0.0) if level in self.reached else 0.0
+            total += (
+                1.0
+                if level in self.won
+                else self.best.get(level, 0.0)
+                if level in self.reached
+                else 0.0
+            )
         return total / len(self.targets)
 
     @property
@@ -128,7 +134,12 @@ def fold(o: Outcome, event: Event) -> Outcome:
             return replace(o, elapsed_s=t, mismatch=True)
     elif isinstance(event, LevelWon):
         if o.on_target(event) and event.level not in o.won:
-            return replace(o, elapsed_s=t, won=o.won | {event.level}, win_times=(*o.win_times, (event.t, event.level)))
+            return replace(
+                o,
+                elapsed_s=t,
+                won=o.won | {event.level},
+                win_times=(*o.win_times, (event.t, event.level)),
+            )
     elif isinstance(event, AttemptClosed):
         return replace(o, elapsed_s=t, attempts=(*o.attempts, event))
     elif isinstance(event, Answered):

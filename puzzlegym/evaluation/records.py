@@ -96,11 +96,15 @@ class EpisodeRecorder:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.manifest = dict(manifest)
         if (self.dir / "manifest.json").exists():
-            raise RecordError(f"{self.dir} already holds an episode record; records are never overwritten")
+            raise RecordError(
+                f"{self.dir} already holds an episode record; records are never overwritten"
+            )
         try:  # "x": created here, or refused; an earlier record is never reopened
             log = open(self.dir / "log.jsonl", "x", encoding="utf-8")  # noqa: SIM115 - kept open
         except FileExistsError:
-            raise RecordError(f"{self.dir} already holds an episode record; records are never overwritten") from None
+            raise RecordError(
+                f"{self.dir} already holds an episode record; records are never overwritten"
+            ) from None
         try:
             lock_file(log, f"the record {self.dir}")
         except RecordError:
@@ -110,7 +114,9 @@ class EpisodeRecorder:
         self._write_manifest()
 
     def _write_manifest(self) -> None:
-        jsonio.write_atomic(self.dir / "manifest.json", json.dumps(self.manifest, indent=2, sort_keys=True) + "\n")
+        jsonio.write_atomic(
+            self.dir / "manifest.json", json.dumps(self.manifest, indent=2, sort_keys=True) + "\n"
+        )
 
     def write(self, record: dict) -> None:
         self._log.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
@@ -174,14 +180,24 @@ class AgentLog:
         try:  # never overwrites an earlier agent log
             self._log = open(self.dir / AGENT_LOG, "x", encoding="utf-8")  # noqa: SIM115 - kept open
         except FileExistsError:
-            raise RecordError(f"{self.dir / AGENT_LOG} already exists; records are never overwritten") from None
+            raise RecordError(
+                f"{self.dir / AGENT_LOG} already exists; records are never overwritten"
+            ) from None
 
     def write(self, record: dict, actions: int, t: float) -> None:
-        doc = jsonio.representable({**record, "actions": actions, "t": round(t, 3)})  # NaN, 10**40: strings
+        doc = jsonio.representable(
+            {**record, "actions": actions, "t": round(t, 3)}
+        )  # NaN, 10**40: strings
         line = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str, allow_nan=False)
         if len(line) > MAX_AGENT_LINE:  # bounded: a runaway line is cut to its kind
-            line = json.dumps({"kind": record.get("kind"), "actions": actions, "t": round(t, 3),
-                               "truncated": len(line)})
+            line = json.dumps(
+                {
+                    "kind": record.get("kind"),
+                    "actions": actions,
+                    "t": round(t, 3),
+                    "truncated": len(line),
+                }
+            )
         self._log.write(line + "\n")
         self._log.flush()
 
@@ -209,7 +225,9 @@ def _line(raw: bytes, path: Path, number: int) -> dict:
     except jsonio.JSONError as exc:
         raise RecordError(f"{path}:{number}: corrupted log line ({exc})") from None
     if not isinstance(doc, dict):
-        raise RecordError(f"{path}:{number}: corrupted log line (a {type(doc).__name__}, not an object)")
+        raise RecordError(
+            f"{path}:{number}: corrupted log line (a {type(doc).__name__}, not an object)"
+        )
     return upgrade_line(doc)  # an earlier record's "step" reads as "actions"
 
 
@@ -263,28 +281,38 @@ def read_manifest(directory: str | os.PathLike) -> dict:
     path = Path(directory) / "manifest.json"
     doc = read_json(path, "record manifest")
     if not isinstance(doc, dict):
-        raise RecordError(f"{path}: the record manifest is not a JSON object (got {type(doc).__name__})")
+        raise RecordError(
+            f"{path}: the record manifest is not a JSON object (got {type(doc).__name__})"
+        )
 
     def bad(field: str, expected: str) -> RecordError:
-        return RecordError(f"{path}: manifest field {field!r}: expected {expected}, got {shown(doc.get(field))}")
+        return RecordError(
+            f"{path}: manifest field {field!r}: expected {expected}, got {shown(doc.get(field))}"
+        )
 
     config = doc.get("config", {})
     if not isinstance(config, dict):
         raise bad("config", "an object (the env's configuration)")
     key = "env_id" if "env_id" in doc or "objective" not in doc else "objective"
-    ids = [(key, doc.get(key))] + ([("config.env_id", config["env_id"])] if "env_id" in config else [])
+    ids = [(key, doc.get(key))] + (
+        [("config.env_id", config["env_id"])] if "env_id" in config else []
+    )
     for name, value in ids:
         if not isinstance(value, str) or "/" not in value or "-" not in value:
-            raise RecordError(f"{path}: manifest field {name!r}: expected an env id such as "
-                              f"'LongPuzzle/MazePaint-Easy', got {shown(value)}")
+            raise RecordError(
+                f"{path}: manifest field {name!r}: expected an env id such as "
+                f"'LongPuzzle/MazePaint-Easy', got {shown(value)}"
+            )
     seed = doc.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise bad("seed", "null or an integer")
     if doc.get("result") is not None and not isinstance(doc["result"], dict):
         raise bad("result", "null or an object")
     targets = doc.get("targets")
-    if targets is not None and (not isinstance(targets, list) or not all(
-            isinstance(t, int) and not isinstance(t, bool) for t in targets)):
+    if targets is not None and (
+        not isinstance(targets, list)
+        or not all(isinstance(t, int) and not isinstance(t, bool) for t in targets)
+    ):
         raise bad("targets", "a list of level numbers")
     return doc
 
@@ -295,5 +323,6 @@ def check_line(rec: dict, where: str, fields: dict[str, tuple[type, ...]]) -> No
     for name, types in fields.items():
         value = rec.get(name)
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-            raise RecordError(f"{where}: a {rec.get('kind')!r} line without a valid {name!r} "
-                              f"(got {shown(value)})")
+            raise RecordError(
+                f"{where}: a {rec.get('kind')!r} line without a valid {name!r} (got {shown(value)})"
+            )

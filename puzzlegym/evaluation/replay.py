@@ -92,8 +92,12 @@ def _diff(expected: Any, got: Any, path: str = "") -> str:
     if isinstance(expected, dict) and isinstance(got, dict):
         for key in sorted(set(expected) | set(got)):
             if expected.get(key, "<missing>") != got.get(key, "<missing>"):
-                return _diff(expected.get(key, "<missing>"), got.get(key, "<missing>"), f"{path}.{key}")
-    return f"{path or 'line'}: recorded {json.dumps(expected)[:200]}, replayed {json.dumps(got)[:200]}"
+                return _diff(
+                    expected.get(key, "<missing>"), got.get(key, "<missing>"), f"{path}.{key}"
+                )
+    return (
+        f"{path or 'line'}: recorded {json.dumps(expected)[:200]}, replayed {json.dumps(got)[:200]}"
+    )
 
 
 def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str, Any]:
@@ -144,20 +148,27 @@ def _replay_config(d: Path, manifest: dict, original: list[dict]) -> dict[str, A
 
     config = dict(manifest.get("config", {}))
     if "env_id" not in config:
-        raise RecordError(f"{d / 'manifest.json'}: manifest field 'config.env_id' is missing (the env to replay)")
+        raise RecordError(
+            f"{d / 'manifest.json'}: manifest field 'config.env_id' is missing (the env to replay)"
+        )
     unknown = sorted(set(config) - CONFIG_KEYS)
     if unknown:
-        raise RecordError(f"{d / 'manifest.json'}: manifest field 'config.{unknown[0]}' is not an env setting")
+        raise RecordError(
+            f"{d / 'manifest.json'}: manifest field 'config.{unknown[0]}' is not an env setting"
+        )
     if config.get("clock") == "wall" and not isinstance(config.get("budget_s"), (int, float)):
-        raise RecordError(f"{d / 'manifest.json'}: a wall-clock record needs a numeric 'config.budget_s'")
+        raise RecordError(
+            f"{d / 'manifest.json'}: a wall-clock record needs a numeric 'config.budget_s'"
+        )
     for n, rec in enumerate(original, 1):
         if rec.get("kind") == "action":
             check_line(rec, f"{d / 'log.jsonl'}:{n}", {"action": (dict,), "t": (int, float)})
     return config
 
 
-def _rerun(game: str, tier: str, manifest: dict, config: dict, steps: list[list[dict]],
-           times: list[float]) -> tuple[list[dict], int]:
+def _rerun(
+    game: str, tier: str, manifest: dict, config: dict, steps: list[list[dict]], times: list[float]
+) -> tuple[list[dict], int]:
     """The log of the recorded ``steps`` played again on a fresh env, and the steps played."""
     from puzzlegym.env import PuzzleEnv
 
@@ -173,11 +184,18 @@ def _rerun(game: str, tier: str, manifest: dict, config: dict, steps: list[list[
         try:
             # a generated episode's levels: its first training level, as recorded
             first = manifest.get("first_level")
-            env.reset(seed=manifest.get("seed"), options=None if first is None else {"first_level": first})
+            env.reset(
+                seed=manifest.get("seed"), options=None if first is None else {"first_level": first}
+            )
             if config.get("clock") == "wall":
                 env.clock = ReplayClock(times, float(config["budget_s"]))
-            recorded = iter(actions[0] if len(actions) == 1 else {"type": "batch", "actions": actions} for actions in steps)
-            end = play(env, lambda obs, info: next(recorded), max_steps=len(steps), start=(None, {}))
+            recorded = iter(
+                actions[0] if len(actions) == 1 else {"type": "batch", "actions": actions}
+                for actions in steps
+            )
+            end = play(
+                env, lambda obs, info: next(recorded), max_steps=len(steps), start=(None, {})
+            )
             _finish_as_recorded(env, manifest.get("result") or {}, config, end.done)
         finally:
             env.close()
@@ -197,7 +215,9 @@ def _finish_as_recorded(env: Any, result: dict, config: dict, done: bool) -> Non
         env.end_episode(result["ended"])
 
 
-def _compare(original: list[dict], replayed: list[dict], finished: bool) -> tuple[int, dict | None, int]:
+def _compare(
+    original: list[dict], replayed: list[dict], finished: bool
+) -> tuple[int, dict | None, int]:
     """Lines compared, the first difference (or None) and the torn tail of an unfinished
     record (its lines after the replay's last, not compared)."""
     n = min(len(original), len(replayed))
@@ -207,7 +227,14 @@ def _compare(original: list[dict], replayed: list[dict], finished: bool) -> tupl
     if len(original) == len(replayed):
         return n, None, 0
     if finished or len(replayed) > len(original):
-        return n, {"line": n + 1, "detail": f"the record has {len(original)} log lines, the replay {len(replayed)}"}, 0
+        return (
+            n,
+            {
+                "line": n + 1,
+                "detail": f"the record has {len(original)} log lines, the replay {len(replayed)}",
+            },
+            0,
+        )
     return n, None, len(original) - len(replayed)
 
 
@@ -219,13 +246,21 @@ def format_report(rep: dict[str, Any]) -> str:
         f"{rep['snapshots']} evaluator snapshots, {rep['frames']} frame hashes",
     ]
     if not rep["finished"]:
-        lines.append(f"  the record is unfinished (no final result); torn tail of {rep['torn_tail']} line(s) not compared")
+        lines.append(
+            f"  the record is unfinished (no final result); torn tail of {rep['torn_tail']} line(s) not compared"
+        )
     if rep.get("torn_line"):
-        lines.append(f"  log line {rep['torn_line']} is torn (the writer was killed mid-line) and was dropped")
+        lines.append(
+            f"  log line {rep['torn_line']} is torn (the writer was killed mid-line) and was dropped"
+        )
     if rep["frames"] == 0:
-        lines.append("  (no frame hashes in this record: record with record_frames='hash' to check frames)")
+        lines.append(
+            "  (no frame hashes in this record: record with record_frames='hash' to check frames)"
+        )
     if rep["mismatch"]:
-        lines.append(f"  first difference at log line {rep['mismatch']['line']}: {rep['mismatch']['detail']}")
+        lines.append(
+            f"  first difference at log line {rep['mismatch']['line']}: {rep['mismatch']['detail']}"
+        )
     for w in rep["warnings"]:
         lines.append(f"  warning: {w}")
     return "\n".join(lines)
@@ -235,7 +270,9 @@ def cmd(args) -> int:
     """``puzzlegym replay DIR``: exit status 0 when the record reproduces, 1 otherwise."""
     from puzzlegym.evaluation.metrics import find_records
 
-    dirs = [Path(args.dir)] if (Path(args.dir) / "manifest.json").exists() else find_records(args.dir)
+    dirs = (
+        [Path(args.dir)] if (Path(args.dir) / "manifest.json").exists() else find_records(args.dir)
+    )
     if not dirs:
         print(f"no episode record under {args.dir}")
         return 2
@@ -246,7 +283,11 @@ def cmd(args) -> int:
         except PuzzleGymError as exc:  # a damaged record (or a setting, an action in it that no
             # env accepts): say so, go on with the others
             ok = False
-            print(json.dumps({"ok": False, "record": str(d), "damaged": str(exc)}) if args.json else f"DAMAGED: {exc}")
+            print(
+                json.dumps({"ok": False, "record": str(d), "damaged": str(exc)})
+                if args.json
+                else f"DAMAGED: {exc}"
+            )
             continue
         ok &= rep["ok"]
         print(json.dumps(rep) if args.json else format_report(rep))

@@ -62,7 +62,15 @@ def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
             continue
         if isinstance(doc, dict) and "error" in doc:
             failed_dirs.add(res.parent.resolve())
-            errors.append({"dir": str(res.parent), "agent": doc.get("agent"), "env_id": doc.get("env_id"), "seed": doc.get("seed"), "error": doc["error"]})
+            errors.append(
+                {
+                    "dir": str(res.parent),
+                    "agent": doc.get("agent"),
+                    "env_id": doc.get("env_id"),
+                    "seed": doc.get("seed"),
+                    "error": doc["error"],
+                }
+            )
     episodes: dict[str, list[dict]] = defaultdict(list)
     found = False
     for rec in metrics.find_records(run):
@@ -75,29 +83,55 @@ def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
         if rec.resolve().parent in failed_dirs:
             continue
         if ep["restored"]:  # continues a checkpoint: not a whole objective run, not scored
-            errors.append({"dir": str(rec), "agent": ep["agent"], "env_id": ep["env_id"], "seed": ep["seed"],
-                           "error": "restored from a checkpoint: not an objective run (not scored)"})
+            errors.append(
+                {
+                    "dir": str(rec),
+                    "agent": ep["agent"],
+                    "env_id": ep["env_id"],
+                    "seed": ep["seed"],
+                    "error": "restored from a checkpoint: not an objective run (not scored)",
+                }
+            )
             continue
         if ep.get("agent_error"):
-            errors.append({"dir": str(rec), "agent": ep["agent"], "env_id": ep["env_id"], "seed": ep["seed"], "error": ep["agent_error"]})
+            errors.append(
+                {
+                    "dir": str(rec),
+                    "agent": ep["agent"],
+                    "env_id": ep["env_id"],
+                    "seed": ep["seed"],
+                    "error": ep["agent_error"],
+                }
+            )
             continue
         episodes[str(ep["agent"] or "unknown")].append(ep)
     lab = lab_tables(run, episodes)
     if not found and not lab:
-        raise RecordError(f"run_dir: no episode records (manifest.json + log.jsonl) or lab outcomes under {run}")
+        raise RecordError(
+            f"run_dir: no episode records (manifest.json + log.jsonl) or lab outcomes under {run}"
+        )
     if found and not episodes:
-        raise RecordError(f"run_dir: no scored episode records under {run}: every episode failed ("
-                                + "; ".join(f"{e['agent']} {e['env_id']}: {e['error']}" for e in errors[:3]) + ")")
-    torn = [f"{ep['dir']}: log line {ep['torn_line']} is torn (the writer was killed mid-line)"
-            for eps in episodes.values() for ep in eps if ep.get("torn_line")]
+        raise RecordError(
+            f"run_dir: no scored episode records under {run}: every episode failed ("
+            + "; ".join(f"{e['agent']} {e['env_id']}: {e['error']}" for e in errors[:3])
+            + ")"
+        )
+    torn = [
+        f"{ep['dir']}: log line {ep['torn_line']} is torn (the writer was killed mid-line)"
+        for eps in episodes.values()
+        for ep in eps
+        if ep.get("torn_line")
+    ]
     meta = {}
     if (run / "run.json").exists():
         meta = read_json(run / "run.json", "run description")  # damaged: a RecordError naming it
         if not isinstance(meta, dict) or not all(
             isinstance(meta.get(k, []), list) for k in ("agents", "objectives", "seeds")
         ):
-            raise RecordError(f"{run / 'run.json'}: the run description is not a puzzlegym eval run.json "
-                              "(an object whose agents, objectives and seeds are lists)")
+            raise RecordError(
+                f"{run / 'run.json'}: the run description is not a puzzlegym eval run.json "
+                "(an object whose agents, objectives and seeds are lists)"
+            )
     order = list(meta.get("agents", [])) if meta else []
     agents = [a for a in order if a in episodes] + sorted(a for a in episodes if a not in order)
     obj_order = {e: i for i, e in enumerate(meta.get("objectives", []))}
@@ -106,7 +140,12 @@ def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
     for agent in agents:
         eps = sorted(
             episodes[agent],
-            key=lambda e: (obj_order.get(e["env_id"], len(obj_order)), e["game"], e["tier"], e["seed"] if e["seed"] is not None else -1),
+            key=lambda e: (
+                obj_order.get(e["env_id"], len(obj_order)),
+                e["game"],
+                e["tier"],
+                e["seed"] if e["seed"] is not None else -1,
+            ),
         )
         episodes[agent] = eps
         rows[agent] = [metrics.episode_row(e) for e in eps]
@@ -114,8 +153,18 @@ def load_run(run_dir: str | os.PathLike) -> dict[str, Any]:
         fig["dead_ends"] = metrics.dead_end_stats(eps)
         fig["cells"] = len({(e["game"], e["tier"]) for e in eps})
         figures[agent] = fig
-    return {"run_dir": str(run), "meta": meta, "agents": agents, "episodes": dict(episodes), "rows": rows,
-            "figures": figures, "errors": errors, "damaged": damaged, "torn": torn, "lab": lab}
+    return {
+        "run_dir": str(run),
+        "meta": meta,
+        "agents": agents,
+        "episodes": dict(episodes),
+        "rows": rows,
+        "figures": figures,
+        "errors": errors,
+        "damaged": damaged,
+        "torn": torn,
+        "lab": lab,
+    }
 
 
 # --------------------------------------------------------------------------- formatting
@@ -158,9 +207,28 @@ def table17(data: dict) -> tuple[list[str], list[list[Any]]]:
     body = []
     for a in data["agents"]:
         f = data["figures"][a]
-        native = sum(r["n_native"] for r in data["rows"][a] if r["n_native"] is not None) if f["NGAR"] is not None else None
-        other = sum(r["n_other"] for r in data["rows"][a] if r["n_other"] is not None) if f["NGAR"] is not None else None
-        body.append([a, f["n"], f["S"], f["P"], f["M"], native if native is not None else "N/A", other if other is not None else "N/A", f"{f['cells']}/{n_obj}"])
+        native = (
+            sum(r["n_native"] for r in data["rows"][a] if r["n_native"] is not None)
+            if f["NGAR"] is not None
+            else None
+        )
+        other = (
+            sum(r["n_other"] for r in data["rows"][a] if r["n_other"] is not None)
+            if f["NGAR"] is not None
+            else None
+        )
+        body.append(
+            [
+                a,
+                f["n"],
+                f["S"],
+                f["P"],
+                f["M"],
+                native if native is not None else "N/A",
+                other if other is not None else "N/A",
+                f"{f['cells']}/{n_obj}",
+            ]
+        )
     return header, body
 
 
@@ -170,13 +238,37 @@ def table18(data: dict) -> tuple[list[str], list[list[Any]]]:
     for a in data["agents"]:
         for e, r in zip(data["episodes"][a], data["rows"][a], strict=True):
             ng = None if r["n_native"] is None else metrics.ngar(r["n_native"], r["n_other"])
-            body.append([a, f"{r['game']} / {r['difficulty']}", r["seed"], r["solved"], r["lc"], r["fgp"], r["premature_exit"], r["mismatch"], ng, r["n_levels"], e["end"]])
+            body.append(
+                [
+                    a,
+                    f"{r['game']} / {r['difficulty']}",
+                    r["seed"],
+                    r["solved"],
+                    r["lc"],
+                    r["fgp"],
+                    r["premature_exit"],
+                    r["mismatch"],
+                    ng,
+                    r["n_levels"],
+                    e["end"],
+                ]
+            )
     return header, body
 
 
 def usage_table(data: dict) -> tuple[list[str], list[list[Any]]]:
     """Model agents' requests and tokens (the paper's Table 7 layout, without prices)."""
-    header = ["Agent", "Episodes", "Requests", "Input tokens", "Output tokens", "Mean latency (s)", "Retries", "Malformed calls", "Turns"]
+    header = [
+        "Agent",
+        "Episodes",
+        "Requests",
+        "Input tokens",
+        "Output tokens",
+        "Mean latency (s)",
+        "Retries",
+        "Malformed calls",
+        "Turns",
+    ]
     body = []
     for a in data["agents"]:
         used = [e["usage"] for e in data["episodes"][a] if e.get("usage")]
@@ -184,9 +276,19 @@ def usage_table(data: dict) -> tuple[list[str], list[list[Any]]]:
             continue
         requests = sum(u["requests"] for u in used)
         latency = sum(u["latency_s"] for u in used)
-        body.append([a, len(used), requests, sum(u["prompt_tokens"] for u in used), sum(u["completion_tokens"] for u in used),
-                     latency / requests if requests else None, sum(u["retries"] for u in used),
-                     sum(u["malformed"] for u in used), sum(u["turns"] for u in used)])
+        body.append(
+            [
+                a,
+                len(used),
+                requests,
+                sum(u["prompt_tokens"] for u in used),
+                sum(u["completion_tokens"] for u in used),
+                latency / requests if requests else None,
+                sum(u["retries"] for u in used),
+                sum(u["malformed"] for u in used),
+                sum(u["turns"] for u in used),
+            ]
+        )
     return header, body
 
 
@@ -195,19 +297,65 @@ def per_game_table(data: dict) -> tuple[list[str], list[list[Any]]]:
     body = []
     for a in data["agents"]:
         for game, g in data["figures"][a]["per_game"].items():
-            body.append([a, game, g["objectives"], g["episodes"], g["OSR"], g["LC"], g["FGP"], g["LC_hard"], g["LPR"]])
+            body.append(
+                [
+                    a,
+                    game,
+                    g["objectives"],
+                    g["episodes"],
+                    g["OSR"],
+                    g["LC"],
+                    g["FGP"],
+                    g["LC_hard"],
+                    g["LPR"],
+                ]
+            )
     return header, body
 
 
 def dead_end_table(data: dict) -> tuple[list[str], list[list[Any]]]:
-    header = ["Agent", "Game", "Attempts", "Dead-end attempts", "Share %", "Runs", "Recovered", "Mean delay", "Median delay"]
+    header = [
+        "Agent",
+        "Game",
+        "Attempts",
+        "Dead-end attempts",
+        "Share %",
+        "Runs",
+        "Recovered",
+        "Mean delay",
+        "Median delay",
+    ]
     body = []
     for a in data["agents"]:
         de = data["figures"][a]["dead_ends"]
         for game, g in de["per_game"].items():
-            body.append([a, game, g["attempts"], g["dead_end_attempts"], g["dead_end_share"], g["runs"], g["recovered"], g["mean_delay"], g["median_delay"]])
+            body.append(
+                [
+                    a,
+                    game,
+                    g["attempts"],
+                    g["dead_end_attempts"],
+                    g["dead_end_share"],
+                    g["runs"],
+                    g["recovered"],
+                    g["mean_delay"],
+                    g["median_delay"],
+                ]
+            )
         o = de["overall"]
-        body.append([a, "all (game-macro)", o["attempts"], o["dead_end_attempts"], o["dead_end_share"], o["runs"], o["recovered"], o["mean_delay"], None])
+        body.append(
+            [
+                a,
+                "all (game-macro)",
+                o["attempts"],
+                o["dead_end_attempts"],
+                o["dead_end_share"],
+                o["runs"],
+                o["recovered"],
+                o["mean_delay"],
+                None,
+            ]
+        )
     return header, body
 
 
@@ -223,7 +371,9 @@ def _plt():
 
 def plot_lc_heatmap(data: dict, path: Path) -> None:
     plt = _plt()
-    objectives = list(dict.fromkeys((e["game"], e["tier"]) for a in data["agents"] for e in data["episodes"][a]))
+    objectives = list(
+        dict.fromkeys((e["game"], e["tier"]) for a in data["agents"] for e in data["episodes"][a])
+    )
     agents = data["agents"]
     grid = [[float("nan")] * len(objectives) for _ in agents]
     for i, a in enumerate(agents):
@@ -241,7 +391,15 @@ def plot_lc_heatmap(data: dict, path: Path) -> None:
         for j in range(len(objectives)):
             v = grid[i][j]
             if v == v:
-                ax.text(j, i, f"{v:.0f}", ha="center", va="center", color="white" if v < 60 else "black", fontsize=9)
+                ax.text(
+                    j,
+                    i,
+                    f"{v:.0f}",
+                    ha="center",
+                    va="center",
+                    color="white" if v < 60 else "black",
+                    fontsize=9,
+                )
     fig.colorbar(im, ax=ax, label="LC (%)")
     ax.set_title("Level completion per objective (mean over seeds)")
     fig.tight_layout()
@@ -274,8 +432,16 @@ def plot_cumulative_lc(data: dict, path: Path) -> tuple[tuple[float, float], tup
     fig, ax = plt.subplots(figsize=(7, 4))
     styles = ("-", "--", "-.", ":")
     for i, a in enumerate(data["agents"]):
-        ax.step(times, metrics.lc_over_time(data["episodes"][a], times), where="post", label=a,
-                linestyle=styles[i % len(styles)], linewidth=2, clip_on=False, zorder=3 + i)
+        ax.step(
+            times,
+            metrics.lc_over_time(data["episodes"][a], times),
+            where="post",
+            label=a,
+            linestyle=styles[i % len(styles)],
+            linewidth=2,
+            clip_on=False,
+            zorder=3 + i,
+        )
     cut = f"; axis ends at {x_end:.0f} s, the budget is {budget:.0f} s" if x_end < budget else ""
     ax.set_xlabel(f"elapsed time (s){cut}")
     ax.set_ylabel("LC (%), game-macro")
@@ -304,7 +470,14 @@ def plot_dead_end_delays(data: dict, path: Path) -> None:
         ax.set_yticks(range(1, len(series) + 1), list(series))
         ax.set_xlabel("moves from the fatal move to the undo/restart that leaves the dead end")
     else:
-        ax.text(0.5, 0.5, "no recovered dead-end runs in this run", ha="center", va="center", transform=ax.transAxes)
+        ax.text(
+            0.5,
+            0.5,
+            "no recovered dead-end runs in this run",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
         ax.set_axis_off()
     ax.set_title("Dead-end delays (recovered runs)")
     fig.tight_layout()
@@ -314,7 +487,10 @@ def plot_dead_end_delays(data: dict, path: Path) -> None:
 
 # --------------------------------------------------------------------------- the report
 def write_report(
-    run_dir: str | os.PathLike, out_dir: str | os.PathLike | None = None, title: str | None = None, note: str | None = None
+    run_dir: str | os.PathLike,
+    out_dir: str | os.PathLike | None = None,
+    title: str | None = None,
+    note: str | None = None,
 ) -> Path:
     data = load_run(run_dir)
     for problem in data["damaged"] + data["torn"]:
@@ -344,7 +520,18 @@ def write_report(
         plot_lc_heatmap(data, out / "lc_heatmap.png")
         plot_cumulative_lc(data, out / "cumulative_lc.png")
         plot_dead_end_delays(data, out / "dead_end_delays.png")
-    jsonio.write_atomic(out / "summary.json", json.dumps({a: {k: v for k, v in f.items() if k != "dead_ends"} for a, f in data["figures"].items()}, indent=2, sort_keys=True) + "\n")
+    jsonio.write_atomic(
+        out / "summary.json",
+        json.dumps(
+            {
+                a: {k: v for k, v in f.items() if k != "dead_ends"}
+                for a, f in data["figures"].items()
+            },
+            indent=2,
+            sort_keys=True,
+        )
+        + "\n",
+    )
 
     meta = data["meta"]
     kw = meta.get("env_kwargs", {})
@@ -357,7 +544,12 @@ def write_report(
             f"- agents: {', '.join(data['agents'] or meta.get('agents', []))}; seeds: {', '.join(map(str, meta.get('seeds', [])))}",
             f"- objectives: {len(meta.get('objectives', []))} ({', '.join(o.split('/')[-1] for o in meta.get('objectives', []))})",
             f"- protocol: start at the home screen, budget {kw.get('budget_s')} s on the {kw.get('clock')} clock, "
-            f"backend {kw.get('backend')}" + (f", harness step cap {meta['max_steps']}" if meta.get("max_steps") else ", no action limit"),
+            f"backend {kw.get('backend')}"
+            + (
+                f", harness step cap {meta['max_steps']}"
+                if meta.get("max_steps")
+                else ", no action limit"
+            ),
             "",
         ]
     if data["agents"]:
@@ -403,13 +595,19 @@ def write_report(
             "- [Table 17 layout](table17.md) ([csv](table17.csv))",
             "- [Table 18 layout: every episode](table18.md) ([csv](table18.csv))",
             "- [Dead ends](dead_ends.md) ([csv](dead_ends.csv))",
-            *(["- [Model requests and tokens](usage.md) ([csv](usage.csv))"] if "usage" in md else []),
+            *(
+                ["- [Model requests and tokens](usage.md) ([csv](usage.csv))"]
+                if "usage" in md
+                else []
+            ),
         ]
     lines += [f"- [{name}]({name}.md) ([csv]({name}.csv))" for name, *_ in data["lab"]]
     lines += ["- [summary.json](summary.json)", ""]
     if data["errors"]:
         lines += ["## Episodes that failed", ""]
-        lines += [f"- {e['agent']} {e['env_id']} seed {e['seed']}: {e['error']}" for e in data["errors"]]
+        lines += [
+            f"- {e['agent']} {e['env_id']} seed {e['seed']}: {e['error']}" for e in data["errors"]
+        ]
         lines.append("")
     if data["damaged"] or data["torn"]:
         lines += ["## Damaged files", ""]
@@ -466,16 +664,26 @@ def levels_markdown(rows: list[dict], formats: dict[str, str] | None = None) -> 
     for (game, tier), t in check["tiers"].items():
         share = "n/a" if t["dead_end_share"] is None else f"{t['dead_end_share']:.2%}"
         dead = "n/a" if t["playout_dead_rate"] is None else f"{t['playout_dead_rate']:.2%}"
-        hidden = "n/a" if t["hidden_dead_end_share"] is None else f"{t['hidden_dead_end_share']:.2%}"
+        hidden = (
+            "n/a" if t["hidden_dead_end_share"] is None else f"{t['hidden_dead_end_share']:.2%}"
+        )
         lines.append(
             f"| {game} | {tier} | {t['levels']} | {t['mean_n_step']:.1f} | {t['min_n_step']}–{t['max_n_step']} "
             f"| {'n/a' if t['mean_branching'] is None else format(t['mean_branching'], '.2f')} "
             f"| {share} | {dead} | {hidden} |"
         )
-    lines += ["", "## Check: within each game, mean N_step does not fall from one tier to the next", ""]
+    lines += [
+        "",
+        "## Check: within each game, mean N_step does not fall from one tier to the next",
+        "",
+    ]
     for game, ok in check["games"].items():
         ladder = [(t, v["mean_n_step"]) for (g, t), v in check["tiers"].items() if g == game]
-        falls = [f"{a} {x:.1f} → {b} {y:.1f}" for (a, x), (b, y) in zip(ladder, ladder[1:], strict=False) if y < x]
+        falls = [
+            f"{a} {x:.1f} → {b} {y:.1f}"
+            for (a, x), (b, y) in zip(ladder, ladder[1:], strict=False)
+            if y < x
+        ]
         lines.append(f"- {game}: " + ("OK" if ok else "FAILS (" + "; ".join(falls) + ")"))
     lines += ["", "## Every level", "", stats_table(rows), ""]
     if formats:

@@ -92,14 +92,21 @@ def check_run_limits(seed: Any = 0, max_steps: Any = None) -> None:
     1..10**9): :class:`ConfigError` naming the field."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise ConfigError(f"seed: expected an integer 0..{MAX_SEED}, got {shown(seed)}")
-    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int)
-                                  or not 1 <= max_steps <= MAX_STEPS):
-        raise ConfigError(f"max_steps: expected None or an integer 1..{MAX_STEPS}, got {shown(max_steps)}")
+    if max_steps is not None and (
+        isinstance(max_steps, bool)
+        or not isinstance(max_steps, int)
+        or not 1 <= max_steps <= MAX_STEPS
+    ):
+        raise ConfigError(
+            f"max_steps: expected None or an integer 1..{MAX_STEPS}, got {shown(max_steps)}"
+        )
 
 
 def holds_output(out: Path) -> bool:
     """Whether ``out`` holds an earlier episode's output (its result or record)."""
-    return (out / "result.json").exists() or holds_record(out / "record") or (out / "record").exists()
+    return (
+        (out / "result.json").exists() or holds_record(out / "record") or (out / "record").exists()
+    )
 
 
 def run_episode(
@@ -197,7 +204,9 @@ def _result(env_id: str, label: str, seed: int, probe: Any, end: Any, wall_s: fl
     }
 
 
-def _write_outputs(out: Path, result: dict, final: np.ndarray, frames: GifFrames | None, record: str | None) -> None:
+def _write_outputs(
+    out: Path, result: dict, final: np.ndarray, frames: GifFrames | None, record: str | None
+) -> None:
     """``final.png``, ``episode.gif`` and ``result.json`` under ``out``, each whole or not
     at all (temp file + rename); ``result`` gets their paths."""
     out.mkdir(parents=True, exist_ok=True)

@@ -67,8 +67,18 @@ MAX_PREFIX = 100_000  # GUI actions in a prefix
 MAX_LIST = 10_000  # files listed from one directory
 SUFFIX = ".ckpt.json"
 _REQUIRED = {
-    "class": str, "verdict": str, "game": str, "tier": str, "level": int, "depth": int, "actions": int,
-    "prefix": list, "frame_sha256": str, "visible": bool, "legal_moves": int, "details": dict,
+    "class": str,
+    "verdict": str,
+    "game": str,
+    "tier": str,
+    "level": int,
+    "depth": int,
+    "actions": int,
+    "prefix": list,
+    "frame_sha256": str,
+    "visible": bool,
+    "legal_moves": int,
+    "details": dict,
     "source": dict,
 }
 _OPTIONAL = ("seed", "solution", "fatal_move", "match")
@@ -89,33 +99,51 @@ def check_certificate(cert: Any) -> dict:
             raise CheckpointError(f"certificate.{name}: missing")
         value = cert[name]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise CheckpointError(f"certificate.{name}: expected {kind.__name__}, got {value!r:.60}")
+            raise CheckpointError(
+                f"certificate.{name}: expected {kind.__name__}, got {value!r:.60}"
+            )
     if cert["class"] not in CLASSES:
-        raise CheckpointError(f"certificate.class: {cert['class']!r}; allowed: {', '.join(CLASSES)}")
+        raise CheckpointError(
+            f"certificate.class: {cert['class']!r}; allowed: {', '.join(CLASSES)}"
+        )
     if cert["verdict"] != VERDICTS[cert["class"]]:
-        raise CheckpointError(f"certificate.verdict: a {cert['class']} checkpoint is {VERDICTS[cert['class']]!r}, got {cert['verdict']!r}")
+        raise CheckpointError(
+            f"certificate.verdict: a {cert['class']} checkpoint is {VERDICTS[cert['class']]!r}, got {cert['verdict']!r}"
+        )
     if cert["level"] < 1 or cert["depth"] < 0 or cert["actions"] < 0 or cert["legal_moves"] < 0:
-        raise CheckpointError("certificate: level must be >= 1 and depth, actions, legal_moves >= 0")
+        raise CheckpointError(
+            "certificate: level must be >= 1 and depth, actions, legal_moves >= 0"
+        )
     seed = cert.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise CheckpointError(f"certificate.seed: expected an integer or null, got {seed!r}")
     if len(cert["prefix"]) > MAX_PREFIX:
-        raise CheckpointError(f"certificate.prefix: {len(cert['prefix'])} actions; at most {MAX_PREFIX}")
+        raise CheckpointError(
+            f"certificate.prefix: {len(cert['prefix'])} actions; at most {MAX_PREFIX}"
+        )
     if len(cert["prefix"]) != cert["actions"]:
-        raise CheckpointError(f"certificate.prefix: {len(cert['prefix'])} actions, but actions is {cert['actions']}")
+        raise CheckpointError(
+            f"certificate.prefix: {len(cert['prefix'])} actions, but actions is {cert['actions']}"
+        )
     for i, action in enumerate(cert["prefix"]):
         try:
             parsed = parse_action(action)
         except ActionError as exc:
             raise CheckpointError(f"certificate.prefix[{i}]: {exc}") from None
         if isinstance(parsed, (Batch, Answer)):
-            raise CheckpointError(f"certificate.prefix[{i}]: a prefix holds single GUI actions, not {parsed.type}")
+            raise CheckpointError(
+                f"certificate.prefix[{i}]: a prefix holds single GUI actions, not {parsed.type}"
+            )
     if len(cert["frame_sha256"]) != 64:
         raise CheckpointError("certificate.frame_sha256: expected 64 hex digits")
     if cert["source"].get("kind") not in SOURCES:
-        raise CheckpointError(f"certificate.source.kind: {cert['source'].get('kind')!r}; allowed: {', '.join(SOURCES)}")
+        raise CheckpointError(
+            f"certificate.source.kind: {cert['source'].get('kind')!r}; allowed: {', '.join(SOURCES)}"
+        )
     if cert["class"] == "N" and not isinstance(cert.get("solution"), list):
-        raise CheckpointError("certificate.solution: an N checkpoint carries its verified remaining solution")
+        raise CheckpointError(
+            "certificate.solution: an N checkpoint carries its verified remaining solution"
+        )
     return cert
 
 

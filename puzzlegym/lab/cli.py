@@ -15,7 +15,19 @@ from puzzlegym.lab.find import MAX_FOUND, find_in_random_play, find_in_record, f
 
 __all__ = ["cmd"]
 
-_LIST_COLUMNS = ("file", "class", "game", "tier", "level", "depth", "actions", "visible", "free_anchors", "source", "match")
+_LIST_COLUMNS = (
+    "file",
+    "class",
+    "game",
+    "tier",
+    "level",
+    "depth",
+    "actions",
+    "visible",
+    "free_anchors",
+    "source",
+    "match",
+)
 
 
 MAX_COUNT = 100
@@ -43,10 +55,21 @@ def _find(args: argparse.Namespace) -> int:
         written.append(path)
         if not args.json:
             row = files.summary(ckpt, path)
-            print(f"{row['class']}  {path}  (level {row['level']}, depth {row['depth']}, after {row['actions']} actions)")
+            print(
+                f"{row['class']}  {path}  (level {row['level']}, depth {row['depth']}, after {row['actions']} actions)"
+            )
     classes = [files.certificate_of(c)["class"] for c in found]
-    print(json.dumps({"out": str(args.out), "written": len(written), "D": classes.count("D"), "N": classes.count("N"),
-                      "files": [p.name for p in written]}))
+    print(
+        json.dumps(
+            {
+                "out": str(args.out),
+                "written": len(written),
+                "D": classes.count("D"),
+                "N": classes.count("N"),
+                "files": [p.name for p in written],
+            }
+        )
+    )
     return 0
 
 

@@ -46,12 +46,16 @@ def make_env(config: dict, backend: str | None = None, **kwargs: Any) -> gym.Env
 def _replay(env: gym.Env, seed: int | None, prefix: list) -> tuple[np.ndarray, dict]:
     base = puzzle_env(env, "replay")
     if base.config["clock"] != "sim":
-        raise ConfigError("replay: a prefix replays exactly on the simulated clock only (config clock is 'wall')")
+        raise ConfigError(
+            "replay: a prefix replays exactly on the simulated clock only (config clock is 'wall')"
+        )
     # reset through the wrappers, so they (and Gymnasium's order checks) see a new episode
     obs, info = env.reset(seed=seed)
     obs = obs["screen"] if isinstance(obs, dict) else obs
     if base.actions != 0:
-        raise ConfigError("replay: a wrapper acted at reset (e.g. WorkflowController P1); replay below it")
+        raise ConfigError(
+            "replay: a wrapper acted at reset (e.g. WorkflowController P1); replay below it"
+        )
     for i, action in enumerate(prefix):
         obs, _reward, terminated, truncated, info = base.step(action)
         if (terminated or truncated) and i < len(prefix) - 1:
@@ -89,7 +93,9 @@ class Controller:
     def _check_frame(self, obs: Any) -> np.ndarray:
         frame = obs["screen"] if isinstance(obs, dict) else obs
         if frame_digest(frame) != self.certificate["frame_sha256"]:
-            raise CheckpointError("handover: the screen differs from the checkpoint's (certificate.frame_sha256)")
+            raise CheckpointError(
+                "handover: the screen differs from the checkpoint's (certificate.frame_sha256)"
+            )
         self.frame = frame
         return frame
 
@@ -111,6 +117,8 @@ class Controller:
             raise CheckpointError("replay: the env's configuration differs from the checkpoint's")
         for part in ("suite", "evaluator", "clock", "recognizer", "steps", "actions"):
             if canonical(mine.payload[part]) != canonical(self.checkpoint.payload[part]):
-                raise CheckpointError(f"replay: the prefix does not reproduce the checkpoint ({part} differs)")
+                raise CheckpointError(
+                    f"replay: the prefix does not reproduce the checkpoint ({part} differs)"
+                )
         self._check_frame(obs)
         return obs, copy.deepcopy(info)

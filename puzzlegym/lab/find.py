@@ -107,7 +107,9 @@ def _replayed(config: dict, seed: int | None, prefix: list) -> gym.Env:
     return env
 
 
-def _certificate(env: gym.Env, obs, cls: str, seed: int | None, prefix: list, source: dict, **extra: Any) -> dict:
+def _certificate(
+    env: gym.Env, obs, cls: str, seed: int | None, prefix: list, source: dict, **extra: Any
+) -> dict:
     probe = puzzle_env(env, "lab").probe()
     board = probe.board
     if probe.screen != LEVEL or board is None or board.solved:
@@ -139,7 +141,9 @@ def _certificate(env: gym.Env, obs, cls: str, seed: int | None, prefix: list, so
     return cert
 
 
-def _make(config: dict, seed: int | None, prefix: list, cls: str, source: dict, **extra: Any) -> Checkpoint:
+def _make(
+    config: dict, seed: int | None, prefix: list, cls: str, source: dict, **extra: Any
+) -> Checkpoint:
     """Capture the checkpoint at the end of ``prefix`` and attach its certificate; for N,
     verify the solution twice (rules, then GUI from the restored checkpoint)."""
     if len(prefix) > MAX_PREFIX:
@@ -158,7 +162,9 @@ def _make(config: dict, seed: int | None, prefix: list, cls: str, source: dict, 
             _verify_solution(board, solution)
     finally:
         env.close()
-    ckpt = Checkpoint(ckpt.config, ckpt.payload, ckpt.catalogue, ckpt.version, check_certificate(cert))
+    ckpt = Checkpoint(
+        ckpt.config, ckpt.payload, ckpt.catalogue, ckpt.version, check_certificate(cert)
+    )
     if cls == "N":
         _verify_by_gui(ckpt)
     return ckpt
@@ -189,7 +195,9 @@ def _verify_by_gui(ckpt: Checkpoint) -> None:
                 for action in move_actions(env, tuple(move) if isinstance(move, list) else move):
                     base.step(action)
         if not any((e.game, e.tier, e.level) == where for e in won):
-            raise CheckpointError("N checkpoint: playing its solution through the GUI did not win the level")
+            raise CheckpointError(
+                "N checkpoint: playing its solution through the GUI did not win the level"
+            )
     finally:
         env.close()
 
@@ -203,7 +211,9 @@ def pair(d: Checkpoint, n: Checkpoint) -> tuple[Checkpoint, Checkpoint]:
     )
 
 
-def _control(config: dict, seed: int | None, ready_prefix: list, depth: int, source: dict) -> Checkpoint:
+def _control(
+    config: dict, seed: int | None, ready_prefix: list, depth: int, source: dict
+) -> Checkpoint:
     """The N control of the level whose ready board ``ready_prefix`` reaches, at ``depth``:
     ``min(depth, length - 1)`` moves of the solver's solution from the ready board."""
     env = _replayed(config, seed, ready_prefix)
@@ -214,7 +224,13 @@ def _control(config: dict, seed: int | None, ready_prefix: list, depth: int, sou
         moves = play_moves(env, solution[:k])
     finally:
         env.close()
-    return _make(config, seed, list(ready_prefix) + moves, "N", {**source, "path": "solution", "solution_moves": k})
+    return _make(
+        config,
+        seed,
+        list(ready_prefix) + moves,
+        "N",
+        {**source, "path": "solution", "solution_moves": k},
+    )
 
 
 # ---------------------------------------------------------------------- records
@@ -228,11 +244,15 @@ def _read_record(directory: str | Path) -> tuple[dict, list[dict]]:
         raise CheckpointError(f"{d}/manifest.json: no env config")
     game, _tier = parse_env_id(manifest["config"].get("env_id", ""))
     if manifest.get("catalogue_sha256") != catalogue_sha256([game.name]):
-        raise LevelError(f"{d}: the record was made with another level catalogue; its boards cannot be rebuilt here")
+        raise LevelError(
+            f"{d}: the record was made with another level catalogue; its boards cannot be rebuilt here"
+        )
     return manifest, read_log(d)
 
 
-def find_in_record(directory: str | Path, *, limit: int | None = None, controls: bool = True) -> list[Checkpoint]:
+def find_in_record(
+    directory: str | Path, *, limit: int | None = None, controls: bool = True
+) -> list[Checkpoint]:
     """D checkpoints at the first certified-unsolvable board of each dead-end run in an
     episode record (at most ``limit``), each with its N control (``controls``) matched by
     level and depth. The prefix is the record's own actions; the record's boards are
@@ -254,26 +274,48 @@ def find_in_record(directory: str | Path, *, limit: int | None = None, controls:
             continue
         was = dead.get(key, False)
         dead[key] = bool(snap["dead_end"])
-        if snap["cause"] == "move" and snap["dead_end"] and not was and not snap["solved"] and key in ready:
+        if (
+            snap["cause"] == "move"
+            and snap["dead_end"]
+            and not was
+            and not snap["solved"]
+            and key in ready
+        ):
             found.append((snap["actions"], ready[key], snap))
     found = found[: MAX_FOUND if limit is None else min(limit, MAX_FOUND)]
-    fatal = {run["fatal_actions"]: run["fatal_move"] for rec in log if rec.get("kind") == "attempt" for run in rec.get("runs", [])}
+    fatal = {
+        run["fatal_actions"]: run["fatal_move"]
+        for rec in log
+        if rec.get("kind") == "attempt"
+        for run in rec.get("runs", [])
+    }
     source = {"kind": "record", "record": str(Path(directory)), "agent": manifest.get("agent")}
     out: list[Checkpoint] = []
     controls_made: dict[tuple, Checkpoint] = {}
     prefix_all = [rec["action"] for rec in actions]
     for step, ready_step, snap in found:
-        d = _make(config, seed, prefix_all[:step], "D", {**source, "record_step": step}, fatal_move=fatal.get(step))
+        d = _make(
+            config,
+            seed,
+            prefix_all[:step],
+            "D",
+            {**source, "record_step": step},
+            fatal_move=fatal.get(step),
+        )
         cert = certificate_of(d)
         g_state = d.payload["suite"]["board"]["state"]
         if json.dumps(g_state, sort_keys=True) != json.dumps(snap["state"], sort_keys=True):
-            raise CheckpointError(f"{directory}: replaying the record does not reach its logged board at step {step}")
+            raise CheckpointError(
+                f"{directory}: replaying the record does not reach its logged board at step {step}"
+            )
         if not controls:
             out.append(d)
             continue
         at = (ready_step, cert["depth"])
         if at not in controls_made:
-            controls_made[at] = _control(config, seed, prefix_all[:ready_step], cert["depth"], source)
+            controls_made[at] = _control(
+                config, seed, prefix_all[:ready_step], cert["depth"], source
+            )
         d, n = pair(d, controls_made[at])
         controls_made[at] = n
         out.append(d)
@@ -309,7 +351,9 @@ def _depths(length: int, count: int) -> list[int]:
     return sorted({round(i * top / (count - 1)) for i in range(count)})
 
 
-def find_on_solution(env_id: str, level: int, *, count: int = 3, seed: int = 0, **env_kwargs: Any) -> list[Checkpoint]:
+def find_on_solution(
+    env_id: str, level: int, *, count: int = 3, seed: int = 0, **env_kwargs: Any
+) -> list[Checkpoint]:
     """Up to ``count`` D/N pairs along the solver's solution of ``level`` (1-based, the env
     starting on its board): at evenly spread depths ``i``, D plays ``i`` solution moves and
     then a fatal move (a legal move to a certified dead end; chosen with ``seed``), N plays
@@ -324,7 +368,11 @@ def find_on_solution(env_id: str, level: int, *, count: int = 3, seed: int = 0, 
         state = rules.initial_state(lv)
         for move in solution[:depth]:
             state = rules.apply(lv, state, move)
-        fatal = [m for m in rules.legal_moves(lv, state) if solvers.certify(lv, rules.apply(lv, state, m)) == "dead_end"]
+        fatal = [
+            m
+            for m in rules.legal_moves(lv, state)
+            if solvers.certify(lv, rules.apply(lv, state, m)) == "dead_end"
+        ]
         if not fatal:
             continue
         move = fatal[rng.randrange(len(fatal))]
@@ -336,16 +384,34 @@ def find_on_solution(env_id: str, level: int, *, count: int = 3, seed: int = 0, 
             off = play_moves(env, [move])
         finally:
             env.close()
-        d = _make(config, seed, on_path + off, "D", {**source, "path": "off_solution", "solution_moves": depth},
-                  fatal_move=json.loads(json.dumps(move)))
-        n = _make(config, seed, on_path + next_on_path, "N", {**source, "path": "solution", "solution_moves": depth + 1})
+        d = _make(
+            config,
+            seed,
+            on_path + off,
+            "D",
+            {**source, "path": "off_solution", "solution_moves": depth},
+            fatal_move=json.loads(json.dumps(move)),
+        )
+        n = _make(
+            config,
+            seed,
+            on_path + next_on_path,
+            "N",
+            {**source, "path": "solution", "solution_moves": depth + 1},
+        )
         out.extend(pair(d, n))
     return out
 
 
 # ---------------------------------------------------------------------- random play
 def find_in_random_play(
-    env_id: str, level: int, *, count: int = 3, seed: int = 0, max_moves: int = 500, max_playouts: int = 200,
+    env_id: str,
+    level: int,
+    *,
+    count: int = 3,
+    seed: int = 0,
+    max_moves: int = 500,
+    max_playouts: int = 200,
     **env_kwargs: Any,
 ) -> list[Checkpoint]:
     """Up to ``count`` D checkpoints from seeded random play on ``level`` (1-based, the env
@@ -384,7 +450,14 @@ def find_in_random_play(
             prefix = play_moves(env, moves)
         finally:
             env.close()
-        d = _make(config, seed, prefix, "D", {**source, "playout": p}, fatal_move=json.loads(json.dumps(moves[-1])))
+        d = _make(
+            config,
+            seed,
+            prefix,
+            "D",
+            {**source, "playout": p},
+            fatal_move=json.loads(json.dumps(moves[-1])),
+        )
         depth = certificate_of(d)["depth"]
         if depth not in controls_made:
             controls_made[depth] = _control(config, seed, [], depth, source)

@@ -99,7 +99,13 @@ def record_moves(directory: str | os.PathLike) -> dict[str, Any]:
         if kind == "snapshot":
             if rec["cause"] in ("ready", "restart"):
                 close(False)
-                attempt = {"where": where, "last": rec, "seen": {_state_key(rec)}, "observed": 1, "coverage": []}
+                attempt = {
+                    "where": where,
+                    "last": rec,
+                    "seen": {_state_key(rec)},
+                    "observed": 1,
+                    "coverage": [],
+                }
                 continue
             if attempt is None or attempt["where"] != where:
                 continue
@@ -112,19 +118,29 @@ def record_moves(directory: str | os.PathLike) -> dict[str, Any]:
                 b, a = before["details"], rec["details"]
                 key = _state_key(rec)
                 total = max(1, b["cells_paintable"])
-                attempt["coverage"].append({
-                    **where,
-                    "kind": "productive" if a["cells_painted"] > b["cells_painted"] else "zero-progress",
-                    "revisit": key in attempt["seen"],
-                    "bin": min(BINS - 1, BINS * b["cells_painted"] // total),
-                })
+                attempt["coverage"].append(
+                    {
+                        **where,
+                        "kind": "productive"
+                        if a["cells_painted"] > b["cells_painted"]
+                        else "zero-progress",
+                        "revisit": key in attempt["seen"],
+                        "bin": min(BINS - 1, BINS * b["cells_painted"] // total),
+                    }
+                )
                 attempt["seen"].add(key)
         elif kind == "rejected" and attempt is not None and attempt["where"] == where:
             last = attempt["last"]
             if _has(last, COVERAGE_FACTS):
                 total = max(1, last["details"]["cells_paintable"])
-                attempt["coverage"].append({**where, "kind": "invalid", "revisit": False,
-                                            "bin": min(BINS - 1, BINS * last["details"]["cells_painted"] // total)})
+                attempt["coverage"].append(
+                    {
+                        **where,
+                        "kind": "invalid",
+                        "revisit": False,
+                        "bin": min(BINS - 1, BINS * last["details"]["cells_painted"] // total),
+                    }
+                )
         elif kind == "level_won":
             if attempt is not None and attempt["where"] == where:
                 close(True)
@@ -171,16 +187,18 @@ def coverage_summary(moves: Iterable[dict]) -> list[dict]:
         productive = sum(m["kind"] == "productive" for m in valid)
         revisits = sum(m["revisit"] for m in valid)
         label = "all" if b == "all" else f"{20 * b}-{20 * (b + 1)}%"
-        rows.append({
-            "outcome": "won" if won else "not won",
-            "coverage": label,
-            "attempted": len(ms),
-            "valid": len(valid),
-            "invalid": len(ms) - len(valid),
-            "productive": productive,
-            "zero_progress": len(valid) - productive,
-            "revisits": revisits,
-            "productive %": _pct(productive, len(valid)),
-            "revisit %": _pct(revisits, len(valid)),
-        })
+        rows.append(
+            {
+                "outcome": "won" if won else "not won",
+                "coverage": label,
+                "attempted": len(ms),
+                "valid": len(valid),
+                "invalid": len(ms) - len(valid),
+                "productive": productive,
+                "zero_progress": len(valid) - productive,
+                "revisits": revisits,
+                "productive %": _pct(productive, len(valid)),
+                "revisit %": _pct(revisits, len(valid)),
+            }
+        )
     return rows

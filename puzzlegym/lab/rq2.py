@@ -45,7 +45,15 @@ from puzzlegym.lab.documents import find_documents
 from puzzlegym.version import __version__
 from puzzlegym.wrappers import HINT_CONDITIONS, BlackBox, StateHint, TextChannel
 
-__all__ = ["STUDY", "Limits", "aggregate", "compute_outcomes", "find_outcomes", "run_rq2", "run_takeover"]
+__all__ = [
+    "STUDY",
+    "Limits",
+    "aggregate",
+    "compute_outcomes",
+    "find_outcomes",
+    "run_rq2",
+    "run_takeover",
+]
 
 STUDY = "rq2"
 OUTCOME_FILE = "outcome.json"
@@ -75,7 +83,9 @@ class Limits:
 
 
 # ---------------------------------------------------------------------- outcomes
-def compute_outcomes(timeline: Iterable[dict], cls: str, where: tuple[str, str, int], limits: Limits = Limits()) -> dict:
+def compute_outcomes(
+    timeline: Iterable[dict], cls: str, where: tuple[str, str, int], limits: Limits = Limits()
+) -> dict:
     """The RQ2 outcomes of one continuation (module docstring) from its ``timeline``: dicts
     with ``kind`` (``"action"``, ``"snapshot"`` or an evaluator event kind), ``i`` (takeover
     action index, 1-based), ``t`` (takeover seconds) and, for events and snapshots, ``game``,
@@ -98,20 +108,38 @@ def compute_outcomes(timeline: Iterable[dict], cls: str, where: tuple[str, str, 
             how = "restart"
         elif same(e) and e["kind"] == "level_reached" and left:
             how = "re-entry"
-        elif same(e) and e["kind"] == "snapshot" and e.get("cause") == "undo" and not e.get("dead_end"):
+        elif (
+            same(e)
+            and e["kind"] == "snapshot"
+            and e.get("cause") == "undo"
+            and not e.get("dead_end")
+        ):
             how = "undo"
         if how is not None:
             first_recovery = {"i": e["i"], "t": e["t"], "how": how}
             break
-    timely = first_recovery is not None and first_recovery["i"] <= limits.timely_actions and first_recovery["t"] <= limits.timely_s
+    timely = (
+        first_recovery is not None
+        and first_recovery["i"] <= limits.timely_actions
+        and first_recovery["t"] <= limits.timely_s
+    )
     in_window = [e for e in timeline if e["t"] <= limits.window_s and same(e)]
     win = next((e for e in in_window if e["kind"] == "level_won"), None)
     recovered = recurrence = back = again = None
     if cls == "D":
-        back = next((e for e in in_window if e["kind"] == "snapshot" and not e.get("dead_end")), None)
+        back = next(
+            (e for e in in_window if e["kind"] == "snapshot" and not e.get("dead_end")), None
+        )
         recovered = back is not None
         if back is not None:
-            again = next((e for e in in_window if e["kind"] == "snapshot" and e.get("dead_end") and e["t"] > back["t"]), None)
+            again = next(
+                (
+                    e
+                    for e in in_window
+                    if e["kind"] == "snapshot" and e.get("dead_end") and e["t"] > back["t"]
+                ),
+                None,
+            )
             recurrence = again is not None
     actions = [e for e in timeline if e["kind"] == "action"]
     return {
@@ -136,7 +164,9 @@ def _agent_factory(agent: str | Callable) -> tuple[Callable, str]:
         return (lambda env: make_agent(agent, env.unwrapped)), agent
     if callable(agent):
         return agent, getattr(agent, "__name__", type(agent).__name__)
-    raise ConfigError(f"agent: expected a name (scripted, solver, random, module:callable) or a factory env -> policy, got {agent!r}")
+    raise ConfigError(
+        f"agent: expected a name (scripted, solver, random, module:callable) or a factory env -> policy, got {agent!r}"
+    )
 
 
 class Timeline(Observer):
@@ -153,21 +183,46 @@ class Timeline(Observer):
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, Snapshot):
-            self._happened.append({"kind": "snapshot", "game": event.game, "tier": event.tier, "level": event.level,
-                                   "cause": event.cause, "dead_end": event.dead_end, "solved": event.solved})
+            self._happened.append(
+                {
+                    "kind": "snapshot",
+                    "game": event.game,
+                    "tier": event.tier,
+                    "level": event.level,
+                    "cause": event.cause,
+                    "dead_end": event.dead_end,
+                    "solved": event.solved,
+                }
+            )
         elif isinstance(event, LevelEvent) and event.kind in _EVENT_KINDS:
-            self._happened.append({"kind": event.kind, "game": event.game, "tier": event.tier, "level": event.level})
+            self._happened.append(
+                {"kind": event.kind, "game": event.game, "tier": event.tier, "level": event.level}
+            )
 
     def on_step(self, step: Step) -> None:
-        elapsed = self.env.probe().elapsed_s - self.t0 if self.clock == "env" else time.perf_counter() - self.wall0
+        elapsed = (
+            self.env.probe().elapsed_s - self.t0
+            if self.clock == "env"
+            else time.perf_counter() - self.wall0
+        )
         self.t = t = round(elapsed, 3)
         self.items.extend({**e, "i": step.index, "t": t} for e in self._happened)
         self._happened.clear()
-        self.items.append({"kind": "action", "i": step.index, "t": t, "accepted": bool(step.info["accepted"]),
-                           "screen": step.info["screen"]})
+        self.items.append(
+            {
+                "kind": "action",
+                "i": step.index,
+                "t": t,
+                "accepted": bool(step.info["accepted"]),
+                "screen": step.info["screen"],
+            }
+        )
 
     def won(self, where: tuple) -> bool:
-        return any(e["kind"] == "level_won" and (e["game"], e["tier"], e["level"]) == tuple(where) for e in self.items)
+        return any(
+            e["kind"] == "level_won" and (e["game"], e["tier"], e["level"]) == tuple(where)
+            for e in self.items
+        )
 
 
 def _write_json(path: Path, doc: dict) -> None:
@@ -205,10 +260,14 @@ def run_takeover(
     if out_dir is not None:
         out = Path(out_dir)
         if (out / OUTCOME_FILE).exists() or (out / "record").exists():
-            raise PuzzleGymError(f"{out} already holds a takeover record; records are never overwritten")
+            raise PuzzleGymError(
+                f"{out} already holds a takeover record; records are never overwritten"
+            )
         out.mkdir(parents=True, exist_ok=True)
     controller = Controller(checkpoint)
-    env = controller.make_env(backend, record_dir=None if out is None else str(out / "record"), agent=agent_name)
+    env = controller.make_env(
+        backend, record_dir=None if out is None else str(out / "record"), agent=agent_name
+    )
     hint = StateHint(TextChannel(env), condition)
     wrapped = BlackBox(hint)
     try:
@@ -222,8 +281,14 @@ def run_takeover(
             obs = {"screen": frame, "text": hint.channel.compose(info)}
         where = (cert["game"], cert["tier"], cert["level"])
         timeline = Timeline(env.unwrapped, clock)
-        ended = play(wrapped, policy, [timeline], stop=lambda step: timeline.won(where) or timeline.t >= limits.window_s,
-                     max_steps=limits.max_actions, start=(obs, info))
+        ended = play(
+            wrapped,
+            policy,
+            [timeline],
+            stop=lambda step: timeline.won(where) or timeline.t >= limits.window_s,
+            max_steps=limits.max_actions,
+            start=(obs, info),
+        )
         reason = {"terminated": "terminated", "truncated": "truncated", "max_steps": "max_actions"}
         end = "won" if timeline.won(where) else reason.get(ended.reason, "window")
         items = timeline.items
@@ -284,8 +349,17 @@ def run_rq2(
         for condition in conditions:
             if cls == "N" and condition not in n_conditions:
                 continue
-            doc = run_takeover(ckpt, condition, agent, backend=backend, limits=limits, clock=clock, handover=handover,
-                               out_dir=Path(out_dir) / STUDY / stem / condition, name=stem)
+            doc = run_takeover(
+                ckpt,
+                condition,
+                agent,
+                backend=backend,
+                limits=limits,
+                clock=clock,
+                handover=handover,
+                out_dir=Path(out_dir) / STUDY / stem / condition,
+                name=stem,
+            )
             done.append(doc)
             if progress:
                 progress(doc)
@@ -306,16 +380,20 @@ def aggregate(outcomes: Iterable[dict]) -> list[dict]:
     for doc in outcomes:
         groups.setdefault((doc["game"], doc["class"], doc["condition"]), []).append(doc["outcomes"])
     rows = []
-    for (game, cls, cond), outs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
+    for (game, cls, cond), outs in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])
+    ):
         recovered = [o for o in outs if o["verified_recovery"]]
-        rows.append({
-            "game": game,
-            "class": cls,
-            "condition": cond,
-            "n": len(outs),
-            "timely_restart": sum(bool(o["timely_restart"]) for o in outs),
-            "verified_recovery": None if cls == "N" else len(recovered),
-            "same_level_win": sum(bool(o["same_level_win"]) for o in outs),
-            "recurrence": None if cls == "N" else sum(bool(o["recurrence"]) for o in recovered),
-        })
+        rows.append(
+            {
+                "game": game,
+                "class": cls,
+                "condition": cond,
+                "n": len(outs),
+                "timely_restart": sum(bool(o["timely_restart"]) for o in outs),
+                "verified_recovery": None if cls == "N" else len(recovered),
+                "same_level_win": sum(bool(o["same_level_win"]) for o in outs),
+                "recurrence": None if cls == "N" else sum(bool(o["recurrence"]) for o in recovered),
+            }
+        )
     return rows

@@ -39,7 +39,16 @@ from puzzlegym.wrappers import (
     WorkflowController,
 )
 
-__all__ = ["CELLS", "STUDY", "cell_name", "find_sessions", "make_session_env", "run_rq4", "run_session", "summarize"]
+__all__ = [
+    "CELLS",
+    "STUDY",
+    "cell_name",
+    "find_sessions",
+    "make_session_env",
+    "run_rq4",
+    "run_session",
+    "summarize",
+]
 
 STUDY = "rq4"
 SESSION_FILE = "session.json"
@@ -52,11 +61,18 @@ def cell_name(rule_card: str, workflow: str, restart: bool = False) -> str:
     return f"{rule_card}{workflow}" + ("+R" if restart else "")
 
 
-def make_session_env(env_id: str, rule_card: str = "K0", workflow: str = "P0", restart: bool = False,
-                     **env_kwargs: Any) -> gym.Env:
+def make_session_env(
+    env_id: str,
+    rule_card: str = "K0",
+    workflow: str = "P0",
+    restart: bool = False,
+    **env_kwargs: Any,
+) -> gym.Env:
     """``gym.make(env_id, **env_kwargs)`` wrapped for a session of the given cell (the agent's
     view: a black box over the text channel)."""
-    env: gym.Env = WorkflowController(RuleCard(TextChannel(gym.make(env_id, **env_kwargs)), rule_card), workflow)
+    env: gym.Env = WorkflowController(
+        RuleCard(TextChannel(gym.make(env_id, **env_kwargs)), rule_card), workflow
+    )
     if restart:
         env = DeadEndRestart(env)
     return BlackBox(env)
@@ -86,10 +102,16 @@ def run_session(
     ``out_dir/session.json`` when ``out_dir`` is given; an existing session is never
     overwritten)."""
     parse_env_id(env_id)
-    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or not 1 <= max_steps <= MAX_STEPS):
+    if max_steps is not None and (
+        isinstance(max_steps, bool)
+        or not isinstance(max_steps, int)
+        or not 1 <= max_steps <= MAX_STEPS
+    ):
         raise ConfigError(f"max_steps: expected 1..{MAX_STEPS} or None, got {max_steps!r}")
     cell = cell_name(rule_card, workflow, restart)
-    agent_name = agent if isinstance(agent, str) else getattr(agent, "__name__", type(agent).__name__)
+    agent_name = (
+        agent if isinstance(agent, str) else getattr(agent, "__name__", type(agent).__name__)
+    )
     out = None
     if out_dir is not None:
         out = Path(out_dir)
@@ -97,9 +119,13 @@ def run_session(
             raise PuzzleGymError(f"{out} already holds a session; records are never overwritten")
         out.mkdir(parents=True, exist_ok=True)
         env_kwargs["record_dir"] = str(out / "record")
-    env = make_session_env(env_id, rule_card, workflow, restart, agent=f"{agent_name} {cell}", **env_kwargs)
+    env = make_session_env(
+        env_id, rule_card, workflow, restart, agent=f"{agent_name} {cell}", **env_kwargs
+    )
     try:
-        policy = make_agent(agent, env.unwrapped, seed=seed) if isinstance(agent, str) else agent(env)
+        policy = (
+            make_agent(agent, env.unwrapped, seed=seed) if isinstance(agent, str) else agent(env)
+        )
         end = play(env, policy, max_steps=max_steps, seed=seed)
         steps = end.steps
         probe = puzzle_env(env, "run_session").probe()
@@ -161,9 +187,24 @@ def run_rq4(
     for env_id in objectives:
         for seed in seeds:
             for c, restart in plan:
-                where = Path(out_dir) / STUDY / env_id.split("/")[-1] / cell_name(c[:2], c[2:], restart) / f"seed{seed}"
-                doc = run_session(env_id, agent, rule_card=c[:2], workflow=c[2:], restart=restart, seed=seed,
-                                  out_dir=where, max_steps=max_steps, **env_kwargs)
+                where = (
+                    Path(out_dir)
+                    / STUDY
+                    / env_id.split("/")[-1]
+                    / cell_name(c[:2], c[2:], restart)
+                    / f"seed{seed}"
+                )
+                doc = run_session(
+                    env_id,
+                    agent,
+                    rule_card=c[:2],
+                    workflow=c[2:],
+                    restart=restart,
+                    seed=seed,
+                    out_dir=where,
+                    max_steps=max_steps,
+                    **env_kwargs,
+                )
                 docs.append(doc)
                 if progress:
                     progress(doc)
@@ -190,16 +231,18 @@ def summarize(sessions: Iterable[dict]) -> dict[str, Any]:
         by_cell[(s["agent"], s["cell"])].append(s)
     cells = []
     for (agent, cell), ss in sorted(by_cell.items()):
-        cells.append({
-            "agent": agent,
-            "cell": cell,
-            "sessions": len(ss),
-            "solved": sum(bool(s["success"]) for s in ss),
-            "LC": _mean(100.0 * s["lc"] for s in ss),
-            "FGP": _mean(100.0 * s["fgp"] for s in ss),
-            "agent_actions": _mean(s["agent_actions"] for s in ss),
-            "controller_actions": _mean(s["controller_actions"] for s in ss),
-        })
+        cells.append(
+            {
+                "agent": agent,
+                "cell": cell,
+                "sessions": len(ss),
+                "solved": sum(bool(s["success"]) for s in ss),
+                "LC": _mean(100.0 * s["lc"] for s in ss),
+                "FGP": _mean(100.0 * s["fgp"] for s in ss),
+                "agent_actions": _mean(s["agent_actions"] for s in ss),
+                "controller_actions": _mean(s["controller_actions"] for s in ss),
+            }
+        )
 
     def lc(agent: str, cell: str) -> dict:
         return {(s["env_id"], s["seed"]): 100.0 * s["lc"] for s in by_cell.get((agent, cell), [])}
@@ -218,7 +261,10 @@ def summarize(sessions: Iterable[dict]) -> dict[str, Any]:
             "P1-P0 under K1": effect(agent, "K1P1", "K1P0"),
         }
         kp0, kp1 = rows["K1-K0 under P0"][0], rows["K1-K0 under P1"][0]
-        rows["KxP interaction"] = (None if kp0 is None or kp1 is None else kp1 - kp0, min(rows["K1-K0 under P0"][1], rows["K1-K0 under P1"][1]))
+        rows["KxP interaction"] = (
+            None if kp0 is None or kp1 is None else kp1 - kp0,
+            min(rows["K1-K0 under P0"][1], rows["K1-K0 under P1"][1]),
+        )
         for name, (value, pairs) in rows.items():
             contrasts.append({"agent": agent, "contrast": name, "delta_LC": value, "pairs": pairs})
     return {"cells": cells, "contrasts": contrasts}

@@ -15,9 +15,28 @@ from puzzlegym.lab.find import find_in_random_play, find_on_solution
 
 __all__ = ["run_study"]
 
-_RQ2_KEYS = {"name", "checkpoints", "find", "conditions", "agent", "backend", "clock", "limits", "handover"}
+_RQ2_KEYS = {
+    "name",
+    "checkpoints",
+    "find",
+    "conditions",
+    "agent",
+    "backend",
+    "clock",
+    "limits",
+    "handover",
+}
 _FIND_KEYS = {"env_id", "level", "source", "count", "seed"}
-_RQ4_KEYS = {"name", "objectives", "cells", "restart_cells", "seeds", "agent", "max_steps", "env_kwargs"}
+_RQ4_KEYS = {
+    "name",
+    "objectives",
+    "cells",
+    "restart_cells",
+    "seeds",
+    "agent",
+    "max_steps",
+    "env_kwargs",
+}
 
 
 def _check_keys(where: str, doc: Any, allowed: set[str]) -> dict:
@@ -25,7 +44,9 @@ def _check_keys(where: str, doc: Any, allowed: set[str]) -> dict:
         raise ConfigError(f"{where}: expected a mapping, got {doc!r}")
     unknown = sorted(set(doc) - allowed)
     if unknown:
-        raise ConfigError(f"{where}.{unknown[0]}: unknown key; allowed: {', '.join(sorted(allowed))}")
+        raise ConfigError(
+            f"{where}.{unknown[0]}: unknown key; allowed: {', '.join(sorted(allowed))}"
+        )
     return doc
 
 
@@ -37,7 +58,12 @@ def _find_checkpoints(specs: list, out: Path) -> Path:
         if source not in ("random", "solution"):
             raise ConfigError(f"study.find[{i}].source: {source!r}; allowed: random, solution")
         finder = find_on_solution if source == "solution" else find_in_random_play
-        for ckpt in finder(spec["env_id"], int(spec["level"]), count=int(spec.get("count", 2)), seed=int(spec.get("seed", 0))):
+        for ckpt in finder(
+            spec["env_id"],
+            int(spec["level"]),
+            count=int(spec.get("count", 2)),
+            seed=int(spec.get("seed", 0)),
+        ):
             files.save(ckpt, target)
     return target
 
@@ -50,23 +76,38 @@ def run_study(study: dict, out_dir: str | os.PathLike) -> dict:
     out = Path(out_dir)
     if study["name"] == rq2.STUDY:
         _check_keys("study", study, _RQ2_KEYS)
-        ckpt_dir = Path(study["checkpoints"]) if study.get("checkpoints") else _find_checkpoints(list(study.get("find") or []), out)
+        ckpt_dir = (
+            Path(study["checkpoints"])
+            if study.get("checkpoints")
+            else _find_checkpoints(list(study.get("find") or []), out)
+        )
         paths = sorted(ckpt_dir.glob("*" + files.SUFFIX))
         if not paths:
-            raise ConfigError(f"study.checkpoints: no lab checkpoints ({files.SUFFIX}) in {ckpt_dir}")
+            raise ConfigError(
+                f"study.checkpoints: no lab checkpoints ({files.SUFFIX}) in {ckpt_dir}"
+            )
         docs = rq2.run_rq2(
-            paths, out, study.get("agent", "scripted"),
+            paths,
+            out,
+            study.get("agent", "scripted"),
             conditions=tuple(study.get("conditions") or ("A", "B", "C")),
             backend=study.get("backend", "native"),
             limits=rq2.Limits(**(study.get("limits") or {})),
             clock=study.get("clock", "env"),
             handover=study.get("handover", "restore"),
         )
-        return {"study": rq2.STUDY, "out": str(out), "checkpoints": len(paths), "continuations": len(docs),
-                "outcomes": rq2.aggregate(docs)}
+        return {
+            "study": rq2.STUDY,
+            "out": str(out),
+            "checkpoints": len(paths),
+            "continuations": len(docs),
+            "outcomes": rq2.aggregate(docs),
+        }
     _check_keys("study", study, _RQ4_KEYS)
     docs = rq4.run_rq4(
-        list(study.get("objectives") or []), out, study.get("agent", "scripted"),
+        list(study.get("objectives") or []),
+        out,
+        study.get("agent", "scripted"),
         cells=tuple(study.get("cells") or rq4.CELLS),
         restart_cells=tuple(study.get("restart_cells") or ()),
         seeds=tuple(int(s) for s in (study.get("seeds") or (0,))),

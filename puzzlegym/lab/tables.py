@@ -35,16 +35,41 @@ def rq2_table(run_dir: str | os.PathLike) -> Table | None:
     rows = rq2.aggregate(rq2.find_outcomes(run_dir))
     if not rows:
         return None
-    header = ["Game", "State", "Condition", "n", "Timely restart", "Verified recovery", "Same-level win", "Recurrence"]
+    header = [
+        "Game",
+        "State",
+        "Condition",
+        "n",
+        "Timely restart",
+        "Verified recovery",
+        "Same-level win",
+        "Recurrence",
+    ]
     body = []
     for r in rows:
-        rec = None if r["verified_recovery"] is None else _count(r["recurrence"], r["verified_recovery"])
-        body.append([r["game"], r["class"], r["condition"], r["n"], _count(r["timely_restart"], r["n"]),
-                     _count(r["verified_recovery"], r["n"]), _count(r["same_level_win"], r["n"]), rec])
-    caption = ("RQ2 outcomes (paper Table 13 layout): takeovers at certified dead ends (D) and solvable "
-               "controls (N) under no hint (A), the board's state (B), and B plus the restart control's "
-               "name (C). Timely restart: within 10 actions and 120 s; verified recovery and same-level win: "
-               "within 300 s; recurrence: a new certified dead end after the recovery (of the recovered runs).")
+        rec = (
+            None
+            if r["verified_recovery"] is None
+            else _count(r["recurrence"], r["verified_recovery"])
+        )
+        body.append(
+            [
+                r["game"],
+                r["class"],
+                r["condition"],
+                r["n"],
+                _count(r["timely_restart"], r["n"]),
+                _count(r["verified_recovery"], r["n"]),
+                _count(r["same_level_win"], r["n"]),
+                rec,
+            ]
+        )
+    caption = (
+        "RQ2 outcomes (paper Table 13 layout): takeovers at certified dead ends (D) and solvable "
+        "controls (N) under no hint (A), the board's state (B), and B plus the restart control's "
+        "name (C). Timely restart: within 10 actions and 120 s; verified recovery and same-level win: "
+        "within 300 s; recurrence: a new certified dead end after the recovery (of the recovered runs)."
+    )
     return "rq2", caption, header, body
 
 
@@ -60,24 +85,89 @@ def rq1_tables(episodes: dict[str, list[dict]]) -> list[Table]:
                 coverage[(agent, m["game"])].append(m)
     out: list[Table] = []
     if capacity:
-        header = ["Agent", "Game", "Moves", "Frees a board %", "Fills an anchor %", "Creates the deadlock %", "Other %",
-                  "Mean free anchors before", "Moves with one free anchor", "of which create the deadlock",
-                  "Fatal moves (exhaustive)", "of which hidden (free anchors after)"]
+        header = [
+            "Agent",
+            "Game",
+            "Moves",
+            "Frees a board %",
+            "Fills an anchor %",
+            "Creates the deadlock %",
+            "Other %",
+            "Mean free anchors before",
+            "Moves with one free anchor",
+            "of which create the deadlock",
+            "Fatal moves (exhaustive)",
+            "of which hidden (free anchors after)",
+        ]
         body = []
         for (agent, game), ms in sorted(capacity.items()):
             s = rq1.capacity_summary(ms)
-            body.append([agent, game, s["moves"], s["frees a board %"], s["fills an anchor %"], s["creates the deadlock %"],
-                         s["other %"], s["mean_free_before"], s["one_free"], s["one_free_deadlock"], s["fatal"], s["hidden_fatal"]])
-        out.append(("rq1_capacity", "RQ1 capacity: every move by the free anchors it leaves (paper D.2; Figure 4b)", header, body))
+            body.append(
+                [
+                    agent,
+                    game,
+                    s["moves"],
+                    s["frees a board %"],
+                    s["fills an anchor %"],
+                    s["creates the deadlock %"],
+                    s["other %"],
+                    s["mean_free_before"],
+                    s["one_free"],
+                    s["one_free_deadlock"],
+                    s["fatal"],
+                    s["hidden_fatal"],
+                ]
+            )
+        out.append(
+            (
+                "rq1_capacity",
+                "RQ1 capacity: every move by the free anchors it leaves (paper D.2; Figure 4b)",
+                header,
+                body,
+            )
+        )
     if coverage:
-        header = ["Agent", "Game", "Attempt", "Coverage before", "Attempted", "Valid", "Invalid", "Productive",
-                  "Zero-progress", "Revisits", "Productive % of valid", "Revisit % of valid"]
+        header = [
+            "Agent",
+            "Game",
+            "Attempt",
+            "Coverage before",
+            "Attempted",
+            "Valid",
+            "Invalid",
+            "Productive",
+            "Zero-progress",
+            "Revisits",
+            "Productive % of valid",
+            "Revisit % of valid",
+        ]
         body = []
         for (agent, game), ms in sorted(coverage.items()):
             for r in rq1.coverage_summary(ms):
-                body.append([agent, game, r["outcome"], r["coverage"], r["attempted"], r["valid"], r["invalid"],
-                             r["productive"], r["zero_progress"], r["revisits"], r["productive %"], r["revisit %"]])
-        out.append(("rq1_coverage", "RQ1 coverage: moves by board coverage (paper Table 11, Figure 4c)", header, body))
+                body.append(
+                    [
+                        agent,
+                        game,
+                        r["outcome"],
+                        r["coverage"],
+                        r["attempted"],
+                        r["valid"],
+                        r["invalid"],
+                        r["productive"],
+                        r["zero_progress"],
+                        r["revisits"],
+                        r["productive %"],
+                        r["revisit %"],
+                    ]
+                )
+        out.append(
+            (
+                "rq1_coverage",
+                "RQ1 coverage: moves by board coverage (paper Table 11, Figure 4c)",
+                header,
+                body,
+            )
+        )
     return out
 
 
@@ -86,13 +176,30 @@ def rq4_tables(run_dir: str | os.PathLike) -> list[Table]:
     if not sessions:
         return []
     s = rq4.summarize(sessions)
-    cells = ("rq4_cells", "RQ4 cells: rule card (K0/K1) x workflow control (P0/P1); +R: dead-end restart controller",
-             ["Agent", "Cell", "Sessions", "Solved", "LC", "FGP", "Agent actions", "Controller actions"],
-             [[c["agent"], c["cell"], c["sessions"], c["solved"], c["LC"], c["FGP"], c["agent_actions"], c["controller_actions"]]
-              for c in s["cells"]])
-    contrasts = ("rq4_contrasts", "RQ4 matched contrasts on LC (points; paper equations 4-6)",
-                 ["Agent", "Contrast", "ΔLC", "Pairs"],
-                 [[c["agent"], c["contrast"], c["delta_LC"], c["pairs"]] for c in s["contrasts"]])
+    cells = (
+        "rq4_cells",
+        "RQ4 cells: rule card (K0/K1) x workflow control (P0/P1); +R: dead-end restart controller",
+        ["Agent", "Cell", "Sessions", "Solved", "LC", "FGP", "Agent actions", "Controller actions"],
+        [
+            [
+                c["agent"],
+                c["cell"],
+                c["sessions"],
+                c["solved"],
+                c["LC"],
+                c["FGP"],
+                c["agent_actions"],
+                c["controller_actions"],
+            ]
+            for c in s["cells"]
+        ],
+    )
+    contrasts = (
+        "rq4_contrasts",
+        "RQ4 matched contrasts on LC (points; paper equations 4-6)",
+        ["Agent", "Contrast", "ΔLC", "Pairs"],
+        [[c["agent"], c["contrast"], c["delta_LC"], c["pairs"]] for c in s["contrasts"]],
+    )
     return [cells, contrasts]
 
 

@@ -58,20 +58,27 @@ from puzzlegym.rl.workers import (
 __all__ = ["MAX_ENVS", "BatchedVectorEnv", "check_env_fns", "default_workers", "probe_spaces"]
 
 MAX_ENVS = 1024
-_MODES = {AutoresetMode.NEXT_STEP: "next_step", AutoresetMode.SAME_STEP: "same_step",
-          AutoresetMode.DISABLED: "disabled"}
+_MODES = {
+    AutoresetMode.NEXT_STEP: "next_step",
+    AutoresetMode.SAME_STEP: "same_step",
+    AutoresetMode.DISABLED: "disabled",
+}
 _ARRAY_SPACES = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)
 
 
 def check_env_fns(env_fns) -> list:
     """``env_fns`` as a list of callables (1..:data:`MAX_ENVS`), or :class:`ConfigError`."""
     if isinstance(env_fns, (str, bytes)) or not isinstance(env_fns, Sequence):
-        raise ConfigError(f"env_fns: expected a list of env factories, got {type(env_fns).__name__}")
+        raise ConfigError(
+            f"env_fns: expected a list of env factories, got {type(env_fns).__name__}"
+        )
     if not 1 <= len(env_fns) <= MAX_ENVS:
         raise ConfigError(f"env_fns: expected 1..{MAX_ENVS} env factories, got {len(env_fns)}")
     for i, fn in enumerate(env_fns):
         if not callable(fn):
-            raise ConfigError(f"env_fns[{i}]: expected a callable returning an env, got {type(fn).__name__}")
+            raise ConfigError(
+                f"env_fns[{i}]: expected a callable returning an env, got {type(fn).__name__}"
+            )
     return list(env_fns)
 
 
@@ -85,7 +92,13 @@ def probe_spaces(fn: Callable) -> tuple:
     (as ``AsyncVectorEnv`` does)."""
     env = fn()
     try:
-        return env.observation_space, env.action_space, dict(env.metadata), env.render_mode, env.spec
+        return (
+            env.observation_space,
+            env.action_space,
+            dict(env.metadata),
+            env.render_mode,
+            env.spec,
+        )
     finally:
         env.close()
 
@@ -99,7 +112,9 @@ def _rows(observations, lo: int, hi: int, copy: bool):
     if isinstance(observations, np.ndarray):
         return observations[lo:hi].copy() if copy else observations[lo:hi]
     if isinstance(observations, dict):
-        return type(observations)((key, _rows(value, lo, hi, copy)) for key, value in observations.items())
+        return type(observations)(
+            (key, _rows(value, lo, hi, copy)) for key, value in observations.items()
+        )
     return tuple(_rows(value, lo, hi, copy) for value in observations)
 
 
@@ -131,8 +146,10 @@ class BatchedVectorEnv(VectorEnv):
         try:
             self.autoreset_mode = AutoresetMode(autoreset_mode)
         except ValueError:
-            raise ConfigError(f"autoreset_mode: {autoreset_mode!r} is not allowed; allowed: "
-                              f"{', '.join(m.value for m in AutoresetMode)}") from None
+            raise ConfigError(
+                f"autoreset_mode: {autoreset_mode!r} is not allowed; allowed: "
+                f"{', '.join(m.value for m in AutoresetMode)}"
+            ) from None
         if not isinstance(copy, bool):
             raise ConfigError(f"copy: expected True or False, got {copy!r}")
         self.copy = copy
@@ -144,17 +161,33 @@ class BatchedVectorEnv(VectorEnv):
         self.metadata = metadata
         self.metadata["autoreset_mode"] = self.autoreset_mode
         shm, self._observations = shared_observations(obs_space, self.num_envs, context)
-        self._pool = WorkerPool(env_fns, workers, obs_space, act_space, shm, autoreset=_MODES[self.autoreset_mode],
-                                context=context, timeout=timeout, start_timeout=start_timeout, spin_us=spin_us)
+        self._pool = WorkerPool(
+            env_fns,
+            workers,
+            obs_space,
+            act_space,
+            shm,
+            autoreset=_MODES[self.autoreset_mode],
+            context=context,
+            timeout=timeout,
+            start_timeout=start_timeout,
+            spin_us=spin_us,
+        )
         self.workers = len(self._pool.slices)
         self._rewards = np.zeros(self.num_envs, dtype=np.float64)
         self._terminations = np.zeros(self.num_envs, dtype=np.bool_)
         self._truncations = np.zeros(self.num_envs, dtype=np.bool_)
-        self._asked: dict[int, str] = {}  # worker -> the request last sent to it by send/async_reset
+        self._asked: dict[
+            int, str
+        ] = {}  # worker -> the request last sent to it by send/async_reset
         self._ids = [np.arange(lo, hi) for lo, hi in self._pool.slices]  # each worker's env ids
         self._first_id = {lo: w for w, (lo, _) in enumerate(self._pool.slices)}
-        self._id_bytes = [ids.tobytes() for ids in self._ids]  # for the exact-slice check of ``send``
-        self._all_true = [np.ones(len(ids), dtype=np.bool_) for ids in self._ids]  # copied as ``_env_id``
+        self._id_bytes = [
+            ids.tobytes() for ids in self._ids
+        ]  # for the exact-slice check of ``send``
+        self._all_true = [
+            np.ones(len(ids), dtype=np.bool_) for ids in self._ids
+        ]  # copied as ``_env_id``
         self._dtype_ok: dict = {}  # action dtype -> accepted (see _action_dtype_ok)
 
     # ------------------------------------------------------------------ the batch
@@ -172,11 +205,22 @@ class BatchedVectorEnv(VectorEnv):
             return [None] * n
         if _is_int(seed):
             return [int(seed) + i for i in range(n)]
-        if isinstance(seed, Sequence) and len(seed) == n and all(s is None or _is_int(s) for s in seed):
+        if (
+            isinstance(seed, Sequence)
+            and len(seed) == n
+            and all(s is None or _is_int(s) for s in seed)
+        ):
             return list(seed)
-        raise ConfigError(f"seed: expected None, an int or {n} seeds (ints or None), got {shown(seed)}")
+        raise ConfigError(
+            f"seed: expected None, an int or {n} seeds (ints or None), got {shown(seed)}"
+        )
 
-    def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ):
         """Reset the envs (``seed``: ``None``, an int ``s`` giving env ``i`` the seed
         ``s + i``, or one seed per env; ``options["reset_mask"]``: a bool array, only those)."""
         n = self.num_envs
@@ -185,12 +229,23 @@ class BatchedVectorEnv(VectorEnv):
         if options is not None and "reset_mask" in options:
             options = dict(options)
             mask = options.pop("reset_mask")
-            if not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (n,) and mask.any()):
-                raise ConfigError(f"options['reset_mask']: expected a bool array of shape ({n},) with a True")
+            if not (
+                isinstance(mask, np.ndarray)
+                and mask.dtype == np.bool_
+                and mask.shape == (n,)
+                and mask.any()
+            ):
+                raise ConfigError(
+                    f"options['reset_mask']: expected a bool array of shape ({n},) with a True"
+                )
         payloads = []
         for lo, hi in self._pool.slices:
             part = None if mask is None else mask[lo:hi]
-            payloads.append(None if part is not None and not part.any() else (seeds[lo:hi], [options] * (hi - lo), part))
+            payloads.append(
+                None
+                if part is not None and not part.any()
+                else (seeds[lo:hi], [options] * (hi - lo), part)
+            )
         replies = self._pool.request("reset", payloads)
         infos = batch_infos(self._pool.slices, replies, n)
         if mask is None:
@@ -206,7 +261,10 @@ class BatchedVectorEnv(VectorEnv):
         if ok is None:
             single = self.single_action_space
             wanted = np.number if isinstance(single, spaces.Box) else np.integer
-            ok = bool(np.issubdtype(dtype, wanted) or (dtype == np.bool_ and isinstance(single, spaces.MultiBinary)))
+            ok = bool(
+                np.issubdtype(dtype, wanted)
+                or (dtype == np.bool_ and isinstance(single, spaces.MultiBinary))
+            )
             if len(self._dtype_ok) < 64:  # a handful in practice; bounded whatever is sent
                 self._dtype_ok[dtype] = ok
         return ok
@@ -219,10 +277,14 @@ class BatchedVectorEnv(VectorEnv):
             batch = np.asarray(actions)
             expected = (k, *(single.shape or ()))  # array spaces always have a shape
             if batch.shape != expected:
-                raise ActionError(f"actions: expected shape {expected} (one action per env), got {batch.shape}")
+                raise ActionError(
+                    f"actions: expected shape {expected} (one action per env), got {batch.shape}"
+                )
             if not self._action_dtype_ok(batch.dtype):
-                raise ActionError(f"actions: expected {'numbers' if isinstance(single, spaces.Box) else 'integers'}, "
-                                  f"got dtype {batch.dtype}")
+                raise ActionError(
+                    f"actions: expected {'numbers' if isinstance(single, spaces.Box) else 'integers'}, "
+                    f"got dtype {batch.dtype}"
+                )
             # (dtype, nested lists): far cheaper to pickle than array slices; rebuilt in the worker
             return [ArrayPayload(batch.dtype.str, batch[lo:hi].tolist()) for lo, hi in parts]
         each = list(iterate(self.action_space, actions))
@@ -232,26 +294,45 @@ class BatchedVectorEnv(VectorEnv):
 
     def step(self, actions):
         """Step every env with its action (one message per worker); see the module docstring."""
-        replies = self._pool.request("step", self._split_actions(actions, self.num_envs, self._pool.slices))
-        for (lo, hi), (rewards, terms, truncs, _, _) in zip(self._pool.slices, replies, strict=True):
+        replies = self._pool.request(
+            "step", self._split_actions(actions, self.num_envs, self._pool.slices)
+        )
+        for (lo, hi), (rewards, terms, truncs, _, _) in zip(
+            self._pool.slices, replies, strict=True
+        ):
             self._rewards[lo:hi] = rewards
             self._terminations[lo:hi] = terms
             self._truncations[lo:hi] = truncs
         infos = batch_infos(self._pool.slices, [reply[3] for reply in replies], self.num_envs)
-        return (self._out(), self._rewards.copy(), self._terminations.copy(), self._truncations.copy(), infos)
+        return (
+            self._out(),
+            self._rewards.copy(),
+            self._terminations.copy(),
+            self._truncations.copy(),
+            infos,
+        )
 
     # ------------------------------------------------------------------ asynchronous mode
 
-    def async_reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None) -> None:
+    def async_reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> None:
         """Reset every env (``seed`` as in :meth:`reset`; no ``reset_mask``) without waiting:
         each worker's reply is left for :meth:`recv` (rewards 0, no terminations or
         truncations, the reset infos)."""
         if self._pool.outstanding:
-            raise ConfigError(f"async_reset: refused while asynchronous requests are outstanding "
-                              f"({self._pool.describe_outstanding()}); recv() their results first, or close")
+            raise ConfigError(
+                f"async_reset: refused while asynchronous requests are outstanding "
+                f"({self._pool.describe_outstanding()}); recv() their results first, or close"
+            )
         seeds = self._seeds(seed)
         if options is not None and "reset_mask" in options:
-            raise ConfigError("options['reset_mask']: async_reset resets every env; use reset() for some")
+            raise ConfigError(
+                "options['reset_mask']: async_reset resets every env; use reset() for some"
+            )
         # the payloads differ only in their int/None seeds: if the first pickles, all do (nothing half sent)
         for w, (lo, hi) in enumerate(self._pool.slices):
             self._pool.submit(w, "reset", (seeds[lo:hi], [options] * (hi - lo), None))
@@ -260,20 +341,31 @@ class BatchedVectorEnv(VectorEnv):
     def _worker_of(self, env_ids) -> int:
         """The worker whose slice ``env_ids`` is, exactly (:class:`ConfigError` otherwise)."""
         n, slices = self.num_envs, self._pool.slices
-        if type(env_ids) is np.ndarray and env_ids.dtype == self._ids[0].dtype and env_ids.ndim == 1 and env_ids.size:
-            w = self._first_id.get(int(env_ids[0]))  # the common case: ``infos["env_id"]`` of a recv
+        if (
+            type(env_ids) is np.ndarray
+            and env_ids.dtype == self._ids[0].dtype
+            and env_ids.ndim == 1
+            and env_ids.size
+        ):
+            w = self._first_id.get(
+                int(env_ids[0])
+            )  # the common case: ``infos["env_id"]`` of a recv
             if w is not None and env_ids.tobytes() == self._id_bytes[w]:
                 return w
         ids = np.asarray(env_ids) if isinstance(env_ids, (np.ndarray, list, tuple)) else None
         if ids is None or ids.ndim != 1 or not ids.size or ids.dtype.kind not in "iu":
-            raise ConfigError(f"env_ids: expected a non-empty 1-D int array or list of env ids, got {shown(env_ids)}")
+            raise ConfigError(
+                f"env_ids: expected a non-empty 1-D int array or list of env ids, got {shown(env_ids)}"
+            )
         w = self._first_id.get(int(ids[0]))
         if w is not None and ids.shape == self._ids[w].shape and (ids == self._ids[w]).all():
             return w
         if ids.min() < 0 or ids.max() >= n:
             raise ConfigError(f"env_ids: expected ids in 0..{n - 1}, got {shown(ids.tolist())}")
-        raise ConfigError(f"env_ids: expected exactly the envs of one worker ({', '.join(f'{lo}..{hi - 1}' for lo, hi in slices)}), "
-                          f"got {shown(ids.tolist())}")
+        raise ConfigError(
+            f"env_ids: expected exactly the envs of one worker ({', '.join(f'{lo}..{hi - 1}' for lo, hi in slices)}), "
+            f"got {shown(ids.tolist())}"
+        )
 
     def send(self, actions, env_ids) -> None:
         """Step the envs ``env_ids`` (exactly one idle worker's slice, e.g. ``infos["env_id"]``
@@ -284,8 +376,10 @@ class BatchedVectorEnv(VectorEnv):
         w = self._worker_of(env_ids)
         lo, hi = self._pool.slices[w]
         if w in self._pool.outstanding:
-            raise ConfigError(f"env_ids: envs {lo}..{hi - 1} (worker {w}) are busy with "
-                              f"{self._pool.outstanding[w]!r}; recv() their results first")
+            raise ConfigError(
+                f"env_ids: envs {lo}..{hi - 1} (worker {w}) are busy with "
+                f"{self._pool.outstanding[w]!r}; recv() their results first"
+            )
         payload = self._split_actions(actions, hi - lo, [(0, hi - lo)])[0]
         self._pool.submit(w, "step", payload)
         self._asked[w] = "step"
@@ -299,9 +393,19 @@ class BatchedVectorEnv(VectorEnv):
         lo, hi = self._pool.slices[w]
         k = hi - lo
         if self._asked[w] == "reset":
-            rewards, terms, truncs, part = np.zeros(k), np.zeros(k, np.bool_), np.zeros(k, np.bool_), reply
+            rewards, terms, truncs, part = (
+                np.zeros(k),
+                np.zeros(k, np.bool_),
+                np.zeros(k, np.bool_),
+                reply,
+            )
         else:
-            rewards, terms, truncs, part = np.array(reply[0], np.float64), np.array(reply[1], np.bool_), np.array(reply[2], np.bool_), reply[3]
+            rewards, terms, truncs, part = (
+                np.array(reply[0], np.float64),
+                np.array(reply[1], np.bool_),
+                np.array(reply[2], np.bool_),
+                reply[3],
+            )
         infos = batch_infos([(0, k)], [part], k)
         infos["env_id"], infos["_env_id"] = self._ids[w].copy(), self._all_true[w].copy()
         return _rows(self._observations, lo, hi, self.copy), rewards, terms, truncs, infos
@@ -325,10 +429,14 @@ class BatchedVectorEnv(VectorEnv):
         """Set ``name`` in every env: ``values`` one per env (a list or tuple) or one for all."""
         if isinstance(values, (list, tuple)):
             if len(values) != self.num_envs:
-                raise ConfigError(f"values: expected {self.num_envs} values (one per env), got {len(values)}")
+                raise ConfigError(
+                    f"values: expected {self.num_envs} values (one per env), got {len(values)}"
+                )
         else:
             values = [values] * self.num_envs
-        self._pool.request("set_attr", [(name, dict(enumerate(values[lo:hi]))) for lo, hi in self._pool.slices])
+        self._pool.request(
+            "set_attr", [(name, dict(enumerate(values[lo:hi]))) for lo, hi in self._pool.slices]
+        )
 
     def render(self) -> tuple:
         return self.call("render")

@@ -211,7 +211,9 @@ class Protocol:
             levels = []
             for k, level in enumerate(self.game.load_catalogue(self.tier), 1):
                 n = solution_actions(self.game, level)
-                levels.append(TestLevel(f"catalogue:{k}", "catalogue", k, n, self.budget_actions(n)))
+                levels.append(
+                    TestLevel(f"catalogue:{k}", "catalogue", k, n, self.budget_actions(n))
+                )
             object.__setattr__(self, "_levels", levels)
         return list(levels)
 

@@ -121,7 +121,9 @@ def make_rllib_env(config: Mapping[str, Any]) -> gym.Env:
 
 def _check_name(name: Any) -> None:
     if not isinstance(name, str) or not name or len(name) > 200:
-        raise ConfigError(f"name: expected a non-empty string of at most 200 characters, got {shown(name)}")
+        raise ConfigError(
+            f"name: expected a non-empty string of at most 200 characters, got {shown(name)}"
+        )
 
 
 def register_rllib_env(name: str = ENV_NAME) -> str:
@@ -154,7 +156,9 @@ def check_sampled(*, result: dict, **kwargs: Any) -> None:
 def _number(name: str, value: Any, integer: bool = True) -> Any:
     low, high = LIMITS[name]
     ok = not isinstance(value, bool) and (
-        isinstance(value, int) if integer else isinstance(value, (int, float)) and math.isfinite(value)
+        isinstance(value, int)
+        if integer
+        else isinstance(value, (int, float)) and math.isfinite(value)
     )
     if not ok or not low <= value <= high:
         kind = "an integer" if integer else "a number"
@@ -205,7 +209,9 @@ def ppo_config(
             f"minibatch_size: {minibatch_size} is larger than train_batch_size ({train_batch_size})"
         )
     _check_name(env_name)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED
+    ):
         raise ConfigError(f"seed: expected an integer in 0..{MAX_SEED} or None, got {shown(seed)}")
     env_config = {"id": env_id, **env_options}
     masks = _masks(env_config)
@@ -222,14 +228,24 @@ def ppo_config(
     register_rllib_env(env_name)
     config = (
         PPOConfig()
-        .environment(env_name, env_config=env_config, observation_space=observation_space,
-                     action_space=action_space)
+        .environment(
+            env_name,
+            env_config=env_config,
+            observation_space=observation_space,
+            action_space=action_space,
+        )
         .framework("torch")
-        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner,
-                     sample_timeout_s=sample_timeout_s)
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=num_envs_per_env_runner,
+            sample_timeout_s=sample_timeout_s,
+        )
         .learners(num_learners=0)
-        .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size,
-                  num_epochs=num_epochs)
+        .training(
+            train_batch_size_per_learner=train_batch_size,
+            minibatch_size=minibatch_size,
+            num_epochs=num_epochs,
+        )
         .fault_tolerance(restart_failed_env_runners=False, ignore_env_runner_failures=False)
         .callbacks(on_train_result=check_sampled)
         .debugging(seed=seed)
@@ -266,7 +282,9 @@ def build_algo(config, timeout_s: float = 300.0):
         bundle = {"CPU": float(config.num_cpus_per_env_runner)}
         if config.num_gpus_per_env_runner:
             bundle["GPU"] = float(config.num_gpus_per_env_runner)
-        bundle.update({k: float(v) for k, v in (config.custom_resources_per_env_runner or {}).items()})
+        bundle.update(
+            {k: float(v) for k, v in (config.custom_resources_per_env_runner or {}).items()}
+        )
         group = placement_group([dict(bundle) for _ in range(runners)])
         try:
             ray.get(group.ready(), timeout=timeout_s)

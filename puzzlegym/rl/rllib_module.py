@@ -29,8 +29,10 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     all zeros). The value function sees the observations only."""
 
     def __init__(self, *, observation_space: spaces.Space | None = None, **kwargs: Any) -> None:
-        if not (isinstance(observation_space, spaces.Dict)
-                and set(observation_space.spaces) == {MASK_KEY, OBSERVATION_KEY}):
+        if not (
+            isinstance(observation_space, spaces.Dict)
+            and set(observation_space.spaces) == {MASK_KEY, OBSERVATION_KEY}
+        ):
             raise ConfigError(
                 f"MaskedPPOTorchRLModule: needs a Dict observation space of {MASK_KEY!r} and "
                 f"{OBSERVATION_KEY!r} (ActionMaskObservation), got {observation_space}"
@@ -48,7 +50,9 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     def _masked(out: dict, mask: torch.Tensor) -> dict:
         logits = out[Columns.ACTION_DIST_INPUTS]
         lowest = torch.finfo(logits.dtype).min
-        out[Columns.ACTION_DIST_INPUTS] = torch.where(mask > 0, logits, torch.full_like(logits, lowest))
+        out[Columns.ACTION_DIST_INPUTS] = torch.where(
+            mask > 0, logits, torch.full_like(logits, lowest)
+        )
         return out
 
     def _forward(self, batch: dict, **kwargs: Any) -> dict:
@@ -62,4 +66,6 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     def compute_values(self, batch: dict, embeddings: Any = None) -> torch.Tensor:
         if isinstance(batch[Columns.OBS], dict):
             _, batch = self._split(batch)
-        return cast(torch.Tensor, super().compute_values(batch, embeddings))  # a torch module's values
+        return cast(
+            torch.Tensor, super().compute_values(batch, embeddings)
+        )  # a torch module's values

@@ -31,8 +31,15 @@ class BatchedVecEnv(VecEnv):
     :class:`~puzzlegym.rl.batched.BatchedVectorEnv`. Observations are ``Box`` spaces (copied
     out of the shared block on every step and reset)."""
 
-    def __init__(self, env_fns: Sequence[Callable], workers: int | None = None, context: str | None = None,
-                 timeout: float = 60.0, start_timeout: float = 300.0, spin_us: float = DEFAULT_SPIN_US) -> None:
+    def __init__(
+        self,
+        env_fns: Sequence[Callable],
+        workers: int | None = None,
+        context: str | None = None,
+        timeout: float = 60.0,
+        start_timeout: float = 300.0,
+        spin_us: float = DEFAULT_SPIN_US,
+    ) -> None:
         # _pool: set once the workers run (close and __del__ check it is there)
         env_fns = check_env_fns(env_fns)
         n = len(env_fns)
@@ -40,11 +47,22 @@ class BatchedVecEnv(VecEnv):
         import gymnasium as gym
 
         if not isinstance(obs_space, gym.spaces.Box):
-            raise ConfigError(f"observation_space: BatchedVecEnv takes Box observations, got {obs_space}")
+            raise ConfigError(
+                f"observation_space: BatchedVecEnv takes Box observations, got {obs_space}"
+            )
         shm, self._observations = shared_observations(obs_space, n, context)
-        self._pool = WorkerPool(env_fns, default_workers(n) if workers is None else workers, obs_space, act_space,
-                                shm, autoreset="sb3", context=context, timeout=timeout, start_timeout=start_timeout,
-                                spin_us=spin_us)
+        self._pool = WorkerPool(
+            env_fns,
+            default_workers(n) if workers is None else workers,
+            obs_space,
+            act_space,
+            shm,
+            autoreset="sb3",
+            context=context,
+            timeout=timeout,
+            start_timeout=start_timeout,
+            spin_us=spin_us,
+        )
         self.workers = len(self._pool.slices)
         try:
             super().__init__(n, obs_space, act_space)  # asks the workers for render_mode
@@ -58,7 +76,9 @@ class BatchedVecEnv(VecEnv):
 
     def reset(self):
         options = [o or None for o in self._options]
-        replies = self._pool.request("reset", [(self._seeds[lo:hi], options[lo:hi], None) for lo, hi in self._pool.slices])
+        replies = self._pool.request(
+            "reset", [(self._seeds[lo:hi], options[lo:hi], None) for lo, hi in self._pool.slices]
+        )
         for (lo, _), infos in zip(self._pool.slices, replies, strict=True):
             for j, info in enumerate(infos):
                 self.reset_infos[lo + j] = info
@@ -76,12 +96,19 @@ class BatchedVecEnv(VecEnv):
         if self._actions is None:
             raise ActionError("actions: step_wait() without step_async(actions)")
         actions, self._actions = self._actions, None
-        replies = self._pool.request("step", [ArrayPayload(actions.dtype.str, actions[lo:hi].tolist())
-                                              for lo, hi in self._pool.slices])
+        replies = self._pool.request(
+            "step",
+            [
+                ArrayPayload(actions.dtype.str, actions[lo:hi].tolist())
+                for lo, hi in self._pool.slices
+            ],
+        )
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=np.bool_)
         infos: list[dict] = []
-        for (lo, hi), (rew, terms, truncs, part, reset_infos) in zip(self._pool.slices, replies, strict=True):
+        for (lo, hi), (rew, terms, truncs, part, reset_infos) in zip(
+            self._pool.slices, replies, strict=True
+        ):
             rewards[lo:hi] = rew
             dones[lo:hi] = np.logical_or(terms, truncs)
             infos.extend(part)
@@ -94,8 +121,14 @@ class BatchedVecEnv(VecEnv):
     def _by_worker(self, indices) -> dict[int, list[int]]:
         chosen: dict[int, list[int]] = {}
         for i in self._get_indices(indices):
-            if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
-                raise ConfigError(f"indices: expected env indices 0..{self.num_envs - 1}, got {i!r}")
+            if (
+                isinstance(i, bool)
+                or not isinstance(i, (int, np.integer))
+                or not 0 <= i < self.num_envs
+            ):
+                raise ConfigError(
+                    f"indices: expected env indices 0..{self.num_envs - 1}, got {i!r}"
+                )
             for w, (lo, hi) in enumerate(self._pool.slices):
                 if lo <= i < hi:
                     chosen.setdefault(w, []).append(int(i) - lo)
@@ -103,8 +136,9 @@ class BatchedVecEnv(VecEnv):
 
     def _each(self, cmd: str, indices, make) -> list:
         chosen = self._by_worker(indices)
-        replies = self._pool.request(cmd, [make(chosen[w]) if w in chosen else None
-                                           for w in range(len(self._pool.slices))])
+        replies = self._pool.request(
+            cmd, [make(chosen[w]) if w in chosen else None for w in range(len(self._pool.slices))]
+        )
         lookup = {}
         for w, which in chosen.items():
             lo = self._pool.slices[w][0]
@@ -112,8 +146,12 @@ class BatchedVecEnv(VecEnv):
                 lookup[lo + j] = value
         return [lookup[int(i)] for i in self._get_indices(indices)]
 
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
-        return self._each("call", indices, lambda which: (method_name, method_args, method_kwargs, which))
+    def env_method(
+        self, method_name: str, *method_args, indices=None, **method_kwargs
+    ) -> list[Any]:
+        return self._each(
+            "call", indices, lambda which: (method_name, method_args, method_kwargs, which)
+        )
 
     def has_attr(self, attr_name: str) -> bool:
         return all(self._each("has_attr", None, lambda which: (attr_name, which)))
@@ -123,8 +161,13 @@ class BatchedVecEnv(VecEnv):
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
         chosen = self._by_worker(indices)
-        self._pool.request("set_attr", [(attr_name, dict.fromkeys(chosen[w], value)) if w in chosen else None
-                                        for w in range(len(self._pool.slices))])
+        self._pool.request(
+            "set_attr",
+            [
+                (attr_name, dict.fromkeys(chosen[w], value)) if w in chosen else None
+                for w in range(len(self._pool.slices))
+            ],
+        )
 
     def env_is_wrapped(self, wrapper_class: type, indices=None) -> list[bool]:
         return self._each("is_wrapped", indices, lambda which: (wrapper_class, which))

@@ -44,8 +44,21 @@ from gymnasium.vector.utils import (
 
 from puzzlegym.errors import ConfigError, PuzzleGymError, WorkerError
 
-__all__ = ["AUTORESET", "ArrayPayload", "DEFAULT_SPIN_US", "MAX_SPIN_US", "MAX_TIMEOUT_S", "MAX_WORKERS", "WorkerPool", "add_info", "batch_infos", "get_context",
-           "pack_infos", "shared_observations", "split"]
+__all__ = [
+    "AUTORESET",
+    "ArrayPayload",
+    "DEFAULT_SPIN_US",
+    "MAX_SPIN_US",
+    "MAX_TIMEOUT_S",
+    "MAX_WORKERS",
+    "WorkerPool",
+    "add_info",
+    "batch_infos",
+    "get_context",
+    "pack_infos",
+    "shared_observations",
+    "split",
+]
 
 AUTORESET = ("next_step", "same_step", "disabled", "sb3")
 MAX_WORKERS = 64
@@ -144,7 +157,9 @@ def _pack_column(column: list, code: str) -> list | tuple:
         return column
     first = column[0]
     if column.count(first) == len(column):
-        if not ((code[1] == "f" and first == 0) or code[1] == "c") or all(v is first for v in column):
+        if not ((code[1] == "f" and first == 0) or code[1] == "c") or all(
+            v is first for v in column
+        ):
             return (first,)
     if code == "str":
         seen: dict = {}
@@ -163,11 +178,20 @@ def pack_infos(entries: list[tuple[int, dict]], k: int) -> tuple:
         first = entries[0][1]
         keys = tuple(first)
         kinds = tuple(type(v) for v in first.values())
-        if not any(issubclass(kind, (dict, np.ndarray)) for kind in kinds) \
-                and all(tuple(info) == keys and tuple(type(v) for v in info.values()) == kinds for _, info in entries):
+        if not any(issubclass(kind, (dict, np.ndarray)) for kind in kinds) and all(
+            tuple(info) == keys and tuple(type(v) for v in info.values()) == kinds
+            for _, info in entries
+        ):
             codes = tuple(_code(kind) for kind in kinds)
-            return ("cols", keys, codes,
-                    [_pack_column([info[key] for _, info in entries], code) for key, code in zip(keys, codes, strict=True)])
+            return (
+                "cols",
+                keys,
+                codes,
+                [
+                    _pack_column([info[key] for _, info in entries], code)
+                    for key, code in zip(keys, codes, strict=True)
+                ],
+            )
     return ("each", entries)
 
 
@@ -204,8 +228,16 @@ def _entries(part: tuple, k: int) -> list[tuple[int, dict]]:
     if part[0] == "each":
         return part[1]
     _, keys, _, columns = part
-    return [(j, {key: column[0] if type(column) is tuple else column[j] for key, column in zip(keys, columns, strict=True)})
-            for j in range(k)]
+    return [
+        (
+            j,
+            {
+                key: column[0] if type(column) is tuple else column[j]
+                for key, column in zip(keys, columns, strict=True)
+            },
+        )
+        for j in range(k)
+    ]
 
 
 def batch_infos(slices: list[tuple[int, int]], parts: list, n: int) -> dict:
@@ -217,8 +249,12 @@ def batch_infos(slices: list[tuple[int, int]], parts: list, n: int) -> dict:
     if len(parts) == 1 and parts[0] is not None and parts[0][0] == "cols":  # one worker (``recv``)
         _, keys, codes, columns = parts[0]
         return _column_infos(keys, codes, [(n, columns)])
-    given = [(lo, hi, part) for (lo, hi), part in zip(slices, parts, strict=True) if part is not None]
-    if len(given) == len(slices) and all(p[0] == "cols" and p[1:3] == given[0][2][1:3] for *_, p in given):
+    given = [
+        (lo, hi, part) for (lo, hi), part in zip(slices, parts, strict=True) if part is not None
+    ]
+    if len(given) == len(slices) and all(
+        p[0] == "cols" and p[1:3] == given[0][2][1:3] for *_, p in given
+    ):
         _, keys, codes, _ = given[0][2]
         return _column_infos(keys, codes, [(hi - lo, p[3]) for lo, hi, p in given])
     infos: dict = {}
@@ -257,7 +293,11 @@ class _Host:
             write_to_shared_memory(self.obs_space, self.lo + j, obs, self.shm)
 
     def step(self, payload):
-        actions = np.array(payload.values, dtype=payload.dtype) if isinstance(payload, ArrayPayload) else payload
+        actions = (
+            np.array(payload.values, dtype=payload.dtype)
+            if isinstance(payload, ArrayPayload)
+            else payload
+        )
         k, sb3 = self.k, self.sb3
         rewards = np.zeros(k, dtype=np.float64)
         terms = np.zeros(k, dtype=np.bool_)
@@ -289,7 +329,13 @@ class _Host:
             else:
                 infos.append((j, info))
         # plain lists: far cheaper to pickle and unpickle than small arrays
-        return (rewards.tolist(), terms.tolist(), truncs.tolist(), infos if sb3 else pack_infos(infos, k), reset_infos)
+        return (
+            rewards.tolist(),
+            terms.tolist(),
+            truncs.tolist(),
+            infos if sb3 else pack_infos(infos, k),
+            reset_infos,
+        )
 
     def reset(self, payload):
         seeds, options, mask = payload
@@ -364,7 +410,9 @@ def _await_request(conn, spin_s: float) -> None:
         os.sched_yield()
 
 
-def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autoreset, spin_s=0.0) -> None:
+def _worker(
+    env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autoreset, spin_s=0.0
+) -> None:
     """The loop of one worker process: builds envs ``lo .. lo + len(env_fns) - 1`` of ``n``
     (checking their spaces), then answers one request at a time until ``close`` or EOF,
     polling ``spin_s`` seconds for each before blocking (:data:`DEFAULT_SPIN_US`)."""
@@ -378,9 +426,13 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
             env = fn()
             envs.append(env)
             if env.observation_space != obs_space:
-                raise ConfigError(f"env {current}: observation_space {env.observation_space} differs from env 0's {obs_space}")
+                raise ConfigError(
+                    f"env {current}: observation_space {env.observation_space} differs from env 0's {obs_space}"
+                )
             if env.action_space != act_space:
-                raise ConfigError(f"env {current}: action_space {env.action_space} differs from env 0's {act_space}")
+                raise ConfigError(
+                    f"env {current}: action_space {env.action_space} differs from env 0's {act_space}"
+                )
         host = _Host(envs, lo, n, shm, obs_space, autoreset)
         conn.send(("ok", os.getpid()))
     except BaseException as exc:  # noqa: BLE001 - reported to the main process
@@ -421,8 +473,12 @@ def _worker(env_fns, lo, n, conn, parent_conn, shm, obs_space, act_space, autore
 
 
 def _positive_seconds(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT_S \
-            or math.isnan(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not 0 < value <= MAX_TIMEOUT_S
+        or math.isnan(value)
+    ):
         raise ConfigError(f"{name}: expected seconds in (0, {MAX_TIMEOUT_S:g}], got {value!r}")
     return float(value)
 
@@ -433,19 +489,43 @@ class WorkerPool:
     observation block for ``len(env_fns)`` observations; ``spin_us`` how long a worker polls
     for its next request before it blocks (0: at once; see :data:`DEFAULT_SPIN_US`)."""
 
-    def __init__(self, env_fns, workers: int, obs_space, act_space, shm, autoreset: str = "next_step",
-                 context: str | None = None, timeout: float = 60.0, start_timeout: float = 300.0,
-                 spin_us: float = DEFAULT_SPIN_US) -> None:
+    def __init__(
+        self,
+        env_fns,
+        workers: int,
+        obs_space,
+        act_space,
+        shm,
+        autoreset: str = "next_step",
+        context: str | None = None,
+        timeout: float = 60.0,
+        start_timeout: float = 300.0,
+        spin_us: float = DEFAULT_SPIN_US,
+    ) -> None:
         if autoreset not in AUTORESET:
-            raise ConfigError(f"autoreset: {autoreset!r} is not allowed; allowed: {', '.join(AUTORESET)}")
+            raise ConfigError(
+                f"autoreset: {autoreset!r} is not allowed; allowed: {', '.join(AUTORESET)}"
+            )
         self.timeout = _positive_seconds("timeout", timeout)
-        if isinstance(spin_us, bool) or not isinstance(spin_us, (int, float)) or math.isnan(spin_us) \
-                or not 0 <= spin_us <= MAX_SPIN_US:
-            raise ConfigError(f"spin_us: expected microseconds in [0, {MAX_SPIN_US:g}], got {spin_us!r}")
+        if (
+            isinstance(spin_us, bool)
+            or not isinstance(spin_us, (int, float))
+            or math.isnan(spin_us)
+            or not 0 <= spin_us <= MAX_SPIN_US
+        ):
+            raise ConfigError(
+                f"spin_us: expected microseconds in [0, {MAX_SPIN_US:g}], got {spin_us!r}"
+            )
         start_timeout = _positive_seconds("start_timeout", start_timeout)
         n = len(env_fns)
-        if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= min(n, MAX_WORKERS):
-            raise ConfigError(f"workers: expected 1..{min(n, MAX_WORKERS)} (at most one per env), got {workers!r}")
+        if (
+            isinstance(workers, bool)
+            or not isinstance(workers, int)
+            or not 1 <= workers <= min(n, MAX_WORKERS)
+        ):
+            raise ConfigError(
+                f"workers: expected 1..{min(n, MAX_WORKERS)} (at most one per env), got {workers!r}"
+            )
         ctx = get_context(context)
         self.n = n
         self.slices = split(n, workers)
@@ -457,9 +537,23 @@ class WorkerPool:
         try:
             for w, (lo, hi) in enumerate(self.slices):
                 parent, child = ctx.Pipe()
-                proc = ctx.Process(target=_worker, name=f"puzzlegym-batched-{w}", daemon=True,
-                                   args=(list(env_fns[lo:hi]), lo, n, child, parent, shm, obs_space, act_space, autoreset,
-                                         spin_us / 1e6))
+                proc = ctx.Process(
+                    target=_worker,
+                    name=f"puzzlegym-batched-{w}",
+                    daemon=True,
+                    args=(
+                        list(env_fns[lo:hi]),
+                        lo,
+                        n,
+                        child,
+                        parent,
+                        shm,
+                        obs_space,
+                        act_space,
+                        autoreset,
+                        spin_us / 1e6,
+                    ),
+                )
                 proc.start()
                 child.close()
                 self.conns.append(parent)
@@ -486,10 +580,14 @@ class WorkerPool:
         if self.closed:
             raise WorkerError(f"{cmd}: the vector env is closed")
         if self.outstanding:
-            raise ConfigError(f"{cmd}: refused while asynchronous requests are outstanding ({self.describe_outstanding()}); "
-                              "recv() their results first, or close")
-        blobs = [None if payload is None else pickle.dumps((cmd, payload), pickle.HIGHEST_PROTOCOL)
-                 for payload in payloads]
+            raise ConfigError(
+                f"{cmd}: refused while asynchronous requests are outstanding ({self.describe_outstanding()}); "
+                "recv() their results first, or close"
+            )
+        blobs = [
+            None if payload is None else pickle.dumps((cmd, payload), pickle.HIGHEST_PROTOCOL)
+            for payload in payloads
+        ]
         asked = []
         self._in_request = cmd
         try:
@@ -517,14 +615,22 @@ class WorkerPool:
         that cannot be pickled changes nothing)."""
         if self.closed:
             raise WorkerError(f"{cmd}: the vector env is closed")
-        if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or not 0 <= w < len(self.conns):
+        if (
+            isinstance(w, bool)
+            or not isinstance(w, (int, np.integer))
+            or not 0 <= w < len(self.conns)
+        ):
             raise ConfigError(f"worker: expected 0..{len(self.conns) - 1}, got {w!r}")
         w = int(w)
         if self._in_request is not None:
-            raise ConfigError(f"{cmd}: refused while the lockstep request {self._in_request!r} runs")
+            raise ConfigError(
+                f"{cmd}: refused while the lockstep request {self._in_request!r} runs"
+            )
         if w in self.outstanding:
-            raise ConfigError(f"{cmd}: worker {w} (envs {self._envs(w)}) is busy with {self.outstanding[w]!r}; "
-                              "recv() its result first")
+            raise ConfigError(
+                f"{cmd}: worker {w} (envs {self._envs(w)}) is busy with {self.outstanding[w]!r}; "
+                "recv() its result first"
+            )
         blob = pickle.dumps((cmd, payload), pickle.HIGHEST_PROTOCOL)
         try:
             self.conns[w].send_bytes(blob)
@@ -558,16 +664,21 @@ class WorkerPool:
         out = []
         for pid in self.pids:
             with open(f"/proc/{pid}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+                fields = (
+                    fh.read().rsplit(")", 1)[1].split()
+                )  # after the command name, which may hold spaces
             out.append((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
         return out
 
     def describe_outstanding(self) -> str:
         """The outstanding submitted requests, for error messages."""
-        return ", ".join(f"worker {w} (envs {self._envs(w)}): {c}" for w, c in sorted(self.outstanding.items()))
+        return ", ".join(
+            f"worker {w} (envs {self._envs(w)}): {c}" for w, c in sorted(self.outstanding.items())
+        )
 
-    def _collect(self, cmd: str, timeout: float, asked: list[int] | None = None,
-                 first: bool = False) -> tuple[list, list[int]]:
+    def _collect(
+        self, cmd: str, timeout: float, asked: list[int] | None = None, first: bool = False
+    ) -> tuple[list, list[int]]:
         """One reply from each worker in ``asked`` (default: all), or with ``first`` from the
         first of them to answer, waiting at most ``timeout`` seconds in all; returns the
         replies by worker (``None`` for workers not read) and the workers read, in the order
@@ -584,13 +695,17 @@ class WorkerPool:
             if left <= 0:
                 w = min(pending)
                 self.close(stuck=pending)
-                raise WorkerError(f"{cmd}: worker {w} (envs {self._envs(w)}) did not answer within "
-                                  f"{timeout:g} s; the vector env is closed")
+                raise WorkerError(
+                    f"{cmd}: worker {w} (envs {self._envs(w)}) did not answer within "
+                    f"{timeout:g} s; the vector env is closed"
+                )
             died = []
             # replies in the order asked: with ``first``, of the workers ready at once the one
             # asked longest ago answers (submit order), so a fast worker cannot starve a slow one
-            events = sorted((self._fds[fd] for fd, _ in self._poller.poll(max(1, math.ceil(left * 1000)))),
-                            key=lambda event: rank.get(event[1], -1))
+            events = sorted(
+                (self._fds[fd] for fd, _ in self._poller.poll(max(1, math.ceil(left * 1000)))),
+                key=lambda event: rank.get(event[1], -1),
+            )
             for kind, w in events:
                 if kind == "exit":
                     died.append(w)
@@ -599,7 +714,9 @@ class WorkerPool:
                     continue  # one reply per call: the others stay readable for the next
                 if w not in pending:
                     self.close()
-                    raise WorkerError(f"{cmd}: worker {w} sent a message nobody asked for; the vector env is closed")
+                    raise WorkerError(
+                        f"{cmd}: worker {w} sent a message nobody asked for; the vector env is closed"
+                    )
                 try:
                     status, body = self.conns[w].recv()
                 except (EOFError, OSError):
@@ -632,8 +749,10 @@ class WorkerPool:
         proc.join(1.0)
         code = proc.exitcode
         self.close()
-        raise WorkerError(f"{cmd}: worker {w} (envs {self._envs(w)}, pid {proc.pid}) died"
-                          f"{'' if code is None else f' with exit code {code}'}; the vector env is closed")
+        raise WorkerError(
+            f"{cmd}: worker {w} (envs {self._envs(w)}, pid {proc.pid}) died"
+            f"{'' if code is None else f' with exit code {code}'}; the vector env is closed"
+        )
 
     def _raise(self, cmd: str, w: int, body: tuple, started: bool):
         i, name, message, tb, blob = body
@@ -651,7 +770,9 @@ class WorkerPool:
                     exc.add_note(note)
                     raise exc
                 raise exc from WorkerError(note)  # Python 3.10 has no exception notes
-        raise WorkerError(f"{cmd}: {where} raised {name}: {message}\n--- worker traceback ---\n{tb}")
+        raise WorkerError(
+            f"{cmd}: {where} raised {name}: {message}\n--- worker traceback ---\n{tb}"
+        )
 
     # ------------------------------------------------------------------ closing
 
@@ -689,8 +810,10 @@ def get_context(context: str | None):
     try:
         return mp.get_context(context)
     except ValueError:
-        raise ConfigError(f"context: {context!r} is not a start method here; allowed: "
-                          f"{', '.join(mp.get_all_start_methods())}") from None
+        raise ConfigError(
+            f"context: {context!r} is not a start method here; allowed: "
+            f"{', '.join(mp.get_all_start_methods())}"
+        ) from None
 
 
 def shared_observations(space, n: int, context: str | None) -> tuple:

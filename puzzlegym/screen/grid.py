@@ -24,16 +24,29 @@ from puzzlegym.screen.theme import CELL_CAP, PANEL_PAD
 
 
 def fit_unit(
-    area: Rect, units_w: int | Fraction, units_h: int | Fraction, margin_x: int = 0, margin_y: int = 0
+    area: Rect,
+    units_w: int | Fraction,
+    units_h: int | Fraction,
+    margin_x: int = 0,
+    margin_y: int = 0,
 ) -> int:
     """The pixels per unit of a board ``units_w`` x ``units_h`` units large with ``margin_x``
     / ``margin_y`` pixels of frame on each side: the largest whole number that fits ``area``
     inside the panel's padding, at most ``CELL_CAP`` (the module's size rule)."""
     if units_w <= 0 or units_h <= 0:
-        raise ValueError(f"fit_unit: a board needs a positive size, got {units_w} x {units_h} units")
+        raise ValueError(
+            f"fit_unit: a board needs a positive size, got {units_w} x {units_h} units"
+        )
     room_w = area.w - 2 * (PANEL_PAD + margin_x)
     room_h = area.h - 2 * (PANEL_PAD + margin_y)
-    return max(1, min(CELL_CAP, int(Fraction(room_w) / Fraction(units_w)), int(Fraction(room_h) / Fraction(units_h))))
+    return max(
+        1,
+        min(
+            CELL_CAP,
+            int(Fraction(room_w) / Fraction(units_w)),
+            int(Fraction(room_h) / Fraction(units_h)),
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -48,7 +61,9 @@ class GridLayout:
     y0: int
 
     @staticmethod
-    def fit(area: Rect, rows: int, cols: int, max_cell: int, margin_x: int = 0, margin_y: int = 0) -> GridLayout:
+    def fit(
+        area: Rect, rows: int, cols: int, max_cell: int, margin_x: int = 0, margin_y: int = 0
+    ) -> GridLayout:
         """The largest cells (at most ``max_cell`` pixels) that fit ``area`` with
         ``margin_x``/``margin_y`` pixels kept free on each side (a frame, a curb, an exit
         marker), the grid centred in ``area``. Cached per arguments."""
@@ -88,7 +103,9 @@ class GridLayout:
 
 
 @lru_cache(maxsize=256)
-def _fit(area: Rect, rows: int, cols: int, max_cell: int, margin_x: int, margin_y: int) -> GridLayout:
+def _fit(
+    area: Rect, rows: int, cols: int, max_cell: int, margin_x: int, margin_y: int
+) -> GridLayout:
     cell = min(max_cell, (area.w - 2 * margin_x) // cols, (area.h - 2 * margin_y) // rows)
     x0 = area.x + (area.w - cell * cols) // 2
     y0 = area.y + (area.h - cell * rows) // 2

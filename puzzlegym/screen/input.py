@@ -173,6 +173,8 @@ class GestureRecognizer:
                 or len(value) != 3
                 or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value)
             ):
-                raise ValueError(f"recognizer.{name}: expected null or [x, y, t_ms] as non-negative integers")
+                raise ValueError(
+                    f"recognizer.{name}: expected null or [x, y, t_ms] as non-negative integers"
+                )
             setattr(rec, f"_{name}", tuple(value) if value is not None else None)
         return rec

@@ -26,8 +26,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "EDGE", "PALETTE", "PIECES", "SCREEN_STYLE", "SPECIAL", "STYLES", "TRAINING_DARK",
-    "TRAINING_LIGHT", "TRAINING_STYLE", "Colour", "colour", "text_colour",
+    "EDGE",
+    "PALETTE",
+    "PIECES",
+    "SCREEN_STYLE",
+    "SPECIAL",
+    "STYLES",
+    "TRAINING_DARK",
+    "TRAINING_LIGHT",
+    "TRAINING_STYLE",
+    "Colour",
+    "colour",
+    "text_colour",
 ]
 
 RGB = tuple[int, int, int]
@@ -92,7 +102,9 @@ def colour(name: str) -> Colour:
     try:
         return _BY_NAME[name]
     except KeyError:
-        raise KeyError(f"palette: {name!r} is not a color of the palette; known: {', '.join(_BY_NAME)}") from None
+        raise KeyError(
+            f"palette: {name!r} is not a color of the palette; known: {', '.join(_BY_NAME)}"
+        ) from None
 
 
 def text_colour(rgb: RGB) -> RGB:

@@ -37,6 +37,9 @@ def paint_panel(
         return
     draw.rectangle((0, 0, size[0], size[1]), fill=theme.BACKGROUND)
     draw.rounded_rectangle(
-        (panel.x, panel.y, panel.x1 - 1, panel.y1 - 1), radius=theme.PANEL_RADIUS,
-        fill=theme.BOARD_PANEL, outline=theme.BOARD_PANEL_EDGE, width=2,
+        (panel.x, panel.y, panel.x1 - 1, panel.y1 - 1),
+        radius=theme.PANEL_RADIUS,
+        fill=theme.BOARD_PANEL,
+        outline=theme.BOARD_PANEL_EDGE,
+        width=2,
     )

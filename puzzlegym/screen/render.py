@@ -103,8 +103,12 @@ def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
 
 
 def draw_text_centered(
-    draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, size: int,
-    fill: tuple[int, int, int], bold: bool = False,
+    draw: ImageDraw.ImageDraw,
+    box: tuple[int, int, int, int],
+    text: str,
+    size: int,
+    fill: tuple[int, int, int],
+    bold: bool = False,
 ) -> None:
     """Draw ``text`` centred in ``box`` (x0, y0, x1, y1)."""
     f = font(size, bold)
@@ -139,8 +143,13 @@ def wrap_text(text: str, width: int, size: int, bold: bool = False, sep: str = "
 
 
 def draw_lines_centered(
-    draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], lines: list[str], size: int,
-    fill: tuple[int, int, int], bold: bool = False, spacing: float = 1.3,
+    draw: ImageDraw.ImageDraw,
+    box: tuple[int, int, int, int],
+    lines: list[str],
+    size: int,
+    fill: tuple[int, int, int],
+    bold: bool = False,
+    spacing: float = 1.3,
 ) -> None:
     """Draw ``lines`` as a block centred in ``box`` (x0, y0, x1, y1), one below the other."""
     f = font(size, bold)

@@ -44,9 +44,15 @@ def _fraction(value, name: str) -> Fraction:
     if isinstance(value, bool):
         raise ConfigError(f"{name}: expected a number in (0, 1], got {value!r}")
     try:
-        f = Fraction(value) if not isinstance(value, float) else Fraction(value).limit_denominator(10_000)
+        f = (
+            Fraction(value)
+            if not isinstance(value, float)
+            else Fraction(value).limit_denominator(10_000)
+        )
     except (TypeError, ValueError, ZeroDivisionError):
-        raise ConfigError(f"{name}: expected a number in (0, 1] such as 0.25 or '1/4', got {value!r}") from None
+        raise ConfigError(
+            f"{name}: expected a number in (0, 1] such as 0.25 or '1/4', got {value!r}"
+        ) from None
     if not 0 < f <= 1:
         raise ConfigError(f"{name}: must be in (0, 1] (frames are never upscaled), got {value!r}")
     return f
@@ -115,7 +121,9 @@ class Resolution(_Frame):
         f = _fraction(factor, "scale")
         h, w = _round(SCREEN_HEIGHT, f), _round(SCREEN_WIDTH, f)
         if min(h, w) < MIN_SIDE:
-            raise ConfigError(f"scale: {factor!r} gives a {h}x{w} frame; the smallest side allowed is {MIN_SIDE}")
+            raise ConfigError(
+                f"scale: {factor!r} gives a {h}x{w} frame; the smallest side allowed is {MIN_SIDE}"
+            )
         return cls(h, w, f, f, 0, 0, bool(grayscale))
 
     @classmethod
@@ -134,11 +142,17 @@ class Resolution(_Frame):
         changes unless the size has the screen's 32:45 ratio)."""
         h = _side(height, "size[0] (height)", SCREEN_HEIGHT)
         w = _side(width, "size[1] (width)", SCREEN_WIDTH)
-        return cls(h, w, Fraction(w, SCREEN_WIDTH), Fraction(h, SCREEN_HEIGHT), 0, 0, bool(grayscale))
+        return cls(
+            h, w, Fraction(w, SCREEN_WIDTH), Fraction(h, SCREEN_HEIGHT), 0, 0, bool(grayscale)
+        )
 
     @classmethod
     def window_onto(
-        cls, window: tuple[int, int, int, int], height: int, width: int, grayscale: bool = False,
+        cls,
+        window: tuple[int, int, int, int],
+        height: int,
+        width: int,
+        grayscale: bool = False,
         fit: str = "stretch",
     ) -> Resolution:
         """The screen box ``window`` (x0, y0, x1, y1) mapped onto a ``height`` × ``width``
@@ -168,7 +182,11 @@ class Resolution(_Frame):
     def is_full(self) -> bool:
         """The identity: the screen itself, in colour."""
         return (
-            self.sx == 1 and self.sy == 1 and self.ox == 0 and self.oy == 0 and not self.grayscale
+            self.sx == 1
+            and self.sy == 1
+            and self.ox == 0
+            and self.oy == 0
+            and not self.grayscale
             and (self.height, self.width) == (SCREEN_HEIGHT, SCREEN_WIDTH)
             and self.window == SCREEN_WINDOW
         )

@@ -314,8 +314,16 @@ class Suite:
         b.ui, b.feedback = b_ui, feedback
         if outcome.move is not None:
             self.last_move = LastMove(
-                b.game, b.tier, b.index, b.level, before, before_ui, outcome.move,
-                b.state if moved else None, feedback, b.undoable,
+                b.game,
+                b.tier,
+                b.index,
+                b.level,
+                before,
+                before_ui,
+                outcome.move,
+                b.state if moved else None,
+                feedback,
+                b.undoable,
             )
         if not visible:
             return False
@@ -366,7 +374,9 @@ class Suite:
         game = self._game(doc["game"], "suite.game") if doc["game"] is not None else None
         tier = doc["tier"]
         if tier is not None and (game is None or tier not in game.tiers):
-            raise ValueError(f"suite.tier: {shown(tier)} is not a tier of {game.name if game else 'no game'}")
+            raise ValueError(
+                f"suite.tier: {shown(tier)} is not a tier of {game.name if game else 'no game'}"
+            )
         if screen != HOME and game is None:
             raise ValueError(f"suite.game: screen {screen!r} needs a game")
         progress: dict[tuple[str, str], set[int]] = {}
@@ -375,8 +385,12 @@ class Suite:
             if t not in self._game(g, f"suite.progress[{shown(key)}]").tiers:
                 raise ValueError(f"suite.progress[{shown(key)}]: {shown(t)} is not a tier of {g}")
             n = len(self.levels(g, t))
-            if any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n for i in indices):
-                raise ValueError(f"suite.progress[{shown(key)}]: level indices must be in 0..{n - 1}")
+            if any(
+                isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n for i in indices
+            ):
+                raise ValueError(
+                    f"suite.progress[{shown(key)}]: level indices must be in 0..{n - 1}"
+                )
             progress[(g, t)] = set(indices)
         board = None
         bd = doc["board"]
@@ -385,11 +399,19 @@ class Suite:
             if bd["tier"] not in g.tiers:
                 raise ValueError(f"suite.board.tier: {shown(bd['tier'])} is not a tier of {g.name}")
             if screen in (LEVEL, LEVEL_COMPLETE) and (g is not game or bd["tier"] != tier):
-                raise ValueError(f"suite.board: a {g.name}-{bd['tier']} board on the {screen} screen of {doc['game']}-{tier}")
+                raise ValueError(
+                    f"suite.board: a {g.name}-{bd['tier']} board on the {screen} screen of {doc['game']}-{tier}"
+                )
             levels = self.levels(g.name, bd["tier"])
             index = bd["index"]
-            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(levels):
-                raise ValueError(f"suite.board.index: {shown(index)} is not a level index 0..{len(levels) - 1}")
+            if (
+                isinstance(index, bool)
+                or not isinstance(index, int)
+                or not 0 <= index < len(levels)
+            ):
+                raise ValueError(
+                    f"suite.board.index: {shown(index)} is not a level index 0..{len(levels) - 1}"
+                )
             level = levels[index]
             board = Board(
                 g,
@@ -407,7 +429,9 @@ class Suite:
             try:  # the view must be able to draw this state and selection
                 g.view.widgets(board.level, board.state, board.ui, BOARD_AREA)
             except Exception as exc:
-                raise ValueError(f"suite.board.ui: the {g.name} view cannot show this board ({shown(exc)})") from None
+                raise ValueError(
+                    f"suite.board.ui: the {g.name} view cannot show this board ({shown(exc)})"
+                ) from None
         if screen in (LEVEL, LEVEL_COMPLETE) and board is None:
             raise ValueError(f"suite: screen {screen!r} needs a board")
         self.screen, self.game, self.tier = screen, game, tier
@@ -441,7 +465,9 @@ class BoardLike(Protocol):
     def undoable(self) -> bool: ...
 
 
-def gesture_changes(screen: str, controls: Mapping[str, Rect], board: BoardLike | None, gesture: Gesture) -> bool:
+def gesture_changes(
+    screen: str, controls: Mapping[str, Rect], board: BoardLike | None, gesture: Gesture
+) -> bool:
     """Whether ``gesture`` would change the screen, the board or its selection on ``screen``
     with ``controls`` (the named targets) and ``board``: a pure query, routed like
     :meth:`Suite.handle`. A control counts when pressing it shows something else (Restart on
@@ -467,7 +493,9 @@ POINTER_SHAPES = ("default", "pointer", "grab")
 PROBE_DRAG_PX = 160  # the length of the drags pointer_shape tries from a board pixel
 
 
-def pointer_shape(screen: str, controls: Mapping[str, Rect], board: BoardLike | None, x: int, y: int) -> str:
+def pointer_shape(
+    screen: str, controls: Mapping[str, Rect], board: BoardLike | None, x: int, y: int
+) -> str:
     """The pointer's shape over pixel ``(x, y)`` (one of :data:`POINTER_SHAPES`): "pointer"
     over a control, and on the level screen over a part of the board a click reaches (the
     game's view answers it with a move, a selection or a feedback line); "grab" over a part a
@@ -488,7 +516,12 @@ def pointer_shape(screen: str, controls: Mapping[str, Rect], board: BoardLike | 
     if answers(Gesture("click", x, y)):
         return "pointer"
     d = PROBE_DRAG_PX
-    for swipe, (dx, dy) in (("up", (0, -d)), ("down", (0, d)), ("left", (-d, 0)), ("right", (d, 0))):
+    for swipe, (dx, dy) in (
+        ("up", (0, -d)),
+        ("down", (0, d)),
+        ("left", (-d, 0)),
+        ("right", (d, 0)),
+    ):
         if answers(Gesture("drag", x + dx, y + dy, x, y, swipe)):
             return "grab"
     return "default"

@@ -93,10 +93,14 @@ def _panel_window(view, level) -> tuple[int, int, int, int]:
 def _home(suite) -> list[Widget]:
     out = [
         _title("title", Rect(0, 60, 1280, 70), label("suite_title"), theme.TITLE_SIZE),
-        _title("subtitle", Rect(0, 140, 1280, 40), label("home_subtitle"), theme.BODY_SIZE, muted=True),
+        _title(
+            "subtitle", Rect(0, 140, 1280, 40), label("home_subtitle"), theme.BODY_SIZE, muted=True
+        ),
     ]
     for i, (name, g) in enumerate(suite.games.items()):
-        out.append(Widget(f"card:{name}", card_rect(i), _paint_card, (g.title, TIER_SEP.join(g.tiers))))
+        out.append(
+            Widget(f"card:{name}", card_rect(i), _paint_card, (g.title, TIER_SEP.join(g.tiers)))
+        )
     return out
 
 
@@ -105,7 +109,13 @@ def _difficulty(suite) -> list[Widget]:
     assert g is not None
     out = [
         _title("title", Rect(0, 60, 1280, 70), g.title, theme.TITLE_SIZE),
-        _title("subtitle", Rect(0, 140, 1280, 40), label("difficulty_subtitle"), theme.BODY_SIZE, muted=True),
+        _title(
+            "subtitle",
+            Rect(0, 140, 1280, 40),
+            label("difficulty_subtitle"),
+            theme.BODY_SIZE,
+            muted=True,
+        ),
     ]
     for i, tier in enumerate(g.tiers):
         total = len(suite.levels(g.name, tier))
@@ -132,7 +142,13 @@ def _level(suite, style: str = SCREEN_STYLE) -> list[Widget]:
 
 
 def _level_screen(
-    suite, game, tier: str, index: int, undoable: bool, feedback: str, board: list[Widget],
+    suite,
+    game,
+    tier: str,
+    index: int,
+    undoable: bool,
+    feedback: str,
+    board: list[Widget],
     complete: bool = False,
 ) -> list[Widget]:
     """The level screen around ``board`` (the board's widgets): header, controls,
@@ -142,7 +158,9 @@ def _level_screen(
     out = [Widget("header", Rect(0, 0, 860, 72), _paint_header, header)]
     for name, rect in header_buttons(game.has_undo).items():
         disabled = (complete and name != "menu") or (name == "undo" and not undoable)
-        out.append(_button(name, rect, label(name), "disabled" if disabled else "plain", on=theme.HEADER))
+        out.append(
+            _button(name, rect, label(name), "disabled" if disabled else "plain", on=theme.HEADER)
+        )
     out.append(_title("instruction", INSTRUCTION, game.instruction, theme.BODY_SIZE, muted=True))
     out.extend(board)
     out.append(_title("feedback", FEEDBACK, feedback, theme.BODY_SIZE))
@@ -161,10 +179,15 @@ def motion_scenes(suite) -> list[list[Widget]]:
     motion = getattr(rec.game.view, "motion_frames", None)
     if motion is None:
         return []
-    boards = motion(rec.level, rec.state, rec.ui, rec.move, rec.result, BOARD_AREA)[:MAX_MOTION_FRAMES]
+    boards = motion(rec.level, rec.state, rec.ui, rec.move, rec.result, BOARD_AREA)[
+        :MAX_MOTION_FRAMES
+    ]
     background = Widget("bg", SCREEN, _paint_background, (True,))
     return [
-        [background, *_level_screen(suite, rec.game, rec.tier, rec.index, rec.undoable, rec.feedback, board)]
+        [
+            background,
+            *_level_screen(suite, rec.game, rec.tier, rec.index, rec.undoable, rec.feedback, board),
+        ]
         for board in boards
     ]
 
@@ -182,7 +205,10 @@ def drag_scene(suite, x0: int, y0: int, x: int, y: int) -> list[Widget] | None:
     if board is None:
         return None
     background = Widget("bg", SCREEN, _paint_background, (True,))
-    return [background, *_level_screen(suite, b.game, b.tier, b.index, b.undoable, b.feedback, board)]
+    return [
+        background,
+        *_level_screen(suite, b.game, b.tier, b.index, b.undoable, b.feedback, board),
+    ]
 
 
 def _objective_complete(suite) -> list[Widget]:
@@ -217,7 +243,11 @@ BUTTON_STYLES = ("plain", "accent", "on_success", "disabled")
 
 
 def _button(
-    wid: str, rect: Rect, text: str, style: str = "plain", on: tuple[int, int, int] = theme.BACKGROUND
+    wid: str,
+    rect: Rect,
+    text: str,
+    style: str = "plain",
+    on: tuple[int, int, int] = theme.BACKGROUND,
 ) -> Widget:
     """A rounded button in one of :data:`BUTTON_STYLES`; ``on`` is the colour of what it sits
     on (its corners, and a disabled button's face)."""
@@ -241,12 +271,24 @@ def _paint_text(draw: ImageDraw.ImageDraw, img, key) -> None:
     # text widgets sit on the plain background or the header bar; they paint it themselves
     draw.rectangle((0, 0, img.width, img.height), fill=theme.BACKGROUND)
     if text:
-        draw_text_centered(draw, (0, 0, img.width, img.height), text, size, theme.MUTED_TEXT if muted else theme.TEXT)
+        draw_text_centered(
+            draw,
+            (0, 0, img.width, img.height),
+            text,
+            size,
+            theme.MUTED_TEXT if muted else theme.TEXT,
+        )
 
 
 def _paint_header(draw: ImageDraw.ImageDraw, img, text) -> None:
     draw.rectangle((0, 0, img.width, img.height), fill=theme.HEADER)
-    draw.text((32, img.height // 2), text, font=font(theme.HEADING_SIZE - 4, True), fill=theme.HEADER_TEXT, anchor="lm")
+    draw.text(
+        (32, img.height // 2),
+        text,
+        font=font(theme.HEADING_SIZE - 4, True),
+        fill=theme.HEADER_TEXT,
+        anchor="lm",
+    )
 
 
 def _paint_button(draw: ImageDraw.ImageDraw, img, key) -> None:
@@ -279,7 +321,13 @@ def _paint_card(draw: ImageDraw.ImageDraw, img, key) -> None:
     title, tiers = key
     w, h = img.width, img.height
     draw.rectangle((0, 0, w, h), fill=theme.BACKGROUND)
-    draw.rounded_rectangle((0, 0, w - 1, h - 1), radius=CARD_RADIUS, fill=theme.CARD, outline=theme.CARD_BORDER, width=3)
+    draw.rounded_rectangle(
+        (0, 0, w - 1, h - 1),
+        radius=CARD_RADIUS,
+        fill=theme.CARD,
+        outline=theme.CARD_BORDER,
+        width=3,
+    )
     # the strip is the card's top edge itself: the card's own rounded outline, cut below the
     # strip, so its corners follow the card's and nothing shows above it
     strip = Image.new("L", (w, h), 0)
@@ -299,7 +347,11 @@ def _check_badge(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int]) -> N
     x0, y0, x1, y1 = box
     draw.ellipse(box, fill=theme.SUCCESS)
     s = x1 - x0
-    pts = [(x0 + s * 0.27, y0 + s * 0.52), (x0 + s * 0.44, y0 + s * 0.69), (x0 + s * 0.74, y0 + s * 0.34)]
+    pts = [
+        (x0 + s * 0.27, y0 + s * 0.52),
+        (x0 + s * 0.44, y0 + s * 0.69),
+        (x0 + s * 0.74, y0 + s * 0.34),
+    ]
     draw.line(pts, fill=theme.SUCCESS_TEXT, width=max(3, s // 9), joint="curve")
 
 
@@ -308,15 +360,21 @@ def _paint_tier(draw: ImageDraw.ImageDraw, img, key) -> None:
     w, h = img.width, img.height
     draw.rectangle((0, 0, w, h), fill=theme.BACKGROUND)
     border = theme.SUCCESS if complete else theme.CARD_BORDER
-    draw.rounded_rectangle((0, 0, w - 1, h - 1), radius=12, fill=theme.CARD, outline=border, width=3)
+    draw.rounded_rectangle(
+        (0, 0, w - 1, h - 1), radius=12, fill=theme.CARD, outline=border, width=3
+    )
     x = 28
     if complete:
         top = (h - TIER_BADGE) // 2
         _check_badge(draw, (x, top, x + TIER_BADGE, top + TIER_BADGE))
         x += TIER_BADGE + 14
-    draw.text((x, h // 2), tier, font=font(theme.HEADING_SIZE - 2, True), fill=theme.TEXT, anchor="lm")
+    draw.text(
+        (x, h // 2), tier, font=font(theme.HEADING_SIZE - 2, True), fill=theme.TEXT, anchor="lm"
+    )
     colour = theme.SUCCESS if complete else theme.MUTED_TEXT
-    draw.text((w - 28, h // 2), progress, font=font(theme.SMALL_SIZE, complete), fill=colour, anchor="rm")
+    draw.text(
+        (w - 28, h // 2), progress, font=font(theme.SMALL_SIZE, complete), fill=colour, anchor="rm"
+    )
 
 
 def _paint_dim(draw: ImageDraw.ImageDraw, img, alpha) -> None:
@@ -324,8 +382,16 @@ def _paint_dim(draw: ImageDraw.ImageDraw, img, alpha) -> None:
 
 
 def _paint_banner(draw: ImageDraw.ImageDraw, img, text) -> None:
-    draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=18, fill=theme.SUCCESS, outline=theme.SUCCESS_TEXT, width=3)
-    draw_text_centered(draw, (0, 20, img.width, 110), text, theme.HEADING_SIZE + 6, theme.SUCCESS_TEXT, bold=True)
+    draw.rounded_rectangle(
+        (0, 0, img.width - 1, img.height - 1),
+        radius=18,
+        fill=theme.SUCCESS,
+        outline=theme.SUCCESS_TEXT,
+        width=3,
+    )
+    draw_text_centered(
+        draw, (0, 20, img.width, 110), text, theme.HEADING_SIZE + 6, theme.SUCCESS_TEXT, bold=True
+    )
 
 
 def _paint_badge(draw: ImageDraw.ImageDraw, img, key) -> None:

@@ -103,7 +103,9 @@ class Reply:
 
 def png_bytes(frame: np.ndarray, rect: Rect = SCREEN) -> bytes:
     buf = io.BytesIO()
-    Image.fromarray(frame[rect.y : rect.y1, rect.x : rect.x1]).save(buf, format="PNG", compress_level=1)
+    Image.fromarray(frame[rect.y : rect.y1, rect.x : rect.x1]).save(
+        buf, format="PNG", compress_level=1
+    )
     return buf.getvalue()
 
 
@@ -166,7 +168,9 @@ class DeadlineProtocol(H11Protocol):
         if self.transport.is_closing():
             return
         cycle = self.cycle
-        waiting = cycle is None or cycle.response_complete  # for (the rest of) a request line and headers
+        waiting = (
+            cycle is None or cycle.response_complete
+        )  # for (the rest of) a request line and headers
         if not waiting and not cycle.more_body:
             return  # the request arrived whole: its route is running
         if waiting and not self._received and self.conn.their_state is h11.IDLE:
@@ -209,7 +213,9 @@ class App:
         headers = dict(_HEADERS)
         if reply.close:
             headers["Connection"] = "close"
-        await Response(reply.body, reply.status, headers, media_type=reply.ctype)(scope, receive, send)
+        await Response(reply.body, reply.status, headers, media_type=reply.ctype)(
+            scope, receive, send
+        )
 
     def _route(self, request: Request) -> tuple[Callable, str]:
         self._check_origin(request)
@@ -231,12 +237,18 @@ class App:
             raise RequestError(403, f"Host: {host[:80]!r} is not this server's address")
         origin = request.headers.get("origin")
         if origin is not None and origin.lower() != f"http://{host.lower()}":
-            raise RequestError(403, f"Origin: {origin[:80]!r} may not use this server (cross-origin request)")
+            raise RequestError(
+                403, f"Origin: {origin[:80]!r} may not use this server (cross-origin request)"
+            )
         if self.token is not None:
             auth = request.headers.get("authorization") or ""
             scheme, _, given = auth.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), self.token.encode()):
-                raise RequestError(401, "Authorization: this server needs 'Bearer <token>' (serve --token)")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                given.strip().encode(), self.token.encode()
+            ):
+                raise RequestError(
+                    401, "Authorization: this server needs 'Bearer <token>' (serve --token)"
+                )
 
     @staticmethod
     def _session(request: Request) -> str:
@@ -245,7 +257,8 @@ class App:
             return "default"
         if not SESSION_NAME.fullmatch(name):
             raise RequestError(
-                400, f"{SESSION_HEADER}: {name[:80]!r} is not a session name; use 1-64 characters of A-Z a-z 0-9 _ -"
+                400,
+                f"{SESSION_HEADER}: {name[:80]!r} is not a session name; use 1-64 characters of A-Z a-z 0-9 _ -",
             )
         return name
 
@@ -263,7 +276,9 @@ class App:
             raise refuse(400, f"Content-Length: {length[:40]!r} is not a byte count")
         n = int(length)
         if n > self.max_body_bytes:
-            raise refuse(413, f"request body of {n} bytes is too large; at most {self.max_body_bytes}")
+            raise refuse(
+                413, f"request body of {n} bytes is too large; at most {self.max_body_bytes}"
+            )
         raw = bytearray()
         async for chunk in request.stream():  # h11 delivers exactly Content-Length bytes
             raw += chunk
@@ -278,10 +293,14 @@ class HTTPServer:
     """A uvicorn server on a socket bound at construction (so ``server_address`` is known,
     port 0 included); ``serve_forever`` in one thread, ``shutdown`` from another."""
 
-    def __init__(self, app: App, sock: socket.socket, max_connections: int, request_timeout_s: float) -> None:
+    def __init__(
+        self, app: App, sock: socket.socket, max_connections: int, request_timeout_s: float
+    ) -> None:
         self.app, self.socket = app, sock
         self.server_address = sock.getsockname()
-        protocol = type("Protocol", (DeadlineProtocol,), {"request_timeout_s": float(request_timeout_s)})
+        protocol = type(
+            "Protocol", (DeadlineProtocol,), {"request_timeout_s": float(request_timeout_s)}
+        )
         config = uvicorn.Config(
             app,
             http=protocol,
@@ -355,9 +374,13 @@ def make_server(
         allowed = None  # any name (a token guards it)
     else:
         bare = host.strip("[]")
-        names = _LOOPBACK_NAMES if is_loopback(host) else (host if ":" not in bare else f"[{bare}]",)
+        names = (
+            _LOOPBACK_NAMES if is_loopback(host) else (host if ":" not in bare else f"[{bare}]",)
+        )
         allowed = {f"{name}:{bound_port}".lower() for name in names}
-    return HTTPServer(App(routes, token, allowed, max_body_bytes), sock, max_connections, request_timeout_s)
+    return HTTPServer(
+        App(routes, token, allowed, max_body_bytes), sock, max_connections, request_timeout_s
+    )
 
 
 def serve_until_interrupted(server: HTTPServer, close: Callable[[], Any] | None = None) -> int:
@@ -367,7 +390,11 @@ def serve_until_interrupted(server: HTTPServer, close: Callable[[], Any] | None 
     def stop(_sig: int, _frame: Any) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, stop) if threading.current_thread() is threading.main_thread() else None
+    previous = (
+        signal.signal(signal.SIGTERM, stop)
+        if threading.current_thread() is threading.main_thread()
+        else None
+    )
     try:
         server.serve_forever()  # uvicorn stops on SIGINT/SIGTERM and raises it again after
     except KeyboardInterrupt:

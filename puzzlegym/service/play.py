@@ -64,22 +64,34 @@ def parse_events(raw: Any) -> list[Event]:
             raise RequestError(400, f"{where}: expected an object, got {shown(item)}")
         extra = sorted(set(item) - set(_EVENT_FIELDS), key=str)
         if extra:
-            raise RequestError(400, f"{where}: unexpected field {shown(extra[0])}; allowed: {', '.join(_EVENT_FIELDS)}")
+            raise RequestError(
+                400,
+                f"{where}: unexpected field {shown(extra[0])}; allowed: {', '.join(_EVENT_FIELDS)}",
+            )
         kind = item.get("kind")
         if not isinstance(kind, str) or kind not in EVENT_KINDS:
-            raise RequestError(400, f"{where}.kind: {shown(kind)} is not one of {', '.join(EVENT_KINDS)}")
+            raise RequestError(
+                400, f"{where}.kind: {shown(kind)} is not one of {', '.join(EVENT_KINDS)}"
+            )
         t = item.get("t")
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1e12:
-            raise RequestError(400, f"{where}.t: expected a finite time in ms (0..1e12), got {shown(t)}")
+            raise RequestError(
+                400, f"{where}.t: expected a finite time in ms (0..1e12), got {shown(t)}"
+            )
         xy = []
         for name in ("x", "y"):
             v = item.get(name, 0)
             if isinstance(v, bool) or not isinstance(v, int) or not -100_000 <= v <= 100_000:
-                raise RequestError(400, f"{where}.{name}: expected an integer pixel, got {shown(v)}")
+                raise RequestError(
+                    400, f"{where}.{name}: expected an integer pixel, got {shown(v)}"
+                )
             xy.append(v)
         value = item.get("value", "")
         if not isinstance(value, str) or len(value) > 256:
-            raise RequestError(400, f"{where}.value: expected a string of at most 256 characters, got {shown(value)}")
+            raise RequestError(
+                400,
+                f"{where}.value: expected a string of at most 256 characters, got {shown(value)}",
+            )
         out.append(Event(cast(EventKind, kind), int(t), xy[0], xy[1], value))  # checked above
     return out
 
@@ -91,7 +103,9 @@ class PlaySession:
     """A human playing one objective in an ordinary browser, recorded as an episode."""
 
     def __init__(self, env_id: str, record_dir: str | Path, **env_kwargs: Any) -> None:
-        self.env = gym.make(env_id, clock="wall", record_dir=str(record_dir), agent="human", **env_kwargs)
+        self.env = gym.make(
+            env_id, clock="wall", record_dir=str(record_dir), agent="human", **env_kwargs
+        )
         self.base = puzzle_env(self.env, "play")
         self.obs, _ = self.env.reset(seed=0)
         self.page = HumanPage(self.env)
@@ -167,7 +181,10 @@ class PlaySession:
 
 def play_page() -> bytes:
     html = page_file("index.html").read_text(encoding="utf-8")
-    return html.replace('<script src="page.js"></script>', '<script>window.PUZZLEGYM_REMOTE = true;</script>\n<script src="page.js"></script>').encode()
+    return html.replace(
+        '<script src="page.js"></script>',
+        '<script>window.PUZZLEGYM_REMOTE = true;</script>\n<script src="page.js"></script>',
+    ).encode()
 
 
 def make_play_server(host: str, port: int, play: PlaySession) -> HTTPServer:

@@ -61,12 +61,20 @@ def _check_turns(turns: Any, where: str) -> list[dict]:
             raise ValueError(f"{at}: expected an object")
         unknown = sorted(set(turn) - {"tool_calls", "content", "status", "delay_s"})
         if unknown:
-            raise ValueError(f"{at}: unknown field {unknown[0]!r}; allowed: tool_calls, content, status, delay_s")
+            raise ValueError(
+                f"{at}: unknown field {unknown[0]!r}; allowed: tool_calls, content, status, delay_s"
+            )
         delay = turn.get("delay_s", 0)
-        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= MAX_DELAY_S:
+        if (
+            isinstance(delay, bool)
+            or not isinstance(delay, (int, float))
+            or not 0 <= delay <= MAX_DELAY_S
+        ):
             raise ValueError(f"{at}.delay_s: expected a number of seconds in 0..{MAX_DELAY_S}")
         status = turn.get("status")
-        if status is not None and (isinstance(status, bool) or not isinstance(status, int) or not 400 <= status <= 599):
+        if status is not None and (
+            isinstance(status, bool) or not isinstance(status, int) or not 400 <= status <= 599
+        ):
             raise ValueError(f"{at}.status: expected an HTTP error status 400..599")
         for j, call in enumerate(turn.get("tool_calls") or []):
             if not isinstance(call, dict) or not isinstance(call.get("name"), str):
@@ -76,10 +84,18 @@ def _check_turns(turns: Any, where: str) -> list[dict]:
 
 def _check_script(script: Any) -> dict[str, list[dict]]:
     """The script as {model: turns} (see the module docstring)."""
-    if isinstance(script, dict) and isinstance(script.get("models"), dict) and "turns" not in script:
-        return {str(m): _check_turns(t, f"script.models[{m!r}]") for m, t in script["models"].items()}
+    if (
+        isinstance(script, dict)
+        and isinstance(script.get("models"), dict)
+        and "turns" not in script
+    ):
+        return {
+            str(m): _check_turns(t, f"script.models[{m!r}]") for m, t in script["models"].items()
+        }
     if not isinstance(script, dict) or "turns" not in script:
-        raise ValueError('script: expected {"model": ..., "turns": [...]} or {"models": {name: [...]}}')
+        raise ValueError(
+            'script: expected {"model": ..., "turns": [...]} or {"models": {name: [...]}}'
+        )
     return {str(script.get("model", "scripted")): _check_turns(script["turns"], "script.turns")}
 
 
@@ -89,7 +105,11 @@ def _strip_images(body: Any) -> Any:
         if body.get("type") == "image_url":
             url = str((body.get("image_url") or {}).get("url", ""))
             raw = url.split(",", 1)[-1].encode()
-            return {"type": "image_url", "bytes": len(raw), "sha256": hashlib.sha256(raw).hexdigest()}
+            return {
+                "type": "image_url",
+                "bytes": len(raw),
+                "sha256": hashlib.sha256(raw).hexdigest(),
+            }
         return {k: _strip_images(v) for k, v in body.items()}
     if isinstance(body, list):
         return [_strip_images(v) for v in body]
@@ -110,7 +130,11 @@ def _usage(body: dict, message: dict) -> dict:
                     chars += len(str(part.get("text", "")))
     prompt = chars // 4 + 256 * images
     completion = max(1, len(json.dumps(message)) // 4)
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
 
 
 class ScriptedModel:
@@ -126,7 +150,9 @@ class ScriptedModel:
     def next_turn(self, body: dict) -> tuple[int, dict]:
         model = str(body.get("model", ""))
         if model not in self.scripts:
-            raise RequestError(404, f"model {model!r} is not scripted; scripted: {', '.join(self.scripts)}")
+            raise RequestError(
+                404, f"model {model!r} is not scripted; scripted: {', '.join(self.scripts)}"
+            )
         with self._lock:
             self.requests.append(_strip_images(body))
             del self.requests[:-MAX_KEPT]
@@ -139,11 +165,16 @@ class ScriptedModel:
         calls = []
         for j, call in enumerate(turn.get("tool_calls") or []):
             args = call.get("arguments", {})
-            calls.append({
-                "id": f"call_{i}_{j}",
-                "type": "function",
-                "function": {"name": call["name"], "arguments": args if isinstance(args, str) else json.dumps(args)},
-            })
+            calls.append(
+                {
+                    "id": f"call_{i}_{j}",
+                    "type": "function",
+                    "function": {
+                        "name": call["name"],
+                        "arguments": args if isinstance(args, str) else json.dumps(args),
+                    },
+                }
+            )
         message: dict[str, Any] = {"role": "assistant", "content": turn.get("content")}
         if calls:
             message["tool_calls"] = calls
@@ -152,7 +183,9 @@ class ScriptedModel:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": str(body.get("model", self.model)),
-            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+            ],
             "usage": _usage(body, message),
         }
 
@@ -170,11 +203,16 @@ def make_scripted_server(script: dict, host: str = "127.0.0.1", port: int = 0):
         status = turn.get("status")
         if status is not None:
             kind = "rate_limit_exceeded" if status == 429 else "server_error"
-            return Reply.json({"error": {"message": f"scripted status {status}", "type": kind, "code": status}}, status)
+            return Reply.json(
+                {"error": {"message": f"scripted status {status}", "type": kind, "code": status}},
+                status,
+            )
         return Reply.json(scripted.reply(i, turn, body))
 
     def models(_session: str, _body: Any) -> Reply:
-        return Reply.json({"object": "list", "data": [{"id": m, "object": "model"} for m in scripted.scripts]})
+        return Reply.json(
+            {"object": "list", "data": [{"id": m, "object": "model"} for m in scripted.scripts]}
+        )
 
     routes: dict[tuple[str, str], Callable[[str, Any], Reply]] = {
         ("POST", "/v1/chat/completions"): completions,
@@ -186,8 +224,14 @@ def make_scripted_server(script: dict, host: str = "127.0.0.1", port: int = 0):
 
 
 # --------------------------------------------------------------------------- demo scripts
-def demo_script(env_id: str, *, setting: str = "native", image_width: int = 1280, level: int | None = None,
-                max_actions: int = 5000) -> dict:
+def demo_script(
+    env_id: str,
+    *,
+    setting: str = "native",
+    image_width: int = 1280,
+    level: int | None = None,
+    max_actions: int = 5000,
+) -> dict:
     """A script that plays ``env_id`` from the home screen (see the module docstring)."""
     import gymnasium as gym
 
@@ -225,7 +269,9 @@ def demo_script(env_id: str, *, setting: str = "native", image_width: int = 1280
     turns: list[dict] = []
     if setting == "native":
         for a in gui:
-            turns.append({"content": "", "tool_calls": [{"name": a["type"], "arguments": image_args(a)}]})
+            turns.append(
+                {"content": "", "tool_calls": [{"name": a["type"], "arguments": image_args(a)}]}
+            )
     else:
         lines = ["shot = screenshot()", "print('screen', shot.width, shot.height)"]
         names = {"press_key": "key"}
@@ -233,22 +279,63 @@ def demo_script(env_id: str, *, setting: str = "native", image_width: int = 1280
             args = [repr(v) for k, v in a.items() if k != "type"]
             lines.append(f"{names.get(a['type'], a['type'])}({', '.join(args)})")
         lines.append(f"print('played', {len(gui)}, 'actions')")
-        turns.append({"content": "Let me look first.", "tool_calls": [{"name": "screenshot", "arguments": {}}]})
-        turns.append({"content": "", "tool_calls": [{"name": "run_code", "arguments": {"code": "\n".join(lines) + "\n"}}]})
-    turns.append({"content": "", "tool_calls": [{"name": "answer", "arguments": {
-        "text": f"{COMPLETION_PREFIX}: the screen says the objective is complete"}}]})
+        turns.append(
+            {
+                "content": "Let me look first.",
+                "tool_calls": [{"name": "screenshot", "arguments": {}}],
+            }
+        )
+        turns.append(
+            {
+                "content": "",
+                "tool_calls": [
+                    {"name": "run_code", "arguments": {"code": "\n".join(lines) + "\n"}}
+                ],
+            }
+        )
+    turns.append(
+        {
+            "content": "",
+            "tool_calls": [
+                {
+                    "name": "answer",
+                    "arguments": {
+                        "text": f"{COMPLETION_PREFIX}: the screen says the objective is complete"
+                    },
+                }
+            ],
+        }
+    )
     return {"model": "scripted", "turns": turns}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m puzzlegym.service.scripted_model", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m puzzlegym.service.scripted_model", description=__doc__.splitlines()[0]
+    )
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--script", help="a script file (JSON)")
-    src.add_argument("--demo", metavar="ENV_ID", help="write a script that plays this objective (e.g. LongPuzzle/MazePaint-Easy)")
-    parser.add_argument("--setting", default="native", choices=["native", "code"], help="--demo: the setting the script is for")
-    parser.add_argument("--image-width", type=int, default=1280, help="--demo: the agent's --image-width (tool-call coordinates)")
+    src.add_argument(
+        "--demo",
+        metavar="ENV_ID",
+        help="write a script that plays this objective (e.g. LongPuzzle/MazePaint-Easy)",
+    )
+    parser.add_argument(
+        "--setting",
+        default="native",
+        choices=["native", "code"],
+        help="--demo: the setting the script is for",
+    )
+    parser.add_argument(
+        "--image-width",
+        type=int,
+        default=1280,
+        help="--demo: the agent's --image-width (tool-call coordinates)",
+    )
     parser.add_argument("--level", type=int, default=None, help="--demo: one level only")
-    parser.add_argument("--write-script", default=None, metavar="PATH", help="also save the script as JSON")
+    parser.add_argument(
+        "--write-script", default=None, metavar="PATH", help="also save the script as JSON"
+    )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed)")
     args = parser.parse_args(argv)
@@ -256,14 +343,19 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.script, encoding="utf-8") as fh:
             script = json.load(fh)
     else:
-        script = demo_script(args.demo, setting=args.setting, image_width=args.image_width, level=args.level)
+        script = demo_script(
+            args.demo, setting=args.setting, image_width=args.image_width, level=args.level
+        )
     if args.write_script:
         jsonio.write_atomic(args.write_script, json.dumps(script, indent=1))
     server = make_scripted_server(script, args.host, args.port)
     host, port = server.server_address[:2]
     scripts = server.scripted.scripts
-    print(f"scripted models {', '.join(f'{m!r} ({len(t)} turns)' for m, t in scripts.items())} at "
-          f"http://{host}:{port}/v1", flush=True)
+    print(
+        f"scripted models {', '.join(f'{m!r} ({len(t)} turns)' for m, t in scripts.items())} at "
+        f"http://{host}:{port}/v1",
+        flush=True,
+    )
     return serve_until_interrupted(server)
 
 

@@ -51,7 +51,6 @@ from puzzlegym.service.http import (
 __all__ = ["MAX_SEED", "Service", "Session", "make_serve_server"]
 
 
-
 @dataclass
 class Session:
     """One episode at a time for one client; its lock serialises the client's requests."""
@@ -118,7 +117,11 @@ class Service:
         max_sessions: int = 16,
         idle_s: float = 900.0,
     ) -> None:
-        if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or not 1 <= max_sessions <= 10_000:
+        if (
+            isinstance(max_sessions, bool)
+            or not isinstance(max_sessions, int)
+            or not 1 <= max_sessions <= 10_000
+        ):
             raise ConfigError(f"max_sessions: expected an integer 1..10000, got {max_sessions!r}")
         if not isinstance(idle_s, (int, float)) or not 0 < idle_s <= 10**7:
             raise ConfigError(f"idle_s: expected a number of seconds in (0, 1e7], got {idle_s!r}")
@@ -140,8 +143,9 @@ class Service:
                     raise RequestError(409, "no episode in this session; POST /reset first")
                 if len(self._sessions) >= self.max_sessions:
                     raise RequestError(
-                        429, f"too many sessions ({self.max_sessions}); DELETE /session one or wait "
-                        f"{self.idle_s:g} s for idle ones to expire"
+                        429,
+                        f"too many sessions ({self.max_sessions}); DELETE /session one or wait "
+                        f"{self.idle_s:g} s for idle ones to expire",
                     )
                 s = self._sessions[name] = Session(name)
             s.last_used = time.monotonic()
@@ -222,14 +226,22 @@ class Service:
             raise RequestError(400, "reset: expected a JSON object with 'objective'")
         unknown = sorted(set(body) - {"objective", "level", "start", "seed"}, key=str)
         if unknown:
-            raise RequestError(400, f"reset: unknown field {shown(unknown[0])}; allowed: objective, level, start, seed")
+            raise RequestError(
+                400,
+                f"reset: unknown field {shown(unknown[0])}; allowed: objective, level, start, seed",
+            )
         objective = body.get("objective")
         if not isinstance(objective, str) or len(objective) > 100:
-            raise RequestError(400, f"reset.objective: required, e.g. 'LongPuzzle/MazePaint-Easy'; got {shown(objective)}")
+            raise RequestError(
+                400,
+                f"reset.objective: required, e.g. 'LongPuzzle/MazePaint-Easy'; got {shown(objective)}",
+            )
         env_id = objective if objective.startswith(ID_PREFIX) else ID_PREFIX + objective
         seed = body.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-            raise RequestError(400, f"reset.seed: expected an integer 0..{MAX_SEED}, got {shown(seed)}")
+            raise RequestError(
+                400, f"reset.seed: expected an integer 0..{MAX_SEED}, got {shown(seed)}"
+            )
         kwargs: dict[str, Any] = {"backend": self.backend, "clock": self.clock}
         for key in ("level", "start"):
             if body.get(key) is not None:
@@ -246,7 +258,12 @@ class Service:
             except PuzzleGymError as exc:
                 record.rmdir()  # still empty: nothing was recorded
                 self._forget_if_empty(s)
-                raise RequestError(400, f"reset.{str(exc)}" if str(exc).split(":")[0] in ("level", "start") else str(exc)) from None
+                raise RequestError(
+                    400,
+                    f"reset.{str(exc)}"
+                    if str(exc).split(":")[0] in ("level", "start")
+                    else str(exc),
+                ) from None
             try:
                 obs, _ = env.reset(seed=seed)
             except BaseException:
@@ -270,7 +287,7 @@ class Service:
             try:
                 if answer:
                     if not isinstance(body, dict) or set(body) - {"text"}:
-                        raise RequestError(400, "answer: expected {\"text\": \"...\"}")
+                        raise RequestError(400, 'answer: expected {"text": "..."}')
                     action = Answer(body.get("text", ""))
                 else:
                     action = body
@@ -311,7 +328,9 @@ def make_serve_server(
     :func:`puzzlegym.service.http.make_server`'s ``max_connections`` and
     ``request_timeout_s``."""
     if token is None and not is_loopback(host):
-        raise ConfigError(f"serve --host {host}: anything but loopback needs --token (sent as 'Authorization: Bearer <token>')")
+        raise ConfigError(
+            f"serve --host {host}: anything but loopback needs --token (sent as 'Authorization: Bearer <token>')"
+        )
     if token is not None and not 16 <= len(token) <= 256:
         raise ConfigError("serve --token: use 16..256 characters")
     routes = {

@@ -14,7 +14,12 @@ from puzzlegym.errors import ActionError, ConfigError
 __all__ = ["ARROW_KEYS", "SWIPES", "SWIPE_PX", "DiscreteGUIActions"]
 
 SWIPE_PX = 120
-SWIPES = {"up": (0, -SWIPE_PX), "down": (0, SWIPE_PX), "left": (-SWIPE_PX, 0), "right": (SWIPE_PX, 0)}
+SWIPES = {
+    "up": (0, -SWIPE_PX),
+    "down": (0, SWIPE_PX),
+    "left": (-SWIPE_PX, 0),
+    "right": (SWIPE_PX, 0),
+}
 ARROW_KEYS = ("ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight")
 
 
@@ -56,9 +61,7 @@ class DiscreteGUIActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         swipes: bool = True,
         keys: bool = True,
     ) -> None:
-        gym.utils.RecordConstructorArgs.__init__(
-            self, grid=tuple(grid), swipes=swipes, keys=keys
-        )
+        gym.utils.RecordConstructorArgs.__init__(self, grid=tuple(grid), swipes=swipes, keys=keys)
         super().__init__(env)
         if not isinstance(env.action_space, GUIActionSpace):
             raise ConfigError(
@@ -89,7 +92,9 @@ class DiscreteGUIActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     def _centre(self, cell: int) -> tuple[int, int]:
         rows, cols = self.grid
         row, col = divmod(cell, cols)
-        return (2 * col + 1) * SCREEN_WIDTH // (2 * cols), (2 * row + 1) * SCREEN_HEIGHT // (2 * rows)
+        return (2 * col + 1) * SCREEN_WIDTH // (2 * cols), (2 * row + 1) * SCREEN_HEIGHT // (
+            2 * rows
+        )
 
     # -------------------------------------------------------------- index <-> GUI action
     def action_meaning(self, index: int) -> dict:

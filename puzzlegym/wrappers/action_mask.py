@@ -43,10 +43,12 @@ class ActionMaskObservation(gym.ObservationWrapper, gym.utils.RecordConstructorA
                 "ActionMaskObservation: the env has no action_masks(); wrap it in BoardActions "
                 "(make_sb3_env(actions='board')): the screen grid (actions='grid') has no masks"
             ) from None
-        self.observation_space = spaces.Dict({
-            MASK_KEY: spaces.Box(0.0, 1.0, (int(env.action_space.n),), np.float32),
-            OBSERVATION_KEY: env.observation_space,
-        })
+        self.observation_space = spaces.Dict(
+            {
+                MASK_KEY: spaces.Box(0.0, 1.0, (int(env.action_space.n),), np.float32),
+                OBSERVATION_KEY: env.observation_space,
+            }
+        )
 
     def observation(self, observation) -> dict:
         mask = np.asarray(self._masks(), dtype=np.float32)

@@ -130,9 +130,13 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         if base.config["levels"] == "generated":
             most = tier_targets(game, base.tier)
         else:
-            most = max(level_targets(game, level) for level in (levels if k is None else [levels[k - 1]]))
+            most = max(
+                level_targets(game, level) for level in (levels if k is None else [levels[k - 1]])
+            )
         if most == 0:
-            raise ConfigError(f"BoardActions: {game.name} has no board targets (GameView.board_targets)")
+            raise ConfigError(
+                f"BoardActions: {game.name} has no board targets (GameView.board_targets)"
+            )
         return most
 
     def _probe(self):

@@ -64,7 +64,9 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         1
     """
 
-    def __init__(self, env: gym.Env, shape: tuple[int, int, int] | None = None, level_bits: bool = True) -> None:
+    def __init__(
+        self, env: gym.Env, shape: tuple[int, int, int] | None = None, level_bits: bool = True
+    ) -> None:
         gym.utils.RecordConstructorArgs.__init__(
             self, shape=None if shape is None else tuple(shape), level_bits=level_bits
         )
@@ -88,7 +90,11 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
                 "pixels (DownscaleObservation, or make_sb3_env(observation='pixels'))"
             )
         full = spaces.Box(0, 255, (SCREEN_HEIGHT, SCREEN_WIDTH, 3), np.uint8)
-        if env.observation_space != full or base.observation != "pixels" or not base.resolution.is_full:
+        if (
+            env.observation_space != full
+            or base.observation != "pixels"
+            or not base.resolution.is_full
+        ):
             raise ConfigError(
                 "BoardObservation: the wrapped env's observations must be the full 1280x900 "
                 f"screen, got {env.observation_space}; apply BoardObservation first (directly on "
@@ -100,10 +106,16 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
             try:
                 asked = tuple(int(v) for v in shape)
             except (TypeError, ValueError):
-                raise ConfigError(f"shape: expected (planes, height, width), got {shape!r}") from None
+                raise ConfigError(
+                    f"shape: expected (planes, height, width), got {shape!r}"
+                ) from None
             fixed = "" if game.planes.numbered else f", with exactly {need[0]} planes"
-            if (len(asked) != 3 or any(a < b for a, b in zip(asked, need, strict=True))
-                    or any(v > MAX_SIDE for v in asked) or (fixed and asked[0] != need[0])):
+            if (
+                len(asked) != 3
+                or any(a < b for a, b in zip(asked, need, strict=True))
+                or any(v > MAX_SIDE for v in asked)
+                or (fixed and asked[0] != need[0])
+            ):
                 raise ConfigError(
                     f"shape: expected (planes, height, width) of at least {need} (what the "
                     f"{game.name}-{base.tier} catalogue needs){fixed}, each at most {MAX_SIDE}; "
@@ -111,7 +123,9 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
                 )
             need = asked
         self.board_shape = need
-        self.level_bits = max(1, (len(game.load_catalogue(base.tier)) - 1).bit_length()) if level_bits else 0
+        self.level_bits = (
+            max(1, (len(game.load_catalogue(base.tier)) - 1).bit_length()) if level_bits else 0
+        )
         self.names: tuple[str, ...] = (
             game.planes.names(need)
             + tuple(f"screen:{name}" for name in SCREENS)
@@ -129,9 +143,16 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         """The tensor of a probe's moment (:class:`puzzlegym.probe.Probe`)."""
         out = np.zeros(self._shape, dtype=np.uint8)
         board = probe.board
-        if board is not None and probe.screen in BOARD_SCREENS and board.game is self.game and board.tier == self.tier:
+        if (
+            board is not None
+            and probe.screen in BOARD_SCREENS
+            and board.game is self.game
+            and board.tier == self.tier
+        ):
             try:
-                out[: self._screen0] = self.game.planes.encode(board.level, board.state, board.ui, self.board_shape)
+                out[: self._screen0] = self.game.planes.encode(
+                    board.level, board.state, board.ui, self.board_shape
+                )
             except ValueError as exc:  # a generated level larger than the catalogue's
                 raise PuzzleGymError(
                     f"BoardObservation: {exc}: BoardObservation(shape=(C, H, W)) or "

@@ -80,8 +80,15 @@ class StateHint(ConditionWrapper):
                 recovery = HINT_MESSAGES["recovery"].format(label=label("restart"))
                 self.channel.set_section(RECOVERY_SECTION, recovery)
                 shown = f"{shown} {recovery}"
-        env.annotate({"kind": "intervention", "wrapper": "StateHint", "condition": self.condition,
-                      "verdict": self.verdict, "text": shown})
+        env.annotate(
+            {
+                "kind": "intervention",
+                "wrapper": "StateHint",
+                "condition": self.condition,
+                "verdict": self.verdict,
+                "text": shown,
+            }
+        )
         self.shown = shown
         return shown
 

@@ -100,8 +100,12 @@ class LowResObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
         view: str = "screen",
     ) -> None:
         gym.utils.RecordConstructorArgs.__init__(
-            self, size=None if size is None else tuple(size), grayscale=grayscale, scale=scale,
-            fit=fit, view=view,
+            self,
+            size=None if size is None else tuple(size),
+            grayscale=grayscale,
+            scale=scale,
+            fit=fit,
+            view=view,
         )
         super().__init__(env)
         if size is None and scale is None:

@@ -39,9 +39,20 @@ class DeadEndRestart(gym.Wrapper, gym.utils.RecordConstructorArgs):
         x, y = probe.controls["restart"].center
         obs, step_reward, terminated, truncated, info = self.env.step(to_dict(Click(x, y)))
         reward = float(step_reward)
-        record = {"actions": env.probe().actions, "game": board.game.name, "tier": board.tier, "level": board.number}
+        record = {
+            "actions": env.probe().actions,
+            "game": board.game.name,
+            "tier": board.tier,
+            "level": board.number,
+        }
         self.interventions.append(record)
-        env.annotate({"kind": "intervention", "wrapper": "DeadEndRestart", **{k: v for k, v in record.items() if k != "actions"}})
+        env.annotate(
+            {
+                "kind": "intervention",
+                "wrapper": "DeadEndRestart",
+                **{k: v for k, v in record.items() if k != "actions"},
+            }
+        )
         return obs, reward, terminated, truncated, info
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):

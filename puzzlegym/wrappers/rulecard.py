@@ -34,7 +34,9 @@ class RuleCard(ConditionWrapper):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
-        puzzle_env(self.env, "RuleCard").annotate({"kind": "intervention", "wrapper": "RuleCard", "condition": self.condition})
+        puzzle_env(self.env, "RuleCard").annotate(
+            {"kind": "intervention", "wrapper": "RuleCard", "condition": self.condition}
+        )
         return obs, info
 
     def step(self, action: Any):

@@ -101,11 +101,13 @@ def check_sb3_env(env: gym.Env, force: bool = False, policy: str | None = None) 
         )
     kind = observation_kind(env)
     if policy is not None and policy != POLICIES[kind]:
-        why = ("the symbolic board is not an image (planes of 0/1, channel first)" if kind == "board"
-               else "pixels are images")
+        why = (
+            "the symbolic board is not an image (planes of 0/1, channel first)"
+            if kind == "board"
+            else "pixels are images"
+        )
         raise ConfigError(
-            f"policy: {policy!r} does not fit observation={kind!r} ({why}); use "
-            f"{POLICIES[kind]!r}"
+            f"policy: {policy!r} does not fit observation={kind!r} ({why}); use {POLICIES[kind]!r}"
         )
     if kind == "board":
         return
@@ -169,10 +171,19 @@ def make_sb3_env(
     if actions not in ACTIONS:
         raise ConfigError(f"actions: {actions!r} is not allowed; allowed: {', '.join(ACTIONS)}")
     if observation == "board":
-        return _make_board_env(env_id, actions, grid, swipes, keys, buttons, max_targets, board_shape,
-                               level_bits,
-                               {"size": size, "scale": scale, "grayscale": grayscale, "fit": fit, "view": view},
-                               env_kwargs)
+        return _make_board_env(
+            env_id,
+            actions,
+            grid,
+            swipes,
+            keys,
+            buttons,
+            max_targets,
+            board_shape,
+            level_bits,
+            {"size": size, "scale": scale, "grayscale": grayscale, "fit": fit, "view": view},
+            env_kwargs,
+        )
     if board_shape is not None:
         raise ConfigError("board_shape: applies to observation='board' only")
     if level_bits is not True:
@@ -222,8 +233,19 @@ def _actions(env, actions, grid, swipes, keys, buttons, max_targets) -> gym.Env:
     return DiscreteGUIActions(env, grid=grid, swipes=swipes, keys=keys)
 
 
-def _make_board_env(env_id, actions, grid, swipes, keys, buttons, max_targets, board_shape, level_bits,
-                    pixel_options, env_kwargs) -> gym.Env:
+def _make_board_env(
+    env_id,
+    actions,
+    grid,
+    swipes,
+    keys,
+    buttons,
+    max_targets,
+    board_shape,
+    level_bits,
+    pixel_options,
+    env_kwargs,
+) -> gym.Env:
     for name, value in pixel_options.items():
         if value is not None:
             raise ConfigError(

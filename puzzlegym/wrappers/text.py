@@ -11,7 +11,13 @@ from gymnasium import spaces
 
 from puzzlegym.errors import ConfigError
 
-__all__ = ["SECTION_NAME_MAX", "TEXT_CHARSET", "TEXT_MAX_LENGTH", "TextChannel", "find_text_channel"]
+__all__ = [
+    "SECTION_NAME_MAX",
+    "TEXT_CHARSET",
+    "TEXT_MAX_LENGTH",
+    "TextChannel",
+    "find_text_channel",
+]
 
 TEXT_MAX_LENGTH = 2048
 SECTION_NAME_MAX = 40
@@ -65,10 +71,14 @@ class TextChannel(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def set_section(self, name: str, text: str | None) -> None:
         """Set (or with ``None``/``""`` remove) the named section ``name`` (a short label
         such as ``"Rules"``); like the note, it stays until replaced, across resets."""
-        if not isinstance(name, str) or not 0 < len(name) <= SECTION_NAME_MAX or not all(
-            ch in TEXT_CHARSET and ch not in ":\n" for ch in name
+        if (
+            not isinstance(name, str)
+            or not 0 < len(name) <= SECTION_NAME_MAX
+            or not all(ch in TEXT_CHARSET and ch not in ":\n" for ch in name)
         ):
-            raise ConfigError(f"section name: expected 1..{SECTION_NAME_MAX} printable characters without ':', got {name!r}")
+            raise ConfigError(
+                f"section name: expected 1..{SECTION_NAME_MAX} printable characters without ':', got {name!r}"
+            )
         if text is not None and not isinstance(text, str):
             raise TypeError(f"set_section: expected a string or None, got {type(text).__name__}")
         if text:
@@ -96,7 +106,10 @@ class TextChannel(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if self._note:
             lines.append(f"Note: {self._note}")
         # a one-line section follows its name; a longer one (a rule card) starts on the next line
-        lines.extend(f"{name}:\n{text}" if "\n" in text else f"{name}: {text}" for name, text in self._sections.items())
+        lines.extend(
+            f"{name}:\n{text}" if "\n" in text else f"{name}: {text}"
+            for name, text in self._sections.items()
+        )
         text = "\n".join(lines)
         text = "".join(ch if ch in TEXT_CHARSET else _REPLACEMENT for ch in text)
         return text[:TEXT_MAX_LENGTH]
@@ -118,4 +131,6 @@ def find_text_channel(env: gym.Env) -> TextChannel:
         if isinstance(inner, TextChannel):
             return inner
         inner = inner.env
-    raise ConfigError("this wrapper needs a TextChannel below it: wrap the env in TextChannel(env) first")
+    raise ConfigError(
+        "this wrapper needs a TextChannel below it: wrap the env in TextChannel(env) first"
+    )

@@ -54,15 +54,26 @@ class WorkflowController(ConditionWrapper):
             obs, r, terminated, truncated, info = self.env.step(click)
             reward += float(r)
             self.controller_actions += 1
-            env.annotate({"kind": "intervention", "wrapper": "WorkflowController", "purpose": purpose, "action": click})
+            env.annotate(
+                {
+                    "kind": "intervention",
+                    "wrapper": "WorkflowController",
+                    "purpose": purpose,
+                    "action": click,
+                }
+            )
         else:
-            raise PuzzleGymError(f"WorkflowController: no target board after {MAX_NAVIGATION} navigation clicks")
+            raise PuzzleGymError(
+                f"WorkflowController: no target board after {MAX_NAVIGATION} navigation clicks"
+            )
         return obs, reward, terminated, truncated, info
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self.controller_actions = 0
         obs, info = self.env.reset(seed=seed, options=options)
-        puzzle_env(self.env, "WorkflowController").annotate({"kind": "intervention", "wrapper": "WorkflowController", "condition": self.condition})
+        puzzle_env(self.env, "WorkflowController").annotate(
+            {"kind": "intervention", "wrapper": "WorkflowController", "condition": self.condition}
+        )
         obs, _reward, terminated, truncated, info = self._navigate(obs, info)
         if terminated or truncated:
             raise PuzzleGymError("WorkflowController: the episode ended while entering the game")

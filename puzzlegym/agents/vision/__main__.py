@@ -46,7 +46,9 @@ class Client:
 
     def call(self, method: str, path: str, body: dict | None = None) -> dict:
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base + path, data=data, method=method, headers=self.headers)
+        req = urllib.request.Request(
+            self.base + path, data=data, method=method, headers=self.headers
+        )
         try:
             with urllib.request.urlopen(req, timeout=TIMEOUT_S) as resp:
                 raw = resp.read(MAX_REPLY_BYTES + 1)
@@ -57,7 +59,9 @@ class Client:
             raise RuntimeError(f"{method} {path}: reply larger than {MAX_REPLY_BYTES} bytes")
         reply = json.loads(raw)
         if not isinstance(reply, dict):
-            raise RuntimeError(f"{method} {path}: expected a JSON object, got {type(reply).__name__}")
+            raise RuntimeError(
+                f"{method} {path}: expected a JSON object, got {type(reply).__name__}"
+            )
         return reply
 
 
@@ -70,7 +74,9 @@ def screen(reply: dict) -> np.ndarray:
         return np.asarray(img.convert("RGB"))
 
 
-def play(client: Client, objective: str, seed: int, max_actions: int, level: int | None = None) -> dict:
+def play(
+    client: Client, objective: str, seed: int, max_actions: int, level: int | None = None
+) -> dict:
     """One episode of ``objective`` (one ``level`` of it, if given) from the home screen."""
     agent = VisionAgent(objective, level)
     t0 = time.perf_counter()
@@ -93,21 +99,35 @@ def play(client: Client, objective: str, seed: int, max_actions: int, level: int
     agent.see(screen(reply))
     if not reply.get("done"):
         client.call("DELETE", "/session")
-    out = {"objective": objective, "agent": "vision", "seed": seed, **agent.result(),
-           "steps": reply.get("step"), "actions": reply.get("actions"), "elapsed_s": reply.get("elapsed_s"),
-           "wall_s": round(time.perf_counter() - t0, 3), "record": record}
+    out = {
+        "objective": objective,
+        "agent": "vision",
+        "seed": seed,
+        **agent.result(),
+        "steps": reply.get("step"),
+        "actions": reply.get("actions"),
+        "elapsed_s": reply.get("elapsed_s"),
+        "wall_s": round(time.perf_counter() - t0, 3),
+        "record": record,
+    }
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m puzzlegym.agents.vision", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m puzzlegym.agents.vision", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--url", required=True, help="the server, e.g. http://127.0.0.1:8765")
     parser.add_argument("--objective", required=True, help="e.g. MazePaint-Easy")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--level", type=int, default=None, help="play this one level of the objective")
+    parser.add_argument(
+        "--level", type=int, default=None, help="play this one level of the objective"
+    )
     parser.add_argument("--session", default="vision", help="the X-Session name")
     parser.add_argument("--token", default=None, help="the server's bearer token, if it has one")
-    parser.add_argument("--max-actions", type=int, default=10_000, help="give up after this many actions")
+    parser.add_argument(
+        "--max-actions", type=int, default=10_000, help="give up after this many actions"
+    )
     args = parser.parse_args(argv)
     try:
         parse_objective(args.objective)
@@ -116,8 +136,16 @@ def main(argv: list[str] | None = None) -> int:
         client = Client(args.url, args.session, args.token)
         result = play(client, args.objective, args.seed, args.max_actions, args.level)
     except (ValueError, RuntimeError, OSError) as exc:
-        print(json.dumps({"objective": args.objective, "agent": "vision", "success": False,
-                          "error": f"{type(exc).__name__}: {exc}"}))
+        print(
+            json.dumps(
+                {
+                    "objective": args.objective,
+                    "agent": "vision",
+                    "success": False,
+                    "error": f"{type(exc).__name__}: {exc}",
+                }
+            )
+        )
         return 1
     print(f"record: {result['record']}")
     print(json.dumps(result))

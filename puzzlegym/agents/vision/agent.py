@@ -54,7 +54,11 @@ class VisionError(RuntimeError):
 
 def parse_objective(objective: str) -> tuple[str, str]:
     """``"MazePaint-Easy"`` (or ``"LongPuzzle/MazePaint-Easy"``) -> ``("MazePaint", "Easy")``."""
-    m = re.fullmatch(r"(?:LongPuzzle/)?([A-Z][A-Za-z0-9]*)-([A-Z][A-Za-z0-9]*)", objective) if isinstance(objective, str) else None
+    m = (
+        re.fullmatch(r"(?:LongPuzzle/)?([A-Z][A-Za-z0-9]*)-([A-Z][A-Za-z0-9]*)", objective)
+        if isinstance(objective, str)
+        else None
+    )
     if m is None:
         raise ValueError(f"objective: expected a name such as 'MazePaint-Easy', got {objective!r}")
     return m.group(1), m.group(2)
@@ -68,7 +72,9 @@ def reader_for(game: str) -> GameReader:
     except ModuleNotFoundError as exc:
         if exc.name != f"puzzlegym.agents.vision.{name}":
             raise
-        raise VisionError(f"vision: no reader for {game} (no module puzzlegym.agents.vision.{name})") from None
+        raise VisionError(
+            f"vision: no reader for {game} (no module puzzlegym.agents.vision.{name})"
+        ) from None
     return module.READER
 
 
@@ -87,9 +93,13 @@ class VisionAgent:
 
     name = "vision"
 
-    def __init__(self, objective: str, level: int | None = None, max_readings: int = MAX_READINGS) -> None:
+    def __init__(
+        self, objective: str, level: int | None = None, max_readings: int = MAX_READINGS
+    ) -> None:
         self.game, self.tier = parse_objective(objective)
-        if level is not None and (isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 999):
+        if level is not None and (
+            isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 999
+        ):
             raise ValueError(f"level: expected None or an integer 1..999, got {level!r}")
         if isinstance(max_readings, bool) or not isinstance(max_readings, int) or max_readings < 1:
             raise ValueError(f"max_readings: expected a positive integer, got {max_readings!r}")
@@ -132,7 +142,7 @@ class VisionAgent:
         """The answer that ends the episode with the reason (cut to an answer's length)."""
         text = f"vision agent gave up: {self.failure}"
         if len(text) > MAX_TEXT_LENGTH:
-            text = text[:MAX_TEXT_LENGTH - 3] + "..."
+            text = text[: MAX_TEXT_LENGTH - 3] + "..."
         return to_dict(Answer("".join(ch if ch in TEXT_CHARACTERS else "?" for ch in text)))
 
     @property
@@ -144,8 +154,14 @@ class VisionAgent:
         return len(self.won) / self.levels if self.levels else 0.0
 
     def result(self) -> dict:
-        return {"success": self.success, "lc": round(self.lc, 6), "levels_won": sorted(self.won),
-                "readings": self.readings, "solves": self.solves, "failure": self.failure}
+        return {
+            "success": self.success,
+            "lc": round(self.lc, 6),
+            "levels_won": sorted(self.won),
+            "readings": self.readings,
+            "solves": self.solves,
+            "failure": self.failure,
+        }
 
     def _act(self, frame: np.ndarray) -> dict:
         self.readings += 1
@@ -204,7 +220,9 @@ class VisionAgent:
     def _header(self, seen: Seen) -> int | None:
         """The level number the header of a board of the objective shows, else None (the
         header is the label ``header`` with this game, this tier and two numbers)."""
-        expected = label("header", game=" ".join(self.title), tier=self.tier, k="\0k", n="\0n").split()
+        expected = label(
+            "header", game=" ".join(self.title), tier=self.tier, k="\0k", n="\0n"
+        ).split()
         shown = list(seen.title)
         if len(shown) != len(expected):
             return None
@@ -232,7 +250,11 @@ class VisionAgent:
         else:
             self._stalls = 0
         expect = self._expect
-        if not self._plan or expect is None or self.reader.public(expect.level, expect.state) != seen:
+        if (
+            not self._plan
+            or expect is None
+            or self.reader.public(expect.level, expect.state) != seen
+        ):
             solution = solvers.solve(reading.level, reading.state)
             self.solves += 1
             if not solution.moves:
@@ -243,7 +265,9 @@ class VisionAgent:
         rules = importlib.import_module(type(expect.level).__module__)  # the game's rules module
         result = rules.apply(expect.level, expect.state, move)
         if isinstance(result, Rejected):
-            raise VisionError(f"the plan's move {move!r} is not legal on the board it was planned for")
+            raise VisionError(
+                f"the plan's move {move!r} is not legal on the board it was planned for"
+            )
         if (expect.level, expect.state) == (reading.level, reading.state):
             expect = reading  # the very board the plan expects: the reading is the plan's
         # else the same public board, its pieces numbered another way: the plan's numbering,
@@ -264,8 +288,12 @@ class VisionAgent:
     def _click(self, seen: Seen, label, what: str) -> dict:
         self._idle += 1
         if self._idle > MAX_IDLE:
-            raise VisionError(f"{MAX_IDLE} clicks through the menus without reaching a board to play")
+            raise VisionError(
+                f"{MAX_IDLE} clicks through the menus without reaching a board to play"
+            )
         point = seen.control(label)
         if point is None:
-            raise VisionError(f"cannot find {what} on the {seen.screen} screen (saw {seen.controls})")
+            raise VisionError(
+                f"cannot find {what} on the {seen.screen} screen (saw {seen.controls})"
+            )
         return to_dict(Click(*point))

@@ -18,9 +18,9 @@ from puzzlegym.screen.palette import colour
 
 __all__ = ["READER", "MazePaintReader", "ReadError"]
 
-WALL = (58, 64, 84)        # #3a4054
-LINE = (42, 46, 62)        # #2a2e3e, the frame and every cell's outline
-FLOOR = (226, 222, 212)    # #e2ded4
+WALL = (58, 64, 84)  # #3a4054
+LINE = (42, 46, 62)  # #2a2e3e, the frame and every cell's outline
+FLOOR = (226, 222, 212)  # #e2ded4
 PAINT = colour("orange").rgb
 BALL = colour("white").rgb
 SWIPE = 120  # px of a swipe
@@ -30,7 +30,9 @@ def measure(frame: np.ndarray) -> Grid:
     """The grid: the box of the cells' insides (each inside a one-pixel outline), divided by
     the outlines."""
     inside = (WALL, FLOOR, PAINT)
-    return measure_grid(frame, "maze paint", inside, 1, inside, LINE, range(rules.MIN_SIZE, rules.MAX_SIZE + 1))
+    return measure_grid(
+        frame, "maze paint", inside, 1, inside, LINE, range(rules.MIN_SIZE, rules.MAX_SIZE + 1)
+    )
 
 
 class MazePaintReader:
@@ -48,7 +50,9 @@ class MazePaintReader:
                     row.append(rules.WALL_CHAR)
                     continue
                 if inside not in (FLOOR, PAINT):
-                    raise ReadError(f"maze paint: cell [{r}, {c}] is neither wall nor floor: {inside}")
+                    raise ReadError(
+                        f"maze paint: cell [{r}, {c}] is neither wall nor floor: {inside}"
+                    )
                 row.append(rules.FLOOR_CHAR)
                 index = r * g.cols + c
                 if inside == PAINT:
@@ -64,12 +68,25 @@ class MazePaintReader:
 
     def actions(self, reading: Reading, move: str) -> list[dict]:
         x, y = reading.geometry.center(*divmod(reading.state.ball, reading.geometry.cols))
-        dx, dy = {"up": (0, -SWIPE), "down": (0, SWIPE), "left": (-SWIPE, 0), "right": (SWIPE, 0)}[move]
-        return [to_dict(Drag(x, y, min(max(x + dx, 0), SCREEN_WIDTH - 1), min(max(y + dy, 0), SCREEN_HEIGHT - 1)))]
+        dx, dy = {"up": (0, -SWIPE), "down": (0, SWIPE), "left": (-SWIPE, 0), "right": (SWIPE, 0)}[
+            move
+        ]
+        return [
+            to_dict(
+                Drag(
+                    x,
+                    y,
+                    min(max(x + dx, 0), SCREEN_WIDTH - 1),
+                    min(max(y + dy, 0), SCREEN_HEIGHT - 1),
+                )
+            )
+        ]
 
     def public(self, level, state):
         w = level.width
-        painted = frozenset(divmod(i, w) for i in range(state.painted.bit_length()) if state.painted >> i & 1)
+        painted = frozenset(
+            divmod(i, w) for i in range(state.painted.bit_length()) if state.painted >> i & 1
+        )
         return level.grid, divmod(state.ball, w), painted
 
 

@@ -17,9 +17,25 @@ from puzzlegym.actions import Click, to_dict
 from puzzlegym.screen import theme
 
 __all__ = [
-    "HEIGHT", "WIDTH", "Box", "Grid", "ReadError", "bbox", "boxes", "cell_groups", "check_frame",
-    "click", "code", "grid_pitch", "is_colour", "measure_grid", "near", "pack", "panel_box",
-    "pixel", "runs",
+    "HEIGHT",
+    "WIDTH",
+    "Box",
+    "Grid",
+    "ReadError",
+    "bbox",
+    "boxes",
+    "cell_groups",
+    "check_frame",
+    "click",
+    "code",
+    "grid_pitch",
+    "is_colour",
+    "measure_grid",
+    "near",
+    "pack",
+    "panel_box",
+    "pixel",
+    "runs",
 ]
 
 RGB = tuple[int, int, int]
@@ -107,14 +123,19 @@ class Grid:
         return self.x0 + col * self.cell, self.y0 + row * self.cell
 
     def center(self, row: int, col: int) -> tuple[int, int]:
-        return self.x0 + col * self.cell + self.cell // 2, self.y0 + row * self.cell + self.cell // 2
+        return (
+            self.x0 + col * self.cell + self.cell // 2,
+            self.y0 + row * self.cell + self.cell // 2,
+        )
 
     def block_center(self, cells) -> tuple[int, int]:
         """The centre of the block of ``cells`` (``(row, col)`` pairs)."""
         rows = [r for r, _ in cells]
         cols = [c for _, c in cells]
-        return (self.x0 + (min(cols) + max(cols) + 1) * self.cell // 2,
-                self.y0 + (min(rows) + max(rows) + 1) * self.cell // 2)
+        return (
+            self.x0 + (min(cols) + max(cols) + 1) * self.cell // 2,
+            self.y0 + (min(rows) + max(rows) + 1) * self.cell // 2,
+        )
 
 
 @dataclass(frozen=True)
@@ -140,7 +161,12 @@ class Box:
         return (self.x0 + self.x1) // 2, (self.y0 + self.y1) // 2
 
     def inside(self, other: Box) -> bool:
-        return other.x0 <= self.x0 and other.y0 <= self.y0 and self.x1 <= other.x1 and self.y1 <= other.y1
+        return (
+            other.x0 <= self.x0
+            and other.y0 <= self.y0
+            and self.x1 <= other.x1
+            and self.y1 <= other.y1
+        )
 
 
 def is_colour(frame: np.ndarray, rgb: RGB) -> np.ndarray:
@@ -150,7 +176,9 @@ def is_colour(frame: np.ndarray, rgb: RGB) -> np.ndarray:
 
 def near(frame: np.ndarray, rgb: RGB, tol: int) -> np.ndarray:
     """Where every channel of ``frame`` is within ``tol`` of ``rgb``."""
-    return np.asarray((np.abs(frame.astype(np.int16) - np.asarray(rgb, np.int16)) <= tol).all(axis=-1))
+    return np.asarray(
+        (np.abs(frame.astype(np.int16) - np.asarray(rgb, np.int16)) <= tol).all(axis=-1)
+    )
 
 
 def pixel(frame: np.ndarray, x: int, y: int) -> RGB:
@@ -203,7 +231,9 @@ def boxes(mask: np.ndarray, min_pixels: int = 1) -> list[Box]:
     return sorted(out, key=lambda b: (b.y0, b.x0))
 
 
-def grid_pitch(lines: np.ndarray, surface: np.ndarray, sizes: range, threshold: float = 0.5) -> int | None:
+def grid_pitch(
+    lines: np.ndarray, surface: np.ndarray, sizes: range, threshold: float = 0.5
+) -> int | None:
     """The number of columns of a grid of square cells filling a box (its width and height
     whole multiples of the cell): ``lines`` marks the box's pixels of the lines between
     cells, ``surface`` those of the cells' insides (pieces on top are neither). The finest
@@ -223,14 +253,16 @@ def grid_pitch(lines: np.ndarray, surface: np.ndarray, sizes: range, threshold: 
             continue
         xs = [k * cell for k in range(1, n)]
         ys = [k * cell for k in range(1, h // cell)]
-        scores = [share_x[max(0, x - 2):x + 2].max() for x in xs]
-        scores += [share_y[max(0, y - 2):y + 2].max() for y in ys]
+        scores = [share_x[max(0, x - 2) : x + 2].max() for x in xs]
+        scores += [share_y[max(0, y - 2) : y + 2].max() for y in ys]
         if not scores or min(scores) >= threshold:
             best = n
     return best
 
 
-def measure_grid(frame: np.ndarray, game: str, box_colours, inset: int, surface, line: RGB, sizes: range) -> Grid:
+def measure_grid(
+    frame: np.ndarray, game: str, box_colours, inset: int, surface, line: RGB, sizes: range
+) -> Grid:
     """The grid of a board below the header: its box is that of the pixels of
     ``box_colours`` grown by ``inset`` on each side, its cells those that the lines of colour
     ``line`` between the cells' ``surface`` colours divide it into (:func:`grid_pitch`)."""

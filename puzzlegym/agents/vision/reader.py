@@ -7,14 +7,25 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Reading:
-    level: Any        # the game's rules.Level built from the pixels (id/tier/metadata may be placeholders: compare structure)
-    state: Any        # the game's rules.State
-    geometry: Any     # whatever the reader measured that actions() needs (cell centres, bolt x, ...)
+    level: Any  # the game's rules.Level built from the pixels (id/tier/metadata may be placeholders: compare structure)
+    state: Any  # the game's rules.State
+    geometry: Any  # whatever the reader measured that actions() needs (cell centres, bolt x, ...)
+
+
 class GameReader(Protocol):
-    game: str                                  # "MazePaint"
-    def read(self, frame: np.ndarray, tier: str) -> Reading: ...   # frame: full 1280x900 level screen
-    def actions(self, reading: Reading, move: Any) -> list[dict]: ...  # GUI action dicts performing a rules move
-    def public(self, level: Any, state: Any) -> Any: ...   # the public projection the tests compare (what the pixels can show)
+    game: str  # "MazePaint"
+
+    def read(
+        self, frame: np.ndarray, tier: str
+    ) -> Reading: ...  # frame: full 1280x900 level screen
+    def actions(
+        self, reading: Reading, move: Any
+    ) -> list[dict]: ...  # GUI action dicts performing a rules move
+    def public(
+        self, level: Any, state: Any
+    ) -> Any: ...  # the public projection the tests compare (what the pixels can show)
+
+
 # each module exposes READER = <its GameReader>; the framework finds readers by module name (snake_case of the game).
 
 

@@ -20,17 +20,24 @@ from puzzlegym.screen.palette import colour
 
 __all__ = ["READER", "ReadError", "RushHourReader"]
 
-FLOOR = (206, 210, 216)       # #ced2d8
+FLOOR = (206, 210, 216)  # #ced2d8
 FLOOR_LINE = (186, 190, 198)  # #babec6
-WALL = (92, 88, 84)           # #5c5854, hatched
+WALL = (92, 88, 84)  # #5c5854, hatched
 TARGET = colour("red").rgb
 EMPTY = 0.9  # share of floor in a cell's middle that makes it empty
 SOLID = 0.2  # share of wall (or of red) that makes a cell a wall (or the target car's)
 
 
 def measure(frame: np.ndarray) -> Grid:
-    return measure_grid(frame, "rush hour", (FLOOR, FLOOR_LINE), 0, (FLOOR,), FLOOR_LINE,
-                        range(rules.MIN_SIZE, rules.MAX_SIZE + 1))
+    return measure_grid(
+        frame,
+        "rush hour",
+        (FLOOR, FLOOR_LINE),
+        0,
+        (FLOOR,),
+        FLOOR_LINE,
+        range(rules.MIN_SIZE, rules.MAX_SIZE + 1),
+    )
 
 
 class RushHourReader:
@@ -46,9 +53,9 @@ class RushHourReader:
         for r in range(height):
             for c in range(width):
                 x, y = g.corner(r, c)
-                if floor[y + q:y + cell - q, x + q:x + cell - q].mean() >= EMPTY:
+                if floor[y + q : y + cell - q, x + q : x + cell - q].mean() >= EMPTY:
                     continue
-                part = frame[y:y + cell, x:x + cell]
+                part = frame[y : y + cell, x : x + cell]
                 if is_colour(part, WALL).mean() >= SOLID:
                     walls.append((r, c))
                     continue
@@ -61,18 +68,24 @@ class RushHourReader:
             if r == r2:
                 x = g.x0 + max(c, c2) * cell
                 y = g.y0 + r * cell + cell // 2
-                return not floor[y - cell // 8:y + cell // 8, x - 3:x + 3].any()
+                return not floor[y - cell // 8 : y + cell // 8, x - 3 : x + 3].any()
             x = g.x0 + c * cell + cell // 2
             y = g.y0 + max(r, r2) * cell
-            return not floor[y - 3:y + 3, x - cell // 8:x + cell // 8].any()
+            return not floor[y - 3 : y + 3, x - cell // 8 : x + cell // 8].any()
 
         vehicles = [_vehicle(group) for group in cell_groups(covered, joined)]
         targets = [v for v in vehicles if set(rules.Level.cells(_one(v), 0, v.position)) <= red]
         if len(targets) != 1:
             raise ReadError(f"rush hour: expected one red target car, saw {len(targets)}")
         others = sorted((v for v in vehicles if v is not targets[0]), key=lambda v: (v.row, v.col))
-        level = rules.Level(id="seen", tier=tier, width=width, height=height,
-                            vehicles=(targets[0], *others), walls=tuple(sorted(walls)))
+        level = rules.Level(
+            id="seen",
+            tier=tier,
+            width=width,
+            height=height,
+            vehicles=(targets[0], *others),
+            walls=tuple(sorted(walls)),
+        )
         return Reading(level, rules.initial_state(level), g)
 
     def actions(self, reading: Reading, move: tuple[int, int]) -> list[dict]:
@@ -93,7 +106,9 @@ class RushHourReader:
 
 def _one(v: rules.Vehicle) -> rules.Level:
     """A level holding only ``v`` (to ask the rules for its cells)."""
-    return rules.Level(id="one", tier="Easy", width=rules.MAX_SIZE, height=rules.MAX_SIZE, vehicles=(v,))
+    return rules.Level(
+        id="one", tier="Easy", width=rules.MAX_SIZE, height=rules.MAX_SIZE, vehicles=(v,)
+    )
 
 
 def _vehicle(cells: list[tuple[int, int]]) -> rules.Vehicle:

@@ -23,7 +23,15 @@ from puzzlegym.screen import theme
 from puzzlegym.screen.labels import label
 
 __all__ = [
-    "DIFFICULTY", "HOME", "LEVEL", "LEVEL_COMPLETE", "OBJECTIVE_COMPLETE", "SCREENS", "Seen", "look", "words",
+    "DIFFICULTY",
+    "HOME",
+    "LEVEL",
+    "LEVEL_COMPLETE",
+    "OBJECTIVE_COMPLETE",
+    "SCREENS",
+    "Seen",
+    "look",
+    "words",
 ]
 
 HOME, DIFFICULTY, LEVEL = "home", "difficulty", "level"
@@ -67,12 +75,17 @@ class Seen:
 def look(frame: np.ndarray, vocabulary: Vocabulary) -> Seen:
     """Which screen ``frame`` (the full 1280x900 RGB screen) shows."""
     if frame.shape != (900, 1280, 3) or frame.dtype != np.uint8:
-        raise ValueError(f"screen: expected a 900x1280x3 uint8 frame, got {frame.shape} {frame.dtype}")
+        raise ValueError(
+            f"screen: expected a 900x1280x3 uint8 frame, got {frame.shape} {frame.dtype}"
+        )
     header = is_colour(frame[:HEADER_ROWS], theme.HEADER)
     if header.mean() > 0.5:
         return _level(frame, vocabulary)
-    rows = [(a, b) for a, b in text_rows(frame, (0, 0, frame.shape[1], frame.shape[0]), TITLE)
-            if b - a >= TITLE.size // 2]  # a line of title text, not specks
+    rows = [
+        (a, b)
+        for a, b in text_rows(frame, (0, 0, frame.shape[1], frame.shape[0]), TITLE)
+        if b - a >= TITLE.size // 2
+    ]  # a line of title text, not specks
     if not rows:
         raise ValueError("screen: no header and no title: not a screen of the suite")
     y0, y1 = rows[0]
@@ -81,7 +94,9 @@ def look(frame: np.ndarray, vocabulary: Vocabulary) -> Seen:
         return Seen(HOME, title, _cards(frame, vocabulary))
     if title == words("objective_complete"):
         accent = [b for b in boxes(is_colour(frame, theme.ACCENT), 2000)]
-        return Seen(OBJECTIVE_COMPLETE, title, tuple((words("menu"), b.center) for b in accent[-1:]))
+        return Seen(
+            OBJECTIVE_COMPLETE, title, tuple((words("menu"), b.center) for b in accent[-1:])
+        )
     tiers = _tiers(frame, vocabulary)
     if None in title or not tiers:
         raise ValueError(f"screen: not a screen of the suite (title {title}, {len(tiers)} buttons)")
@@ -92,7 +107,9 @@ def _level(frame: np.ndarray, vocabulary: Vocabulary) -> Seen:
     buttons = [b for b in boxes(is_colour(frame[:HEADER_ROWS], theme.BUTTON), 500)]
     controls = []
     for b in buttons:
-        label = tuple(read_words(frame, (b.x0 + 4, b.y0 + 4, b.x1 - 4, b.y1 - 4), BUTTON, vocabulary))
+        label = tuple(
+            read_words(frame, (b.x0 + 4, b.y0 + 4, b.x1 - 4, b.y1 - 4), BUTTON, vocabulary)
+        )
         controls.append((label, b.center))
     # a disabled button (Undo with no history, Restart under the banner) is only an outline
     disabled = boxes(is_colour(frame[:HEADER_ROWS], theme.DISABLED_BORDER_ON_DARK), 100)
@@ -102,7 +119,7 @@ def _level(frame: np.ndarray, vocabulary: Vocabulary) -> Seen:
     if not banner:
         return Seen(LEVEL, title, tuple(controls))
     b = max(banner, key=lambda b: b.pixels)
-    inside = frame[HEADER_ROWS + b.y0 + 6:HEADER_ROWS + b.y1 - 6, b.x0 + 6:b.x1 - 6]
+    inside = frame[HEADER_ROWS + b.y0 + 6 : HEADER_ROWS + b.y1 - 6, b.x0 + 6 : b.x1 - 6]
     white = [w for w in boxes(is_colour(inside, theme.SUCCESS_TEXT), 2000)]
     if white:
         w = max(white, key=lambda w: w.pixels)
@@ -112,8 +129,11 @@ def _level(frame: np.ndarray, vocabulary: Vocabulary) -> Seen:
 
 
 def _white_boxes(frame: np.ndarray, min_w: int, min_h: int, max_h: int) -> list[Box]:
-    return [b for b in boxes(is_colour(frame, theme.CARD), min_w * min_h // 2)
-            if b.w >= min_w and min_h <= b.h <= max_h]
+    return [
+        b
+        for b in boxes(is_colour(frame, theme.CARD), min_w * min_h // 2)
+        if b.w >= min_w and min_h <= b.h <= max_h
+    ]
 
 
 def _cards(frame: np.ndarray, vocabulary: Vocabulary) -> tuple:
@@ -128,7 +148,9 @@ def _cards(frame: np.ndarray, vocabulary: Vocabulary) -> tuple:
 def _tiers(frame: np.ndarray, vocabulary: Vocabulary) -> tuple:
     out = []
     for b in _white_boxes(frame, 300, 40, 120):
-        words = read_words(frame, (b.x0 + 6, b.y0 + 6, b.x0 + b.w // 2, b.y1 - 6), TIER_NAME, vocabulary)
+        words = read_words(
+            frame, (b.x0 + 6, b.y0 + 6, b.x0 + b.w // 2, b.y1 - 6), TIER_NAME, vocabulary
+        )
         out.append((tuple(words), b.center))
     for b in boxes(is_colour(frame, theme.BUTTON), 2000):
         words = read_words(frame, (b.x0 + 4, b.y0 + 4, b.x1 - 4, b.y1 - 4), BUTTON, vocabulary)

@@ -93,7 +93,9 @@ def coverage(region: np.ndarray, style: Style) -> np.ndarray:
     return a
 
 
-def text_rows(frame: np.ndarray, box: tuple[int, int, int, int], style: Style) -> list[tuple[int, int]]:
+def text_rows(
+    frame: np.ndarray, box: tuple[int, int, int, int], style: Style
+) -> list[tuple[int, int]]:
     """The bands of rows (y0, y1) inside ``box`` that hold text of ``style``, top to bottom."""
     x0, y0, x1, y1 = box
     ink = (coverage(frame[y0:y1, x0:x1], style) > 0.5).any(axis=1)
@@ -102,8 +104,9 @@ def text_rows(frame: np.ndarray, box: tuple[int, int, int, int], style: Style) -
     return [(y0 + int(a), y0 + int(b)) for a, b in zip(starts, ends, strict=True)]
 
 
-def read_words(frame: np.ndarray, box: tuple[int, int, int, int], style: Style,
-               vocabulary: Vocabulary) -> list[str | None]:
+def read_words(
+    frame: np.ndarray, box: tuple[int, int, int, int], style: Style, vocabulary: Vocabulary
+) -> list[str | None]:
     """The words of the one line of text inside ``box`` (x0, y0, x1, y1) of ``frame``,
     left to right, each named from ``vocabulary`` (None where no word matches)."""
     x0, y0, x1, y1 = box
@@ -122,12 +125,13 @@ def read_words(frame: np.ndarray, box: tuple[int, int, int, int], style: Style,
     for a, b in words:
         piece = cov[:, a:b]
         rows = np.flatnonzero((piece > INK).any(axis=1))
-        out.append(vocabulary.best(piece[rows[0]:rows[-1] + 1], style))
+        out.append(vocabulary.best(piece[rows[0] : rows[-1] + 1], style))
     return out
 
 
-def read_letter(frame: np.ndarray, box: tuple[int, int, int, int],
-                fill: tuple[int, int, int]) -> str | None:
+def read_letter(
+    frame: np.ndarray, box: tuple[int, int, int, int], fill: tuple[int, int, int]
+) -> str | None:
     """The palette letter printed in ``box`` (x0, y0, x1, y1) of ``frame`` on a piece of
     colour ``fill``, or None when no letter matches."""
     x0, y0, x1, y1 = box
@@ -137,7 +141,7 @@ def read_letter(frame: np.ndarray, box: tuple[int, int, int, int],
     rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
     if not rows.size:
         return None
-    crop = cov[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+    crop = cov[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
     return _letter(crop.shape, np.round(crop * 32).astype(np.uint8).tobytes(), style)
 
 
@@ -162,7 +166,7 @@ def _difference(a: np.ndarray, t: np.ndarray) -> float:
     window.)"""
     h, w = max(a.shape[0], t.shape[0]) + 2, max(a.shape[1], t.shape[1]) + 2
     pa = np.zeros((h, w), np.float32)
-    pa[1:1 + a.shape[0], 1:1 + a.shape[1]] = a
+    pa[1 : 1 + a.shape[0], 1 : 1 + a.shape[1]] = a
     ink = float(a.sum())
     total = ink + float(t.sum()) or 1.0
     windows = sliding_window_view(pa, t.shape)  # every shift at once
@@ -190,5 +194,5 @@ def _templates(word: str, size: int, bold: bool) -> tuple[np.ndarray, ...]:
         ys, xs = np.nonzero(a > INK)
         if ys.size == 0:
             continue
-        out.append(a[ys.min():ys.max() + 1, xs.min():xs.max() + 1])
+        out.append(a[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1])
     return tuple(out)

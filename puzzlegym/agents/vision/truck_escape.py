@@ -29,8 +29,8 @@ from puzzlegym.screen.palette import PALETTE
 
 __all__ = ["READER", "ReadError", "TruckEscapeReader"]
 
-CELL = (92, 99, 113)        # #5c6371, a parking cell
-CELL_LINE = (76, 82, 95)    # #4c525f, the lines between cells
+CELL = (92, 99, 113)  # #5c6371, a parking cell
+CELL_LINE = (76, 82, 95)  # #4c525f, the lines between cells
 WINDSHIELD = (196, 228, 246)  # #c4e4f6
 CAB_SHADE = 0.78  # a cab is its truck's colour at this brightness
 OCCUPIED = 0.08  # share of a cell in one truck colour that makes it a truck's cell
@@ -38,8 +38,11 @@ GLASS = 0.02  # share of a cell in windshield colour that makes it a cab
 
 
 # every truck colour, as a body and as a cab, packed into one integer, sorted; and its index
-_KEYS = sorted((code(rgb), k) for k, c in enumerate(PALETTE)
-               for rgb in (c.rgb, tuple(int(v * CAB_SHADE) for v in c.rgb)))
+_KEYS = sorted(
+    (code(rgb), k)
+    for k, c in enumerate(PALETTE)
+    for rgb in (c.rgb, tuple(int(v * CAB_SHADE) for v in c.rgb))
+)
 _SORTED = np.array([key for key, _ in _KEYS], np.int32)
 _INDEX = np.array([k for _, k in _KEYS], np.int16)
 
@@ -52,8 +55,15 @@ def _colour_index(frame: np.ndarray) -> np.ndarray:
 
 
 def measure(frame: np.ndarray) -> Grid:
-    return measure_grid(frame, "truck escape", (CELL, CELL_LINE), 0, (CELL,), CELL_LINE,
-                        range(rules.MIN_SIZE, rules.MAX_SIZE + 1))
+    return measure_grid(
+        frame,
+        "truck escape",
+        (CELL, CELL_LINE),
+        0,
+        (CELL,),
+        CELL_LINE,
+        range(rules.MIN_SIZE, rules.MAX_SIZE + 1),
+    )
 
 
 class TruckEscapeReader:
@@ -63,14 +73,14 @@ class TruckEscapeReader:
         g = measure(frame)
         rows, cols = g.rows, g.cols
         area = g.cell * g.cell
-        index_all = _colour_index(frame[g.y0:g.y0 + rows * g.cell, g.x0:g.x0 + cols * g.cell])
+        index_all = _colour_index(frame[g.y0 : g.y0 + rows * g.cell, g.x0 : g.x0 + cols * g.cell])
         colours: dict[tuple[int, int], int] = {}
         glass: dict[tuple[int, int], tuple[float, float]] = {}
         for r in range(rows):
             for c in range(cols):
                 x, y = g.corner(r, c)
-                part = frame[y:y + g.cell, x:x + g.cell]
-                index = index_all[r * g.cell:(r + 1) * g.cell, c * g.cell:(c + 1) * g.cell]
+                part = frame[y : y + g.cell, x : x + g.cell]
+                index = index_all[r * g.cell : (r + 1) * g.cell, c * g.cell : (c + 1) * g.cell]
                 counts = np.bincount(index[index >= 0].ravel(), minlength=len(PALETTE))
                 k = int(counts.argmax())
                 if counts[k] < OCCUPIED * area:
@@ -99,14 +109,20 @@ def _truck(cells: list[tuple[int, int]], glass: dict) -> rules.Truck:
     cabs = [cell for cell in cells if cell in glass]
     if len(cabs) != 1 or len(cells) > rules.MAX_LENGTH:
         raise ReadError(f"truck escape: the truck on cells {cells} shows {len(cabs)} windshields")
-    (r, c), = cabs
+    ((r, c),) = cabs
     if len(cells) == 1:
         dx, dy = glass[(r, c)]
-        facing = ("right" if dx > 0 else "left") if abs(dx) > abs(dy) else ("down" if dy > 0 else "up")
+        facing = (
+            ("right" if dx > 0 else "left") if abs(dx) > abs(dy) else ("down" if dy > 0 else "up")
+        )
     else:
-        behind = next((name for name, (dr, dc) in rules.DELTAS.items() if (r - dr, c - dc) in cells), None)
+        behind = next(
+            (name for name, (dr, dc) in rules.DELTAS.items() if (r - dr, c - dc) in cells), None
+        )
         if behind is None:
-            raise ReadError(f"truck escape: the cab at [{r}, {c}] is not at an end of cells {cells}")
+            raise ReadError(
+                f"truck escape: the cab at [{r}, {c}] is not at an end of cells {cells}"
+            )
         facing = behind
     truck = rules.Truck(r, c, facing, len(cells))
     if sorted(truck.cells) != cells:
