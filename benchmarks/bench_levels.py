@@ -162,7 +162,8 @@ def main() -> None:
             rows.append(row)
             print(
                 f"{env_id.split('/')[1]:<21}{n:>7}{cold_rate:>8.2f}{row['cold_s_median']:>12.2f}"
-                f"{row['cold_s_max']:>7.1f}{disk_rate:>8.0f}{disk_rate / cold_rate:>9.0f}x{reset_rate:>8.0f}"
+                f"{row['cold_s_max']:>7.1f}{disk_rate:>8.0f}{disk_rate / cold_rate:>9.0f}x"
+                f"{reset_rate:>8.0f}"
                 f"{step_rate:>7.0f}{row['keep_up_steps_cold']:>13.0f}{row['keep_up_steps_disk']:>6.1f}",
                 flush=True,
             )

@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/bench_rl.py throughput [ENV_ID ...]   # default: every registered id
     .venv/bin/python benchmarks/bench_rl.py training [ENV_ID ...] [--steps N] [--rounds N]
     .venv/bin/python benchmarks/bench_rl.py rss [ENV_ID ...] [--steps N]
-    .venv/bin/python benchmarks/bench_rl.py vector [ENV_ID ...] [--steps N] [--envs N] [--rounds N] [--warmup N] [--full-res]
+    .venv/bin/python benchmarks/bench_rl.py vector [ENV_ID ...] [--steps N] [--envs N]
+        [--rounds N] [--warmup N] [--full-res]
     .venv/bin/python benchmarks/bench_rl.py lockstep-bound [ENV_ID ...] [--steps N] [--envs N]
     .venv/bin/python benchmarks/bench_rl.py wakeup [--steps N]
 
@@ -184,7 +185,10 @@ def rss_child(env_id: str, steps: int) -> dict:
 
 
 def rss(env_id: str, steps: int) -> dict:
-    code = f"import json, sys; sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r}); import bench_rl; print(json.dumps(bench_rl.rss_child({env_id!r}, {steps})))"
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r}); "
+        f"import bench_rl; print(json.dumps(bench_rl.rss_child({env_id!r}, {steps})))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -3,8 +3,9 @@ with seeds 0..9, each run measuring its held-out success beside both random poli
 same levels. Prints one line per seed and whether the trained policy beat masked random in
 that run, and writes ``docs/rl-demo.md`` (the ten figures; the README quotes it).
 
-    .venv/bin/python benchmarks/bench_train_ppo.py [--seeds 10] [--jobs 2] [--root runs/bench_train_ppo]
-    .venv/bin/python benchmarks/bench_train_ppo.py --no-docs agent.timesteps=20000   # Hydra overrides
+    .venv/bin/python benchmarks/bench_train_ppo.py [--seeds 10] [--jobs 2]
+        [--root runs/bench_train_ppo]
+    .venv/bin/python benchmarks/bench_train_ppo.py --no-docs agent.timesteps=20000 # Hydra overrides
 
 Resumable like every sweep (:mod:`puzzlegym.rl.sweep`): killed and started again, finished
 seeds are read back and an interrupted one runs again.
@@ -48,7 +49,8 @@ def render(rows: list[dict], config, meta: dict) -> str:
         f"read by `{config.extractor}`, board actions, learning rate "
         f"{config.hyperparameters.get('learning_rate', 3e-4):g}, {p.num_levels} generated training "
         "levels, one level per episode; it tests "
-        f"on the tier's catalogue levels within {p.budget_multiple:g}× each level's solver solution "
+        f"on the tier's catalogue levels within {p.budget_multiple:g}× each level's solver "
+        "solution "
         f"({config.episodes} episodes per level) beside the uniform and the masked-uniform random "
         "policy on the same levels and episodes. Here it ran with seeds "
         f"0..{len(rows) - 1} (`seed=N`), {meta['jobs']} at a time:",
@@ -74,9 +76,12 @@ def render(rows: list[dict], config, meta: dict) -> str:
         "",
         f"The trained policy beat masked random (a higher held-out success in the same run) in "
         f"**{wins} of {len(rows)}** runs; held-out success "
-        f"{_pct(min(held))}–{_pct(max(held))} (median {_pct(statistics.median(held))}) against masked "
-        f"random's {_pct(min(masked))}–{_pct(max(masked))} (median {_pct(statistics.median(masked))}); "
-        f"runs took {min(r['seconds'] for r in rows) / 60:.1f}–{max(r['seconds'] for r in rows) / 60:.1f} "
+        f"{_pct(min(held))}–{_pct(max(held))} (median {_pct(statistics.median(held))}) "
+        "against masked "
+        f"random's {_pct(min(masked))}–{_pct(max(masked))} "
+        f"(median {_pct(statistics.median(masked))}); "
+        f"runs took {min(r['seconds'] for r in rows) / 60:.1f}–"
+        f"{max(r['seconds'] for r in rows) / 60:.1f} "
         "minutes each (training, both random baselines, the curve and the final evaluations), "
         f"{meta['jobs']} at a time on the shared 2-core machine beside other work; page written on "
         f"{meta['date']}.",

@@ -160,7 +160,8 @@ def render(rows: dict, meta: dict) -> str:
         'the same way from the training view\'s 84×84 grayscale pixels (`view="board"`, '
         "SB3's `CnnPolicy`), and Nut and Bolt Medium is there for its dead ends (Easy has none). "
         "Regenerate the page (about "
-        f"{meta['sweep_minutes']:.0f} minutes of runs here, {meta['jobs']} at a time, plus the level "
+        f"{meta['sweep_minutes']:.0f} minutes of runs here, {meta['jobs']} at a time, plus the "
+        "level "
         "generation) with",
         "",
         "```bash",
@@ -175,9 +176,11 @@ def render(rows: dict, meta: dict) -> str:
         "seeds that never give a catalogue level); the episode's budget is "
         f"{PROTOCOL['budget_multiple']:g}× the longest solver solution of the tier's catalogue.",
         "* **Held-out success**: each catalogue level of the tier, one level per episode from the "
-        f"board, within {PROTOCOL['budget_multiple']:g}× its solver solution, counted in board actions "
+        f"board, within {PROTOCOL['budget_multiple']:g}× its solver solution, counted in board "
+        "actions "
         "(one simulated second each: `budget_s` with `action_cost_s=1`); "
-        f"{TRAIN['episodes']} episodes per level of the sampled policy (as trained, with the mask). "
+        f"{TRAIN['episodes']} episodes per level of the sampled policy (as trained, with the "
+        "mask). "
         "A run's score on a level is its share of won episodes; the game's figure is the mean over "
         "levels and seeds.",
         f"* **Train success**: the same on the split's first {PROTOCOL['train_levels']} training "
@@ -208,7 +211,8 @@ def render(rows: dict, meta: dict) -> str:
         lo_s, hi_s = min(r["total_s"]), max(r["total_s"])
         lines.append(
             f"| {game} | {_ci(r['trained_test'])} | {_ci(r['trained_test'], 'iqm')} | "
-            f"{_ci(r['trained_train'])} | {_ci(r['random_masked_test'])} | {_ci(r['random_uniform_test'])} | "
+            f"{_ci(r['trained_train'])} | {_ci(r['random_masked_test'])} | "
+            f"{_ci(r['random_uniform_test'])} | "
             f"{_pct(r['trained_greedy_test']['mean'])} | {r['timesteps']:,} | "
             f"{lo_s / 60:.1f}–{hi_s / 60:.1f} min | {r['train_fps']:.0f} |"
         )
@@ -231,7 +235,8 @@ def render(rows: dict, meta: dict) -> str:
         "![Learning curves](img/rl_baselines.png)",
         "",
         "Learning curves: held-out (solid) and train-level (dashed) success of the sampled policy, "
-        f"{TRAIN['curve_episodes']} episodes per level every {TRAIN['curve_every']:,} steps, one line "
+        f"{TRAIN['curve_episodes']} episodes per level every {TRAIN['curve_every']:,} steps, one "
+        "line "
         "per seed; the dotted lines are the random policies' held-out success (mean over seeds).",
         "",
         "## Dead ends of trained agents",
@@ -259,7 +264,8 @@ def render(rows: dict, meta: dict) -> str:
             share = "–" if d["dead_end_share"] is None else f"{d['dead_end_share']:.1f}%"
             lines.append(
                 f"| {game} | {label} | {d['attempts']:,} | {share} ({d['dead_end_attempts']}) | "
-                f"{d['recovered']} of {d['runs']} | {_num(d['mean_delay'])} | {_num(d['median_delay'])} |"
+                f"{d['recovered']} of {d['runs']} | {_num(d['mean_delay'])} | "
+                f"{_num(d['median_delay'])} |"
             )
     lines += [
         "",
@@ -348,7 +354,8 @@ def main(argv: list[str] | None = None) -> int:
             ROOT / "docs" / "img" / "rl_baselines.png", lambda tmp: plot_sweep(groups, tmp)
         )
         print(
-            f"wrote docs/rl-baselines.md and docs/img/rl_baselines.png (sweep {sweep_s / 60:.1f} min)"
+            "wrote docs/rl-baselines.md and docs/img/rl_baselines.png "
+            f"(sweep {sweep_s / 60:.1f} min)"
         )
     return 0
 

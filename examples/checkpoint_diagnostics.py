@@ -112,7 +112,8 @@ def main() -> None:
     )
     assert summary == summary_copy, "the evaluators disagree"
     print(
-        f"replayed {replayed} actions in both envs: frames byte-identical, last frame {digest(obs)}; "
+        f"replayed {replayed} actions in both envs: frames byte-identical, "
+        f"last frame {digest(obs)}; "
         f"both end with success={summary['success']}, levels won {summary['levels_won']}"
     )
     original.close()

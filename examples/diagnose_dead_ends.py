@@ -31,7 +31,8 @@ from puzzlegym import lab
 from puzzlegym.lab import rq2
 
 SOURCES = (
-    # (env id, level, finder, count): Bolt Unscrew Hard off the solution path, Nut and Bolt Hard by random play
+    # (env id, level, finder, count): Bolt Unscrew Hard off the solution path, Nut and Bolt Hard
+    # by random play
     ("LongPuzzle/BoltUnscrew-Hard", 1, "solution", 1),
     ("LongPuzzle/BoltUnscrew-Hard", 3, "solution", 1),
     ("LongPuzzle/NutAndBolt-Hard", 1, "random", 2),
@@ -66,7 +67,8 @@ def main() -> None:
                 1 for c in found if c.certificate["class"] == "D" and not c.certificate["visible"]
             )
             print(
-                f"{env_id} level {level} ({source}): {classes.count('D')} D ({hidden} with legal moves left), "
+                f"{env_id} level {level} ({source}): {classes.count('D')} D "
+                f"({hidden} with legal moves left), "
                 f"{classes.count('N')} N"
             )
         paths = sorted(ckpt_dir.glob("*.ckpt.json"))
@@ -77,7 +79,8 @@ def main() -> None:
         print()
         print(
             f"RQ2 outcomes, scripted agent, {len(paths)} checkpoints, {len(docs)} continuations "
-            f"(timely: {limits.timely_actions} actions and {limits.timely_s:.0f} s; window {limits.window_s:.0f} s)"
+            f"(timely: {limits.timely_actions} actions and {limits.timely_s:.0f} s; "
+            f"window {limits.window_s:.0f} s)"
         )
         header = (
             "Game",

@@ -8,7 +8,7 @@ node needs ``pip install 'puzzlegym[distributed,rl]'``). The policy is uniform o
 actions, or a trained SB3/sb3-contrib model (``--model model.zip``, e.g. the one
 ``examples/train_ppo.py`` writes) loaded once per actor.
 
-    python examples/ray_rollout.py                                  # 2 actors x 2 envs, 2,000 steps each
+    python examples/ray_rollout.py  # 2 actors x 2 envs, 2,000 steps each
     python examples/ray_rollout.py --model outputs/.../ppo/model.zip --level 1 --budget-s 14
     python examples/ray_rollout.py --address auto --actors 16 --envs-per-actor 4
 

@@ -158,8 +158,8 @@ def _check_text(where: str, name: str, value: Any, *, allow_empty: bool, printab
 def _check_key(where: str, value: Any) -> str:
     if not isinstance(value, str) or value not in ALLOWED_KEYS:
         raise ActionError(
-            f"{where}.key: {shown(value)} is not an allowed key; allowed: a single letter a-z/A-Z or "
-            + ", ".join(GAME_KEYS)
+            f"{where}.key: {shown(value)} is not an allowed key; "
+            "allowed: a single letter a-z/A-Z or " + ", ".join(GAME_KEYS)
         )
     return value
 

@@ -115,7 +115,8 @@ class Catalogue:
             raise LevelError(f"catalogue: expected a JSON object, got {type(doc).__name__}")
         if set(doc) != set(DOC_KEYS):
             raise LevelError(
-                f"catalogue: keys must be exactly {', '.join(DOC_KEYS)}; got {', '.join(sorted(map(str, doc)))}"
+                f"catalogue: keys must be exactly {', '.join(DOC_KEYS)}; "
+                f"got {', '.join(sorted(map(str, doc)))}"
             )
         if doc["game"] != self.game:
             raise LevelError(f"game: expected {self.game!r}, got {shown(doc['game'])}")

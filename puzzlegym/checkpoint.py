@@ -253,13 +253,15 @@ def check_results(evaluator: dict) -> None:
             )
         if res["won"] != bool(won_at):
             raise CheckpointError(
-                f"{where}.won: {res['won']} but the events have {'a' if won_at else 'no'} level_won for level {i + 1}"
+                f"{where}.won: {res['won']} but the events have {'a' if won_at else 'no'} "
+                f"level_won for level {i + 1}"
             )
         if res["won"] and not any(snap["solved"] for snap in snaps):
             raise CheckpointError(f"{where}.won: no snapshot of level {i + 1} shows it solved")
         if res["max_potential"] > best:
             raise CheckpointError(
-                f"{where}.max_potential: {res['max_potential']} exceeds the level's best snapshot potential {best}"
+                f"{where}.max_potential: {res['max_potential']} exceeds the level's best "
+                f"snapshot potential {best}"
             )
 
 
@@ -315,7 +317,8 @@ class Checkpoint:
         theirs, mine = _version_key(doc["puzzlegym_version"]), _version_key(__version__)
         if theirs is None:
             raise CheckpointError(
-                f"checkpoint puzzlegym_version: expected a version such as {__version__!r}, got {shown(doc['puzzlegym_version'])}"
+                "checkpoint puzzlegym_version: expected a version such as "
+                f"{__version__!r}, got {shown(doc['puzzlegym_version'])}"
             )
         if mine is not None and theirs > mine:
             raise CheckpointError(
@@ -326,7 +329,8 @@ class Checkpoint:
             r"[0-9a-f]{64}", doc["catalogue_sha256"]
         ):
             raise CheckpointError(
-                f"checkpoint catalogue_sha256: expected 64 hex digits, got {shown(doc['catalogue_sha256'])}"
+                "checkpoint catalogue_sha256: expected 64 hex digits, "
+                f"got {shown(doc['catalogue_sha256'])}"
             )
         for name in ("config", "payload"):
             if not isinstance(doc[name], dict):

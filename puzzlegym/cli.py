@@ -83,7 +83,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     options = model_options(args)
     out = (
         args.out
-        or f"runs/{args.env_id.split('/')[-1]}-{args.agent.replace(':', '_').replace('/', '_')}-seed{args.seed}"
+        or f"runs/{args.env_id.split('/')[-1]}-"
+        f"{args.agent.replace(':', '_').replace('/', '_')}-seed{args.seed}"
     )
     clock = args.clock or ("wall" if is_model_spec(args.agent) else "sim")
     kwargs = {"backend": args.backend, "start": args.start, "clock": clock}
@@ -113,7 +114,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"{result['elapsed_s']:.0f} s on the {kwargs['clock']} clock"
         )
         print(
-            f"record: {result.get('record')}  final frame: {result.get('final_frame')}  gif: {result.get('gif')}"
+            f"record: {result.get('record')}  final frame: {result.get('final_frame')}  "
+            f"gif: {result.get('gif')}"
         )
     return 0
 
@@ -150,7 +152,8 @@ def _cmd_levels(args: argparse.Namespace) -> int:
     elif args.action == "generate":
         if args.env_id is None:
             raise ConfigError(
-                "--env-id: generate needs the objective whose tier to generate, e.g. LongPuzzle/RushHour-Hard"
+                "--env-id: generate needs the objective whose tier to generate, "
+                "e.g. LongPuzzle/RushHour-Hard"
             )
         if args.num_levels is None or args.num_levels < 1:
             raise ConfigError(
@@ -159,7 +162,8 @@ def _cmd_levels(args: argparse.Namespace) -> int:
         start = args.start_level or 0
         if start + args.num_levels > SEED_LIMIT:
             raise ConfigError(
-                f"--num-levels: --start-level + --num-levels must be at most 2**31, got {start} + {args.num_levels}"
+                "--num-levels: --start-level + --num-levels must be at most 2**31, "
+                f"got {start} + {args.num_levels}"
             )
         result = levels.warm_cache(
             args.env_id,
@@ -199,7 +203,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     server = make_serve_server(args.host, args.port, service, token=token)
     host, port = server.server_address[:2]
     print(
-        f"puzzlegym serve: http://{host}:{port}/ (backend {args.backend}, records in {args.record_dir})",
+        f"puzzlegym serve: http://{host}:{port}/ (backend {args.backend}, "
+        f"records in {args.record_dir})",
         flush=True,
     )
     return serve_until_interrupted(server, service.close)
@@ -232,7 +237,8 @@ MODEL_OPTION_FLAGS = {
     "--api-key-env": (
         "api_key_env",
         str,
-        "environment variable holding the API key (default OPENAI_API_KEY; keys never go on the command line)",
+        "environment variable holding the API key (default OPENAI_API_KEY; "
+        "keys never go on the command line)",
     ),
     "--setting": (
         "setting",
@@ -346,7 +352,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_int_in(0, SEED_LIMIT),
         default=None,
         metavar="N",
-        help="with --levels generated: level seeds start_level + i mod N (0: unbounded, the default)",
+        help="with --levels generated: level seeds start_level + i mod N "
+        "(0: unbounded, the default)",
     )
     run.add_argument(
         "--start-level",
@@ -574,7 +581,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     tr = sub.add_parser(
         "train",
-        help="train (Mask)PPO on generated levels, test on the catalogue beside both random policies",
+        help="train (Mask)PPO on generated levels, test on the catalogue beside both "
+        "random policies",
     )
     tr.add_argument(
         "overrides",

@@ -138,12 +138,14 @@ def puzzle_env(env: gym.Env, who: str) -> PuzzleEnv:
         >>> puzzle_env(gym.make("CartPole-v1"), "mine")
         Traceback (most recent call last):
         ...
-        puzzlegym.errors.ConfigError: mine: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got CartPoleEnv
+        puzzlegym.errors.ConfigError: mine: wraps puzzlegym envs only (gym.make('LongPuzzle/...')),
+        got CartPoleEnv
     """
     base = env.unwrapped
     if not isinstance(base, PuzzleEnv):
         raise ConfigError(
-            f"{who}: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), got {type(base).__name__}"
+            f"{who}: wraps puzzlegym envs only (gym.make('LongPuzzle/...')), "
+            f"got {type(base).__name__}"
         )
     return base
 
@@ -159,12 +161,13 @@ class PuzzleEnv(gym.Env):
     never a catalogue level), ``num_levels`` and ``start_level`` (with "generated" only: the
     training distribution's level seeds ``start_level + i mod num_levels``, ``num_levels=0``
     (the default) unbounded; each reset draws the episode's levels with ``np_random``,
-    :mod:`puzzlegym.splits`), ``record_dir`` (write the episode record there, or, if it already holds one, in the first free ``<record_dir>-2``, ``-3``, ...; each reset starts a new record; ``record_path`` says where the current one is), ``agent`` (the
-    agent's name, for records), ``record_frames`` (None, or ``"hash"``: the record also gets
-    a ``frame`` line with the SHA-256 of every full-resolution frame, for ``puzzlegym
-    replay``; off by default since hashing costs ~2 ms per step), ``render_cache_bytes``
-    (the bound of the renderer's widget image cache, default
-    ``puzzlegym.screen.render.DEFAULT_CACHE_BYTES`` = 64 MiB).
+    :mod:`puzzlegym.splits`), ``record_dir`` (write the episode record there, or, if it already
+    holds one, in the first free ``<record_dir>-2``, ``-3``, ...; each reset starts a new
+    record; ``record_path`` says where the current one is), ``agent`` (the agent's name, for
+    records), ``record_frames`` (None, or ``"hash"``: the record also gets a ``frame`` line
+    with the SHA-256 of every full-resolution frame, for ``puzzlegym replay``; off by default
+    since hashing costs ~2 ms per step), ``render_cache_bytes`` (the bound of the renderer's
+    widget image cache, default ``puzzlegym.screen.render.DEFAULT_CACHE_BYTES`` = 64 MiB).
 
     Observations are the 1280×900 screen unless :meth:`set_resolution` picked a reduced
     resolution (``puzzlegym.wrappers.LowResObservation`` does): then the renderer composites
@@ -223,9 +226,10 @@ class PuzzleEnv(gym.Env):
     ) -> None:
         if unknown:
             raise ConfigError(
-                f"{sorted(unknown)[0]}: not a keyword argument of puzzlegym envs; allowed: backend, start, "
-                "level, clock, budget_s, reward, render_mode, action_cost_s, levels, num_levels, "
-                "start_level, record_dir, agent, record_frames, render_cache_bytes"
+                f"{sorted(unknown)[0]}: not a keyword argument of puzzlegym envs; allowed: "
+                "backend, start, level, clock, budget_s, reward, render_mode, action_cost_s, "
+                "levels, num_levels, start_level, record_dir, agent, record_frames, "
+                "render_cache_bytes"
             )
         if agent is not None and (not isinstance(agent, str) or not 1 <= len(agent) <= 200):
             raise ConfigError(
@@ -260,7 +264,8 @@ class PuzzleEnv(gym.Env):
             )
         if not _positive_finite(action_cost_s):
             raise ConfigError(
-                f"action_cost_s: must be a positive, finite number of seconds, got {shown(action_cost_s)}"
+                "action_cost_s: must be a positive, finite number of seconds, "
+                f"got {shown(action_cost_s)}"
             )
         split = check_split(levels, num_levels, start_level)
         if record_frames not in (None, "hash"):
@@ -275,7 +280,8 @@ class PuzzleEnv(gym.Env):
             or render_cache_bytes < 0
         ):
             raise ConfigError(
-                f"render_cache_bytes: expected None or a non-negative integer, got {render_cache_bytes!r}"
+                "render_cache_bytes: expected None or a non-negative integer, "
+                f"got {render_cache_bytes!r}"
             )
         try:
             self.backend = make_backend(backend, cache_bytes=render_cache_bytes)
@@ -430,12 +436,14 @@ class PuzzleEnv(gym.Env):
         unknown = sorted(set(options) - {"checkpoint", "first_level"})
         if unknown:
             raise ConfigError(
-                f"reset options: unknown option {unknown[0]!r}; allowed: 'checkpoint', 'first_level'"
+                f"reset options: unknown option {unknown[0]!r}; "
+                "allowed: 'checkpoint', 'first_level'"
             )
         ckpt = options.get("checkpoint")
         if ckpt is not None and not isinstance(ckpt, Checkpoint):
             raise CheckpointError(
-                f"reset options['checkpoint']: expected a puzzlegym Checkpoint, got {type(ckpt).__name__}"
+                "reset options['checkpoint']: expected a puzzlegym Checkpoint, "
+                f"got {type(ckpt).__name__}"
             )
         first = options.get("first_level")  # a generated episode's first training level
         if first is not None:
@@ -809,7 +817,8 @@ class PuzzleEnv(gym.Env):
         validate_payload(p)
         if p["clock"]["kind"] != self.config["clock"]:
             raise CheckpointError(
-                f"checkpoint payload.clock.kind: {p['clock']['kind']!r} does not fit this env's clock {self.config['clock']!r}"
+                f"checkpoint payload.clock.kind: {p['clock']['kind']!r} does not fit "
+                f"this env's clock {self.config['clock']!r}"
             )
         first = p.get("first_level")
         if self.split is None and first is not None:
@@ -817,7 +826,8 @@ class PuzzleEnv(gym.Env):
         if self.split is not None:
             if first is None:
                 raise CheckpointError(
-                    "checkpoint payload.first_level: a generated episode needs its first training level"
+                    "checkpoint payload.first_level: a generated episode needs its "
+                    "first training level"
                 )
             try:
                 first = self.split.check_first_level(first, "checkpoint payload.first_level")

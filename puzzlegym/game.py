@@ -202,7 +202,8 @@ class Game:
     def __reduce__(self):
         if not self.package:
             raise TypeError(
-                f"game {self.name!r}: only a game made by Game.from_package pickles (by its package)"
+                f"game {self.name!r}: only a game made by Game.from_package pickles "
+                "(by its package)"
             )
         return (game_of_package, (self.package, self.name))
 

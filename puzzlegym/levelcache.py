@@ -111,7 +111,8 @@ def default_max_bytes() -> int:
         mb = -1
     if not 1 <= mb <= 2**20:
         raise ConfigError(
-            f"PUZZLEGYM_CACHE_MAX_MB: expected an integer 1..1048576 (megabytes), got {value[:40]!r}"
+            "PUZZLEGYM_CACHE_MAX_MB: expected an integer 1..1048576 (megabytes), "
+            f"got {value[:40]!r}"
         )
     return mb * 2**20
 

@@ -112,8 +112,8 @@ class Planes:
         if not self.fits(level, shape):
             n, h, w = self.dims(level)
             raise ValueError(
-                f"planes: level {getattr(level, 'id', '?')!r} needs {len(self.fixed) + n} planes of "
-                f"{h}x{w}, more than the board tensor's {shape[0]} of {shape[1]}x{shape[2]} "
+                f"planes: level {getattr(level, 'id', '?')!r} needs {len(self.fixed) + n} planes "
+                f"of {h}x{w}, more than the board tensor's {shape[0]} of {shape[1]}x{shape[2]} "
                 "(sized by the tier's catalogue); pass a larger shape"
             )
         base = np.zeros(shape, dtype=np.uint8)

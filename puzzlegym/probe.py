@@ -106,9 +106,10 @@ class Probe:
     """One moment of an episode, read-only (see the module docstring).
 
     ``screen`` is one of :data:`SCREENS`; ``game``/``tier`` what the screen shows (None on the
-    home screen; ``objective`` names what the episode plays); ``controls`` the screen's named clickable regions, top-most first
-    (``"game:MazePaint"``, ``"tier:Easy"``, ``"back"``, ``"restart"``, ``"undo"``,
-    ``"menu"``, ``"next"``); ``board_area`` where the level screen draws the board;
+    home screen; ``objective`` names what the episode plays); ``controls`` the screen's named
+    clickable regions, top-most first (``"game:MazePaint"``, ``"tier:Easy"``, ``"back"``,
+    ``"restart"``, ``"undo"``, ``"menu"``, ``"next"``); ``board_area`` where the level screen
+    draws the board;
     ``version`` changes whenever what the screen shows changes, and with ``episode`` (resets
     of this env, restores included) it identifies a screen for caches.
     """

@@ -2,8 +2,9 @@
 configs shipped inside the package (``puzzlegym.configs``, the repository's ``configs/``).
 
 * A GUI agent (``agent=solver``, ``agent=random``, ``agent=openai`` with its ``options``,
-  ``agent.name=module:callable``; configs with ``kind: play`` or no kind) plays one episode on the raw env (``wrappers=none``) and prints its
-  result as one JSON line (files under ``out_dir``).
+  ``agent.name=module:callable``; configs with ``kind: play`` or no kind) plays one episode on
+  the raw env (``wrappers=none``) and prints its result as one JSON line (files under
+  ``out_dir``).
 * A training agent (``agent=maskable_ppo``, ``agent=ppo``; ``kind: train``) runs the
   training protocol (:mod:`puzzlegym.rl.protocol`, :func:`puzzlegym.rl.train.train`): trains
   through the wrappers (``wrappers=board``: the symbolic board, ``wrappers=rl``: pixels) on
@@ -159,7 +160,8 @@ def train_config(cfg: DictConfig):
             raise ConfigError(
                 f"env.kwargs.{key}: set by the training protocol (one generated level per episode "
                 "for training, the catalogue's levels for testing); use agent.protocol.num_levels, "
-                f"agent.protocol.start_level or agent.protocol.budget_multiple, got {env_kwargs[key]!r}"
+                "agent.protocol.start_level or agent.protocol.budget_multiple, "
+                f"got {env_kwargs[key]!r}"
             )
     passed = {k: v for k, v in env_kwargs.items() if k in ENV_KEYS}
     other = sorted(set(env_kwargs) - set(ENV_KEYS) - set(_PROTOCOL_DEFAULTS) - {"start"})

@@ -78,7 +78,8 @@ class Split:
         """``value`` as an episode's first training level (``where`` names it in errors)."""
         if not _is_int(value) or not 0 <= value < self.size:
             raise ConfigError(
-                f"{where}: expected an integer 0..{self.size - 1} (a training level), got {shown(value)}"
+                f"{where}: expected an integer 0..{self.size - 1} (a training level), "
+                f"got {shown(value)}"
             )
         return int(value)
 
@@ -100,7 +101,8 @@ def check_split(levels: Any, num_levels: Any = None, start_level: Any = None) ->
     start = 0 if start_level is None else start_level
     if not _is_int(start) or not 0 <= start < SEED_LIMIT:
         raise ConfigError(
-            f"start_level: expected an integer 0..{SEED_LIMIT - 1} (the first level seed), got {shown(start_level)}"
+            f"start_level: expected an integer 0..{SEED_LIMIT - 1} (the first level seed), "
+            f"got {shown(start_level)}"
         )
     n = 0 if num_levels is None else num_levels
     if not _is_int(n) or n < 0:
@@ -201,8 +203,9 @@ class TrainingLevels:
                 break
         else:
             raise LevelError(
-                f"{self.game.name}-{self.tier}: level seed {seed} has no training level: for its "
-                f"{MAX_REDRAWS} candidates the generator found none, a catalogue level or one too large"
+                f"{self.game.name}-{self.tier}: level seed {seed} has no training level: "
+                f"for its {MAX_REDRAWS} candidates the generator found none, a catalogue "
+                "level or one too large"
             )
         self._memo[seed] = (source, level)
         if len(self._memo) > MEMO_LEVELS:

@@ -148,7 +148,8 @@ def _check_board(game: Game, where: str, level: Any, state: Any) -> int:
         _fail(
             game,
             where,
-            f"panel {p} (the training view's window) is not a box inside the board area {BOARD_AREA}",
+            f"panel {p} (the training view's window) is not a box inside the board area "
+            f"{BOARD_AREA}",
         )
     targets = view.board_targets(level, state, ui, BOARD_AREA)
     if not all(t is None or isinstance(t, Action) for t in targets):
@@ -199,7 +200,8 @@ def _walk(
             _fail(
                 game,
                 here,
-                "board_targets changed length within a level (index meanings depend on the level only)",
+                "board_targets changed length within a level "
+                "(index meanings depend on the level only)",
             )
 
 

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The whole test suite: install everything the tests need (Chromium from the OS packages
-# included), build the documentation site strictly (a broken link, anchor, snippet or API
-# reference fails; the site goes to site/), type-check puzzlegym, envs and solvers (mypy,
-# [tool.mypy] in pyproject.toml), then run pytest. Extra arguments go to pytest.
+# included), check the code's form (ruff: the lint rules and the 100-character line, and that
+# `ruff format` leaves every file as it is), build the documentation site strictly (a broken
+# link, anchor, snippet or API reference fails; the site goes to site/), type-check
+# puzzlegym, envs and solvers (mypy, [tool.mypy] in pyproject.toml), then run pytest. Extra
+# arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh dev
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
 NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict
 .venv/bin/python -m mypy
 .venv/bin/python -m pytest -q "$@"

@@ -83,7 +83,9 @@ def certify(level: Any, state: Any) -> Verdict:
         >>> from puzzlegym.registry import get_game
         >>> game = get_game("MazePaint")
         >>> level = game.load_catalogue("Easy")[0]
-        >>> certify(level, game.rules.initial_state(level)), is_dead_end(level, game.rules.initial_state(level))
+        >>> certify(level, game.rules.initial_state(level)), is_dead_end(
+        ...     level, game.rules.initial_state(level)
+        ... )
         ('solvable', False)
     """
     return _module(level).certify(level, state)

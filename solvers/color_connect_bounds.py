@@ -193,7 +193,10 @@ def proof_text(level, proof: dict) -> str:
     if proof["rule"] == "separated":
         return f"level {level.id}: the dots of pair {letters} are not joined by free cells"
     if proof["rule"] == "crossing":
-        return f"level {level.id}: pairs {letters} have their dots on the border in alternating order, so their paths would cross"
+        return (
+            f"level {level.id}: pairs {letters} have their dots on the border in alternating "
+            "order, so their paths would cross"
+        )
     return f"level {level.id}: the free cell {cells} is the only way through for pairs {letters}"
 
 

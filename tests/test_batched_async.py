@@ -175,7 +175,8 @@ def test_bad_env_ids_and_actions_are_rejected_before_anything_is_sent():
         for bad, message in [
             (
                 [0, 1],
-                r"^env_ids: expected exactly the envs of one worker \(0\.\.2, 3\.\.4\), got \[0, 1\]",
+                r"^env_ids: expected exactly the envs of one worker \(0\.\.2, 3\.\.4\), "
+                r"got \[0, 1\]",
             ),
             ([2, 3], r"^env_ids: expected exactly the envs of one worker"),
             ([1, 0, 2], r"^env_ids: expected exactly the envs of one worker"),
@@ -224,7 +225,8 @@ def test_lockstep_and_async_requests_never_mix():
     try:
         envs.async_reset(seed=0)
         refused = (
-            r"refused while asynchronous requests are outstanding \(worker 0 \(envs 0\.\.2\): reset, "
+            r"refused while asynchronous requests are outstanding "
+            r"\(worker 0 \(envs 0\.\.2\): reset, "
             r"worker 1 \(envs 3\.\.4\): reset\); recv\(\) their results first, or close"
         )
         for name, call in [
@@ -269,7 +271,10 @@ def test_env_error_during_async_step_is_raised_by_recv_and_the_worker_serves_on(
         envs.send(np.array([0, 0, 1]), [0, 1, 2])
         with pytest.raises(
             WorkerError,
-            match=r"(?s)^recv: worker 0, env 2 raised RuntimeError: the board caught fire.*Traceback",
+            match=(
+                r"(?s)^recv: worker 0, env 2 raised RuntimeError: the board caught fire"
+                r".*Traceback"
+            ),
         ):
             envs.recv()
         assert not envs._pool.outstanding  # worker 0 is idle again
@@ -318,7 +323,10 @@ def test_silent_worker_times_out_and_bad_timeouts_name_the_field():
         assert envs._pool.outstanding == {0: "step"}
         with pytest.raises(
             WorkerError,
-            match=r"^recv: worker 0 \(envs 0\.\.2\) did not answer within 1 s; the vector env is closed",
+            match=(
+                r"^recv: worker 0 \(envs 0\.\.2\) did not answer within 1 s; "
+                r"the vector env is closed"
+            ),
         ):
             envs.recv(timeout=1)
     finally:

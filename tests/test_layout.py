@@ -212,7 +212,8 @@ def outside_modules() -> dict[str, Path]:
 @pytest.mark.parametrize("module", sorted(outside_modules()))
 def test_no_module_above_the_engine_reads_env_internals(module):
     assert internals_used(module, outside_modules()[module]) == [], (
-        f"{module} reaches into the env's internals; read env.unwrapped.probe() or subscribe to its events"
+        f"{module} reaches into the env's internals; read env.unwrapped.probe() or subscribe to "
+        "its events"
     )
 
 

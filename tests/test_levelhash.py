@@ -19,7 +19,7 @@ from puzzlegym.levelhash import canonical_document, catalogue_hashes, is_catalog
 from puzzlegym.registry import games, get_game
 from puzzlegym.symmetry import SYMMETRIES, canonical_sequences, first_seen, relabelled_rows
 
-# ----------------------------------------------------------------------------- the test's transforms
+# ---------------------------------------------------------------------------- the test's transforms
 TURN = {"up": "right", "right": "down", "down": "left", "left": "up"}  # a quarter turn clockwise
 MIRROR = {"left": "right", "right": "left", "up": "up", "down": "down"}  # left to right
 

@@ -376,7 +376,9 @@ def test_sandbox_enforces_its_limits_and_cannot_reach_the_env(sandbox, tmp_path,
         "import puzzlegym.env": "importing 'puzzlegym.env' is not allowed",
         "from puzzlegym import solvers": "importing 'puzzlegym' is not allowed",
         f"open({str(package / 'env.py')!r}).read()": "outside what the sandbox may read",
-        f"open({str(package.parent / 'envs' / 'maze_paint' / 'levels' / 'Easy.json')!r}).read()": "outside what the sandbox may read",
+        f"open({str(package.parent / 'envs' / 'maze_paint' / 'levels' / 'Easy.json')!r}).read()": (
+            "outside what the sandbox may read"
+        ),
         f"open({str(private)!r}).read()": "outside what the sandbox may read",
         "import os; os.listdir('/')": "outside what the sandbox may read",
         "open('/tmp/outside.txt', 'w')": "outside the sandbox's work directory",
@@ -491,8 +493,8 @@ def test_memory_conditions_produce_the_specified_histories(tmp_path):
         "move 1",
         "start over",
     ]
-    # M2: a summary request (no tool may be called), then the history replaced by the summary, cut to the
-    # text size of the history M1 sends at that moment
+    # M2: a summary request (no tool may be called), then the history replaced by the summary, cut
+    # to the text size of the history M1 sends at that moment
     summary_req, acting = m2[-3], m2[after]
     assert (
         summary_req["tool_choice"] == "none"
@@ -538,7 +540,8 @@ def ngar_script(level1: list[dict]) -> list[dict]:
             code=(  # other 1; screenshot() native 3, click native 4
                 "s = screenshot()\n"
                 f"click({tier['x']}, {tier['y']})\n"
-                "try:\n    click(5000, 1)\nexcept GUIError as e:\n    print('refused:', e)\n"  # malformed, no step
+                # malformed, no step
+                "try:\n    click(5000, 1)\nexcept GUIError as e:\n    print('refused:', e)\n"
                 "try:\n    import puzzlegym\nexcept ImportError as e:\n    print(e)\n"
             ),
         ),

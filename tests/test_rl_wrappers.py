@@ -238,7 +238,8 @@ def test_masks_on_a_scripted_nut_and_bolt_board(make_env):
     restart, undo = n, n + 1
     mask = env.action_masks()
     full = [i for i, nuts in enumerate(b.state.bolts) if nuts]
-    # nothing selected: every bolt with nuts can be selected; empty bolts, Restart and Undo do nothing
+    # nothing selected: every bolt with nuts can be selected; empty bolts, Restart and Undo do
+    # nothing
     assert np.flatnonzero(mask[: len(b.state.bolts)]).tolist() == full
     assert not mask[restart] and not mask[undo] and not mask[len(b.state.bolts) : n].any()
     src = full[0]

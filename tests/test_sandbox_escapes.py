@@ -255,7 +255,9 @@ def start(argv, setsid):
         extra = (-1, None, None, None, -1, None, False)
     else:
         extra = (None, None, None, -1, None)
-    return ps.fork_exec(args, exe, True, (w,), None, None, -1, -1, -1, -1, -1, -1, r, w, False, setsid, *extra)
+    return ps.fork_exec(
+        args, exe, True, (w,), None, None, -1, -1, -1, -1, -1, -1, r, w, False, setsid, *extra
+    )
 """
 
 
@@ -264,7 +266,11 @@ def test_renamed_posixsubprocess_starts_no_process(box, outside):
         POSIXSUBPROCESS
         + """
 shell = f"echo escaped > {T['write']}; sleep 30 # {T['marker']}"
-for argv in (['/bin/sh', '-c', shell], [sys.executable, '-c', f"import time; open({T['write']!r}, 'w'); time.sleep(30) # {T['marker']}"]):
+for argv in (
+    ['/bin/sh', '-c', shell],
+    [sys.executable, '-c',
+     f"import time; open({T['write']!r}, 'w'); time.sleep(30) # {T['marker']}"],
+):
     try:
         print('started', start(argv, False))
     except OSError as e:
@@ -370,13 +376,17 @@ def test_a_setsid_process_does_not_survive_close(box, outside):
     code = (
         POSIXSUBPROCESS
         + """
-for argv in (['/bin/sh', '-c', f"sleep 60 # {T['marker']}"], [sys.executable, '-c', f"import time; time.sleep(60) # {T['marker']}"]):
+for argv in (
+    ['/bin/sh', '-c', f"sleep 60 # {T['marker']}"],
+    [sys.executable, '-c', f"import time; time.sleep(60) # {T['marker']}"],
+):
     try:
         print('started', start(argv, True))
     except OSError as e:
         print(argv[0], type(e).__name__)
 import threading, time
-threading.Thread(target=time.sleep, args=(60,), daemon=False).start()  # a thread keeps the process busy
+# a thread keeps the process busy
+threading.Thread(target=time.sleep, args=(60,), daemon=False).start()
 print('threads', threading.active_count())
 """
     )
@@ -455,10 +465,17 @@ main._send({'op': 'done', 'stdout': 'A' * 150_000, 'error': None})
     assert (
         event[0] == "done" and event[1] == "A" * 4000 + "\n[... 146000 more characters not shown]"
     )
-    flood = "import sys\nsys.modules['__main__']._send({'op': 'done', 'stdout': 'A' * 8_000_000, 'error': None})"
+    flood = (
+        "import sys\n"
+        "sys.modules['__main__']._send({'op': 'done', 'stdout': 'A' * 8_000_000, 'error': None})"
+    )
     kind, reason = hostile(box, outside, flood)
     assert kind == "failed" and "broke the sandbox protocol: a frame of 8000" in reason
-    forged = "import os, sys\nos.write(sys.modules['__main__']._proto_out.fileno(), b'\\xff\\xff\\xff\\xff')\nimport time; time.sleep(5)"
+    forged = (
+        "import os, sys\n"
+        "os.write(sys.modules['__main__']._proto_out.fileno(), b'\\xff\\xff\\xff\\xff')\n"
+        "import time; time.sleep(5)"
+    )
     kind, reason = hostile(box, outside, forged)
     assert kind == "failed" and "a frame of 4294967295 bytes" in reason
     odd = (
@@ -586,13 +603,17 @@ except OSError as e:
 """
         ),
         run_code_turn(
-            "import sys\nsys.modules['__main__']._send({'op': 'done', 'stdout': 'A' * 8_000_000, 'error': None})"
+            "import sys\n"
+            "sys.modules['__main__']._send("
+            "{'op': 'done', 'stdout': 'A' * 8_000_000, 'error': None})"
         ),
         run_code_turn(
-            "import sys\nsys.modules['__main__']._send({'op': 'done', 'stdout': 'A' * 100_000, 'error': None})"
+            "import sys\n"
+            "sys.modules['__main__']._send({'op': 'done', 'stdout': 'A' * 100_000, 'error': None})"
         ),
         run_code_turn(
-            "import sys, time\nsys.modules['__main__']._send({'op': 'screenshot'})\ntime.sleep(3600)"
+            "import sys, time\n"
+            "sys.modules['__main__']._send({'op': 'screenshot'})\ntime.sleep(3600)"
         ),
         {"tool_calls": [{"name": "answer", "arguments": {"text": "done"}}]},
     ]

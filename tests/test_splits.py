@@ -40,7 +40,8 @@ def board(env):
 
 
 def draws(seed: int, n: int, size: int) -> list[int]:
-    """The first training levels of n episodes after reset(seed=seed): one generator, seeded once."""
+    """The first training levels of n episodes after reset(seed=seed): one generator, seeded
+    once."""
     rng, _ = gym.utils.seeding.np_random(seed)
     return [int(rng.integers(0, size)) for _ in range(n)]
 
@@ -116,7 +117,7 @@ def test_training_levels_rejects_a_cache_that_is_none_of_its_kinds(cache):
         TrainingLevels(get_game("MazePaint"), "Easy", Split(50, 5000), cache=cache)
 
 
-# ----------------------------------------------------------------------------- which levels an episode plays
+# -------------------------------------------------------------------- which levels an episode plays
 def test_each_reset_draws_its_levels_with_the_seeded_generator(make_env):
     env = make_env(
         MAZE_EASY, levels="generated", num_levels=50, start_level=5000, level=1, start="board"
@@ -256,7 +257,7 @@ def test_known_catalogue_seeds_and_oversized_levels_are_redrawn():
     assert source != 8 and source % SEED_LIMIT == 8 and level_targets(bolt_game, level) <= 19
 
 
-# ----------------------------------------------------------------------------- checkpoints, records, replays
+# -------------------------------------------------------------------- checkpoints, records, replays
 def test_a_generated_episode_restores_exactly_in_a_fresh_env(make_env, tmp_path):
     kwargs = dict(levels="generated", num_levels=40, start_level=9000, start="board")
     env = make_env("LongPuzzle/NutAndBolt-Medium", **kwargs)
@@ -338,7 +339,7 @@ def test_records_carry_the_split_and_an_unseeded_episode_replays(tmp_path):
     assert report["frames"] == 6
 
 
-# ----------------------------------------------------------------------------- make_sb3_env, CLI, Hydra
+# ------------------------------------------------------------------------- make_sb3_env, CLI, Hydra
 @pytest.mark.parametrize("env_id", env_ids())
 def test_make_sb3_env_trains_on_generated_levels_of_every_tier(env_id):
     game, tier = parse_env_id(env_id)

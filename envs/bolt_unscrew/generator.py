@@ -402,7 +402,8 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, tuple]]:
         out.append((level, sol.moves))
         if log:
             log(
-                f"  {level.id}: seed {seed}, {len(level.boards)} boards, {len(level.anchors)} anchors, "
+                f"  {level.id}: seed {seed}, {len(level.boards)} boards, "
+                f"{len(level.anchors)} anchors, "
                 f"{n} moves, dead-end rate {rate:.2f}, hidden share {hidden[seed]:.2f}"
             )
     return out

@@ -204,7 +204,8 @@ class Level:
             want = (1, 1) if bd.kind == "pad" else (2, 4)
             if not want[0] <= len(bd.holes) <= want[1]:
                 raise LevelError(
-                    f"{where}.holes: a {bd.kind} has {want[0]}..{want[1]} holes, got {len(bd.holes)}"
+                    f"{where}.holes: a {bd.kind} has {want[0]}..{want[1]} holes, "
+                    f"got {len(bd.holes)}"
                 )
             for a in bd.holes:
                 if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < n:
@@ -232,7 +233,8 @@ class Level:
                     self.segment(b), self.radius(b), self.segment(c), self.radius(c)
                 ):
                     raise LevelError(
-                        f"boards[{b}] and boards[{c}] overlap in the same layer {self.boards[b].layer}"
+                        f"boards[{b}] and boards[{c}] overlap in the same layer "
+                        f"{self.boards[b].layer}"
                     )
         for a in self.screws:
             if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < n:
@@ -247,7 +249,8 @@ class Level:
             for b in bits(self.cover_masks_by_anchor[a] & ~holed):
                 if self.boards[b].layer <= top:
                     raise LevelError(
-                        f"screws: the screw in anchor {a} would pass through boards[{b}], which has no hole there"
+                        f"screws: the screw in anchor {a} would pass through boards[{b}], "
+                        "which has no hole there"
                     )
         for b in range(len(self.boards)):
             if not self.hole_masks[b] & self.screw_mask:

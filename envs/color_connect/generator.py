@@ -238,7 +238,8 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, dict]]:
         out.append((level, facts))
         if log:
             log(
-                f"  {level.id}: seed {seed}, {side}x{side}, {n_pairs} pairs, detour {facts['detour']}, "
+                f"  {level.id}: seed {seed}, {side}x{side}, {n_pairs} pairs, "
+                f"detour {facts['detour']}, "
                 f"{facts['clicks']} clicks, {facts['path_cells']} path cells"
             )
     return out

@@ -181,8 +181,8 @@ class Level(TextGrid):
         """Build a level from its JSON document, validating strictly.
 
         Required keys: ``id``, ``tier``, ``grid``; the optional catalogue keys ``clicks``,
-        ``path_cells`` and ``detour`` are checked for type and otherwise ignored. Raises :class:`LevelError`
-        naming the field and the problem.
+        ``path_cells`` and ``detour`` are checked for type and otherwise ignored. Raises
+        :class:`LevelError` naming the field and the problem.
         """
         check_level_header(data, _JSON_REQUIRED, _JSON_OPTIONAL, TIERS, counts=_JSON_OPTIONAL)
         grid = _check_grid(data["grid"])
@@ -206,7 +206,8 @@ def _check_grid(value: Any) -> tuple[str, ...]:
         MIN_SIZE,
         MAX_SIZE,
         FREE + BLOCKED + PAIR_LETTERS,
-        f"allowed are {FREE!r} (free), {BLOCKED!r} (blocked) and the pair letters {PAIR_LETTERS[0]}..{PAIR_LETTERS[-1]}",
+        f"allowed are {FREE!r} (free), {BLOCKED!r} (blocked) and the pair letters "
+        f"{PAIR_LETTERS[0]}..{PAIR_LETTERS[-1]}",
     )
     counts: dict[str, int] = {}
     for row in grid:
@@ -222,7 +223,8 @@ def _check_grid(value: Any) -> tuple[str, ...]:
     letters = "".join(sorted(counts))
     if letters != PAIR_LETTERS[: len(letters)]:
         raise LevelError(
-            f"grid: the pair letters must be A..{PAIR_LETTERS[len(letters) - 1]} without gaps, got {letters}"
+            f"grid: the pair letters must be A..{PAIR_LETTERS[len(letters) - 1]} without gaps, "
+            f"got {letters}"
         )
     return grid
 

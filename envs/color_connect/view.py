@@ -251,7 +251,8 @@ class ColorConnectView(ResetUI):
         pair = data["pair"]
         if not isinstance(pair, str) or len(pair) != 1 or pair not in PAIR_LETTERS:
             raise ValueError(
-                f"ui.pair: expected a pair letter {PAIR_LETTERS[0]}..{PAIR_LETTERS[-1]}, got {pair!r}"
+                f"ui.pair: expected a pair letter {PAIR_LETTERS[0]}..{PAIR_LETTERS[-1]}, "
+                f"got {pair!r}"
             )
         raw = data["cells"]
         if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_DRAWING:

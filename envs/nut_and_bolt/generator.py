@@ -166,7 +166,8 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, int, bool]]:
         out.append((level, sol.length, sol.optimal))
         if log:
             log(
-                f"  {level.id}: {level.n_colours} colors x {level.capacity}, {level.n_bolts} bolts, "
+                f"  {level.id}: {level.n_colours} colors x {level.capacity}, "
+                f"{level.n_bolts} bolts, "
                 f"{sol.length} transfers ({'optimal' if sol.optimal else 'not proved optimal'}), "
                 f"dead-end playouts {dead_end_share(level):.0%}"
             )

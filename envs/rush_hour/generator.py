@@ -313,7 +313,8 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, dict]]:
         found.append((level, n, states, seed))
         if log:
             log(
-                f"  slot {k + 1}: seed {seed}, {level.n_vehicles} vehicles, {len(level.walls)} walls, "
+                f"  slot {k + 1}: seed {seed}, {level.n_vehicles} vehicles, "
+                f"{len(level.walls)} walls, "
                 f"{n} moves, cluster of {states} states"
             )
     found.sort(key=lambda item: item[1])

@@ -196,7 +196,8 @@ class Level:
             if not (0 <= v.row and 0 <= v.col and end_r < self.height and end_c < self.width):
                 raise LevelError(
                     f"{where}: a {v.length}-cell {'horizontal' if v.horizontal else 'vertical'} "
-                    f"vehicle at [{v.row}, {v.col}] does not fit the {self.height}x{self.width} grid"
+                    f"vehicle at [{v.row}, {v.col}] does not fit the "
+                    f"{self.height}x{self.width} grid"
                 )
             for cell in self.cells(i, v.position):
                 if cell in owner:
@@ -214,13 +215,14 @@ class Level:
         for c in range(target.col + target.length, self.width):
             if (target.row, c) in owner and not owner[(target.row, c)].startswith("vehicles"):
                 raise LevelError(
-                    f"walls: the wall at [{target.row}, {c}] blocks the target car's way to the exit"
+                    f"walls: the wall at [{target.row}, {c}] blocks the target car's way to the "
+                    "exit"
                 )
         for i, v in enumerate(self.vehicles[1:], start=1):
             if v.horizontal and v.row == target.row and v.col > target.col:
                 raise LevelError(
-                    f"vehicles[{i}]: a horizontal vehicle in the target car's row, between it and the "
-                    "exit, can never let it out"
+                    f"vehicles[{i}]: a horizontal vehicle in the target car's row, between it "
+                    "and the exit, can never let it out"
                 )
 
     def to_json(self) -> dict[str, Any]:
@@ -303,7 +305,8 @@ class Level:
                 letters.setdefault(ch, []).append((r, c))
             else:
                 raise LevelError(
-                    f"notation: character {k} ({shown(ch)}) is not 'o' or '.' (empty), 'x' (wall) or a capital letter"
+                    f"notation: character {k} ({shown(ch)}) is not 'o' or '.' (empty), "
+                    "'x' (wall) or a capital letter"
                 )
         if NOTATION_TARGET not in letters:
             raise LevelError("notation: there is no target car 'A'")
@@ -317,7 +320,8 @@ class Level:
             )
             if k not in LENGTHS or not straight:
                 raise LevelError(
-                    f"notation: vehicle {ch!r} covers {k} cell(s) that are not one straight line of 2 or 3"
+                    f"notation: vehicle {ch!r} covers {k} cell(s) that are not one straight "
+                    "line of 2 or 3"
                 )
             vehicles.append(Vehicle(r0, c0, k, horizontal))
         level = cls(id, tier, width, n // width, tuple(vehicles), tuple(sorted(walls)))

@@ -148,7 +148,8 @@ class Level:
         max_trucks = self.rows * self.cols
         if len(self.trucks) > max_trucks:
             raise LevelError(
-                f"trucks: at most {max_trucks} fit on a {self.rows}x{self.cols} grid, got {len(self.trucks)}"
+                f"trucks: at most {max_trucks} fit on a {self.rows}x{self.cols} grid, "
+                f"got {len(self.trucks)}"
             )
         seen: dict[tuple[int, int], int] = {}
         for i, truck in enumerate(self.trucks):
@@ -193,7 +194,8 @@ class Level:
         limit = data["rows"] * data["cols"]
         if len(raw) > limit:
             raise LevelError(
-                f"trucks: at most {limit} fit on a {data['rows']}x{data['cols']} grid, got {len(raw)}"
+                f"trucks: at most {limit} fit on a {data['rows']}x{data['cols']} grid, "
+                f"got {len(raw)}"
             )
         trucks = tuple(_truck_from_json(item, i) for i, item in enumerate(raw))
         level = cls(
@@ -237,7 +239,8 @@ def _truck_from_json(item: Any, i: int) -> Truck:
     where = f"trucks[{i}]"
     if not isinstance(item, dict):
         raise LevelError(
-            f"{where}: expected an object with keys {', '.join(_TRUCK_KEYS)}, got {type(item).__name__}"
+            f"{where}: expected an object with keys {', '.join(_TRUCK_KEYS)}, "
+            f"got {type(item).__name__}"
         )
     check_exact_keys(item, _TRUCK_KEYS, where, LevelError)
     cab = row_col(item["cab"], f"{where}.cab", LevelError)

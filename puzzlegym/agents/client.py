@@ -349,8 +349,8 @@ class ChatClient:
                     detail = f": {exc.detail}" if exc.detail else ""
                     raise ModelError(
                         self.redact(
-                            f"model {self.model!r} at {mask_url(self.base_url)}: request failed ({what}) "
-                            f"after {retries} retries{detail}"
+                            f"model {self.model!r} at {mask_url(self.base_url)}: "
+                            f"request failed ({what}) after {retries} retries{detail}"
                         )
                     ) from None
                 delay = min(self.backoff_max_s, self.backoff_s * (2**retries))

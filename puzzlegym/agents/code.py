@@ -42,7 +42,8 @@ def _code_action(doc: dict) -> Action:
     """A GUI request of the model's code as a validated action (no batch, no answer)."""
     if doc.get("type") not in CODE_GUI_TYPES:
         raise ActionError(
-            f"GUI call type {doc.get('type')!r} is not part of the API; allowed: {', '.join(CODE_GUI_TYPES)}"
+            f"GUI call type {doc.get('type')!r} is not part of the API; "
+            f"allowed: {', '.join(CODE_GUI_TYPES)}"
         )
     action = parse_action(doc)
     assert not isinstance(action, Batch)
@@ -169,7 +170,10 @@ class CodeAgent(NativeAgent):
         n, shots = self._run_counts["gui"], self._run_counts["screenshots"]
         if event[0] == "done":
             _, stdout, error = event
-            text = f"run_code finished: {n} GUI call(s), {shots} screenshot(s).\nprinted:\n{stdout or '(nothing)'}"
+            text = (
+                f"run_code finished: {n} GUI call(s), {shots} screenshot(s).\n"
+                f"printed:\n{stdout or '(nothing)'}"
+            )
             if error:
                 text += f"\nerror:\n{error}"
             outcome = "error" if error else "ok"

@@ -51,7 +51,8 @@ def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] 
         ) from None
     if not callable(agent):
         raise ConfigError(
-            f"agent: {spec!r} returned {type(agent).__name__}, not a callable agent (obs, info) -> action"
+            f"agent: {spec!r} returned {type(agent).__name__}, "
+            "not a callable agent (obs, info) -> action"
         )
     return agent
 
@@ -64,7 +65,8 @@ def _factory(spec: str):
     module, sep, attr = spec.partition(":") if isinstance(spec, str) else ("", "", "")
     if not sep or not module or not attr:
         raise ConfigError(
-            f"agent: {shown(spec)} is not 'solver', 'random', 'scripted', 'vision', 'openai:MODEL' or 'module:callable'"
+            f"agent: {shown(spec)} is not 'solver', 'random', 'scripted', 'vision', "
+            "'openai:MODEL' or 'module:callable'"
         )
     try:
         factory = getattr(importlib.import_module(module), attr)
@@ -88,6 +90,7 @@ def check_agent(spec: str) -> None:
 
 def agent_label(spec: str, options: dict[str, Any] | None = None) -> str:
     """The agent's name in records, run directories and reports: the spec itself, or for a
-    model agent ``openai:MODEL/<setting>/<memory>`` (see :func:`~puzzlegym.agents.model.model_label`)."""
+    model agent ``openai:MODEL/<setting>/<memory>`` (see
+    :func:`~puzzlegym.agents.model.model_label`)."""
     check_agent(spec)
     return model_label(spec, options) if is_model_spec(spec) else spec

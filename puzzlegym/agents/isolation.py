@@ -305,7 +305,10 @@ def _probe(bwrap: str | None) -> str | None:
         return f"bwrap did not run ({exc})"
     if proc.returncode != 0 or proc.stdout.strip() != f"sandbox {SANDBOX_UID} 1":
         detail = (proc.stderr or proc.stdout).strip().splitlines()
-        return f"bwrap cannot create the sandbox here ({detail[-1][:300] if detail else f'exit {proc.returncode}'})"
+        return (
+            "bwrap cannot create the sandbox here "
+            f"({detail[-1][:300] if detail else f'exit {proc.returncode}'})"
+        )
     return None
 
 

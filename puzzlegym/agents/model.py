@@ -5,10 +5,11 @@ talking to :class:`~puzzlegym.agents.client.ChatClient`.
 
 The options dict is validated as a whole before anything is built (an unknown or bad option
 raises ConfigError naming it and what is allowed; setting "code" where the OS sandbox cannot
-run raises :class:`~puzzlegym.agents.isolation.SandboxUnavailable`, saying how to install it). Its public form (:func:`public_options`)
-masks the key, so it can be written to ``run.json``; the key itself can also come from the
-environment (``api_key_env``, default ``OPENAI_API_KEY``), which is how the command line passes
-it, so it never appears in argument lists or files.
+run raises :class:`~puzzlegym.agents.isolation.SandboxUnavailable`, saying how to install it).
+Its public form (:func:`public_options`) masks the key, so it can be written to ``run.json``;
+the key itself can also come from the environment (``api_key_env``, default
+``OPENAI_API_KEY``), which is how the command line passes it, so it never appears in argument
+lists or files.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def _model(spec: str) -> str:
     model = spec[len(MODEL_PREFIX) :]
     if not model.strip() or any(c.isspace() for c in model) or len(model) > 200:
         raise ConfigError(
-            f"agent: {spec!r} needs a model name without spaces after 'openai:' (e.g. openai:qwen2.5-vl-7b)"
+            f"agent: {spec!r} needs a model name without spaces after 'openai:' "
+            "(e.g. openai:qwen2.5-vl-7b)"
         )
     return model
 

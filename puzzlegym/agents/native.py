@@ -75,7 +75,8 @@ class NativeAgent:
             or not 1 <= max_idle_requests <= MAX_IDLE_REQUESTS
         ):
             raise ConfigError(
-                f"max_idle_requests: expected an integer in 1..{MAX_IDLE_REQUESTS}, got {max_idle_requests!r}"
+                f"max_idle_requests: expected an integer in 1..{MAX_IDLE_REQUESTS}, "
+                f"got {max_idle_requests!r}"
             )
         if not isinstance(rule_card, bool):
             raise ConfigError(f"rule_card: expected true or false, got {rule_card!r}")
@@ -214,7 +215,8 @@ class NativeAgent:
         if reply.dropped_tool_calls:
             self._malformed(
                 "(reply)",
-                f"{reply.dropped_tool_calls} tool calls past the first {len(reply.tool_calls)} were not run",
+                f"{reply.dropped_tool_calls} tool calls past the first {len(reply.tool_calls)} "
+                "were not run",
             )
             # said after the results of the calls that ran (tool results must follow their calls)
             self._notes.append(
@@ -238,7 +240,8 @@ class NativeAgent:
                 "retries": reply.retries,
                 "finish_reason": reply.finish_reason,
                 "tool_calls": [c["name"] for c in reply.tool_calls],
-                "faults": reply.faults,  # the failed attempts (malformed replies, timeouts, 5xx) retried
+                # the failed attempts (malformed replies, timeouts, 5xx) retried
+                "faults": reply.faults,
             }
         )
 

@@ -118,11 +118,11 @@ def no_tool_call(setting: str) -> str:
 
 def summary_request() -> str:
     return (
-        "The level has just been restarted. Before you continue, write notes on your previous attempt "
-        "at this level for your next attempt; they will replace the history of that attempt. Use two "
-        "sections: 'Failure experience' (what you did, what happened, and why you think the attempt "
-        "failed) and 'Next attempt' (the board you see now and the plan you will follow). Reply with "
-        "the notes only, without calling a tool."
+        "The level has just been restarted. Before you continue, write notes on your previous "
+        "attempt at this level for your next attempt; they will replace the history of that "
+        "attempt. Use two sections: 'Failure experience' (what you did, what happened, and why you "
+        "think the attempt failed) and 'Next attempt' (the board you see now and the plan you will "
+        "follow). Reply with the notes only, without calling a tool."
     )
 
 

@@ -12,10 +12,10 @@ install it); there is no weaker mode.
 The parent trusts nothing the child sends. Frames on the protocol stream are length-prefixed,
 bounded before they are read, parsed strictly (:func:`puzzlegym.jsonio.loads`) and checked
 against the exact shapes below, each naming its run (frames of an earlier run, which code that
-forged its own "done" may still send, are dropped); anything else ends the session. The parent keeps every count
-itself: GUI calls per run, characters of output returned, and time. Every wait on the child is
-bounded, writes to it included (a screenshot the child never reads costs it its time limit,
-not the agent a blocked step).
+forged its own "done" may still send, are dropped); anything else ends the session. The parent
+keeps every count itself: GUI calls per run, characters of output returned, and time. Every wait
+on the child is bounded, writes to it included (a screenshot the child never reads costs it its
+time limit, not the agent a blocked step).
 
 Time: the child runs only while the parent waits for it (it is stopped with SIGSTOP whenever
 the agent holds the turn: while a GUI action is performed, between runs), so a thread left
@@ -79,7 +79,8 @@ class SandboxLimits:
             ok = not isinstance(value, bool) and isinstance(value, int if integer else (int, float))
             if not ok or not lo <= value <= hi:
                 raise ConfigError(
-                    f"{name}: expected {'an integer' if integer else 'a number'} in {lo}..{hi}, got {value!r}"
+                    f"{name}: expected {'an integer' if integer else 'a number'} in {lo}..{hi}, "
+                    f"got {value!r}"
                 )
 
         check("code_time_limit_s", time_s, 0.1, 3600.0, integer=False)

@@ -167,7 +167,8 @@ def tool_schemas(width: int, height: int, *, code: bool = False) -> list[dict]:
         ),
         fn(
             "answer",
-            "End the episode with a final message (your completion declaration or your decision to stop).",
+            "End the episode with a final message (your completion declaration or your "
+            "decision to stop).",
             {"text": {"type": "string", "maxLength": MAX_TEXT_LENGTH}},
             ["text"],
         ),
@@ -178,7 +179,8 @@ def tool_schemas(width: int, height: int, *, code: bool = False) -> list[dict]:
             fn(
                 "run_code",
                 "Run Python code in your sandbox (a persistent session with a small GUI API: "
-                "click, double_click, drag, key, type_text, scroll, wait, screenshot). Returns what it prints.",
+                "click, double_click, drag, key, type_text, scroll, wait, screenshot). "
+                "Returns what it prints.",
                 {"code": {"type": "string", "maxLength": MAX_CODE_CHARS}},
                 ["code"],
             ),
@@ -211,7 +213,8 @@ def _pixel(where: str, field: str, value: Any, limit: int) -> int:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise ToolError(
-            f"{where}.{field}: expected an integer pixel of the screenshot in 0..{limit}, got {value!r}"
+            f"{where}.{field}: expected an integer pixel of the screenshot in 0..{limit}, "
+            f"got {value!r}"
         )
     if not 0 <= value <= limit:
         raise ToolError(f"{where}.{field}: {value} is outside the screenshot; allowed 0..{limit}")
@@ -270,7 +273,8 @@ def parse_call(call: dict, enc: ScreenEncoder, allowed: tuple[str, ...]) -> Pars
         for i, member in enumerate(members):
             if not isinstance(member, dict):
                 raise ToolError(
-                    f"batch.actions[{i}]: expected an object with a 'type', got {type(member).__name__}"
+                    f"batch.actions[{i}]: expected an object with a 'type', "
+                    f"got {type(member).__name__}"
                 )
             mapped.append(_to_screen(f"batch.actions[{i}]", member.get("type"), member, enc))
         doc = {

@@ -354,7 +354,8 @@ class BrowserBackend(FrameBuffer):
             self.timeouts += 1
             self._abandon()
             raise BrowserHung(
-                f"{what}: no answer within {limit:g} s; Chromium and the Playwright driver were killed"
+                f"{what}: no answer within {limit:g} s; "
+                "Chromium and the Playwright driver were killed"
             ) from None
 
     def _abandon(self) -> None:

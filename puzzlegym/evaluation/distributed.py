@@ -35,7 +35,8 @@ def _ray():
         import ray
     except ImportError:
         raise ConfigError(
-            "executor: 'ray' needs Ray; install the distributed extra: pip install 'puzzlegym[distributed]'"
+            "executor: 'ray' needs Ray; install the distributed extra: "
+            "pip install 'puzzlegym[distributed]'"
         ) from None
     return ray
 

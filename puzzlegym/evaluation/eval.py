@@ -9,10 +9,10 @@ deadline.
 
 Layout of a run directory::
 
-    RUN_DIR/run.json                                  what was asked (agents, objectives, seeds, ...)
+    RUN_DIR/run.json                                what was asked (agents, objectives, seeds, ...)
     RUN_DIR/episodes/<agent>/<Game>-<Tier>/seed<k>/
-        record/manifest.json, record/log.jsonl        the episode record (written as it runs)
-        result.json, final.png                        written when the episode ends
+        record/manifest.json, record/log.jsonl      the episode record (written as it runs)
+        result.json, final.png                      written when the episode ends
 
 Episodes run in parallel worker processes (``workers`` > 1) or in-process (``workers`` = 1),
 with a progress bar. ``puzzlegym report RUN_DIR`` turns the records into tables and plots.
@@ -116,8 +116,8 @@ def check_run_json(run: Path, resume: bool) -> None:
         return
     if not resume:
         raise ConfigError(
-            f"run_dir: {run} already holds a run ({meta}); continue it with --resume or choose a new "
-            "run directory (a run's description is never overwritten)"
+            f"run_dir: {run} already holds a run ({meta}); continue it with --resume or choose a "
+            "new run directory (a run's description is never overwritten)"
         )
     try:
         doc = read_json(meta, "run description")
@@ -129,7 +129,8 @@ def check_run_json(run: Path, resume: bool) -> None:
         or not isinstance(doc.get("agents"), list)
     ):
         raise ConfigError(
-            f"run_dir: {meta} is not a puzzlegym eval run description; not resumed (nothing overwritten)"
+            f"run_dir: {meta} is not a puzzlegym eval run description; not resumed "
+            "(nothing overwritten)"
         )
 
 
@@ -401,7 +402,10 @@ def _played(jobs: list[dict], todo: list[int], executor: str, workers: int, addr
 
 
 def _short(result: dict) -> str:
-    name = f"{result.get('agent')} {str(result.get('env_id', '')).split('/')[-1]} s{result.get('seed')}"
+    name = (
+        f"{result.get('agent')} {str(result.get('env_id', '')).split('/')[-1]} "
+        f"s{result.get('seed')}"
+    )
     if "error" in result:
         return f"{name}: ERROR"
     return f"{name}: LC {result['lc']:.2f}"

@@ -1,10 +1,10 @@
 """The evaluator: the private record of an objective episode.
 
 It listens to the suite and records level reached / won events, restarts, undos, rejected
-(invalid) moves, and a snapshot of every settled board (level, potential, win, dead-end certificate, board state).
-From these it computes the episode's level completion (LC) and fine-grained progress (FGP)
-for its objective. Nothing here reaches the agent's pixels; training code reads it through
-``info["evaluator"]`` and ``env.unwrapped.evaluator``.
+(invalid) moves, and a snapshot of every settled board (level, potential, win, dead-end
+certificate, board state). From these it computes the episode's level completion (LC) and
+fine-grained progress (FGP) for its objective. Nothing here reaches the agent's pixels;
+training code reads it through ``info["evaluator"]`` and ``env.unwrapped.evaluator``.
 """
 
 from __future__ import annotations
@@ -345,7 +345,8 @@ class Evaluator:
         claimed = {int(i): LevelResult(**r) for i, r in doc["results"].items()}
         if set(claimed) != set(self.objective.targets):
             raise ValueError(
-                f"evaluator.results: levels {sorted(claimed)} are not this objective's targets {list(self.objective.targets)}"
+                f"evaluator.results: levels {sorted(claimed)} are not this objective's targets "
+                f"{list(self.objective.targets)}"
             )
         events = [
             event_from_record(rec, f"evaluator.events.{n}") for n, rec in enumerate(doc["events"])

@@ -180,7 +180,8 @@ def stats_table(rows: list[dict]) -> str:
     for r in rows:
         states = f"{r['states']}" if r["states_complete"] else f"≥{r['states']}"
         lines.append(
-            f"| {r['game']} | {r['tier']} | {r['index']} | {r['n_step']} | {'yes' if r['optimal'] else 'no'} "
+            f"| {r['game']} | {r['tier']} | {r['index']} | {r['n_step']} | "
+            f"{'yes' if r['optimal'] else 'no'} "
             f"| {states} | {_num(r['branching'])} | {_pct(r['dead_end_share'])} "
             f"| {_pct(r.get('playout_dead_rate'))} | {_pct(r.get('hidden_dead_end_share'))} |"
         )
@@ -241,7 +242,8 @@ def warm_cache(
         raise ConfigError("PUZZLEGYM_CACHE is off: there is no level cache to generate into")
     if split.num_levels * CACHE_FILE_BYTES > cache.max_bytes * 3 // 4:
         raise ConfigError(
-            f"num_levels: {split.num_levels} levels take about {split.num_levels * CACHE_FILE_BYTES // 2**20} MiB, "
+            f"num_levels: {split.num_levels} levels take about "
+            f"{split.num_levels * CACHE_FILE_BYTES // 2**20} MiB, "
             f"more than the level cache keeps ({cache.max_bytes // 2**20} MiB, 3/4 after pruning); "
             "raise PUZZLEGYM_CACHE_MAX_MB"
         )

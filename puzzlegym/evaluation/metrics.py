@@ -110,7 +110,8 @@ def macro(per_objective: Mapping[tuple[str, str], float | None]) -> float | None
         The mean over games of each game's mean, or None.
 
     Examples:
-        >>> macro({("MazePaint", "Easy"): 50.0, ("MazePaint", "Hard"): 100.0, ("RushHour", "Easy"): 0.0})
+        >>> macro({("MazePaint", "Easy"): 50.0, ("MazePaint", "Hard"): 100.0,
+        ...        ("RushHour", "Easy"): 0.0})
         37.5
         >>> macro({("MazePaint", "Easy"): None}) is None
         True
@@ -235,7 +236,8 @@ def aggregate(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     Examples:
         >>> won = {"game": "MazePaint", "difficulty": "Easy", "n_levels": 10, "solved": 1,
         ...        "lc": 100.0, "fgp": 100.0, "levels_won": 10, "levels_reached": 10}
-        >>> lost = {**won, "solved": 0, "lc": 30.0, "fgp": 45.0, "levels_won": 3, "levels_reached": 4}
+        >>> lost = {**won, "solved": 0, "lc": 30.0, "fgp": 45.0, "levels_won": 3,
+        ...         "levels_reached": 4}
         >>> figures = aggregate([won, lost])
         >>> [figures[k] for k in ("OSR", "LC", "FGP", "H50", "n", "S")]
         [50.0, 65.0, 72.5, '10+', 2, 1]

@@ -242,16 +242,19 @@ def format_report(rep: dict[str, Any]) -> str:
     head = "REPRODUCED" if rep["ok"] else "DIFFERS"
     lines = [
         f"{head}: {rep['record']} ({rep['env_id']}, seed {rep['seed']})",
-        f"  {rep['actions']} actions in {rep['steps']} steps; {rep['lines_compared']} log lines compared, "
+        f"  {rep['actions']} actions in {rep['steps']} steps; "
+        f"{rep['lines_compared']} log lines compared, "
         f"{rep['snapshots']} evaluator snapshots, {rep['frames']} frame hashes",
     ]
     if not rep["finished"]:
         lines.append(
-            f"  the record is unfinished (no final result); torn tail of {rep['torn_tail']} line(s) not compared"
+            "  the record is unfinished (no final result); "
+            f"torn tail of {rep['torn_tail']} line(s) not compared"
         )
     if rep.get("torn_line"):
         lines.append(
-            f"  log line {rep['torn_line']} is torn (the writer was killed mid-line) and was dropped"
+            f"  log line {rep['torn_line']} is torn (the writer was killed mid-line) and was "
+            "dropped"
         )
     if rep["frames"] == 0:
         lines.append(

@@ -108,7 +108,8 @@ def check_certificate(cert: Any) -> dict:
         )
     if cert["verdict"] != VERDICTS[cert["class"]]:
         raise CheckpointError(
-            f"certificate.verdict: a {cert['class']} checkpoint is {VERDICTS[cert['class']]!r}, got {cert['verdict']!r}"
+            f"certificate.verdict: a {cert['class']} checkpoint is "
+            f"{VERDICTS[cert['class']]!r}, got {cert['verdict']!r}"
         )
     if cert["level"] < 1 or cert["depth"] < 0 or cert["actions"] < 0 or cert["legal_moves"] < 0:
         raise CheckpointError(
@@ -138,7 +139,8 @@ def check_certificate(cert: Any) -> dict:
         raise CheckpointError("certificate.frame_sha256: expected 64 hex digits")
     if cert["source"].get("kind") not in SOURCES:
         raise CheckpointError(
-            f"certificate.source.kind: {cert['source'].get('kind')!r}; allowed: {', '.join(SOURCES)}"
+            f"certificate.source.kind: {cert['source'].get('kind')!r}; "
+            f"allowed: {', '.join(SOURCES)}"
         )
     if cert["class"] == "N" and not isinstance(cert.get("solution"), list):
         raise CheckpointError(
@@ -156,7 +158,10 @@ def checkpoint_name(ckpt: Checkpoint) -> str:
     """The file stem: ``<game>-<tier>-L<level>-<class>-d<depth>-<8 hex of the payload>``."""
     cert = certificate_of(ckpt)
     digest = ckpt.to_json()["payload_sha256"][:8]
-    return f"{cert['game']}-{cert['tier']}-L{cert['level']:02d}-{cert['class']}-d{cert['depth']:03d}-{digest}"
+    return (
+        f"{cert['game']}-{cert['tier']}-L{cert['level']:02d}-{cert['class']}-"
+        f"d{cert['depth']:03d}-{digest}"
+    )
 
 
 def save(ckpt: Checkpoint, directory: str | os.PathLike) -> Path:

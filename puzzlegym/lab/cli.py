@@ -56,7 +56,8 @@ def _find(args: argparse.Namespace) -> int:
         if not args.json:
             row = files.summary(ckpt, path)
             print(
-                f"{row['class']}  {path}  (level {row['level']}, depth {row['depth']}, after {row['actions']} actions)"
+                f"{row['class']}  {path}  (level {row['level']}, depth {row['depth']}, "
+                f"after {row['actions']} actions)"
             )
     classes = [files.certificate_of(c)["class"] for c in found]
     print(

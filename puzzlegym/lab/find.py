@@ -245,7 +245,8 @@ def _read_record(directory: str | Path) -> tuple[dict, list[dict]]:
     game, _tier = parse_env_id(manifest["config"].get("env_id", ""))
     if manifest.get("catalogue_sha256") != catalogue_sha256([game.name]):
         raise LevelError(
-            f"{d}: the record was made with another level catalogue; its boards cannot be rebuilt here"
+            f"{d}: the record was made with another level catalogue; "
+            "its boards cannot be rebuilt here"
         )
     return manifest, read_log(d)
 

@@ -165,7 +165,8 @@ def _agent_factory(agent: str | Callable) -> tuple[Callable, str]:
     if callable(agent):
         return agent, getattr(agent, "__name__", type(agent).__name__)
     raise ConfigError(
-        f"agent: expected a name (scripted, solver, random, module:callable) or a factory env -> policy, got {agent!r}"
+        "agent: expected a name (scripted, solver, random, module:callable) or a factory "
+        f"env -> policy, got {agent!r}"
     )
 
 

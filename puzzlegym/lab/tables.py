@@ -67,8 +67,9 @@ def rq2_table(run_dir: str | os.PathLike) -> Table | None:
     caption = (
         "RQ2 outcomes (paper Table 13 layout): takeovers at certified dead ends (D) and solvable "
         "controls (N) under no hint (A), the board's state (B), and B plus the restart control's "
-        "name (C). Timely restart: within 10 actions and 120 s; verified recovery and same-level win: "
-        "within 300 s; recurrence: a new certified dead end after the recovery (of the recovered runs)."
+        "name (C). Timely restart: within 10 actions and 120 s; verified recovery and same-level "
+        "win: within 300 s; recurrence: a new certified dead end after the recovery (of the "
+        "recovered runs)."
     )
     return "rq2", caption, header, body
 

@@ -282,7 +282,8 @@ class BatchedVectorEnv(VectorEnv):
                 )
             if not self._action_dtype_ok(batch.dtype):
                 raise ActionError(
-                    f"actions: expected {'numbers' if isinstance(single, spaces.Box) else 'integers'}, "
+                    "actions: expected "
+                    f"{'numbers' if isinstance(single, spaces.Box) else 'integers'}, "
                     f"got dtype {batch.dtype}"
                 )
             # (dtype, nested lists): far cheaper to pickle than array slices; rebuilt in the worker
@@ -333,7 +334,8 @@ class BatchedVectorEnv(VectorEnv):
             raise ConfigError(
                 "options['reset_mask']: async_reset resets every env; use reset() for some"
             )
-        # the payloads differ only in their int/None seeds: if the first pickles, all do (nothing half sent)
+        # the payloads differ only in their int/None seeds: if the first pickles, all do (nothing
+        # half sent)
         for w, (lo, hi) in enumerate(self._pool.slices):
             self._pool.submit(w, "reset", (seeds[lo:hi], [options] * (hi - lo), None))
             self._asked[w] = "reset"
@@ -355,7 +357,8 @@ class BatchedVectorEnv(VectorEnv):
         ids = np.asarray(env_ids) if isinstance(env_ids, (np.ndarray, list, tuple)) else None
         if ids is None or ids.ndim != 1 or not ids.size or ids.dtype.kind not in "iu":
             raise ConfigError(
-                f"env_ids: expected a non-empty 1-D int array or list of env ids, got {shown(env_ids)}"
+                "env_ids: expected a non-empty 1-D int array or list of env ids, "
+                f"got {shown(env_ids)}"
             )
         w = self._first_id.get(int(ids[0]))
         if w is not None and ids.shape == self._ids[w].shape and (ids == self._ids[w]).all():
@@ -363,7 +366,8 @@ class BatchedVectorEnv(VectorEnv):
         if ids.min() < 0 or ids.max() >= n:
             raise ConfigError(f"env_ids: expected ids in 0..{n - 1}, got {shown(ids.tolist())}")
         raise ConfigError(
-            f"env_ids: expected exactly the envs of one worker ({', '.join(f'{lo}..{hi - 1}' for lo, hi in slices)}), "
+            "env_ids: expected exactly the envs of one worker "
+            f"({', '.join(f'{lo}..{hi - 1}' for lo, hi in slices)}), "
             f"got {shown(ids.tolist())}"
         )
 

@@ -84,7 +84,8 @@ def _masks(options: Mapping[str, Any]) -> bool:
         raise ConfigError(f"masks: expected true, false or null, got {shown(masks)}")
     if masks and actions != "board":
         raise ConfigError(
-            f"masks: need actions='board' (the board targets have masks), got actions={shown(actions)}"
+            "masks: need actions='board' (the board targets have masks), "
+            f"got actions={shown(actions)}"
         )
     return masks
 
@@ -261,10 +262,11 @@ def build_algo(config, timeout_s: float = 300.0):
     """``config.build_algo()`` once the Ray cluster can place the env runners' resources:
     a placement group of one bundle per runner (``num_cpus_per_env_runner`` CPUs,
     ``num_gpus_per_env_runner`` GPUs, ``custom_resources_per_env_runner``) must be ready
-    within ``timeout_s`` seconds (an autoscaler may add nodes meanwhile), else :class:`~puzzlegym.errors.WorkerError` names
-    what was asked and what the cluster has. RLlib's own ``build_algo()`` waits forever for
-    runners that cannot be scheduled (3 runners of 1 CPU on a 2-CPU instance). Ray must be
-    running (:func:`start_local_ray` or ``ray.init(address=...)``)."""
+    within ``timeout_s`` seconds (an autoscaler may add nodes meanwhile), else
+    :class:`~puzzlegym.errors.WorkerError` names what was asked and what the cluster has.
+    RLlib's own ``build_algo()`` waits forever for runners that cannot be scheduled (3 runners
+    of 1 CPU on a 2-CPU instance). Ray must be running (:func:`start_local_ray` or
+    ``ray.init(address=...)``)."""
     timeout_s = float(_number("timeout_s", timeout_s, integer=False))
     try:
         import ray

@@ -129,11 +129,13 @@ class TrainConfig:
             )
         if self.policy is not None and self.policy not in POLICIES.values():
             raise ConfigError(
-                f"policy: {shown(self.policy)} is not allowed; allowed: null, {', '.join(POLICIES.values())}"
+                f"policy: {shown(self.policy)} is not allowed; "
+                f"allowed: null, {', '.join(POLICIES.values())}"
             )
         if self.extractor not in EXTRACTORS:
             raise ConfigError(
-                f"extractor: {shown(self.extractor)} is not allowed; allowed: {', '.join(EXTRACTORS)}"
+                f"extractor: {shown(self.extractor)} is not allowed; "
+                f"allowed: {', '.join(EXTRACTORS)}"
             )
         net = self.net_arch
         if not isinstance(net, (list, tuple)) or not 0 <= len(net) <= 8:
@@ -453,8 +455,9 @@ def _run(
         phases["random_uniform"] = evaluate(random_chooser(seed, False), config.episodes, 0)
         phases["random_masked"] = evaluate(random_chooser(seed + 1, True), config.episodes, 0)
         log(
-            f"random policy: held-out success {phases['random_uniform']['test']['success']:.2f} (uniform), "
-            f"{phases['random_masked']['test']['success']:.2f} (uniform over the mask); "
+            f"random policy: held-out success {phases['random_uniform']['test']['success']:.2f} "
+            f"(uniform), {phases['random_masked']['test']['success']:.2f} "
+            "(uniform over the mask); "
             f"train levels {phases['random_uniform']['train']['success']:.2f}, "
             f"{phases['random_masked']['train']['success']:.2f}"
         )

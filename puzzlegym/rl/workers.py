@@ -6,8 +6,8 @@ its envs) and receives one reply per worker (rewards, terminations, truncations 
 of its envs as columns, :func:`pack_infos`); observations go into one shared-memory block for
 all envs, written by the workers in place. Every wait is bounded: a worker that dies, or does
 not answer within ``timeout`` seconds, raises :class:`~puzzlegym.errors.WorkerError` naming it
-and closes the pool. The front ends are :class:`puzzlegym.rl.batched.BatchedVectorEnv` (Gymnasium) and
-:class:`puzzlegym.rl.sb3_batched.BatchedVecEnv` (Stable-Baselines3).
+and closes the pool. The front ends are :class:`puzzlegym.rl.batched.BatchedVectorEnv`
+(Gymnasium) and :class:`puzzlegym.rl.sb3_batched.BatchedVecEnv` (Stable-Baselines3).
 
 Besides the lockstep :meth:`WorkerPool.request` (every worker asked, every reply awaited),
 :meth:`WorkerPool.submit` sends a request to one idle worker and :meth:`WorkerPool.collect_any`
@@ -224,7 +224,8 @@ def _column_infos(keys: tuple, codes: tuple, parts: list) -> dict:
 
 
 def _entries(part: tuple, k: int) -> list[tuple[int, dict]]:
-    """The ``(env, info)`` entries a worker's part for ``k`` envs (:func:`pack_infos`) was made of."""
+    """The ``(env, info)`` entries a worker's part for ``k`` envs (:func:`pack_infos`) was
+    made of."""
     if part[0] == "each":
         return part[1]
     _, keys, _, columns = part
@@ -427,11 +428,13 @@ def _worker(
             envs.append(env)
             if env.observation_space != obs_space:
                 raise ConfigError(
-                    f"env {current}: observation_space {env.observation_space} differs from env 0's {obs_space}"
+                    f"env {current}: observation_space {env.observation_space} "
+                    f"differs from env 0's {obs_space}"
                 )
             if env.action_space != act_space:
                 raise ConfigError(
-                    f"env {current}: action_space {env.action_space} differs from env 0's {act_space}"
+                    f"env {current}: action_space {env.action_space} "
+                    f"differs from env 0's {act_space}"
                 )
         host = _Host(envs, lo, n, shm, obs_space, autoreset)
         conn.send(("ok", os.getpid()))
@@ -581,8 +584,8 @@ class WorkerPool:
             raise WorkerError(f"{cmd}: the vector env is closed")
         if self.outstanding:
             raise ConfigError(
-                f"{cmd}: refused while asynchronous requests are outstanding ({self.describe_outstanding()}); "
-                "recv() their results first, or close"
+                f"{cmd}: refused while asynchronous requests are outstanding "
+                f"({self.describe_outstanding()}); recv() their results first, or close"
             )
         blobs = [
             None if payload is None else pickle.dumps((cmd, payload), pickle.HIGHEST_PROTOCOL)
@@ -715,7 +718,8 @@ class WorkerPool:
                 if w not in pending:
                     self.close()
                     raise WorkerError(
-                        f"{cmd}: worker {w} sent a message nobody asked for; the vector env is closed"
+                        f"{cmd}: worker {w} sent a message nobody asked for; "
+                        "the vector env is closed"
                     )
                 try:
                     status, body = self.conns[w].recv()

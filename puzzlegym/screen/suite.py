@@ -400,7 +400,8 @@ class Suite:
                 raise ValueError(f"suite.board.tier: {shown(bd['tier'])} is not a tier of {g.name}")
             if screen in (LEVEL, LEVEL_COMPLETE) and (g is not game or bd["tier"] != tier):
                 raise ValueError(
-                    f"suite.board: a {g.name}-{bd['tier']} board on the {screen} screen of {doc['game']}-{tier}"
+                    f"suite.board: a {g.name}-{bd['tier']} board on the {screen} screen "
+                    f"of {doc['game']}-{tier}"
                 )
             levels = self.levels(g.name, bd["tier"])
             index = bd["index"]

@@ -258,7 +258,8 @@ class App:
         if not SESSION_NAME.fullmatch(name):
             raise RequestError(
                 400,
-                f"{SESSION_HEADER}: {name[:80]!r} is not a session name; use 1-64 characters of A-Z a-z 0-9 _ -",
+                f"{SESSION_HEADER}: {name[:80]!r} is not a session name; "
+                "use 1-64 characters of A-Z a-z 0-9 _ -",
             )
         return name
 

@@ -234,7 +234,8 @@ class Service:
         if not isinstance(objective, str) or len(objective) > 100:
             raise RequestError(
                 400,
-                f"reset.objective: required, e.g. 'LongPuzzle/MazePaint-Easy'; got {shown(objective)}",
+                "reset.objective: required, e.g. 'LongPuzzle/MazePaint-Easy'; "
+                f"got {shown(objective)}",
             )
         env_id = objective if objective.startswith(ID_PREFIX) else ID_PREFIX + objective
         seed = body.get("seed", 0)
@@ -329,7 +330,8 @@ def make_serve_server(
     ``request_timeout_s``."""
     if token is None and not is_loopback(host):
         raise ConfigError(
-            f"serve --host {host}: anything but loopback needs --token (sent as 'Authorization: Bearer <token>')"
+            f"serve --host {host}: anything but loopback needs --token "
+            "(sent as 'Authorization: Bearer <token>')"
         )
     if token is not None and not 16 <= len(token) <= 256:
         raise ConfigError("serve --token: use 16..256 characters")

@@ -36,10 +36,14 @@ of them touches the game's pixels:
 
 Typical use::
 
-    env = make_sb3_env("LongPuzzle/MazePaint-Easy", actions="board", start="board", level=1, budget_s=200)
+    env = make_sb3_env(
+        "LongPuzzle/MazePaint-Easy", actions="board", start="board", level=1, budget_s=200
+    )
     model = stable_baselines3.PPO("CnnPolicy", env)
 
-    env = make_sb3_env("LongPuzzle/MazePaint-Easy", observation="board", actions="board", start="board")
+    env = make_sb3_env(
+        "LongPuzzle/MazePaint-Easy", observation="board", actions="board", start="board"
+    )
     model = stable_baselines3.PPO("MlpPolicy", env)
 """
 

@@ -159,8 +159,8 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
             if len(found) > self.n_targets:
                 raise PuzzleGymError(
                     f"BoardActions: level {board.number} has {len(found)} board targets, more "
-                    f"than the {self.n_targets} of this action space; pass max_targets={len(found)} "
-                    "or more"
+                    f"than the {self.n_targets} of this action space; "
+                    f"pass max_targets={len(found)} or more"
                 )
             out[: len(found)] = found
         for name in self._button_names:

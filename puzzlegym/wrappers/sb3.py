@@ -216,7 +216,8 @@ def make_sb3_env(
         elif view == "board":
             raise ConfigError(
                 "view: 'board' (the training view) is rendered in process and needs "
-                f"backend='native'; this env uses {puzzle_env(env, 'make_sb3_env').config['backend']!r}, whose "
+                "backend='native'; this env uses "
+                f"{puzzle_env(env, 'make_sb3_env').config['backend']!r}, whose "
                 "screenshots can only be resized (view='screen')"
             )
         else:

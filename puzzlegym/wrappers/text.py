@@ -77,7 +77,8 @@ class TextChannel(gym.Wrapper, gym.utils.RecordConstructorArgs):
             or not all(ch in TEXT_CHARSET and ch not in ":\n" for ch in name)
         ):
             raise ConfigError(
-                f"section name: expected 1..{SECTION_NAME_MAX} printable characters without ':', got {name!r}"
+                f"section name: expected 1..{SECTION_NAME_MAX} printable characters "
+                f"without ':', got {name!r}"
             )
         if text is not None and not isinstance(text, str):
             raise TypeError(f"set_section: expected a string or None, got {type(text).__name__}")

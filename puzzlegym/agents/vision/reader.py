@@ -7,7 +7,9 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Reading:
-    level: Any  # the game's rules.Level built from the pixels (id/tier/metadata may be placeholders: compare structure)
+    # the game's rules.Level built from the pixels (id/tier/metadata may be placeholders:
+    # compare structure)
+    level: Any
     state: Any  # the game's rules.State
     geometry: Any  # whatever the reader measured that actions() needs (cell centres, bolt x, ...)
 
@@ -26,7 +28,8 @@ class GameReader(Protocol):
     ) -> Any: ...  # the public projection the tests compare (what the pixels can show)
 
 
-# each module exposes READER = <its GameReader>; the framework finds readers by module name (snake_case of the game).
+# each module exposes READER = <its GameReader>; the framework finds readers by module name
+# (snake_case of the game).
 
 
 def check_pair(move: Any, n: int, what: str) -> tuple[int, int]:
