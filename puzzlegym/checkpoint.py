@@ -277,6 +277,11 @@ class Checkpoint:
     certificate: dict | None = None  # private (puzzlegym.lab); restoring ignores it
 
     def to_json(self) -> dict:
+        """The checkpoint as its JSON document: a copy (editing it leaves the checkpoint as it
+        is)."""
+        return copy.deepcopy(self._document())
+
+    def _document(self) -> dict:
         doc = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -292,7 +297,7 @@ class Checkpoint:
         return doc
 
     def save(self, path: str | os.PathLike) -> Path:
-        return jsonio.write_atomic(path, _canonical(self.to_json()))
+        return jsonio.write_atomic(path, _canonical(self._document()))
 
     @classmethod
     def from_json(cls, doc: Any) -> Checkpoint:

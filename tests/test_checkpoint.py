@@ -168,3 +168,16 @@ def test_another_games_catalogue_changing_leaves_a_checkpoint_valid(make_env, mo
     finally:
         monkeypatch.undo()
         registry.game_catalogue_sha256.cache_clear()
+
+
+def test_editing_a_checkpoints_json_document_leaves_the_checkpoint_as_it_is(make_env):
+    env = make_env("LongPuzzle/MazePaint-Easy")
+    env.reset(seed=0)
+    env.step(SolverAgent(env.unwrapped)())
+    ckpt = env.unwrapped.checkpoint()
+    before = json.dumps(ckpt.to_json(), sort_keys=True)
+    doc = ckpt.to_json()
+    doc["payload"]["evaluator"]["events"].clear()
+    doc["config"]["budget_s"] = 1.0
+    assert json.dumps(ckpt.to_json(), sort_keys=True) == before
+    assert Checkpoint.from_json(json.loads(before)) == ckpt
