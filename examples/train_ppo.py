@@ -3,7 +3,7 @@ catalogue's levels beside both random policies, measured in the same run.
 
 The default (``configs/train_ppo.yaml``): MazePaint-Easy's symbolic board read by
 ``BoardCNN`` (3x3 convolutions over the board's planes), the four swipes as actions (masked),
-50,000 steps on 500 generated levels (one per episode), then every catalogue level of the
+80,000 steps on 500 generated levels (one per episode), then every catalogue level of the
 tier within twice its solver solution, 10 episodes each. Prints a progress bar, both random
 policies' and the trained policy's success, and last one JSON line (``heldout_success``,
 ``train_success``, ``random_success``, ``random_masked_success``, ``timesteps``,

@@ -496,7 +496,7 @@ def test_the_readme_run_is_one_configuration_under_its_three_names():
                 "agent=maskable_ppo",
                 "wrappers=board",
                 "agent.extractor=board_cnn",
-                "agent.timesteps=50000",
+                "agent.timesteps=80000",
                 "agent.episodes=10",
                 "agent.curve_every=10000",
                 "out_dir=null",
@@ -507,7 +507,7 @@ def test_the_readme_run_is_one_configuration_under_its_three_names():
     assert (a.protocol.env_id, a.extractor, a.timesteps, a.protocol.budget_multiple) == (
         MAZE,
         "board_cnn",
-        50_000,
+        80_000,
         2,
     )
     assert a.hyperparameters == {
