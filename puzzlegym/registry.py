@@ -1,8 +1,9 @@
 """The registered games and their Gymnasium ids.
 
-Adding a game is one line in ``GAME_MODULES`` (plus its package in ``pyproject.toml``):
-each module exposes ``GAME``, a :class:`puzzlegym.game.Game`; its solver is the module of
-the same name in ``puzzlegym.solvers`` (found by convention).
+Adding a game is one line in ``GAME_MODULES`` (its folder under ``envs/`` is packaged by
+``setup.py``, which lists the packages from the tree): each module exposes ``GAME``, a
+:class:`puzzlegym.game.Game`; its solver is the module of the same name in
+``puzzlegym.solvers`` (found by convention).
 """
 
 from __future__ import annotations
