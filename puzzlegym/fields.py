@@ -9,6 +9,7 @@ list) is named, not formatted.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,30 @@ MAX_SEED = 2**32 - 1  # the largest episode seed the entry points take (CLI, eva
 def is_int(value: Any) -> bool:
     """An int that is not a bool (JSON's true/false are not numbers here)."""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_count(
+    value: Any, name: str, lo: int, hi: int, error: type[Exception] = ValueError
+) -> int:
+    """``value``, an integer ``lo..hi``: else ``{name}: expected an integer lo..hi, got ...``."""
+    if not is_int(value) or not lo <= value <= hi:
+        raise error(f"{name}: expected an integer {lo}..{hi}, got {shown(value)}")
+    return value
+
+
+def check_number(
+    value: Any, name: str, lo: float, hi: float, error: type[Exception] = ValueError
+) -> float:
+    """``value``, a finite number ``lo..hi`` (as a float): else ``{name}: expected a number
+    lo..hi, got ...``."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not lo <= value <= hi
+    ):
+        raise error(f"{name}: expected a number {lo:g}..{hi:g}, got {shown(value)}")
+    return float(value)
 
 
 def check_exact_keys(

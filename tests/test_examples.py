@@ -14,6 +14,8 @@ from omegaconf import OmegaConf
 
 import puzzlegym  # noqa: F401  (registers the ids)
 
+from .test_rl_train import TINY_OVERRIDES
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 CONFIGS = ROOT / "configs"
@@ -280,17 +282,7 @@ def test_train_ppo_example_prints_held_out_success_beside_both_random_policies(t
         "train_ppo.py",
         f"hydra.run.dir={tmp_path / 'hydra'}",
         f"out_dir={out}",
-        "agent.timesteps=64",
-        "agent.n_envs=2",
-        "agent.episodes=1",
-        "agent.curve_every=32",
-        "agent.curve_episodes=1",
-        "agent.progress=false",
-        "agent.hyperparameters.n_steps=32",
-        "agent.hyperparameters.batch_size=64",
-        "agent.hyperparameters.n_epochs=1",
-        "agent.protocol.num_levels=4",
-        "agent.protocol.train_levels=2",
+        *TINY_OVERRIDES,
         cwd=tmp_path,
         timeout=600,
     )

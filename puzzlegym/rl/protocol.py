@@ -44,6 +44,7 @@ from puzzlegym import solvers
 from puzzlegym.errors import ConfigError, shown
 from puzzlegym.evaluation.events import AttemptClosed
 from puzzlegym.evaluation.loop import play
+from puzzlegym.fields import check_count, check_number
 from puzzlegym.probe import BOARD_AREA
 from puzzlegym.registry import parse_env_id
 from puzzlegym.splits import SEED_LIMIT, Split, TrainingLevels, check_split, tier_targets
@@ -99,20 +100,11 @@ class TestLevel:
 
 
 def _number(value: Any, name: str, lo: float, hi: float) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or not lo <= value <= hi
-    ):
-        raise ConfigError(f"{name}: expected a number {lo:g}..{hi:g}, got {shown(value)}")
-    return float(value)
+    return check_number(value, name, lo, hi, ConfigError)
 
 
 def _count(value: Any, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ConfigError(f"{name}: expected an integer {lo}..{hi}, got {shown(value)}")
-    return value
+    return check_count(value, name, lo, hi, ConfigError)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ default), so two runs of one configuration give the same figures (times apart).
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from gymnasium.spaces import Discrete
 from puzzlegym.errors import ConfigError, shown
 from puzzlegym.evaluation.metrics import dead_end_stats
 from puzzlegym.evaluation.records import lock_file
+from puzzlegym.fields import check_count, check_number
 from puzzlegym.jsonio import write_atomic, write_json
 from puzzlegym.rl.protocol import (
     MAX_EPISODES,
@@ -82,9 +82,7 @@ PHASES = ("random_uniform", "random_masked", "trained", "trained_greedy")
 
 
 def _int(value: Any, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ConfigError(f"{name}: expected an integer {lo}..{hi}, got {shown(value)}")
-    return value
+    return check_count(value, name, lo, hi, ConfigError)
 
 
 @dataclass(frozen=True)
@@ -162,15 +160,8 @@ class TrainConfig:
             kind, lo, hi = HYPERPARAMETERS[key]
             if kind is int:
                 _int(value, f"hyperparameters.{key}", int(lo), int(hi))
-            elif (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not math.isfinite(value)
-                or not lo <= value <= hi
-            ):
-                raise ConfigError(
-                    f"hyperparameters.{key}: expected a number {lo:g}..{hi:g}, got {shown(value)}"
-                )
+            else:
+                check_number(value, f"hyperparameters.{key}", lo, hi, ConfigError)
         _int(self.episodes, "episodes", 1, MAX_EPISODES)
         if self.curve_every is not None:
             _int(self.curve_every, "curve_every", 1, MAX_TIMESTEPS)
