@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import http.client
 import json
-import re
-import subprocess
 import sys
 import tempfile
 
 import puzzlegym  # noqa: F401
 from puzzlegym.evaluation import bench
+from puzzlegym.service.launch import start_service
 
 
 def rss_mb(pid: int) -> float:
@@ -32,23 +31,9 @@ def rss_mb(pid: int) -> float:
 def reset_churn(n: int = 1000, env_id: str = "LongPuzzle/MazePaint-Easy") -> dict:
     """N reset+action pairs against a ``puzzlegym serve`` subprocess; its RSS every 100."""
     with tempfile.TemporaryDirectory() as tmp:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "puzzlegym",
-                "serve",
-                "--port",
-                "0",
-                "--record-dir",
-                f"{tmp}/records",
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
+        proc, url = start_service(["serve", "--record-dir", f"{tmp}/records"])
         try:
-            line = proc.stdout.readline()
-            host, port = re.search(r"http://([\d.]+):(\d+)/", line).groups()
+            host, port = url.removeprefix("http://").split(":")
             conn = http.client.HTTPConnection(host, int(port), timeout=60)
 
             def post(path: str, body: dict) -> None:

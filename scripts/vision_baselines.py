@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 import time
@@ -28,36 +27,20 @@ sys.path.insert(0, str(ROOT))
 from puzzlegym.agents.vision.__main__ import Client, play  # noqa: E402
 from puzzlegym.jsonio import write_atomic  # noqa: E402
 from puzzlegym.registry import env_ids, get_game  # noqa: E402
+from puzzlegym.service.launch import start_service  # noqa: E402
 
 START_TIMEOUT_S = 60
 
 
 def start_server(run_dir: Path) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "puzzlegym",
-            "serve",
-            "--port",
-            "0",
-            "--clock",
-            "sim",
-            "--record-dir",
-            str(run_dir),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
-    deadline = time.monotonic() + START_TIMEOUT_S
-    line = proc.stdout.readline()
-    match = re.search(r"http://([\d.]+):(\d+)/", line)
-    if not match or time.monotonic() > deadline:
-        proc.kill()
-        raise SystemExit(f"serve did not start: {line!r} {proc.stderr.read()[-2000:]}")
-    return proc, f"http://{match.group(1)}:{match.group(2)}"
+    try:
+        return start_service(
+            ["serve", "--clock", "sim", "--record-dir", str(run_dir)],
+            timeout_s=START_TIMEOUT_S,
+            cwd=ROOT,
+        )
+    except RuntimeError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def main() -> int:

@@ -3,12 +3,11 @@
 import base64
 import io
 import json
-import re
-import subprocess
-import sys
+import os
 import threading
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -16,20 +15,32 @@ import pytest
 from PIL import Image
 
 from puzzlegym.evaluation.records import read_log
+from puzzlegym.service.launch import start_service
 
 
 def start(args, tmp_path):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "puzzlegym", *args, "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-    )
-    line = proc.stdout.readline()
-    match = re.search(r"http://([\d.]+):(\d+)/", line)
-    assert match, (line, proc.stderr.read() if proc.poll() is not None else "")
-    return proc, f"http://{match.group(1)}:{match.group(2)}"
+    return start_service(args, cwd=tmp_path)
+
+
+def test_a_service_that_does_not_answer_in_time_is_killed_with_a_clear_error(tmp_path):
+    before = {p.name for p in Path("/proc").iterdir() if p.name.isdigit()}
+    with pytest.raises(RuntimeError, match=r"^puzzlegym serve did not start: it printed nothing"):
+        start_service(["serve", "--record-dir", str(tmp_path / "r")], timeout_s=0.001)
+    children = [
+        p
+        for p in Path("/proc").iterdir()
+        if p.name.isdigit() and p.name not in before and _parent(p) == os.getpid()
+    ]
+    assert children == []  # the child was killed and reaped
+    with pytest.raises(ValueError, match=r"^args: expected"):
+        start_service(["run", "x"])
+
+
+def _parent(proc_dir: Path) -> int | None:
+    try:
+        return int((proc_dir / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 @pytest.fixture
