@@ -49,6 +49,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         [
             "puzzlegym.game",
             "puzzlegym.planes",
+            "puzzlegym.twin",
             "puzzlegym.catalogue",
             "puzzlegym.screen.suite",
             "puzzlegym.screen.suite_view",
