@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 import puzzlegym  # noqa: F401
-from puzzlegym.evaluation import bench
+from puzzlegym.bench import rates as bench
 from puzzlegym.service.launch import start_service
 
 

@@ -14,7 +14,7 @@ import json
 import sys
 
 import puzzlegym  # noqa: F401
-from puzzlegym.evaluation import bench
+from puzzlegym.bench import rates as bench
 
 if __name__ == "__main__":
     ids = sys.argv[1:] or [

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from hydra import compose, initialize_config_module
 
-from puzzlegym.evaluation.levels import warm_cache
-from puzzlegym.jsonio import write_atomic
+from puzzlegym.base.jsonio import write_atomic
+from puzzlegym.levels.generate import warm_cache
 from puzzlegym.rl.sweep import Run, run_sweep
 from puzzlegym.rl.train import summary
 from puzzlegym.run import train_config

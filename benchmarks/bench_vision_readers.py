@@ -24,7 +24,7 @@ import gymnasium as gym
 
 import puzzlegym  # noqa: F401  (registers the envs)
 from puzzlegym.agents.vision import reader_for
-from puzzlegym.registry import games
+from puzzlegym.suite.registry import games
 
 READERS = {game: reader_for(game) for game in games()}
 

@@ -23,8 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-from puzzlegym.evaluation.levels import warm_cache
-from puzzlegym.jsonio import write_atomic
+from puzzlegym.base.jsonio import write_atomic
+from puzzlegym.levels.generate import warm_cache
 from puzzlegym.rl.plots import plot_sweep
 from puzzlegym.rl.protocol import Protocol
 from puzzlegym.rl.report import summarise
@@ -245,7 +245,7 @@ def render(rows: dict, meta: dict) -> str:
         "level, from its ready board to a win, a restart or the episode's end) that reached a "
         "certified dead end counts once, and each dead-end run lasts from the fatal move to the "
         "undo or restart that leaves it (the delay counts the moves made meanwhile, the fatal one "
-        "included; `puzzlegym.evaluation.metrics.dead_end_stats`, read here from the held-out "
+        "included; `puzzlegym.record.metrics.dead_end_stats`, read here from the held-out "
         "evaluations' `AttemptClosed` events). The paper's Figure 2c, measured for RL agents:",
         "",
         "| game | policy | attempts | reached a dead end | dead-end runs left by undo/restart | "

@@ -3,10 +3,10 @@ GUI actions. Importing the package registers every ``LongPuzzle/<Game>-<Tier>`` 
 
 from __future__ import annotations
 
-from puzzlegym.checkpoint import Checkpoint
+from puzzlegym.base.version import __version__
 from puzzlegym.env import PuzzleEnv
-from puzzlegym.registry import register_envs
-from puzzlegym.version import __version__
+from puzzlegym.env.checkpoint import Checkpoint
+from puzzlegym.suite.registry import register_envs
 
 register_envs()
 

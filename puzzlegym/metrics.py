@@ -1,9 +1,9 @@
 """The benchmark metrics (product spec §6, paper Appendix B.3): the public name of
-:mod:`puzzlegym.evaluation.metrics`, where they are computed.
+:mod:`puzzlegym.record.metrics`, where they are computed.
 
 ``aggregate(rows)`` turns per-objective rows (LC and FGP in percent) into the Table-2 figures;
 ``episode_from_record`` / ``aggregate_records`` compute them from episode records.
 """
 
-from puzzlegym.evaluation.metrics import *  # noqa: F403  (the public names)
-from puzzlegym.evaluation.metrics import __all__  # noqa: F401
+from puzzlegym.record.metrics import *  # noqa: F403  (the public names)
+from puzzlegym.record.metrics import __all__  # noqa: F401

@@ -38,7 +38,7 @@ from typing import Any, cast
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from puzzlegym.errors import ConfigError, PuzzleGymError
+from puzzlegym.base.errors import ConfigError, PuzzleGymError
 
 CONFIG_PATH = "pkg://puzzlegym.configs"
 KINDS = ("play", "train")
@@ -217,7 +217,7 @@ def _study(cfg: DictConfig) -> dict:
 
 def run(cfg: DictConfig) -> dict:
     """Run the composed config (see the module docstring); returns the result dict."""
-    from puzzlegym.registry import parse_env_id
+    from puzzlegym.suite.registry import parse_env_id
 
     if cfg.get("study") is not None:  # +experiment=rq2 / rq4: a dead-end lab study
         return _study(cfg)
@@ -251,7 +251,7 @@ def cmd_train(args) -> int:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from puzzlegym.evaluation.records import unused_path
+    from puzzlegym.record.files import unused_path
 
     overrides = list(args.overrides)
     for override in overrides:

@@ -22,7 +22,7 @@ seeded random walks of legal moves from each:
 * the solver (found by convention in ``puzzlegym.solvers``) solves the ready board, its
   moves replay through ``apply`` to a solved board, and ``certify`` calls it solvable.
 
->>> from puzzlegym.registry import get_game
+>>> from puzzlegym.suite.registry import get_game
 >>> check_game(get_game("MazePaint"), walks=2, steps=5)
 """
 
@@ -36,10 +36,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from puzzlegym import solvers
-from puzzlegym.actions import Action
-from puzzlegym.errors import PuzzleGymError
+from puzzlegym.base.actions import Action
+from puzzlegym.base.errors import PuzzleGymError
+from puzzlegym.env.probe import BOARD_AREA
 from puzzlegym.game import Game, Rejected
-from puzzlegym.probe import BOARD_AREA
 from puzzlegym.screen.palette import STYLES
 
 __all__ = ["GameContractError", "check_game"]

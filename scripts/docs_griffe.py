@@ -1,7 +1,7 @@
 """A griffe extension for the API reference (mkdocs.yml loads it for mkdocstrings): the code's
 docstrings use a few reStructuredText habits that Markdown would show raw.
 
-* Sphinx roles (``:class:`~puzzlegym.probe.Probe```, ``:func:`play```, ``:mod:`x```) become
+* Sphinx roles (``:class:`~puzzlegym.env.probe.Probe```, ``:func:`play```, ``:mod:`x```) become
   inline code of the name (the last dotted part where the target starts with ``~``);
 * a paragraph of doctest lines (``>>> ...`` and their output, not indented) becomes a fenced
   ``pycon`` code block, as Google-style ``Examples:`` sections already are;

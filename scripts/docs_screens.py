@@ -32,9 +32,9 @@ import numpy as np
 from PIL import Image
 
 import puzzlegym  # noqa: F401  (registers the LongPuzzle/* ids)
-from puzzlegym import registry
 from puzzlegym.agents import SolverAgent
-from puzzlegym.jsonio import write_atomic
+from puzzlegym.base.jsonio import write_atomic
+from puzzlegym.suite import registry
 from puzzlegym.wrappers import LowResObservation
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from puzzlegym.agents.vision.__main__ import Client, play  # noqa: E402
-from puzzlegym.jsonio import write_atomic  # noqa: E402
-from puzzlegym.registry import env_ids, get_game  # noqa: E402
+from puzzlegym.base.jsonio import write_atomic  # noqa: E402
 from puzzlegym.service.launch import start_service  # noqa: E402
+from puzzlegym.suite.registry import env_ids, get_game  # noqa: E402
 
 START_TIMEOUT_S = 60
 

@@ -53,7 +53,7 @@ def solve(level: Any, state: Any = None) -> Solution:
         Unsolvable: the state is a dead end.
 
     Examples:
-        >>> from puzzlegym.registry import get_game
+        >>> from puzzlegym.suite.registry import get_game
         >>> level = get_game("MazePaint").load_catalogue("Easy")[0]
         >>> solution = solve(level)
         >>> solution.length, solution.optimal, solution.moves[:3]
@@ -80,7 +80,7 @@ def certify(level: Any, state: Any) -> Verdict:
         ``"solvable"``, ``"dead_end"`` or ``"unknown"``.
 
     Examples:
-        >>> from puzzlegym.registry import get_game
+        >>> from puzzlegym.suite.registry import get_game
         >>> game = get_game("MazePaint")
         >>> level = game.load_catalogue("Easy")[0]
         >>> certify(level, game.rules.initial_state(level)), is_dead_end(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from puzzlegym.actions import (
+from puzzlegym.base.actions import (
     Answer,
     Batch,
     Click,
@@ -15,7 +15,7 @@ from puzzlegym.actions import (
     parse_action,
     to_dict,
 )
-from puzzlegym.errors import ActionError
+from puzzlegym.base.errors import ActionError
 
 
 def test_dict_and_typed_forms_agree():

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from puzzlegym.errors import ActionError, ConfigError, WorkerError
+from puzzlegym.base.errors import ActionError, ConfigError, WorkerError
 from puzzlegym.rl.batched import BatchedVectorEnv
 from puzzlegym.wrappers import make_sb3_env
 

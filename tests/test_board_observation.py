@@ -17,11 +17,11 @@ from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puzzlegym.errors import ConfigError, PuzzleGymError
-from puzzlegym.probe import BOARD_AREA, LEVEL, SCREENS
-from puzzlegym.registry import env_ids, games, parse_env_id
+from puzzlegym.base.errors import ConfigError, PuzzleGymError
+from puzzlegym.env.probe import BOARD_AREA, LEVEL, SCREENS
 from puzzlegym.screen.input import GestureRecognizer, action_events
 from puzzlegym.screen.render import Canvas
+from puzzlegym.suite.registry import env_ids, games, parse_env_id
 from puzzlegym.wrappers import (
     BoardActions,
     BoardObservation,
@@ -490,7 +490,7 @@ def test_a_restored_checkpoint_gives_the_tensor_it_was_taken_at(env_id, seed, be
 
 
 def json_roundtrip(ckpt):
-    from puzzlegym.checkpoint import Checkpoint
+    from puzzlegym.env.checkpoint import Checkpoint
 
     return Checkpoint.from_json(json.loads(json.dumps(ckpt.to_json())))
 

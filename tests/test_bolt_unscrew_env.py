@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from puzzlegym.actions import Click, to_dict
+from puzzlegym.base.actions import Click, to_dict
 from puzzlegym.envs.bolt_unscrew import rules as R
 from puzzlegym.envs.bolt_unscrew import view as V
 from puzzlegym.screen.layout import BOARD_AREA

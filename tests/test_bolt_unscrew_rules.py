@@ -7,9 +7,9 @@ from fractions import Fraction
 
 import pytest
 
+from puzzlegym.base.errors import LevelError
 from puzzlegym.envs.bolt_unscrew import geometry as G
 from puzzlegym.envs.bolt_unscrew import rules as R
-from puzzlegym.errors import LevelError
 from puzzlegym.game import Rejected
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from puzzlegym import Checkpoint
 from puzzlegym.agents import SolverAgent
-from puzzlegym.errors import CheckpointError
+from puzzlegym.base.errors import CheckpointError
 
 from .conftest import frame_hash
 
@@ -147,7 +147,7 @@ def test_invalid_payload_is_rejected_and_episode_unchanged(make_env):
 def test_another_games_catalogue_changing_leaves_a_checkpoint_valid(make_env, monkeypatch):
     """Catalogue hashes are per game: a checkpoint (and a record) carries its objective's
     game's hash, so a game added or changed leaves the others' checkpoints valid."""
-    from puzzlegym import registry
+    from puzzlegym.suite import registry
 
     env = make_env("LongPuzzle/MazePaint-Easy", start="board")
     env.reset(seed=0)

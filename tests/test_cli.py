@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from puzzlegym.evaluation.records import read_log
+from puzzlegym.record.files import read_log
 
 
 def cli(*args, check=True):
@@ -70,7 +70,7 @@ def test_bad_cli_input_is_rejected_with_a_clear_error():
 
 
 def test_levels_list_and_validate():
-    from puzzlegym.registry import games
+    from puzzlegym.suite.registry import games
 
     rows = [r.split("\t") for r in cli("levels", "list").stdout.strip().splitlines()]
     assert len(rows) == sum(len(g.load_catalogue(t)) for g in games().values() for t in g.tiers)

@@ -11,6 +11,7 @@ import gymnasium as gym
 import pytest
 
 from puzzlegym import solvers
+from puzzlegym.base.errors import ConfigError, LevelError
 from puzzlegym.envs.color_connect import GAME
 from puzzlegym.envs.color_connect import rules as R
 from puzzlegym.envs.color_connect.catalogue import CATALOGUE, catalogue_path, load_catalogue
@@ -22,8 +23,7 @@ from puzzlegym.envs.color_connect.generator import (
     hamiltonian_path,
 )
 from puzzlegym.envs.color_connect.view import path_clicks
-from puzzlegym.errors import ConfigError, LevelError
-from puzzlegym.evaluation import levels
+from puzzlegym.levels import stats as levels
 
 
 @pytest.mark.parametrize("tier", R.TIERS)

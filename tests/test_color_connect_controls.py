@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from puzzlegym.actions import Click
+from puzzlegym.base.actions import Click
 from puzzlegym.envs.color_connect import GAME
 from puzzlegym.envs.color_connect import rules as R
 from puzzlegym.envs.color_connect.rules import Connect, Remove
@@ -179,7 +179,7 @@ def test_env_clicks_draw_refuse_and_restart(env):
 
 def test_checkpoint_mid_path_restores_exactly(env, tmp_path):
     from puzzlegym import solvers
-    from puzzlegym.checkpoint import Checkpoint
+    from puzzlegym.env.checkpoint import Checkpoint
 
     suite = env.unwrapped.suite
     level = suite.board.level
@@ -203,8 +203,8 @@ def test_checkpoint_mid_path_restores_exactly(env, tmp_path):
 
 
 def test_checkpoint_with_a_ui_that_does_not_fit_is_refused(env):
-    from puzzlegym.checkpoint import Checkpoint
-    from puzzlegym.errors import CheckpointError
+    from puzzlegym.base.errors import CheckpointError
+    from puzzlegym.env.checkpoint import Checkpoint
 
     ckpt = env.unwrapped.checkpoint()
     payload = ckpt.copy_payload()

@@ -7,9 +7,9 @@ from itertools import islice
 
 import pytest
 
+from puzzlegym.base.errors import LevelError
 from puzzlegym.envs.color_connect import rules as R
 from puzzlegym.envs.color_connect.rules import Connect, Remove
-from puzzlegym.errors import LevelError
 from puzzlegym.game import Rejected
 
 # 4 rows x 5 columns; cell index = row * 5 + col

@@ -11,8 +11,8 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
+from puzzlegym.base.errors import ConfigError  # noqa: E402
 from puzzlegym.cli import main as cli_main  # noqa: E402
-from puzzlegym.errors import ConfigError  # noqa: E402
 from puzzlegym.evaluation.distributed import start_local_ray  # noqa: E402
 from puzzlegym.evaluation.eval import run_eval  # noqa: E402
 

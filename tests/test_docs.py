@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from puzzlegym import registry
+from puzzlegym.suite import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENS = ROOT / "docs" / "img" / "screens"
@@ -55,7 +55,7 @@ def test_the_docs_build_strictly(tmp_path):
     card = (ROOT / "envs" / "maze_paint" / "card.md").read_text(encoding="utf-8").splitlines()[2]
     assert card in page
     reference = (site / "reference" / "evaluation" / "index.html").read_text(encoding="utf-8")
-    assert 'id="puzzlegym.evaluation.loop.play"' in reference
+    assert 'id="puzzlegym.env.loop.play"' in reference
     assert ":func:" not in reference  # the docstrings' roles are rewritten as code
 
 
@@ -133,7 +133,7 @@ def test_docstrings_are_rewritten_as_markdown():
     spec.loader.exec_module(docs_griffe)
     text = "\n".join(
         [
-            "See :class:`~puzzlegym.probe.Probe` and :func:`play`. Use::",
+            "See :class:`~puzzlegym.env.probe.Probe` and :func:`play`. Use::",
             "",
             ">>> 1 + 1",
             "2",

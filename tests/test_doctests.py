@@ -18,7 +18,7 @@ MODULES = {
     "puzzlegym.wrappers.lowres": 5,
     "puzzlegym.wrappers.text": 5,
     "puzzlegym.solvers": 8,
-    "puzzlegym.evaluation.metrics": 10,
+    "puzzlegym.record.metrics": 10,
 }
 
 

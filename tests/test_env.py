@@ -7,8 +7,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from puzzlegym.agents import SolverAgent
-from puzzlegym.errors import ActionError, ConfigError, PuzzleGymError
-from puzzlegym.registry import games
+from puzzlegym.base.errors import ActionError, ConfigError, PuzzleGymError
+from puzzlegym.suite.registry import games
 
 from .conftest import ALL_IDS, frame_hash
 
@@ -255,7 +255,7 @@ def test_observation_is_fresh_uint8_array(make_env):
 
 
 def test_each_reset_writes_its_own_record(make_env, tmp_path):
-    from puzzlegym.evaluation.records import read_log
+    from puzzlegym.record.files import read_log
 
     env = make_env(record_dir=str(tmp_path / "rec"))
     env.reset(seed=0)

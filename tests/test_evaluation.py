@@ -8,10 +8,9 @@ import time
 
 import pytest
 
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.cli import main
-from puzzlegym.errors import ConfigError
 from puzzlegym.evaluation.eval import episode_dir, parse_objectives, parse_seeds, run_eval
-from puzzlegym.evaluation.records import read_log
 from puzzlegym.metrics import (
     aggregate,
     aggregate_records,
@@ -19,7 +18,8 @@ from puzzlegym.metrics import (
     episode_row,
     find_records,
 )
-from puzzlegym.registry import env_ids
+from puzzlegym.record.files import read_log
+from puzzlegym.suite.registry import env_ids
 
 
 def test_parse_objectives_and_seeds():

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from puzzlegym.evaluation.evaluator import Evaluator, Objective
+from puzzlegym.record.evaluator import Evaluator, Objective
 
 
 @dataclass

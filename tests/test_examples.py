@@ -232,7 +232,7 @@ def test_every_registered_objective_has_an_env_config():
 
     from omegaconf import OmegaConf as OC
 
-    from puzzlegym.registry import env_ids
+    from puzzlegym.suite.registry import env_ids
 
     for env_id in env_ids():
         game, tier = env_id.split("/")[1].split("-")

@@ -11,8 +11,8 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.cli import main
-from puzzlegym.errors import ConfigError
 from puzzlegym.evaluation.runner import run_episode
 
 ENV = "LongPuzzle/MazePaint-Easy"

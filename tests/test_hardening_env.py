@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puzzlegym.actions import Batch, Click, PressKey, Scroll, TypeText, parse_action
-from puzzlegym.catalogue import Catalogue
-from puzzlegym.checkpoint import Checkpoint
-from puzzlegym.errors import ActionError, CheckpointError, ConfigError, LevelError
-from puzzlegym.registry import get_game
+from puzzlegym.base.actions import Batch, Click, PressKey, Scroll, TypeText, parse_action
+from puzzlegym.base.errors import ActionError, CheckpointError, ConfigError, LevelError
+from puzzlegym.env.checkpoint import Checkpoint
+from puzzlegym.game.catalogue import Catalogue
+from puzzlegym.suite.registry import get_game
 
 
 def deep(n: int):

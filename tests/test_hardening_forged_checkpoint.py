@@ -12,12 +12,12 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from puzzlegym.checkpoint import Checkpoint
+from puzzlegym.base.errors import CheckpointError
 from puzzlegym.cli import main
-from puzzlegym.errors import CheckpointError
-from puzzlegym.evaluation.metrics import aggregate_records, episode_from_record
-from puzzlegym.evaluation.report import load_run
+from puzzlegym.env.checkpoint import Checkpoint
 from puzzlegym.evaluation.runner import run_episode
+from puzzlegym.record.metrics import aggregate_records, episode_from_record
+from puzzlegym.report.load import load_run
 
 ENV_ID = "LongPuzzle/MazePaint-Easy"
 

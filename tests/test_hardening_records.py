@@ -12,14 +12,14 @@ import gymnasium as gym
 import pytest
 
 from puzzlegym.agents import make_agent
+from puzzlegym.base.errors import ConfigError, RecordError
 from puzzlegym.cli import main
-from puzzlegym.errors import ConfigError, RecordError
 from puzzlegym.evaluation.eval import episode_dir, run_eval
-from puzzlegym.evaluation.records import EpisodeRecorder, read_log
 from puzzlegym.evaluation.replay import format_report, replay
-from puzzlegym.evaluation.report import load_run
 from puzzlegym.evaluation.runner import run_episode
 from puzzlegym.metrics import episode_from_record, find_records
+from puzzlegym.record.files import EpisodeRecorder, read_log
+from puzzlegym.report.load import load_run
 
 
 def solved_record(path: Path, steps: int | None = None) -> Path:
@@ -254,7 +254,7 @@ def test_atomic_writes_leave_files_with_the_umask_mode_and_no_temporaries(tmp_pa
     import os
     import stat
 
-    from puzzlegym import jsonio
+    from puzzlegym.base import jsonio
 
     umask = os.umask(0o022)
     os.umask(umask)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from puzzlegym.errors import ConfigError
-from puzzlegym.evaluation.records import read_log
+from puzzlegym.base.errors import ConfigError
+from puzzlegym.record.files import read_log
 from puzzlegym.service import http as service_http
 from puzzlegym.service.play import PlaySession, make_play_server
 from puzzlegym.service.serve import Service, make_serve_server

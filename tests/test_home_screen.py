@@ -3,10 +3,10 @@ none overlapping, and every card's text inside its box."""
 
 import numpy as np
 
-from puzzlegym.registry import games
 from puzzlegym.screen import theme
 from puzzlegym.screen.layout import CARD_PAD, HOME
 from puzzlegym.screen.render import SCREEN, font, wrap_text
+from puzzlegym.suite.registry import games
 
 
 def test_home_has_a_card_for_every_game_inside_the_screen(make_env):

@@ -1,6 +1,6 @@
 """The gesture recogniser: clicks, double clicks, drags and swipes from timed events."""
 
-from puzzlegym.actions import Click, DoubleClick, Drag, PressKey, Scroll, TypeText, Wait
+from puzzlegym.base.actions import Click, DoubleClick, Drag, PressKey, Scroll, TypeText, Wait
 from puzzlegym.screen.input import Event, Gesture, GestureRecognizer, action_events, swipe_direction
 
 

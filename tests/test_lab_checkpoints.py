@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from puzzlegym import lab, solvers
-from puzzlegym.checkpoint import Checkpoint
-from puzzlegym.errors import CheckpointError, ConfigError
+from puzzlegym.base.errors import CheckpointError, ConfigError
+from puzzlegym.env.checkpoint import Checkpoint
 from puzzlegym.lab import checkpoints as files
 from puzzlegym.lab.controller import Controller
 from puzzlegym.lab.find import move_actions

@@ -8,10 +8,11 @@ import json
 import pytest
 
 from puzzlegym import lab
-from puzzlegym.errors import ConfigError, PuzzleGymError
-from puzzlegym.evaluation.report import write_report
+from puzzlegym.base.errors import ConfigError, PuzzleGymError
 from puzzlegym.lab import rq2
 from puzzlegym.lab.rq2 import Limits, compute_outcomes
+from puzzlegym.lab.tables import LAB_SECTION
+from puzzlegym.report.write import write_report
 
 WHERE = ("BoltUnscrew", "Hard", 1)
 
@@ -192,7 +193,7 @@ def test_the_scripted_agent_under_a_b_c_and_the_report_table(bolt_pair, tmp_path
         (r["class"], r["condition"]): r for r in rq2.aggregate(rq2.find_outcomes(tmp_path / "run"))
     }
     assert rows[("D", "B")]["n"] == 1 and rows[("N", "A")]["verified_recovery"] is None
-    report = write_report(tmp_path / "run")
+    report = write_report(tmp_path / "run", sections=[LAB_SECTION])
     table = (report / "rq2.md").read_text()
     assert "| BoltUnscrew | D | A | 1 | 0/1 (0.0%) | 0/1 (0.0%) |" in table
     assert "| BoltUnscrew | D | B | 1 | 1/1 (100.0%) | 1/1 (100.0%) |" in table

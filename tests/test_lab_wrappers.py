@@ -13,9 +13,9 @@ from gymnasium.utils.env_checker import check_env
 
 from puzzlegym import solvers
 from puzzlegym.agents import SolverAgent
-from puzzlegym.errors import ConfigError
-from puzzlegym.evaluation.records import read_log
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.lab.find import move_actions
+from puzzlegym.record.files import read_log
 from puzzlegym.screen.layout import LEVEL
 from puzzlegym.wrappers import (
     BlackBox,

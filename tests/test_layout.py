@@ -7,95 +7,39 @@ import ast
 import re
 import subprocess
 import sys
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# (layer, module patterns), lowest first; a module may import its own layer and those below.
-LAYERS: list[tuple[str, list[str]]] = [
-    (
-        "base",
-        [
-            "puzzlegym.errors",
-            "puzzlegym.version",
-            "puzzlegym.jsonio",
-            "puzzlegym.actions",
-            "puzzlegym.fields",
-            "puzzlegym.textgrid",
-            "puzzlegym.symmetry",
-        ],
-    ),
-    (
-        "screen",
-        [
-            "puzzlegym.screen",
-            "puzzlegym.screen.input",
-            "puzzlegym.screen.render",
-            "puzzlegym.screen.resolution",
-            "puzzlegym.screen.theme",
-            "puzzlegym.screen.palette",
-            "puzzlegym.screen.labels",
-            "puzzlegym.screen.clock",
-            "puzzlegym.screen.grid",
-            "puzzlegym.screen.panel",
-            "puzzlegym.screen.layout",
-        ],
-    ),
-    (
-        "protocol",
-        [
-            "puzzlegym.game",
-            "puzzlegym.planes",
-            "puzzlegym.twin",
-            "puzzlegym.catalogue",
-            "puzzlegym.screen.suite",
-            "puzzlegym.screen.suite_view",
-            "puzzlegym.levelhash",
-            "puzzlegym.levelcache",
-            "puzzlegym.splits",
-        ],
-    ),
-    ("games", ["puzzlegym.envs", "puzzlegym.envs.*", "puzzlegym.solvers", "puzzlegym.solvers.*"]),
-    ("registry", ["puzzlegym.registry"]),
-    (
-        "engine",
-        [
-            "puzzlegym.evaluation",
-            "puzzlegym.evaluation.evaluator",
-            "puzzlegym.evaluation.events",
-            "puzzlegym.evaluation.outcome",
-            "puzzlegym.evaluation.records",
-            "puzzlegym.evaluation.metrics",
-            "puzzlegym.metrics",
-            "puzzlegym.backends",
-            "puzzlegym.backends.*",
-            "puzzlegym.checkpoint",
-            "puzzlegym.probe",
-            "puzzlegym.env",
-        ],
-    ),
-    (
-        "consumers",
-        ["puzzlegym.wrappers", "puzzlegym.wrappers.*", "puzzlegym.agents", "puzzlegym.agents.*"],
-    ),
-    (
-        "tools",
-        [
-            "puzzlegym.evaluation.*",
-            "puzzlegym.testing",
-            "puzzlegym.service",
-            "puzzlegym.service.*",
-            "puzzlegym.lab",
-            "puzzlegym.lab.*",
-            "puzzlegym.rl",
-            "puzzlegym.rl.*",
-        ],
-    ),
-    ("entry", ["puzzlegym", "puzzlegym.cli", "puzzlegym.__main__", "puzzlegym.run"]),
+# The layers, lowest first, each the folders it is made of: a top-level package of puzzlegym,
+# or the games' trees (envs/ and solvers/, installed as puzzlegym.envs and puzzlegym.solvers).
+# A module's layer is its folder's; it may import its own layer and those below. Above them
+# all, the top-level modules: the public surface (facades and entry points) that nothing
+# inside imports.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("base", ("base",)),
+    ("screen", ("screen",)),
+    ("game protocol", ("game",)),
+    ("games", ("envs", "solvers")),
+    ("suite", ("suite",)),
+    ("record", ("record",)),
+    ("backends", ("backends",)),
+    ("env", ("env",)),
+    ("wrappers", ("wrappers",)),
+    ("agents", ("agents",)),
+    ("levels", ("levels",)),
+    ("report", ("report",)),
+    ("evaluation", ("evaluation",)),
+    ("lab", ("lab",)),
+    ("service", ("service",)),
+    ("bench", ("bench",)),
+    ("rl", ("rl",)),
+    ("cli", ("cli",)),
 ]
+PUBLIC = "public surface"  # the top-level modules
+MAX_TOP_LEVEL_MODULES = 12
 
 
 def module_files() -> dict[str, Path]:
@@ -118,16 +62,32 @@ def module_files() -> dict[str, Path]:
 MODULES = module_files()
 
 
+def folder_of(module: str) -> str | None:
+    """The top folder of a module (``puzzlegym.env.core`` -> ``env``), None for a top-level
+    module of puzzlegym."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return None  # puzzlegym itself (__init__.py)
+    if len(parts) == 2 and not (ROOT / "puzzlegym" / parts[1]).is_dir():
+        return None if parts[1] not in ("envs", "solvers") else parts[1]
+    return parts[1]
+
+
 def layer_of(module: str) -> int:
-    """The layer of a module: the first layer with an exact match, else the first pattern
-    match (so a subpackage's named modules take precedence over its wildcard)."""
-    for rank, (_, patterns) in enumerate(LAYERS):
-        if module in patterns:
+    """The rank of a module's layer, from its folder (the top-level modules rank above all)."""
+    folder = folder_of(module)
+    if folder is None:
+        return len(LAYERS)
+    for rank, (_, folders) in enumerate(LAYERS):
+        if folder in folders:
             return rank
-    for rank, (_, patterns) in enumerate(LAYERS):
-        if any(fnmatchcase(module, p) for p in patterns):
-            return rank
-    raise AssertionError(f"{module} is in no layer of tests/test_layout.py")
+    raise AssertionError(
+        f"{module}: its folder puzzlegym/{folder}/ is in no layer of tests/test_layout.py"
+    )
+
+
+def layer_name(rank: int) -> str:
+    return LAYERS[rank][0] if rank < len(LAYERS) else PUBLIC
 
 
 def imported_modules(module: str, path: Path) -> set[str]:
@@ -154,6 +114,66 @@ def test_every_module_has_a_layer():
         layer_of(module)
 
 
+def test_every_folder_is_a_layer_and_the_top_level_is_the_public_surface():
+    """Each package of puzzlegym/ is named in exactly one layer, and the top level holds at
+    most a dozen modules."""
+    named = [folder for _, folders in LAYERS for folder in folders]
+    assert len(named) == len(set(named)), "a folder is in two layers"
+    packages = {p.parent.name for p in (ROOT / "puzzlegym").glob("*/__init__.py")}
+    assert packages - set(named) == set(), "packages of puzzlegym/ in no layer"
+    assert set(named) - packages - {"envs", "solvers"} == set(), "layers name missing folders"
+    top = sorted(p.name for p in (ROOT / "puzzlegym").glob("*.py"))
+    assert len(top) <= MAX_TOP_LEVEL_MODULES, f"{len(top)} top-level modules: {top}"
+
+
+def import_graph() -> dict[str, set[str]]:
+    return {m: imported_modules(m, p) & set(MODULES) - {m} for m, p in MODULES.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_modules_import_each_other():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_check_catches_two_modules_importing_each_other():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_module_imports_a_layer_above_its_own(module):
     own = layer_of(module)
@@ -161,8 +181,8 @@ def test_no_module_imports_a_layer_above_its_own(module):
         if target not in MODULES:
             raise AssertionError(f"{module} imports {target}, which does not exist")
         assert layer_of(target) <= own, (
-            f"{module} (layer {LAYERS[own][0]}) imports {target} "
-            f"(layer {LAYERS[layer_of(target)][0]})"
+            f"{module} (layer {layer_name(own)}) imports {target} "
+            f"(layer {layer_name(layer_of(target))})"
         )
 
 
@@ -181,12 +201,12 @@ def test_the_layer_check_catches_an_upward_import(tmp_path):
 # screen layout they use, are the engine's own.
 INTERNAL_ATTRIBUTES = {"suite", "evaluator"}
 INTERNAL_MODULES = {
-    "puzzlegym.screen.suite",
+    "puzzlegym.suite.shell",
     "puzzlegym.screen.layout",
-    "puzzlegym.screen.suite_view",
-    "puzzlegym.evaluation.evaluator",
+    "puzzlegym.suite.view",
+    "puzzlegym.record.evaluator",
 }
-CONSUMER = [name for name, _ in LAYERS].index("consumers")
+CONSUMER = [name for name, _ in LAYERS].index("wrappers")
 
 
 def internals_used(module: str, path: Path) -> list[str]:
@@ -272,9 +292,9 @@ def test_architecture_doc_matches_the_tree():
 def test_public_names_import_in_a_fresh_interpreter():
     code = (
         "import puzzlegym, puzzlegym.metrics, puzzlegym.wrappers, puzzlegym.solvers, "
-        "puzzlegym.envs, puzzlegym.actions\n"
+        "puzzlegym.envs, puzzlegym.base.actions\n"
         "from puzzlegym.metrics import aggregate\n"
-        "from puzzlegym.checkpoint import Checkpoint\n"
+        "from puzzlegym.env.checkpoint import Checkpoint\n"
         "from puzzlegym.wrappers import BlackBox, TextChannel, make_sb3_env\n"
         "import gymnasium as gym\n"
         "assert 'LongPuzzle/MazePaint-Easy' in gym.registry\n"

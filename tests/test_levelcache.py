@@ -1,4 +1,4 @@
-"""The on-disk cache of generated levels (puzzlegym.levelcache): its layout, reuse across
+"""The on-disk cache of generated levels (puzzlegym.game.levelcache): its layout, reuse across
 processes, every kind of damaged or hostile file regenerated (never trusted), its byte bound,
 and a cache that cannot be written."""
 
@@ -11,12 +11,18 @@ import warnings
 
 import pytest
 
-from puzzlegym.errors import ConfigError
-from puzzlegym.levelcache import FORMAT, LevelCache, default_max_bytes, default_root, generator_hash
-from puzzlegym.levelhash import is_catalogue_level
-from puzzlegym.registry import get_game
-from puzzlegym.splits import SEED_LIMIT, Split, TrainingLevels
-from puzzlegym.version import __version__
+from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.version import __version__
+from puzzlegym.game.levelcache import (
+    FORMAT,
+    LevelCache,
+    default_max_bytes,
+    default_root,
+    generator_hash,
+)
+from puzzlegym.game.levelhash import is_catalogue_level
+from puzzlegym.game.splits import SEED_LIMIT, Split, TrainingLevels
+from puzzlegym.suite.registry import get_game
 
 MAZE = get_game("MazePaint")
 

@@ -1,6 +1,7 @@
-"""Canonical level hashes (puzzlegym.levelhash, the games' rules.canonical, puzzlegym.symmetry):
-a level turned, mirrored, re-listed or re-coloured as each game allows hashes like the
-original, so such a copy of a catalogue level is caught; different puzzles hash apart.
+"""Canonical level hashes (puzzlegym.game.levelhash, the games' rules.canonical,
+puzzlegym.base.symmetry): a level turned, mirrored, re-listed or re-coloured as each game
+allows hashes like the original, so such a copy of a catalogue level is caught; different
+puzzles hash apart.
 
 The symmetric copies here are built by the test's own transforms of the level documents
 (not by the code under test) and loaded through the games' strict loaders, so each is a
@@ -15,9 +16,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzlegym.levelhash import canonical_document, catalogue_hashes, is_catalogue_level, level_hash
-from puzzlegym.registry import games, get_game
-from puzzlegym.symmetry import SYMMETRIES, canonical_sequences, first_seen, relabelled_rows
+from puzzlegym.base.symmetry import SYMMETRIES, canonical_sequences, first_seen, relabelled_rows
+from puzzlegym.game.levelhash import (
+    canonical_document,
+    catalogue_hashes,
+    is_catalogue_level,
+    level_hash,
+)
+from puzzlegym.suite.registry import games, get_game
 
 # ---------------------------------------------------------------------------- the test's transforms
 TURN = {"up": "right", "right": "down", "down": "left", "left": "up"}  # a quarter turn clockwise
@@ -191,7 +197,7 @@ def test_a_changed_puzzle_hashes_apart():
     assert not is_catalogue_level(game, swapped)
 
 
-# ----------------------------------------------------------------------------- puzzlegym.symmetry
+# ------------------------------------------------------------------- puzzlegym.base.symmetry
 def test_the_eight_symmetries_are_distinct_and_move_headings_with_cells():
     grid = ("abc", "def")
     images = {sym.rows(grid) for sym in SYMMETRIES}

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from puzzlegym.base.errors import ConfigError, LevelError
 from puzzlegym.envs.maze_paint import rules as R
 from puzzlegym.envs.maze_paint.catalogue import (
     CATALOGUE,
@@ -21,7 +22,6 @@ from puzzlegym.envs.maze_paint.generator import (
     catalogue_document,
     generate,
 )
-from puzzlegym.errors import ConfigError, LevelError
 from puzzlegym.solvers import maze_paint as solver
 
 BANDS = {"Easy": (7, 12), "Medium": (13, 16), "Hard": (18, 25)}

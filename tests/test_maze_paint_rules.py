@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from puzzlegym.base.errors import LevelError
 from puzzlegym.envs.maze_paint import rules as R
 from puzzlegym.envs.maze_paint.rules import DIRECTIONS, Level, State
-from puzzlegym.errors import LevelError
 from puzzlegym.game import Rejected
 
 # A ring corridor around one wall block; width 5, so cell (r, c) has index 5 * r + c.

@@ -21,11 +21,11 @@ from puzzlegym.agents.prompts import summary_request
 from puzzlegym.agents.sandbox import Sandbox, SandboxLimits
 from puzzlegym.agents.screenshots import ScreenEncoder
 from puzzlegym.agents.tools import CODE_TOOLS, NATIVE_TOOLS, ToolError, parse_call, tool_schemas
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.cli import main
-from puzzlegym.errors import ConfigError
-from puzzlegym.evaluation.records import AGENT_LOG, read_log
 from puzzlegym.evaluation.runner import run_episode
 from puzzlegym.metrics import aggregate, episode_from_record, episode_row
+from puzzlegym.record.files import AGENT_LOG, read_log
 from puzzlegym.service.scripted_model import demo_script
 from tests.conftest import scripted
 

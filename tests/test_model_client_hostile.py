@@ -28,8 +28,8 @@ import pytest
 
 from puzzlegym.agents.client import ChatClient, ModelError
 from puzzlegym.cli import main
-from puzzlegym.evaluation.records import AGENT_LOG, read_log
 from puzzlegym.evaluation.runner import run_episode
+from puzzlegym.record.files import AGENT_LOG, read_log
 
 MAZE = "LongPuzzle/MazePaint-Easy"
 KEY = "sk-hostile-server-0123456789-abcdef-KEY"
@@ -410,7 +410,7 @@ def test_eval_and_report_of_a_run_with_such_episodes_work(tmp_path, capsys):
 
 
 def test_agent_log_lines_always_read_back(tmp_path):
-    from puzzlegym.evaluation.records import AgentLog
+    from puzzlegym.record.files import AgentLog
 
     log = AgentLog(tmp_path)
     log.write(

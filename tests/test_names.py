@@ -10,13 +10,13 @@ import json
 import gymnasium as gym
 import numpy as np
 
-from puzzlegym.actions import to_dict
 from puzzlegym.agents import SolverAgent
-from puzzlegym.checkpoint import Checkpoint, _canonical
-from puzzlegym.evaluation.events import upgrade_line
-from puzzlegym.evaluation.metrics import episode_from_record
-from puzzlegym.evaluation.records import read_log
+from puzzlegym.base.actions import to_dict
+from puzzlegym.env.checkpoint import Checkpoint, _canonical
 from puzzlegym.evaluation.replay import replay
+from puzzlegym.record.events import upgrade_line
+from puzzlegym.record.files import read_log
+from puzzlegym.record.metrics import episode_from_record
 
 OLD = {"actions": "step", "start_actions": "start_step", "end_actions": "end_step"}
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from puzzlegym.base.errors import LevelError
 from puzzlegym.envs.nut_and_bolt import GAME
 from puzzlegym.envs.nut_and_bolt import rules as R
 from puzzlegym.envs.nut_and_bolt.view import PALETTE, bolt_rects
-from puzzlegym.errors import LevelError
 from puzzlegym.game import Rejected
 from puzzlegym.screen.layout import BOARD_AREA
 

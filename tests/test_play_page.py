@@ -27,8 +27,8 @@ from puzzlegym.envs.rush_hour import view as RV
 from puzzlegym.envs.truck_escape import rules as TR
 from puzzlegym.envs.truck_escape import view as TV
 from puzzlegym.screen.layout import BOARD_AREA, FEEDBACK
-from puzzlegym.screen.suite_view import MAX_MOTION_FRAMES, motion_scenes
 from puzzlegym.service.play import PlaySession, make_play_server
+from puzzlegym.suite.view import MAX_MOTION_FRAMES, motion_scenes
 
 
 class Page:
@@ -182,7 +182,7 @@ def test_a_held_drag_previews_the_vehicle_and_moves_are_no_actions(session):
     scene = page.session.page  # the preview follows the pointer, within the free run
     far = page.send(("pointer_move", x0 + 5000, y0))
     assert len(far["frames"]) == 1
-    from puzzlegym.screen.suite_view import drag_scene
+    from puzzlegym.suite.view import drag_scene
 
     moved = next(
         w for w in reversed(drag_scene(u.suite, x0, y0, x0 + 5000, y0)) if w.id == f"rush:v{i}"

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from puzzlegym.agents import SolverAgent
 from puzzlegym.screen.render import SCREEN, Canvas, Rect, Widget, render_full
-from puzzlegym.screen.suite_view import suite_widgets
+from puzzlegym.suite.view import suite_widgets
 
 
 def _fill(draw, img, key):

@@ -63,7 +63,7 @@ def frames_digest(env_id: str) -> dict:
 
 
 if __name__ == "__main__":  # regenerate (only when a game's pictures change on purpose)
-    from puzzlegym.registry import env_ids
+    from puzzlegym.suite.registry import env_ids
 
     HASHES.write_text(
         json.dumps({i: frames_digest(i) for i in env_ids()}, indent=1, sort_keys=True) + "\n"

@@ -7,9 +7,9 @@ import gymnasium as gym
 import pytest
 
 from puzzlegym.cli import main
-from puzzlegym.evaluation.records import read_log
 from puzzlegym.evaluation.replay import _steps, replay
 from puzzlegym.evaluation.runner import run_episode
+from puzzlegym.record.files import read_log
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def test_replay_of_batched_steps_and_an_unfinished_record(tmp_path):
 
 
 def test_record_frames_is_off_by_default_and_validated(tmp_path):
-    from puzzlegym.errors import ConfigError
+    from puzzlegym.base.errors import ConfigError
 
     env = gym.make("LongPuzzle/MazePaint-Easy", record_dir=str(tmp_path / "plain"))
     env.reset(seed=0)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from puzzlegym.cli import main
-from puzzlegym.evaluation.records import read_log
 from puzzlegym.evaluation.replay import replay
+from puzzlegym.record.files import read_log
 from tests.test_hardening_service import RESET, serve
 
 # clicks on the board and swipes, single and batched (one batch mixes accepted and refused

@@ -10,16 +10,16 @@ import pytest
 from puzzlegym import solvers
 from puzzlegym.cli import main
 from puzzlegym.evaluation.eval import run_eval
-from puzzlegym.evaluation.report import (
+from puzzlegym.levels.doc import (
     level_formats,
     levels_markdown,
-    load_run,
     nest_headings,
     nstep_by_tier,
     write_levels_doc,
-    write_report,
 )
-from puzzlegym.registry import games
+from puzzlegym.report.load import load_run
+from puzzlegym.report.write import write_report
+from puzzlegym.suite.registry import games
 
 
 @pytest.fixture(scope="module")
@@ -179,7 +179,7 @@ def test_cumulative_lc_plot_spans_the_episodes_and_shows_a_line_at_zero(run_dir,
     """Issue 25 (9): the x-axis ends just after the last episode (it used the whole 3600 s
     budget, so 6 % of the range held the lines) and the y-axis keeps a line at 0 % (the
     random agent's) off the frame."""
-    from puzzlegym.evaluation.report import CUMULATIVE_HEADROOM, plot_cumulative_lc
+    from puzzlegym.report.plots import CUMULATIVE_HEADROOM, plot_cumulative_lc
 
     data = load_run(run_dir)
     eps = [e for a in data["agents"] for e in data["episodes"][a]]

@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from puzzlegym.errors import ConfigError  # noqa: E402
+from puzzlegym.base.errors import ConfigError  # noqa: E402
 from puzzlegym.rl.protocol import Protocol  # noqa: E402
 from puzzlegym.rl.report import aggregate, dead_end_rows, interval  # noqa: E402
 from puzzlegym.rl.sweep import SUPERSEDED, Run, plan, run_sweep  # noqa: E402

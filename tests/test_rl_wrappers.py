@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from puzzlegym.errors import ActionError, ConfigError
-from puzzlegym.registry import env_ids, games
+from puzzlegym.base.errors import ActionError, ConfigError
 from puzzlegym.screen.render import DEFAULT_CACHE_BYTES, SCREEN, Canvas, Rect, Widget, render_full
 from puzzlegym.screen.resolution import Resolution
-from puzzlegym.screen.suite_view import suite_widgets
 from puzzlegym.solvers import solve
+from puzzlegym.suite.registry import env_ids, games
+from puzzlegym.suite.view import suite_widgets
 from puzzlegym.wrappers import (
     BoardActions,
     LowResObservation,

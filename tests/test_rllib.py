@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from puzzlegym.errors import ConfigError, WorkerError
+from puzzlegym.base.errors import ConfigError, WorkerError
 from puzzlegym.rl.rllib import build_algo, check_sampled, make_rllib_env, ppo_config
 from puzzlegym.wrappers import ActionMaskObservation, make_sb3_env
 

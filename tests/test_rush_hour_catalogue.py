@@ -9,10 +9,10 @@ import json
 
 import pytest
 
+from puzzlegym.base.errors import ConfigError, LevelError
 from puzzlegym.envs.rush_hour import generator as G
 from puzzlegym.envs.rush_hour import rules as R
 from puzzlegym.envs.rush_hour.catalogue import CATALOGUE, catalogue_path, load_catalogue, metadata
-from puzzlegym.errors import ConfigError, LevelError
 from puzzlegym.solvers import rush_hour as solver
 
 TIERS = ("Easy", "Medium", "Hard")

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from puzzlegym.actions import Click, Drag, to_dict
 from puzzlegym.agents import SolverAgent
-from puzzlegym.checkpoint import Checkpoint
+from puzzlegym.base.actions import Click, Drag, to_dict
+from puzzlegym.env.checkpoint import Checkpoint
 from puzzlegym.envs.rush_hour import rules as R
 from puzzlegym.envs.rush_hour import view as V
 from puzzlegym.screen.layout import BOARD_AREA

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from puzzlegym.base.errors import LevelError
 from puzzlegym.envs.rush_hour import rules as R
 from puzzlegym.envs.rush_hour.catalogue import load_catalogue
-from puzzlegym.errors import LevelError
 from puzzlegym.game import Rejected
 from puzzlegym.solvers import rush_hour as solver
 
@@ -136,8 +136,8 @@ def test_potential_never_reaches_one_before_the_exit():
     level = load_catalogue("Hard")[0]
     table = solver.cluster_table(level)
     packed = solver.packer(level)
-    values = [R.potential(level, packed.decode(k)) for k in list(table.distances)[:3000]]
-    solved = [R.is_solved(level, packed.decode(k)) for k in list(table.distances)[:3000]]
+    values = [R.potential(level, R.State(packed.decode(k))) for k in list(table.distances)[:3000]]
+    solved = [R.is_solved(level, R.State(packed.decode(k))) for k in list(table.distances)[:3000]]
     assert all(0.0 <= v <= R.POTENTIAL_CAP for v, s in zip(values, solved, strict=True) if not s)
     assert all(v == 1.0 for v, s in zip(values, solved, strict=True) if s)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from puzzlegym.actions import Drag
+from puzzlegym.base.actions import Drag
 from puzzlegym.envs.rush_hour import rules as R
 from puzzlegym.envs.rush_hour import view as V
 from puzzlegym.game import ViewOutcome

@@ -15,7 +15,6 @@ import pytest
 from puzzlegym.agents import SolverAgent
 from puzzlegym.envs.bolt_unscrew import rules as BR
 from puzzlegym.envs.bolt_unscrew import view as BV
-from puzzlegym.registry import games, get_game
 from puzzlegym.screen import palette, theme
 from puzzlegym.screen.labels import LABELS
 from puzzlegym.screen.layout import (
@@ -28,8 +27,9 @@ from puzzlegym.screen.layout import (
     tier_rect,
 )
 from puzzlegym.screen.render import SCREEN, Widget, font, render_full
-from puzzlegym.screen.suite import Suite
-from puzzlegym.screen.suite_view import TIER_BADGE, suite_widgets
+from puzzlegym.suite.registry import games, get_game
+from puzzlegym.suite.shell import Suite
+from puzzlegym.suite.view import TIER_BADGE, suite_widgets
 
 ROOT = Path(__file__).resolve().parents[1]
 BG = np.array(theme.BACKGROUND)

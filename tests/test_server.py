@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from puzzlegym.evaluation.records import read_log
+from puzzlegym.record.files import read_log
 from puzzlegym.service.launch import start_service
 
 

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from puzzlegym.errors import LevelError
-from puzzlegym.fields import check_exact_keys, check_in_grid, grid_cell, row_col
+from puzzlegym.base.errors import LevelError
+from puzzlegym.base.fields import check_exact_keys, check_in_grid, grid_cell, row_col
+from puzzlegym.base.textgrid import TextGrid, check_text_grid
 from puzzlegym.game import StatelessUI
 from puzzlegym.lab.documents import find_documents
 from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.render import Rect
-from puzzlegym.textgrid import TextGrid, check_text_grid
 
 
 def test_fit_keeps_the_integer_arithmetic_of_the_views():

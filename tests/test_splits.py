@@ -1,4 +1,4 @@
-"""Procgen-style level splits (puzzlegym.splits): levels="generated" with num_levels and
+"""Procgen-style level splits (puzzlegym.game.splits): levels="generated" with num_levels and
 start_level, for every tier of every game; the keywords checked; which levels an episode
 plays (seeded as Gymnasium seeds: once, later resets continue); generated levels never a
 catalogue level and never larger than the tier's; checkpoints, records and replays of
@@ -14,13 +14,12 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from puzzlegym.checkpoint import Checkpoint
+from puzzlegym.base.errors import CheckpointError, ConfigError
 from puzzlegym.cli import main
-from puzzlegym.errors import CheckpointError, ConfigError
+from puzzlegym.env.checkpoint import Checkpoint
 from puzzlegym.evaluation.replay import replay
-from puzzlegym.levelhash import is_catalogue_level
-from puzzlegym.registry import env_ids, get_game, parse_env_id
-from puzzlegym.splits import (
+from puzzlegym.game.levelhash import is_catalogue_level
+from puzzlegym.game.splits import (
     SEED_LIMIT,
     Split,
     TrainingLevels,
@@ -28,6 +27,7 @@ from puzzlegym.splits import (
     level_targets,
     tier_targets,
 )
+from puzzlegym.suite.registry import env_ids, get_game, parse_env_id
 from puzzlegym.wrappers import make_sb3_env
 
 from .conftest import frame_hash
@@ -465,7 +465,7 @@ def test_hydra_env_configs_take_the_split(tmp_path):
 
 
 def test_levels_generate_fills_the_cache_once(tmp_path, monkeypatch, capsys):
-    from puzzlegym.levelcache import LevelCache
+    from puzzlegym.game.levelcache import LevelCache
 
     monkeypatch.setenv("PUZZLEGYM_CACHE", str(tmp_path / "cache"))
     argv = [
@@ -525,7 +525,7 @@ def test_a_seed_the_generator_finds_no_level_for_is_redrawn():
     assert [training.entry(i)[0] for i in range(3)] == [30, 31 + 2 * SEED_LIMIT, 32]
     assert training.level(1) == maze.generate("Easy", 31 + 2 * SEED_LIMIT)
     hopeless = dataclasses.replace(maze, generate=lambda tier, seed: generate(tier, 31))
-    from puzzlegym.errors import LevelError
+    from puzzlegym.base.errors import LevelError
 
     with pytest.raises(LevelError, match="level seed 31 has no training level"):
         TrainingLevels(hopeless, "Easy", Split(3, 30), cache=None).level(1)
@@ -534,7 +534,7 @@ def test_a_seed_the_generator_finds_no_level_for_is_redrawn():
 def test_a_reset_whose_level_cannot_be_generated_changes_nothing(make_env):
     import dataclasses
 
-    from puzzlegym.errors import LevelError
+    from puzzlegym.base.errors import LevelError
 
     def hopeless(tier, seed):
         raise RuntimeError(f"no {tier} level found for seed {seed} in 400 attempts")

@@ -6,8 +6,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from puzzlegym.agents import SolverAgent
-from puzzlegym.errors import ActionError
-from puzzlegym.screen.suite_view import suite_widgets
+from puzzlegym.base.errors import ActionError
+from puzzlegym.suite.view import suite_widgets
 
 
 def click(env, target):
@@ -25,7 +25,7 @@ def test_home_difficulty_level_navigation(make_env):
     env = make_env("LongPuzzle/MazePaint-Medium")
     env.reset()
     s = env.unwrapped.suite
-    from puzzlegym.registry import games
+    from puzzlegym.suite.registry import games
 
     assert s.screen == "home" and set(s.targets()) == {f"game:{name}" for name in games()}
     click(env, "game:MazePaint")
@@ -194,9 +194,9 @@ def test_objective_complete_screen_and_reentry_after_all_levels():
     """A level's win shows the banner with Next; the win that completes the difficulty goes
     straight to the objective-complete screen, after the win is reported."""
     from puzzlegym import solvers
-    from puzzlegym.registry import get_game
     from puzzlegym.screen.input import Gesture
-    from puzzlegym.screen.suite import Suite
+    from puzzlegym.suite.registry import get_game
+    from puzzlegym.suite.shell import Suite
 
     game = get_game("MazePaint")
     listener = _Calls()

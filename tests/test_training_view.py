@@ -15,18 +15,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from puzzlegym.actions import to_dict
+from puzzlegym.base.actions import to_dict
+from puzzlegym.base.errors import ConfigError
+from puzzlegym.env.probe import LEVEL
 from puzzlegym.envs.truck_escape import rules as TR
 from puzzlegym.envs.truck_escape import view as TV
-from puzzlegym.errors import ConfigError
-from puzzlegym.probe import LEVEL
-from puzzlegym.registry import games
 from puzzlegym.screen.layout import BOARD_AREA
 from puzzlegym.screen.palette import PALETTE, PIECES, TRAINING_LIGHT, TRAINING_STYLE, colour
 from puzzlegym.screen.render import SCREEN, Canvas, Rect, Widget, render_full
 from puzzlegym.screen.resolution import SCREEN_WINDOW, Resolution, TrainingView
-from puzzlegym.screen.suite_view import training_scene
 from puzzlegym.solvers import solve
+from puzzlegym.suite.registry import games
+from puzzlegym.suite.view import training_scene
 from puzzlegym.wrappers import BoardActions, LowResObservation, make_sb3_env
 
 GAMES = games()

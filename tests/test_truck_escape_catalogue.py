@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from puzzlegym.base.errors import ConfigError, LevelError
 from puzzlegym.envs.truck_escape import rules as R
 from puzzlegym.envs.truck_escape.catalogue import (
     CATALOGUE,
@@ -22,7 +23,6 @@ from puzzlegym.envs.truck_escape.generator import (
     generate,
     main,
 )
-from puzzlegym.errors import ConfigError, LevelError
 from puzzlegym.game import Rejected
 from puzzlegym.solvers import truck_escape as solver
 from puzzlegym.solvers.search import reachable_states

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from puzzlegym import Checkpoint
-from puzzlegym.actions import Click, to_dict
 from puzzlegym.agents import SolverAgent
+from puzzlegym.base.actions import Click, to_dict
+from puzzlegym.base.errors import CheckpointError
 from puzzlegym.envs.truck_escape import rules as R
 from puzzlegym.envs.truck_escape import view as V
-from puzzlegym.errors import CheckpointError
 from puzzlegym.screen.layout import BOARD_AREA, LEVEL
 
 from .conftest import frame_hash

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from puzzlegym.base.errors import LevelError
 from puzzlegym.envs.truck_escape import rules as R
 from puzzlegym.envs.truck_escape.generator import park
 from puzzlegym.envs.truck_escape.rules import Level, State, Truck
-from puzzlegym.errors import LevelError
 from puzzlegym.game import Rejected
 from puzzlegym.solvers import truck_escape as solver
 

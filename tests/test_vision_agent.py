@@ -17,11 +17,11 @@ import pytest
 from PIL import Image, ImageDraw
 
 import puzzlegym  # noqa: F401
-from puzzlegym.actions import MAX_TEXT_LENGTH, parse_action
 from puzzlegym.agents.factory import make_agent
 from puzzlegym.agents.vision import VisionAgent
 from puzzlegym.agents.vision.screens import LEVEL, LEVEL_COMPLETE, look
 from puzzlegym.agents.vision.text import Style, Vocabulary, read_words
+from puzzlegym.base.actions import MAX_TEXT_LENGTH, parse_action
 from puzzlegym.screen import theme
 from puzzlegym.screen.render import font
 from puzzlegym.wrappers import BlackBox
@@ -35,21 +35,23 @@ ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN = (
     "puzzlegym.envs.*.view",
     "puzzlegym.screen.layout",
-    "puzzlegym.screen.suite",
-    "puzzlegym.screen.suite_view",
+    "puzzlegym.suite",
+    "puzzlegym.suite.*",
+    "puzzlegym.registry",
     "puzzlegym.screen.grid",
     "puzzlegym.screen.panel",
     "puzzlegym.env",
-    "puzzlegym.probe",
-    "puzzlegym.registry",
+    "puzzlegym.env.*",
     "puzzlegym.checkpoint",
+    "puzzlegym.record",
+    "puzzlegym.record.*",
     "puzzlegym.evaluation",
     "puzzlegym.evaluation.*",
     "puzzlegym.backends",
     "puzzlegym.backends.*",
     "puzzlegym.wrappers",
     "puzzlegym.wrappers.*",
-    "puzzlegym.catalogue",
+    "puzzlegym.game.catalogue",
     "puzzlegym.envs.*.catalogue",
     "puzzlegym.envs.*.generator",
     "puzzlegym.lab",
@@ -83,7 +85,7 @@ def violations(module: str, path: Path) -> list[str]:
             and isinstance(node.value, str)
             and any(
                 fnmatchcase(node.value, p)
-                or node.value.endswith((".view", ".layout", ".suite_view"))
+                or node.value.endswith((".view", ".layout", ".shell"))
                 for p in FORBIDDEN
             )
         ):
@@ -355,7 +357,7 @@ def test_it_replans_from_a_fresh_reading_when_someone_else_moves(make_env):
     not plan): it reads the new board, plans again and still solves the level."""
     import random
 
-    from puzzlegym.actions import to_dict
+    from puzzlegym.base.actions import to_dict
 
     env = make_env("LongPuzzle/RushHour-Medium", start="board", level=3)
     obs, _ = env.reset(seed=0)

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, parse_action
+from puzzlegym.base.actions import SCREEN_HEIGHT, SCREEN_WIDTH, parse_action
+from puzzlegym.base.errors import ActionError, ConfigError
 from puzzlegym.envs.maze_paint.rules import DIRECTIONS, NO_MOVE_REASON
 from puzzlegym.envs.maze_paint.view import cell_rect
-from puzzlegym.errors import ActionError, ConfigError
 from puzzlegym.screen.layout import BOARD_AREA
 from puzzlegym.solvers import solve
 from puzzlegym.wrappers import (

@@ -1,5 +1,5 @@
 """The canonical Bolt Unscrew levels, stored in ``levels/<tier>.json`` (see
-:mod:`puzzlegym.catalogue`). Each level carries ``solution``: the solver's shortest solution,
+:mod:`puzzlegym.game.catalogue`). Each level carries ``solution``: the solver's shortest solution,
 committed as the level's reference (tests replay it). Rebuilt with
 ``python -m puzzlegym.envs.bolt_unscrew.generator --write``.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.catalogue import Catalogue
 from puzzlegym.envs.bolt_unscrew.rules import TIERS, Level
+from puzzlegym.game.catalogue import Catalogue
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
 CATALOGUE = Catalogue(

@@ -40,11 +40,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from puzzlegym.catalogue import generator_main
+from puzzlegym.base.errors import ConfigError, LevelError
 from puzzlegym.envs.bolt_unscrew import geometry as G
 from puzzlegym.envs.bolt_unscrew.catalogue import CATALOGUE
 from puzzlegym.envs.bolt_unscrew.rules import TIERS, Board, Level
-from puzzlegym.errors import ConfigError, LevelError
+from puzzlegym.game.catalogue import generator_main
 
 CATALOGUE_SIZE = 8
 MAX_ATTEMPTS = 20_000

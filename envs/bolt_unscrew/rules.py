@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
-from puzzlegym.catalogue import check_id, check_level_header, check_tier
-from puzzlegym.errors import LevelError, shown
+from puzzlegym.base.errors import LevelError, shown
+from puzzlegym.base.symmetry import SYMMETRIES
 from puzzlegym.game import Rejected
-from puzzlegym.symmetry import SYMMETRIES
+from puzzlegym.game.catalogue import check_id, check_level_header, check_tier
 
 from . import geometry as G
 
@@ -315,7 +315,7 @@ def canonical(level: Level) -> dict[str, Any]:
     level that plays the same: anchors, boards and screws by their lattice points instead of
     indices, sorted (their order does not matter; a bar's holes read from its smaller end),
     under the least of the lattice's eight turns and mirror images (the shapes are exact
-    discs and capsules, so a turned level covers the same anchors) (:mod:`puzzlegym.levelhash`
+    discs and capsules, so a turned level covers the same anchors) (:mod:`puzzlegym.game.levelhash`
     hashes it)."""
     cols, rows = level.size
 

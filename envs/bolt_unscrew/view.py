@@ -39,7 +39,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from puzzlegym.actions import Click
+from puzzlegym.base.actions import Click
 from puzzlegym.game import SelectionUI, ViewOutcome
 from puzzlegym.screen.grid import fit_unit
 from puzzlegym.screen.input import Gesture

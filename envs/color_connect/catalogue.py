@@ -1,5 +1,5 @@
 """The canonical Color Connect levels, stored in ``levels/<tier>.json`` (see
-:mod:`puzzlegym.catalogue` and ``format.md``). Each level carries the generator's metadata:
+:mod:`puzzlegym.game.catalogue` and ``format.md``). Each level carries the generator's metadata:
 ``clicks`` (what the solver agent's solution needs), ``path_cells`` (cells its paths cover)
 and ``detour`` (the forced detour: in every solution some path is at least that many cells
 longer than its shortest route). Files are rebuilt with
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from puzzlegym.catalogue import Catalogue
 from puzzlegym.envs.color_connect.rules import TIERS, Level
+from puzzlegym.game.catalogue import Catalogue
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
 META = ("clicks", "path_cells", "detour")

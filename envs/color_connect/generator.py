@@ -27,10 +27,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from puzzlegym.catalogue import generator_main
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.envs.color_connect.catalogue import CATALOGUE
 from puzzlegym.envs.color_connect.rules import BLOCKED, FREE, PAIR_LETTERS, TIERS, Level
-from puzzlegym.errors import ConfigError
+from puzzlegym.game.catalogue import generator_main
 
 
 @dataclass(frozen=True)

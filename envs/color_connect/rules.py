@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar, NamedTuple
 
-from puzzlegym.catalogue import check_id, check_level_header, check_tier
-from puzzlegym.errors import LevelError
-from puzzlegym.fields import grid_cell
+from puzzlegym.base.errors import LevelError
+from puzzlegym.base.fields import grid_cell
+from puzzlegym.base.symmetry import SYMMETRIES, relabelled_rows
+from puzzlegym.base.textgrid import TextGrid, check_text_grid
 from puzzlegym.game import Rejected
-from puzzlegym.symmetry import SYMMETRIES, relabelled_rows
-from puzzlegym.textgrid import TextGrid, check_text_grid
+from puzzlegym.game.catalogue import check_id, check_level_header, check_tier
 
 TIERS: tuple[str, ...] = ("Easy", "Hard")
 FREE = "."
@@ -193,7 +193,7 @@ def canonical(level: Level) -> dict[str, Any]:
     """The puzzle of ``level`` without its names (id, tier), the same document for every
     level that plays the same: the least, over the board's eight turns and mirror images, of
     the grid with its colours lettered in order of first appearance (row by row)
-    (:mod:`puzzlegym.levelhash` hashes it)."""
+    (:mod:`puzzlegym.game.levelhash` hashes it)."""
     grid = min(
         relabelled_rows(sym.rows(level.grid), FREE + BLOCKED, PAIR_LETTERS) for sym in SYMMETRIES
     )

@@ -36,7 +36,7 @@ from typing import Any
 
 from PIL import ImageDraw
 
-from puzzlegym.actions import Click
+from puzzlegym.base.actions import Click
 from puzzlegym.game import ResetUI, ViewOutcome
 from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import Gesture

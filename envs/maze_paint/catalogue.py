@@ -1,5 +1,5 @@
 """The canonical Maze Paint levels, stored in ``levels/<tier>.json`` (see
-:mod:`puzzlegym.catalogue`). Each level carries ``optimal_slides``, the BFS-optimal slide count
+:mod:`puzzlegym.game.catalogue`). Each level carries ``optimal_slides``, the BFS-optimal slide count
 recorded by the generator. Files are rebuilt with
 ``python -m puzzlegym.envs.maze_paint.generator --write``.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.catalogue import Catalogue
 from puzzlegym.envs.maze_paint.rules import TIERS, Level
+from puzzlegym.game.catalogue import Catalogue
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
 CATALOGUE = Catalogue(

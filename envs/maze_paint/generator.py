@@ -21,10 +21,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from puzzlegym.catalogue import generator_main
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.envs.maze_paint.catalogue import CATALOGUE
 from puzzlegym.envs.maze_paint.rules import FLOOR_CHAR, TIERS, WALL_CHAR, Level
-from puzzlegym.errors import ConfigError
+from puzzlegym.game.catalogue import generator_main
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlegym.planes import Planes
+from puzzlegym.game.planes import Planes
 
 from . import rules
 from .rules import Level, State

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
-from puzzlegym.catalogue import check_id, check_level_header, check_tier
-from puzzlegym.errors import LevelError, shown
-from puzzlegym.fields import check_exact_keys, check_in_grid, grid_cell, row_col
+from puzzlegym.base.errors import LevelError, shown
+from puzzlegym.base.fields import check_exact_keys, check_in_grid, grid_cell, row_col
+from puzzlegym.base.symmetry import SYMMETRIES
+from puzzlegym.base.textgrid import TextGrid, check_text_grid
 from puzzlegym.game import Rejected
-from puzzlegym.symmetry import SYMMETRIES
-from puzzlegym.textgrid import TextGrid, check_text_grid
+from puzzlegym.game.catalogue import check_id, check_level_header, check_tier
 
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
 """Every move, in the canonical order used by :func:`legal_moves`."""
@@ -190,7 +190,7 @@ class Level(TextGrid):
 def canonical(level: Level) -> dict[str, Any]:
     """The puzzle of ``level`` without its names (id, tier), the same document for every
     level that plays the same: the grid and start under the least of the board's eight
-    turns and mirror images (:mod:`puzzlegym.levelhash` hashes it)."""
+    turns and mirror images (:mod:`puzzlegym.game.levelhash` hashes it)."""
     h, w = level.height, level.width
     grid, start = min((sym.rows(level.grid), sym.cell(*level.start, h, w)) for sym in SYMMETRIES)
     return {"grid": list(grid), "start": list(start)}

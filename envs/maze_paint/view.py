@@ -15,7 +15,7 @@ from typing import Any
 
 from PIL import ImageDraw
 
-from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, Drag
+from puzzlegym.base.actions import SCREEN_HEIGHT, SCREEN_WIDTH, Drag
 from puzzlegym.game import StatelessUI, ViewOutcome
 from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import Gesture

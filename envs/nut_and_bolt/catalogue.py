@@ -1,5 +1,5 @@
 """The canonical Nut and Bolt levels, stored in ``levels/<tier>.json`` (see
-:mod:`puzzlegym.catalogue`). Each level carries ``solution_length`` (the solver's solution
+:mod:`puzzlegym.game.catalogue`). Each level carries ``solution_length`` (the solver's solution
 length, recorded by the generator) and ``optimal`` (whether A* proved it shortest). Files are
 rebuilt with ``python -m puzzlegym.envs.nut_and_bolt.generator --write``.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.catalogue import Catalogue
 from puzzlegym.envs.nut_and_bolt.rules import TIERS, Level
+from puzzlegym.game.catalogue import Catalogue
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
 CATALOGUE = Catalogue(

@@ -22,11 +22,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from puzzlegym.catalogue import generator_main
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.envs.nut_and_bolt import rules as R
 from puzzlegym.envs.nut_and_bolt.catalogue import CATALOGUE
 from puzzlegym.envs.nut_and_bolt.rules import TIERS, Level
-from puzzlegym.errors import ConfigError
+from puzzlegym.game.catalogue import generator_main
 
 PLAYOUTS = 100
 PLAYOUT_MOVES = 200

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
-from puzzlegym.catalogue import check_id, check_level_header, check_tier
-from puzzlegym.errors import LevelError, shown
+from puzzlegym.base.errors import LevelError, shown
+from puzzlegym.base.symmetry import canonical_sequences
 from puzzlegym.game import Rejected
-from puzzlegym.symmetry import canonical_sequences
+from puzzlegym.game.catalogue import check_id, check_level_header, check_tier
 
 TIERS: tuple[str, ...] = ("Easy", "Medium", "Hard", "Extreme", "Nightmare")
 MAX_COLOURS = 16
@@ -122,7 +122,8 @@ def canonical(level: Level) -> dict[str, Any]:
     """The puzzle of ``level`` without its names (id, tier), the same document for every
     level that plays the same: the capacity and the bolts as a multiset (their order does
     not matter) with the colours renumbered (which colour is which does not matter either),
-    :func:`puzzlegym.symmetry.canonical_sequences` (:mod:`puzzlegym.levelhash` hashes it)."""
+    :func:`puzzlegym.base.symmetry.canonical_sequences` (:mod:`puzzlegym.game.levelhash`
+    hashes it)."""
     return {
         "capacity": level.capacity,
         "bolts": [list(b) for b in canonical_sequences(level.bolts)],

@@ -28,7 +28,7 @@ from typing import Any
 
 from PIL import ImageDraw
 
-from puzzlegym.actions import Click
+from puzzlegym.base.actions import Click
 from puzzlegym.game import SelectionUI, ViewOutcome
 from puzzlegym.screen import theme
 from puzzlegym.screen.grid import fit_unit

@@ -1,5 +1,5 @@
 """The canonical Rush Hour levels, stored in ``levels/<tier>.json`` (see
-:mod:`puzzlegym.catalogue`). Each level carries the generator's record of where it came from:
+:mod:`puzzlegym.game.catalogue`). Each level carries the generator's record of where it came from:
 ``optimal_moves`` (its exact distance to the goal, the farthest of its cluster),
 ``cluster_states`` (the size of its state cluster) and ``seed`` (the generator seed that
 found it; ``seed % 1000`` is its slot in the tier's profile). Files are rebuilt with
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from puzzlegym.catalogue import Catalogue
 from puzzlegym.envs.rush_hour.rules import TIERS, Level
+from puzzlegym.game.catalogue import Catalogue
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
 META = ("optimal_moves", "cluster_states", "seed")

@@ -32,10 +32,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from puzzlegym.catalogue import generator_main
+from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.envs.rush_hour.catalogue import CATALOGUE
 from puzzlegym.envs.rush_hour.rules import TIERS, Level, State, Vehicle
-from puzzlegym.errors import ConfigError, shown
+from puzzlegym.game.catalogue import generator_main
 
 SIZE = 6
 EXIT_ROW = 2
@@ -205,7 +205,7 @@ def farthest_level(
         return None
     best = table.farthest_distance()
     packed = packer(level)
-    states = [packed.decode(k) for k, d in table.distances.items() if d == best]
+    states = [State(packed.decode(k)) for k, d in table.distances.items() if d == best]
     state = min(states, key=lambda s: _board_key(level, s))
     return _canonical(level, state, id, tier), best, table.n_states
 

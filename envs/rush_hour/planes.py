@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlegym.planes import Planes, set_cells
+from puzzlegym.game.planes import Planes, set_cells
 
 from .rules import TARGET, Level, State
 

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
-from puzzlegym.catalogue import check_id, check_level_header, check_tier
-from puzzlegym.errors import LevelError, shown
-from puzzlegym.fields import check_exact_keys, check_in_grid, is_int
+from puzzlegym.base.errors import LevelError, shown
+from puzzlegym.base.fields import check_exact_keys, check_in_grid, is_int
 from puzzlegym.game import Rejected
+from puzzlegym.game.catalogue import check_id, check_level_header, check_tier
 
 TIERS: tuple[str, ...] = ("Easy", "Medium", "Hard")
 MIN_SIZE = 3
@@ -348,7 +348,7 @@ def canonical(level: Level) -> dict[str, Any]:
     """The puzzle of ``level`` without its names (id, tier), the same document for every
     level that plays the same: the target car first, the other vehicles and the walls
     sorted (their order does not matter), and the least of the level and its mirror image
-    top to bottom (the exit moves with the target car's row) (:mod:`puzzlegym.levelhash`
+    top to bottom (the exit moves with the target car's row) (:mod:`puzzlegym.game.levelhash`
     hashes it)."""
     h = level.height
 
@@ -493,14 +493,13 @@ def potential(level: Level, state: State) -> float:
     """``1 − d(s)/d(s₀)`` from exact distances (moves to the nearest solved state, ``s₀`` the
     level's start), kept in ``[0, 0.99]`` until solved and exactly 1 when solved.
 
-    The distances come from the solver's per-level table (``puzzlegym.solvers.rush_hour``,
-    one breadth-first search over the whole state cluster, memoised). It is imported here, at
-    call time, so the rules model stays importable without the solvers and the solvers can
-    import it.
+    The distances come from the game's per-level table (``puzzlegym.envs.rush_hour.clusters``,
+    one breadth-first search over the whole state cluster, memoised), imported here at call
+    time: the table is built on first use.
     """
     if is_solved(level, state):
         return 1.0
-    from puzzlegym.solvers.rush_hour import distance
+    from puzzlegym.envs.rush_hour.clusters import distance
 
     d0 = distance(level, initial_state(level))
     d = distance(level, state)

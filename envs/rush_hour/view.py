@@ -31,7 +31,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from puzzlegym.actions import Drag
+from puzzlegym.base.actions import Drag
 from puzzlegym.game import StatelessUI, ViewOutcome
 from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import SWIPE_MIN_PX, Gesture

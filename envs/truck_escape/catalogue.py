@@ -1,5 +1,5 @@
 """The canonical Truck Escape levels, stored in ``levels/default.json`` (see
-:mod:`puzzlegym.catalogue`). Each level carries ``longest_chain``: the number of trucks in its
+:mod:`puzzlegym.game.catalogue`). Each level carries ``longest_chain``: the number of trucks in its
 longest blocking chain (each blocked by the next), recorded by the generator from the solver.
 Rebuilt with ``python -m puzzlegym.envs.truck_escape.generator --write``.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.catalogue import Catalogue
 from puzzlegym.envs.truck_escape.rules import TIERS, Level
+from puzzlegym.game.catalogue import Catalogue
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
 CATALOGUE = Catalogue(

@@ -24,10 +24,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from puzzlegym.catalogue import generator_main
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.envs.truck_escape.catalogue import CATALOGUE
 from puzzlegym.envs.truck_escape.rules import DELTAS, DIRECTIONS, TIERS, Level, Truck
-from puzzlegym.errors import ConfigError
+from puzzlegym.game.catalogue import generator_main
 
 MAX_ATTEMPTS = 2000
 DEPTH_POWER = 3.0

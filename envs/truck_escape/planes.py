@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlegym.planes import Planes
+from puzzlegym.game.planes import Planes
 
 from .rules import DIRECTIONS, Level, State
 

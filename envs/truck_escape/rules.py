@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
-from puzzlegym.catalogue import check_id, check_level_header, check_tier
-from puzzlegym.errors import LevelError
-from puzzlegym.fields import check_exact_keys, is_int, row_col
+from puzzlegym.base.errors import LevelError
+from puzzlegym.base.fields import check_exact_keys, is_int, row_col
+from puzzlegym.base.symmetry import SYMMETRIES
 from puzzlegym.game import Rejected
-from puzzlegym.symmetry import SYMMETRIES
+from puzzlegym.game.catalogue import check_id, check_level_header, check_tier
 
 TIERS: tuple[str, ...] = ("Default",)
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
@@ -212,7 +212,7 @@ def canonical(level: Level) -> dict[str, Any]:
     """The puzzle of ``level`` without its names (id, tier), the same document for every
     level that plays the same: the trucks sorted (their order does not matter) under the
     least of the lot's eight turns and mirror images, facings turned with it
-    (:mod:`puzzlegym.levelhash` hashes it)."""
+    (:mod:`puzzlegym.game.levelhash` hashes it)."""
     rows, cols = level.rows, level.cols
 
     def form(sym) -> tuple:

@@ -31,7 +31,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from puzzlegym.actions import Click
+from puzzlegym.base.actions import Click
 from puzzlegym.game import StatelessUI, ViewOutcome
 from puzzlegym.screen.grid import GridLayout
 from puzzlegym.screen.input import Gesture

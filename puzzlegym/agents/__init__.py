@@ -17,10 +17,10 @@ An agent is any callable ``agent(obs, info) -> action``.
 """
 
 from puzzlegym.agents.factory import agent_label, make_agent
-from puzzlegym.agents.navigation import navigation_click
 from puzzlegym.agents.random import RandomAgent
 from puzzlegym.agents.scripted import ScriptedAgent
 from puzzlegym.agents.solver import SolverAgent
+from puzzlegym.env.navigation import navigation_click
 
 __all__ = [
     "RandomAgent",

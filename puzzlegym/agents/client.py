@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from puzzlegym import jsonio
 from puzzlegym.agents.replies import MAX_TOOL_CALLS, Reply, ReplyError, parse_reply
-from puzzlegym.errors import ConfigError, PuzzleGymError
-from puzzlegym.version import __version__
+from puzzlegym.base import jsonio
+from puzzlegym.base.errors import ConfigError, PuzzleGymError
+from puzzlegym.base.version import __version__
 
 __all__ = ["MAX_TOOL_CALLS", "ChatClient", "ModelError", "Reply", "mask_secret", "mask_url"]
 

@@ -26,11 +26,11 @@ from __future__ import annotations
 import json
 import re
 
-from puzzlegym.actions import Action, Batch, parse_action, to_dict
 from puzzlegym.agents.native import MAX_RECORD_TEXT, NativeAgent
 from puzzlegym.agents.sandbox import Sandbox, SandboxError, SandboxLimits
 from puzzlegym.agents.tools import CODE_TOOLS, ParsedCall
-from puzzlegym.errors import ActionError
+from puzzlegym.base.actions import Action, Batch, parse_action, to_dict
+from puzzlegym.base.errors import ActionError
 
 __all__ = ["CodeAgent"]
 

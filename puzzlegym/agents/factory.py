@@ -10,7 +10,7 @@ from puzzlegym.agents.model import build_model_agent, is_model_spec, model_label
 from puzzlegym.agents.random import RandomAgent
 from puzzlegym.agents.scripted import ScriptedAgent
 from puzzlegym.agents.solver import SolverAgent
-from puzzlegym.errors import ConfigError, shown
+from puzzlegym.base.errors import ConfigError, shown
 
 __all__ = ["agent_label", "check_agent", "make_agent"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.errors import ConfigError
 
 __all__ = ["OMITTED_IMAGE", "History", "image_message", "text_chars"]
 

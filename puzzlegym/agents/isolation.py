@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.errors import ConfigError
 
 __all__ = [
     "INSTALL_HINT",

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from puzzlegym.agents.history import History, text_chars
 from puzzlegym.agents.prompts import memory_note, summary_request
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.errors import ConfigError
 
 __all__ = ["CONDITIONS", "Memory"]
 

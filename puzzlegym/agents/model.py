@@ -19,7 +19,7 @@ from typing import Any
 
 from puzzlegym.agents.client import API_KEY_ENV, ChatClient, mask_secret, mask_url
 from puzzlegym.agents.memory import CONDITIONS
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.errors import ConfigError
 
 __all__ = [
     "MODEL_PREFIX",

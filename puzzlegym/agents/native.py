@@ -30,15 +30,15 @@ import time
 from collections import deque
 from typing import Any
 
-from puzzlegym.actions import Action, Wait, flatten, to_dict
 from puzzlegym.agents.client import ChatClient, Reply
 from puzzlegym.agents.history import History, image_message
 from puzzlegym.agents.memory import Memory
 from puzzlegym.agents.prompts import no_tool_call, observation_text, system_prompt, task_message
 from puzzlegym.agents.screenshots import ScreenEncoder
 from puzzlegym.agents.tools import NATIVE_TOOLS, ParsedCall, ToolError, parse_call, tool_schemas
-from puzzlegym.errors import ConfigError
-from puzzlegym.registry import parse_env_id
+from puzzlegym.base.actions import Action, Wait, flatten, to_dict
+from puzzlegym.base.errors import ConfigError
+from puzzlegym.suite.registry import parse_env_id
 from puzzlegym.wrappers.blackbox import BlackBox
 
 __all__ = ["NativeAgent"]

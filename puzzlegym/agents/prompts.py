@@ -9,7 +9,7 @@ interface.
 
 from __future__ import annotations
 
-from puzzlegym.actions import GAME_KEYS, MAX_BATCH_LENGTH, SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.base.actions import GAME_KEYS, MAX_BATCH_LENGTH, SCREEN_HEIGHT, SCREEN_WIDTH
 
 __all__ = [
     "COMPLETION_PREFIX",

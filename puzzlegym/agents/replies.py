@@ -2,7 +2,7 @@
 :func:`parse_reply`, turns the raw body of a 200 response into a :class:`Reply`, or raises
 :class:`ReplyError` naming the field that was wrong.
 
-The body is parsed with :func:`puzzlegym.jsonio.loads` (no NaN/Infinity, no integers of
+The body is parsed with :func:`puzzlegym.base.jsonio.loads` (no NaN/Infinity, no integers of
 thousands of digits, no nesting past the parser's depth: such numbers become markers that no
 field accepts) and validated with pydantic in strict mode:
 
@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from puzzlegym import jsonio
+from puzzlegym.base import jsonio
 
 __all__ = ["MAX_TOOL_CALLS", "MAX_USAGE_TOKENS", "Reply", "ReplyError", "parse_reply"]
 

@@ -10,7 +10,7 @@ raises :class:`~puzzlegym.agents.isolation.SandboxUnavailable` (a ConfigError sa
 install it); there is no weaker mode.
 
 The parent trusts nothing the child sends. Frames on the protocol stream are length-prefixed,
-bounded before they are read, parsed strictly (:func:`puzzlegym.jsonio.loads`) and checked
+bounded before they are read, parsed strictly (:func:`puzzlegym.base.jsonio.loads`) and checked
 against the exact shapes below, each naming its run (frames of an earlier run, which code that
 forged its own "done" may still send, are dropped); anything else ends the session. The parent
 keeps every count itself: GUI calls per run, characters of output returned, and time. Every wait
@@ -46,9 +46,9 @@ from typing import Any
 
 import numpy as np
 
-from puzzlegym import jsonio
 from puzzlegym.agents import isolation, seccomp
-from puzzlegym.errors import ConfigError
+from puzzlegym.base import jsonio
+from puzzlegym.base.errors import ConfigError
 
 __all__ = ["Sandbox", "SandboxError", "SandboxLimits"]
 

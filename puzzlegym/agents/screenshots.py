@@ -10,8 +10,8 @@ import math
 import numpy as np
 from PIL import Image
 
-from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.actions import SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.base.errors import ConfigError
 
 __all__ = ["FORMATS", "MIN_WIDTH", "ScreenEncoder"]
 

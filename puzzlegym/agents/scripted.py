@@ -26,9 +26,9 @@ from collections import deque
 from typing import Any
 
 from puzzlegym import solvers
-from puzzlegym.actions import Click, PressKey, to_dict
-from puzzlegym.agents.navigation import navigation_action
-from puzzlegym.probe import LEVEL, BoardProbe, Probe
+from puzzlegym.base.actions import Click, PressKey, to_dict
+from puzzlegym.env.navigation import navigation_action
+from puzzlegym.env.probe import LEVEL, BoardProbe, Probe
 from puzzlegym.screen.labels import label
 
 __all__ = ["ScriptedAgent"]

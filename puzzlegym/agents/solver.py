@@ -8,8 +8,8 @@ from collections import deque
 from typing import Any
 
 from puzzlegym import solvers
-from puzzlegym.actions import to_dict
-from puzzlegym.agents.navigation import navigation_action
+from puzzlegym.base.actions import to_dict
+from puzzlegym.env.navigation import navigation_action
 
 __all__ = ["SolverAgent"]
 

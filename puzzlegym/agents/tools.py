@@ -1,4 +1,4 @@
-"""The model's tools: the GUI actions of :mod:`puzzlegym.actions` as chat-completions function
+"""The model's tools: the GUI actions of :mod:`puzzlegym.base.actions` as chat-completions function
 tools, and the strict parsing of the model's tool calls back into actions.
 
 Tools (both settings): ``click``, ``double_click``, ``drag``, ``press_key``, ``type_text``,
@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from puzzlegym import jsonio
-from puzzlegym.actions import (
+from puzzlegym.agents.screenshots import ScreenEncoder
+from puzzlegym.base import jsonio
+from puzzlegym.base.actions import (
     GAME_KEYS,
     MAX_BATCH_LENGTH,
     MAX_TEXT_LENGTH,
@@ -27,8 +28,7 @@ from puzzlegym.actions import (
     Action,
     parse_action,
 )
-from puzzlegym.agents.screenshots import ScreenEncoder
-from puzzlegym.errors import ActionError, shown
+from puzzlegym.base.errors import ActionError, shown
 
 __all__ = [
     "CODE_TOOLS",

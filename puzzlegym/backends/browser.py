@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image
 
-from puzzlegym.actions import (
+from puzzlegym.backends.native import FrameBuffer
+from puzzlegym.base.actions import (
     Action,
     Click,
     DoubleClick,
@@ -46,8 +47,7 @@ from puzzlegym.actions import (
     TypeText,
     Wait,
 )
-from puzzlegym.backends.native import FrameBuffer
-from puzzlegym.errors import PuzzleGymError
+from puzzlegym.base.errors import PuzzleGymError
 from puzzlegym.screen.input import Event
 from puzzlegym.screen.render import SCREEN, Rect
 

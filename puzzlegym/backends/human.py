@@ -6,9 +6,9 @@ its frames:
 * the settled screen, exactly the env's frame (the same widgets on the same renderer);
 * after a step whose gesture tried a board move, the move's in-between frames (a truck
   rolling to its blocker and back, a vehicle sliding, the ball rolling; at most
-  :data:`~puzzlegym.screen.suite_view.MAX_MOTION_FRAMES`), then the settled screen;
+  :data:`~puzzlegym.suite.view.MAX_MOTION_FRAMES`), then the settled screen;
 * while a drag is held, a preview of it (a vehicle following the pointer);
-* the pointer's shape over a pixel (:func:`puzzlegym.screen.suite.pointer_shape`).
+* the pointer's shape over a pixel (:func:`puzzlegym.suite.shell.pointer_shape`).
 
 Each call returns the screen regions it changed; the frame is :attr:`HumanPage.frame`.
 Everything it shows is pixels of the screen and a pointer shape; no game state reaches the
@@ -22,8 +22,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from puzzlegym.screen.render import Canvas, Rect
-from puzzlegym.screen.suite import pointer_shape
-from puzzlegym.screen.suite_view import drag_scene, motion_scenes, suite_widgets
+from puzzlegym.suite.shell import pointer_shape
+from puzzlegym.suite.view import drag_scene, motion_scenes, suite_widgets
 
 __all__ = ["HumanPage"]
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzlegym.actions import Action
+from puzzlegym.base.actions import Action
 from puzzlegym.screen.input import Event, action_events
 from puzzlegym.screen.render import Canvas
 from puzzlegym.screen.resolution import SCREEN_WINDOW, Resolution, TrainingView
-from puzzlegym.screen.suite_view import suite_widgets, training_scene
+from puzzlegym.suite.view import suite_widgets, training_scene
 
 
 class FrameBuffer:
@@ -18,7 +18,7 @@ class FrameBuffer:
     ``cache_bytes`` bounds each canvas's widget image cache (None: the renderer's
     documented default). ``training`` (a :class:`~puzzlegym.screen.resolution.TrainingView`)
     makes it the training view's frame: each screen's window of the training-style scene
-    (:func:`~puzzlegym.screen.suite_view.training_scene`), at that view's size."""
+    (:func:`~puzzlegym.suite.view.training_scene`), at that view's size."""
 
     def __init__(
         self, cache_bytes: int | None = None, training: TrainingView | None = None

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.errors import ConfigError
 
 __all__ = ["LOOPBACK_ENV", "MAX_CPUS", "ray_results", "start_local_ray"]
 
@@ -48,7 +48,7 @@ def start_local_ray(num_cpus: int = 2, **init_kwargs: Any):
 
     Ray fixes its addresses when it is imported: call this before anything imports ``ray``,
     or set ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` in the environment first. A ``ray``
-    imported without it is refused (:class:`~puzzlegym.errors.ConfigError`) rather than
+    imported without it is refused (:class:`~puzzlegym.base.errors.ConfigError`) rather than
     started on the machine's outward address."""
     if isinstance(num_cpus, bool) or not isinstance(num_cpus, int) or not 1 <= num_cpus <= MAX_CPUS:
         raise ConfigError(f"num_cpus: expected an integer in 1..{MAX_CPUS}, got {num_cpus!r}")
@@ -75,12 +75,13 @@ def start_local_ray(num_cpus: int = 2, **init_kwargs: Any):
 
 
 def ray_results(
-    jobs: list[dict[str, Any]], workers: int = 2, address: str | None = None
+    run_job: Callable[[dict[str, Any]], dict],
+    jobs: list[dict[str, Any]],
+    workers: int = 2,
+    address: str | None = None,
 ) -> Iterator[tuple[int, dict]]:
-    """Run every job (``eval``'s job dicts) as a Ray task; yields ``(index, result)`` as the
-    tasks finish."""
-    from puzzlegym.evaluation.eval import _run_job
-
+    """Run ``run_job`` on every job (``eval``'s job dicts) as a Ray task; yields ``(index,
+    result)`` as the tasks finish."""
     ray = _ray()
     started = False
     if not ray.is_initialized():
@@ -90,7 +91,7 @@ def ray_results(
             ray.init(address=address, log_to_driver=False, configure_logging=False)
         started = True
     try:
-        task = ray.remote(num_cpus=1)(_run_job)
+        task = ray.remote(num_cpus=1)(run_job)
         pending = {task.remote(job): i for i, job in enumerate(jobs)}
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)

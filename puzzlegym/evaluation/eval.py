@@ -31,12 +31,12 @@ from typing import Any
 
 from tqdm import tqdm
 
-from puzzlegym.errors import ConfigError, RecordError, shown
-from puzzlegym.evaluation.records import SUPERSEDED, lock_file, read_json, unused_path
-from puzzlegym.fields import MAX_SEED
-from puzzlegym.jsonio import write_json
-from puzzlegym.registry import ID_PREFIX, catalogue_sha256, env_ids, parse_env_id
-from puzzlegym.version import __version__
+from puzzlegym.base.errors import ConfigError, RecordError, shown
+from puzzlegym.base.fields import MAX_SEED
+from puzzlegym.base.jsonio import write_json
+from puzzlegym.base.version import __version__
+from puzzlegym.record.files import SUPERSEDED, lock_file, read_json, unused_path
+from puzzlegym.suite.registry import ID_PREFIX, catalogue_sha256, env_ids, parse_env_id
 
 EXECUTORS = ("local", "ray")
 
@@ -389,7 +389,9 @@ def _played(jobs: list[dict], todo: list[int], executor: str, workers: int, addr
     if executor == "ray":
         from puzzlegym.evaluation.distributed import ray_results
 
-        for k, result in ray_results([jobs[i] for i in todo], workers=workers, address=address):
+        for k, result in ray_results(
+            _run_job, [jobs[i] for i in todo], workers=workers, address=address
+        ):
             yield todo[k], result
     elif workers == 1:
         for i in todo:
@@ -413,7 +415,7 @@ def _short(result: dict) -> str:
 
 def summary_lines(run_dir: str | Path) -> list[str]:
     """One line per agent: its Table-2 figures over the run's records."""
-    from puzzlegym.evaluation.report import load_run
+    from puzzlegym.report.load import load_run
 
     data = load_run(run_dir)
     lines = []

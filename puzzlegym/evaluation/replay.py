@@ -26,9 +26,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.errors import PuzzleGymError, RecordError
-from puzzlegym.evaluation.loop import play
-from puzzlegym.evaluation.records import check_line, read_log, read_manifest
+from puzzlegym.base.errors import PuzzleGymError, RecordError
+from puzzlegym.env.loop import play
+from puzzlegym.record.files import check_line, read_log, read_manifest
 
 
 class ReplayClock:
@@ -105,7 +105,7 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
     ``steps``, ``lines_compared``, ``snapshots`` and ``frames`` checked, ``finished`` (the
     record has a final result), ``torn_tail`` (lines after the last complete action of an
     unfinished record, not compared) and ``mismatch`` (the first difference, or None)."""
-    from puzzlegym.registry import catalogue_sha256, parse_env_id
+    from puzzlegym.suite.registry import catalogue_sha256, parse_env_id
 
     d = Path(directory)
     manifest = read_manifest(d)
@@ -271,7 +271,7 @@ def format_report(rep: dict[str, Any]) -> str:
 
 def cmd(args) -> int:
     """``puzzlegym replay DIR``: exit status 0 when the record reproduces, 1 otherwise."""
-    from puzzlegym.evaluation.metrics import find_records
+    from puzzlegym.record.metrics import find_records
 
     dirs = (
         [Path(args.dir)] if (Path(args.dir) / "manifest.json").exists() else find_records(args.dir)

@@ -13,13 +13,13 @@ from PIL import Image
 from tqdm import tqdm
 
 from puzzlegym.agents import agent_label, make_agent
+from puzzlegym.base.errors import ConfigError, PuzzleGymError, shown
+from puzzlegym.base.fields import MAX_SEED
+from puzzlegym.base.jsonio import write_atomic, write_json
 from puzzlegym.env import puzzle_env
-from puzzlegym.errors import ConfigError, PuzzleGymError, shown
-from puzzlegym.evaluation.loop import EpisodeEnd, Observer, Step, play
-from puzzlegym.evaluation.records import AgentLog, holds_record, unused_path
-from puzzlegym.fields import MAX_SEED
-from puzzlegym.jsonio import write_atomic, write_json
-from puzzlegym.registry import parse_env_id
+from puzzlegym.env.loop import EpisodeEnd, Observer, Step, play
+from puzzlegym.record.files import AgentLog, holds_record, unused_path
+from puzzlegym.suite.registry import parse_env_id
 
 
 class GifFrames(Observer):

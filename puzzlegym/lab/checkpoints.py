@@ -1,4 +1,4 @@
-"""Lab checkpoint files: a :class:`~puzzlegym.checkpoint.Checkpoint` with its certificate.
+"""Lab checkpoint files: a :class:`~puzzlegym.env.checkpoint.Checkpoint` with its certificate.
 
 A lab checkpoint is an ordinary checkpoint file (``Checkpoint.save``/``Checkpoint.load``
 read it, ``env.reset(options={"checkpoint": ...})`` restores it) whose ``certificate`` field
@@ -43,9 +43,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.actions import Answer, Batch, parse_action
-from puzzlegym.checkpoint import Checkpoint
-from puzzlegym.errors import ActionError, CheckpointError
+from puzzlegym.base.actions import Answer, Batch, parse_action
+from puzzlegym.base.errors import ActionError, CheckpointError
+from puzzlegym.env.checkpoint import Checkpoint
 
 __all__ = [
     "CLASSES",
@@ -86,7 +86,7 @@ _OPTIONAL = ("seed", "solution", "fatal_move", "match")
 
 def check_certificate(cert: Any) -> dict:
     """Validate a lab certificate (see the module docstring); raises
-    :class:`~puzzlegym.errors.CheckpointError` naming the field. Returns it."""
+    :class:`~puzzlegym.base.errors.CheckpointError` naming the field. Returns it."""
     if not isinstance(cert, dict):
         raise CheckpointError("certificate: expected a JSON object (this is not a lab checkpoint)")
     if "step" in cert and "actions" not in cert:  # an earlier file's name for the action count

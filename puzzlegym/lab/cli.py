@@ -7,8 +7,8 @@ import argparse
 import json
 from pathlib import Path
 
-from puzzlegym import jsonio
-from puzzlegym.errors import ConfigError
+from puzzlegym.base import jsonio
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.lab import checkpoints as files
 from puzzlegym.lab.controller import Controller
 from puzzlegym.lab.find import MAX_FOUND, find_in_random_play, find_in_record, find_on_solution

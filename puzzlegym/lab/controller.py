@@ -22,9 +22,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from puzzlegym.checkpoint import Checkpoint
+from puzzlegym.base.errors import CheckpointError, ConfigError
 from puzzlegym.env import puzzle_env
-from puzzlegym.errors import CheckpointError, ConfigError
+from puzzlegym.env.checkpoint import Checkpoint
 from puzzlegym.lab.checkpoints import canonical, certificate_of, frame_digest
 
 __all__ = ["Controller", "capture", "make_env"]

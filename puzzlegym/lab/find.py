@@ -33,12 +33,11 @@ from typing import Any
 import gymnasium as gym
 
 from puzzlegym import solvers
-from puzzlegym.actions import to_dict
-from puzzlegym.checkpoint import Checkpoint
+from puzzlegym.base.actions import to_dict
+from puzzlegym.base.errors import CheckpointError, ConfigError, LevelError
 from puzzlegym.env import puzzle_env
-from puzzlegym.errors import CheckpointError, ConfigError, LevelError
-from puzzlegym.evaluation.events import LevelWon, thaw
-from puzzlegym.evaluation.records import read_log
+from puzzlegym.env.checkpoint import Checkpoint
+from puzzlegym.env.probe import LEVEL, BoardProbe
 from puzzlegym.game import Rejected
 from puzzlegym.lab.checkpoints import (
     MAX_PREFIX,
@@ -48,8 +47,9 @@ from puzzlegym.lab.checkpoints import (
     frame_digest,
 )
 from puzzlegym.lab.controller import capture, make_env
-from puzzlegym.probe import LEVEL, BoardProbe
-from puzzlegym.registry import catalogue_sha256, parse_env_id
+from puzzlegym.record.events import LevelWon, thaw
+from puzzlegym.record.files import read_log
+from puzzlegym.suite.registry import catalogue_sha256, parse_env_id
 
 __all__ = [
     "MAX_FOUND",

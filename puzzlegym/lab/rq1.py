@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.evaluation.records import read_log
+from puzzlegym.record.files import read_log
 
 __all__ = [
     "CAPACITY_CLASSES",

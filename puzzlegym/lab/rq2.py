@@ -35,14 +35,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from puzzlegym.agents import make_agent
-from puzzlegym.checkpoint import Checkpoint
-from puzzlegym.errors import ConfigError, PuzzleGymError
-from puzzlegym.evaluation.events import Event, LevelEvent, Snapshot
-from puzzlegym.evaluation.loop import Observer, Step, play
+from puzzlegym.base.errors import ConfigError, PuzzleGymError
+from puzzlegym.base.version import __version__
+from puzzlegym.env.checkpoint import Checkpoint
+from puzzlegym.env.loop import Observer, Step, play
 from puzzlegym.lab import checkpoints as files
 from puzzlegym.lab.controller import Controller
 from puzzlegym.lab.documents import find_documents
-from puzzlegym.version import __version__
+from puzzlegym.record.events import Event, LevelEvent, Snapshot
 from puzzlegym.wrappers import HINT_CONDITIONS, BlackBox, StateHint, TextChannel
 
 __all__ = [

@@ -23,12 +23,12 @@ from typing import Any
 import gymnasium as gym
 
 from puzzlegym.agents import make_agent
+from puzzlegym.base.errors import ConfigError, PuzzleGymError
+from puzzlegym.base.version import __version__
 from puzzlegym.env import puzzle_env
-from puzzlegym.errors import ConfigError, PuzzleGymError
-from puzzlegym.evaluation.loop import play
+from puzzlegym.env.loop import play
 from puzzlegym.lab.documents import find_documents
-from puzzlegym.registry import parse_env_id
-from puzzlegym.version import __version__
+from puzzlegym.suite.registry import parse_env_id
 from puzzlegym.wrappers import (
     RULE_CARD_CONDITIONS,
     WORKFLOW_CONDITIONS,

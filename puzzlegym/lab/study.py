@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.lab import checkpoints as files
 from puzzlegym.lab import rq2, rq4
 from puzzlegym.lab.find import find_in_random_play, find_on_solution

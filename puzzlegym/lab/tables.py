@@ -2,7 +2,9 @@
 layout, the RQ1 move measures (capacity, coverage) and the RQ4 cells and contrasts.
 
 Each table is ``(name, caption, header, body)``; the report writes it as Markdown and CSV
-and shows it in ``index.md``. Tables without data are left out.
+and shows it in ``index.md``. Tables without data are left out. :data:`LAB_SECTION` is the
+lab as a section of the report (:class:`puzzlegym.report.load.Section`): it adds these tables
+and claims the RQ2 continuation records, which are not episodes of an objective.
 """
 
 from __future__ import annotations
@@ -10,13 +12,11 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 from puzzlegym.lab import rq1, rq2, rq4
+from puzzlegym.report.load import Table
 
-__all__ = ["is_takeover_record", "lab_tables"]
-
-Table = tuple[str, str, list[str], list[list[Any]]]
+__all__ = ["LAB_SECTION", "LabSection", "is_takeover_record", "lab_tables"]
 
 
 def is_takeover_record(record_dir: str | os.PathLike) -> bool:
@@ -213,3 +213,16 @@ def lab_tables(run_dir: str | os.PathLike, episodes: dict[str, list[dict]]) -> l
     out.extend(rq1_tables(episodes))
     out.extend(rq4_tables(run_dir))
     return out
+
+
+class LabSection:
+    """The dead-end lab as a section of ``puzzlegym report`` (see the module docstring)."""
+
+    def claims(self, record_dir: Path) -> bool:
+        return is_takeover_record(record_dir)
+
+    def tables(self, run_dir: Path, episodes: dict[str, list[dict]]) -> list[Table]:
+        return lab_tables(run_dir, episodes)
+
+
+LAB_SECTION = LabSection()

@@ -26,7 +26,7 @@ works in any state.
 Autoreset as ``SyncVectorEnv``/``AsyncVectorEnv`` (``autoreset_mode``, ``NEXT_STEP`` by
 default), infos batched the same way (``key`` and ``_key``), ``call``/``get_attr``/
 ``set_attr``/``render`` as there. A worker that dies or does not answer within ``timeout``
-seconds raises :class:`~puzzlegym.errors.WorkerError` and closes the vector env; an env that
+seconds raises :class:`~puzzlegym.base.errors.WorkerError` and closes the vector env; an env that
 raises during a request has its exception re-raised (puzzlegym's own errors as they are,
 anything else as ``WorkerError`` with the worker's traceback) after every worker answered;
 in the asynchronous mode by the ``recv`` that reads that worker's reply, after which the
@@ -45,7 +45,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, iterate
 
-from puzzlegym.errors import ActionError, ConfigError, WorkerError, shown
+from puzzlegym.base.errors import ActionError, ConfigError, WorkerError, shown
 from puzzlegym.rl.workers import (
     DEFAULT_SPIN_US,
     MAX_WORKERS,

@@ -3,7 +3,7 @@ the catalogue, one level per episode, within a budget proportional to each level
 
 * **Training** plays one generated level per episode (``levels="generated"``, ``level=1``,
   ``start="board"``): training level ``j`` of the split (``num_levels``, ``start_level``:
-  :mod:`puzzlegym.splits`), ``j`` drawn uniformly by the env's seeded generator at each
+  :mod:`puzzlegym.game.splits`), ``j`` drawn uniformly by the env's seeded generator at each
   reset. Its budget is fixed: ``budget_multiple`` times the longest solution of the tier's
   catalogue levels.
 * **Both** act through the same action space (board actions padded to the tier's most
@@ -28,7 +28,7 @@ sum of the simulated clock.
 A success is an episode whose level is won within the budget. Success per level is the share
 of its episodes won; a policy's success is the mean over levels. :func:`play_levels` also
 collects the evaluator's closed attempts (``AttemptClosed`` events, read through
-``env.unwrapped.subscribe``) for :func:`puzzlegym.evaluation.metrics.dead_end_stats`.
+``env.unwrapped.subscribe``) for :func:`puzzlegym.record.metrics.dead_end_stats`.
 """
 
 from __future__ import annotations
@@ -41,13 +41,13 @@ from typing import Any
 import numpy as np
 
 from puzzlegym import solvers
-from puzzlegym.errors import ConfigError, shown
-from puzzlegym.evaluation.events import AttemptClosed
-from puzzlegym.evaluation.loop import play
-from puzzlegym.fields import check_count, check_number
-from puzzlegym.probe import BOARD_AREA
-from puzzlegym.registry import parse_env_id
-from puzzlegym.splits import SEED_LIMIT, Split, TrainingLevels, check_split, tier_targets
+from puzzlegym.base.errors import ConfigError, shown
+from puzzlegym.base.fields import check_count, check_number
+from puzzlegym.env.loop import play
+from puzzlegym.env.probe import BOARD_AREA
+from puzzlegym.game.splits import SEED_LIMIT, Split, TrainingLevels, check_split, tier_targets
+from puzzlegym.record.events import AttemptClosed
+from puzzlegym.suite.registry import parse_env_id
 from puzzlegym.wrappers.sb3 import make_sb3_env
 
 __all__ = [
@@ -342,7 +342,7 @@ def play_levels(
     """Play each of ``levels`` ``episodes`` times with ``choose(obs, env)``; returns
     ``success`` (the mean over levels of each level's share of won episodes), ``per_level``
     (those shares, in order), ``episodes``, ``mean_length`` and ``attempts`` (the closed
-    attempts' records, for :func:`~puzzlegym.evaluation.metrics.dead_end_stats`)."""
+    attempts' records, for :func:`~puzzlegym.record.metrics.dead_end_stats`)."""
     _count(episodes, "episodes", 1, MAX_EPISODES)
     per_level, lengths, attempts = [], [], []
 

@@ -28,10 +28,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from puzzlegym.errors import ConfigError, WorkerError, shown
+from puzzlegym.base.errors import ConfigError, WorkerError, shown
+from puzzlegym.base.fields import MAX_SEED
 from puzzlegym.evaluation.distributed import start_local_ray
-from puzzlegym.fields import MAX_SEED
-from puzzlegym.registry import env_ids
+from puzzlegym.suite.registry import env_ids
 from puzzlegym.wrappers.action_mask import ActionMaskObservation
 from puzzlegym.wrappers.sb3 import make_sb3_env, observation_kind
 
@@ -140,7 +140,7 @@ def register_rllib_env(name: str = ENV_NAME) -> str:
 
 
 def check_sampled(*, result: dict, **kwargs: Any) -> None:
-    """RLlib ``on_train_result`` callback: raise :class:`~puzzlegym.errors.WorkerError` when
+    """RLlib ``on_train_result`` callback: raise :class:`~puzzlegym.base.errors.WorkerError` when
     the training iteration sampled no env step. RLlib returns such an iteration silently when
     no env runner answers within ``sample_timeout_s`` (a runner that hangs, or one being
     restarted after a crash)."""
@@ -263,7 +263,7 @@ def build_algo(config, timeout_s: float = 300.0):
     a placement group of one bundle per runner (``num_cpus_per_env_runner`` CPUs,
     ``num_gpus_per_env_runner`` GPUs, ``custom_resources_per_env_runner``) must be ready
     within ``timeout_s`` seconds (an autoscaler may add nodes meanwhile), else
-    :class:`~puzzlegym.errors.WorkerError` names what was asked and what the cluster has.
+    :class:`~puzzlegym.base.errors.WorkerError` names what was asked and what the cluster has.
     RLlib's own ``build_algo()`` waits forever for runners that cannot be scheduled (3 runners
     of 1 CPU on a 2-CPU instance). Ray must be running (:func:`start_local_ray` or
     ``ray.init(address=...)``)."""

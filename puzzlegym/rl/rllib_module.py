@@ -15,7 +15,7 @@ from gymnasium import spaces
 from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
 from ray.rllib.core.columns import Columns
 
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.wrappers.action_mask import MASK_KEY, OBSERVATION_KEY
 
 __all__ = ["MaskedPPOTorchRLModule"]

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from puzzlegym.errors import ActionError, ConfigError
+from puzzlegym.base.errors import ActionError, ConfigError
 from puzzlegym.rl.batched import check_env_fns, default_workers, probe_spaces
 from puzzlegym.rl.workers import DEFAULT_SPIN_US, ArrayPayload, WorkerPool, shared_observations
 

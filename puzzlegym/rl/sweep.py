@@ -28,8 +28,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from puzzlegym.errors import ConfigError, RecordError, shown
-from puzzlegym.evaluation.records import lock_file, unused_path
+from puzzlegym.base.errors import ConfigError, RecordError, shown
+from puzzlegym.record.files import lock_file, unused_path
 from puzzlegym.rl.train import TrainConfig, train
 
 __all__ = ["MAX_JOBS", "MAX_RUNS", "SUPERSEDED", "Run", "plan", "run_sweep"]

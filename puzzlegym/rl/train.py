@@ -31,11 +31,11 @@ from typing import Any
 
 from gymnasium.spaces import Discrete
 
-from puzzlegym.errors import ConfigError, shown
-from puzzlegym.evaluation.metrics import dead_end_stats
-from puzzlegym.evaluation.records import lock_file
-from puzzlegym.fields import check_count, check_number
-from puzzlegym.jsonio import write_atomic, write_json
+from puzzlegym.base.errors import ConfigError, shown
+from puzzlegym.base.fields import check_count, check_number
+from puzzlegym.base.jsonio import write_atomic, write_json
+from puzzlegym.record.files import lock_file
+from puzzlegym.record.metrics import dead_end_stats
 from puzzlegym.rl.protocol import (
     MAX_EPISODES,
     LevelEnvs,

@@ -21,7 +21,7 @@ import functools
 import os
 from typing import Any
 
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.wrappers.sb3 import make_sb3_env
 
 __all__ = ["KINDS", "MAX_ENVS", "SB3_KINDS", "env_fns", "make_vector_env", "set_torch_threads"]

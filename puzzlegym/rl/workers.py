@@ -5,7 +5,7 @@ possible). Per request the main process sends one message per worker (e.g. the a
 its envs) and receives one reply per worker (rewards, terminations, truncations and the infos
 of its envs as columns, :func:`pack_infos`); observations go into one shared-memory block for
 all envs, written by the workers in place. Every wait is bounded: a worker that dies, or does
-not answer within ``timeout`` seconds, raises :class:`~puzzlegym.errors.WorkerError` naming it
+not answer within ``timeout`` seconds, raises :class:`~puzzlegym.base.errors.WorkerError` naming it
 and closes the pool. The front ends are :class:`puzzlegym.rl.batched.BatchedVectorEnv`
 (Gymnasium) and :class:`puzzlegym.rl.sb3_batched.BatchedVecEnv` (Stable-Baselines3).
 
@@ -42,7 +42,7 @@ from gymnasium.vector.utils import (
     write_to_shared_memory,
 )
 
-from puzzlegym.errors import ConfigError, PuzzleGymError, WorkerError
+from puzzlegym.base.errors import ConfigError, PuzzleGymError, WorkerError
 
 __all__ = [
     "AUTORESET",

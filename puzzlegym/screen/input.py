@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from puzzlegym.actions import (
+from puzzlegym.base.actions import (
     Action,
     Click,
     DoubleClick,

@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.actions import SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.screen.resolution import Resolution
 
 Painter = Callable[[ImageDraw.ImageDraw, Image.Image, Any], None]

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
 
-from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.actions import SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.base.errors import ConfigError
 
 __all__ = ["FITS", "MIN_SIDE", "SCREEN_WINDOW", "Resolution", "TrainingView"]
 
@@ -219,7 +219,7 @@ class TrainingView(_Frame):
     frames, grayscale or colour, each showing one window of the screen painted in the
     training style; ``fit`` says how a window fills the frame (``"stretch"``: filled, each
     axis scaled on its own; ``"letterbox"``: aspect kept, centred between black bars). The
-    suite's view (:func:`puzzlegym.screen.suite_view.training_scene`) picks the window of
+    suite's view (:func:`puzzlegym.suite.view.training_scene`) picks the window of
     each screen: the panel of the board on a level screen, the whole screen elsewhere."""
 
     height: int

@@ -11,7 +11,7 @@ Every request is checked before a route sees it, and nothing is changed by a rej
 * ``X-Session`` names are 1-64 characters of ``A-Z a-z 0-9 _ -`` (:data:`SESSION_NAME`);
 * a body needs ``Content-Type: application/json`` and a ``Content-Length`` of 0..64 KiB (or
   the server's ``max_body_bytes``) (missing: 411; malformed or negative: 400, from the h11
-  parser; larger: 413); JSON is parsed strictly (:func:`puzzlegym.jsonio.loads`): too deep a
+  parser; larger: 413); JSON is parsed strictly (:func:`puzzlegym.base.jsonio.loads`): too deep a
   nesting is a 400, and numbers no field accepts (``Infinity``, 5,000-digit integers) reach
   the route as markers its validation names by field;
 * a connection has ``request_timeout_s`` (:data:`REQUEST_TIMEOUT_S`, 10 s) from its opening,
@@ -49,7 +49,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from puzzlegym import jsonio
+from puzzlegym.base import jsonio
 from puzzlegym.screen.render import SCREEN, Rect
 
 __all__ = [

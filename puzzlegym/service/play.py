@@ -23,8 +23,8 @@ import gymnasium as gym
 
 from puzzlegym.backends.browser import page_file
 from puzzlegym.backends.human import HumanPage
+from puzzlegym.base.errors import PuzzleGymError, shown
 from puzzlegym.env import puzzle_env
-from puzzlegym.errors import PuzzleGymError, shown
 from puzzlegym.screen.input import Event, EventKind, Gesture, GestureRecognizer
 from puzzlegym.screen.render import SCREEN, Rect
 from puzzlegym.service.http import HTTPServer, Reply, RequestError, make_server, png_bytes

@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from puzzlegym import jsonio
+from puzzlegym.base import jsonio
 from puzzlegym.service.http import Reply, RequestError, make_server, serve_until_interrupted
 
 __all__ = ["MAX_KEPT", "ScriptedModel", "demo_script", "make_scripted_server"]
@@ -238,8 +238,8 @@ def demo_script(
     from puzzlegym.agents import SolverAgent
     from puzzlegym.agents.prompts import COMPLETION_PREFIX
     from puzzlegym.agents.screenshots import ScreenEncoder
-    from puzzlegym.evaluation.loop import play
-    from puzzlegym.registry import register_envs
+    from puzzlegym.env.loop import play
+    from puzzlegym.suite.registry import register_envs
 
     register_envs()
 

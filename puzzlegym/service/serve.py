@@ -34,11 +34,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from puzzlegym.actions import Answer, parse_action
+from puzzlegym.base.actions import Answer, parse_action
+from puzzlegym.base.errors import ConfigError, PuzzleGymError, shown
+from puzzlegym.base.fields import MAX_SEED
 from puzzlegym.env import puzzle_env
-from puzzlegym.errors import ConfigError, PuzzleGymError, shown
-from puzzlegym.fields import MAX_SEED
-from puzzlegym.registry import ID_PREFIX, parse_env_id
 from puzzlegym.service.http import (
     HTTPServer,
     Reply,
@@ -47,6 +46,7 @@ from puzzlegym.service.http import (
     make_server,
     png_bytes,
 )
+from puzzlegym.suite.registry import ID_PREFIX, parse_env_id
 
 __all__ = ["MAX_SEED", "Service", "Session", "make_serve_server"]
 

@@ -8,8 +8,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, GUIActionSpace
-from puzzlegym.errors import ActionError, ConfigError
+from puzzlegym.base.actions import SCREEN_HEIGHT, SCREEN_WIDTH, GUIActionSpace
+from puzzlegym.base.errors import ActionError, ConfigError
 
 __all__ = ["ARROW_KEYS", "SWIPES", "SWIPE_PX", "DiscreteGUIActions"]
 

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.errors import ConfigError
 
 __all__ = ["MASK_KEY", "OBSERVATION_KEY", "ActionMaskObservation"]
 

@@ -14,12 +14,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from puzzlegym.actions import Action, Click, GUIActionSpace, Wait, to_dict
+from puzzlegym.base.actions import Action, Click, GUIActionSpace, Wait, to_dict
+from puzzlegym.base.errors import ActionError, ConfigError, PuzzleGymError
 from puzzlegym.env import PuzzleEnv
-from puzzlegym.errors import ActionError, ConfigError, PuzzleGymError
-from puzzlegym.probe import LEVEL
+from puzzlegym.env.probe import LEVEL
+from puzzlegym.game.splits import level_targets, tier_targets
 from puzzlegym.screen.input import GestureRecognizer, action_events
-from puzzlegym.splits import level_targets, tier_targets
 
 __all__ = ["BUTTONS", "BoardActions"]
 
@@ -122,7 +122,7 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     def _objective_targets(self) -> int:
         """The most board targets of a level of the env's objective: its catalogue levels,
         or for generated levels the tier's most (no generated level has more:
-        :mod:`puzzlegym.splits`)."""
+        :mod:`puzzlegym.game.splits`)."""
         base = self._base
         game = base.game
         levels = game.load_catalogue(base.tier)

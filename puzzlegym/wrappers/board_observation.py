@@ -12,10 +12,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.base.actions import SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.base.errors import ConfigError, PuzzleGymError
 from puzzlegym.env import PuzzleEnv
-from puzzlegym.errors import ConfigError, PuzzleGymError
-from puzzlegym.probe import LEVEL, LEVEL_COMPLETE, SCREENS
+from puzzlegym.env.probe import LEVEL, LEVEL_COMPLETE, SCREENS
 
 __all__ = ["BOARD_SCREENS", "BoardObservation"]
 
@@ -140,7 +140,7 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         self._base = base
 
     def encode(self, probe) -> np.ndarray:
-        """The tensor of a probe's moment (:class:`puzzlegym.probe.Probe`)."""
+        """The tensor of a probe's moment (:class:`puzzlegym.env.probe.Probe`)."""
         out = np.zeros(self._shape, dtype=np.uint8)
         board = probe.board
         if (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from puzzlegym.errors import ConfigError, shown
+from puzzlegym.base.errors import ConfigError, shown
 
 __all__ = ["ConditionWrapper"]
 

@@ -8,7 +8,7 @@ import gymnasium as gym
 
 from puzzlegym import solvers
 from puzzlegym.env import puzzle_env
-from puzzlegym.probe import LEVEL
+from puzzlegym.env.probe import LEVEL
 from puzzlegym.screen.labels import label
 from puzzlegym.wrappers.condition import ConditionWrapper
 from puzzlegym.wrappers.text import find_text_channel

@@ -7,9 +7,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from puzzlegym.actions import SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.base.actions import SCREEN_HEIGHT, SCREEN_WIDTH
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.env import PuzzleEnv
-from puzzlegym.errors import ConfigError
 from puzzlegym.screen.resolution import FITS, Resolution, TrainingView
 
 __all__ = ["DEFAULT_SIZE", "FITS", "VIEWS", "LowResObservation", "resolution_for"]

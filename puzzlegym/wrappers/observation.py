@@ -7,7 +7,7 @@ import numpy as np
 from gymnasium import spaces
 from PIL import Image
 
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.errors import ConfigError
 
 __all__ = ["DownscaleObservation"]
 

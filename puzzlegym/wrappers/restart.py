@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from puzzlegym.actions import Click, to_dict
+from puzzlegym.base.actions import Click, to_dict
 from puzzlegym.env import puzzle_env
 
 __all__ = ["DeadEndRestart"]

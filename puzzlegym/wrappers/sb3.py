@@ -9,8 +9,8 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.env import puzzle_env
-from puzzlegym.errors import ConfigError
 from puzzlegym.wrappers.action import DiscreteGUIActions
 from puzzlegym.wrappers.blackbox import BlackBox
 from puzzlegym.wrappers.board_actions import BoardActions
@@ -87,7 +87,7 @@ def observation_kind(env: gym.Env) -> str:
 
 
 def check_sb3_env(env: gym.Env, force: bool = False, policy: str | None = None) -> None:
-    """Raise :class:`~puzzlegym.errors.ConfigError` naming the puzzlegym wrappers when
+    """Raise :class:`~puzzlegym.base.errors.ConfigError` naming the puzzlegym wrappers when
     ``env`` cannot train with SB3: GUI action dicts (or any space SB3 does not take);
     pixels: non-image observations, or an observation that builds a CNN above
     :data:`MAX_CNN_PARAMETERS` (unless ``force``); ``policy`` (when given) not the policy

@@ -9,7 +9,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
-from puzzlegym.errors import ConfigError
+from puzzlegym.base.errors import ConfigError
 
 __all__ = [
     "SECTION_NAME_MAX",
@@ -126,7 +126,7 @@ class TextChannel(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
 def find_text_channel(env: gym.Env) -> TextChannel:
     """The :class:`TextChannel` in the wrapper stack of ``env`` (the interventions that write
-    text need one below them); :class:`~puzzlegym.errors.ConfigError` if there is none."""
+    text need one below them); :class:`~puzzlegym.base.errors.ConfigError` if there is none."""
     inner = env
     while isinstance(inner, gym.Wrapper):
         if isinstance(inner, TextChannel):

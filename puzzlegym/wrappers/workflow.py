@@ -7,10 +7,10 @@ from typing import Any
 
 import gymnasium as gym
 
-from puzzlegym.agents.navigation import navigation_click
+from puzzlegym.base.errors import PuzzleGymError
 from puzzlegym.env import puzzle_env
-from puzzlegym.errors import PuzzleGymError
-from puzzlegym.probe import LEVEL_COMPLETE
+from puzzlegym.env.navigation import navigation_click
+from puzzlegym.env.probe import LEVEL_COMPLETE
 from puzzlegym.wrappers.condition import ConditionWrapper
 
 __all__ = ["MAX_NAVIGATION", "WORKFLOW_CONDITIONS", "WorkflowController"]
@@ -21,7 +21,7 @@ MAX_NAVIGATION = 16  # controller clicks after one agent action (the longest pat
 
 class WorkflowController(ConditionWrapper):
     """Under ``"P1"``, after ``reset`` and after every agent action, the controller clicks
-    through the suite (:func:`puzzlegym.agents.navigation.navigation_click`: the game's card,
+    through the suite (:func:`puzzlegym.env.navigation.navigation_click`: the game's card,
     the difficulty, Next after a win, Menu when the agent left for another level) until a
     target board of the objective is in play or the episode ends. Its clicks are ordinary GUI
     actions of the env (they take time on its clock and appear in the episode record, each

@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from puzzlegym import solvers
-from puzzlegym.actions import MAX_TEXT_LENGTH, TEXT_CHARACTERS, Answer, Click, to_dict
 from puzzlegym.agents.vision.reader import GameReader, Reading
 from puzzlegym.agents.vision.screens import (
     DIFFICULTY,
@@ -37,6 +36,7 @@ from puzzlegym.agents.vision.screens import (
     words,
 )
 from puzzlegym.agents.vision.text import Vocabulary
+from puzzlegym.base.actions import MAX_TEXT_LENGTH, TEXT_CHARACTERS, Answer, Click, to_dict
 from puzzlegym.game import Rejected
 from puzzlegym.screen.labels import LABELS, label
 

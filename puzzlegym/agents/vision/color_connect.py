@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from puzzlegym.base.errors import LevelError
 from puzzlegym.envs.color_connect import rules
 from puzzlegym.envs.color_connect.rules import PAIR_LETTERS, Connect, Remove
-from puzzlegym.errors import LevelError
 from puzzlegym.game import Rejected
 from puzzlegym.screen.palette import EDGE as PIECE_EDGE
 from puzzlegym.screen.palette import PIECES

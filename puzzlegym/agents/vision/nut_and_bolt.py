@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from puzzlegym.base.errors import LevelError
 from puzzlegym.envs.nut_and_bolt import rules
-from puzzlegym.errors import LevelError
 from puzzlegym.screen.palette import PIECES
 
 from .pixels import ReadError, check_frame, click, code, pack, panel_box, runs

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from puzzlegym.actions import Click, to_dict
+from puzzlegym.base.actions import Click, to_dict
 from puzzlegym.screen import theme
 
 __all__ = [

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzlegym.actions import Drag, to_dict
 from puzzlegym.agents.vision.pixels import Grid, ReadError, cell_groups, is_colour, measure_grid
 from puzzlegym.agents.vision.reader import Reading
+from puzzlegym.base.actions import Drag, to_dict
 from puzzlegym.envs.rush_hour import rules
 from puzzlegym.screen.palette import colour
 

@@ -1,0 +1,2 @@
+"""Throughput figures (``puzzlegym bench``): env steps/s beside a plain frame copy, rules
+transitions/s, browser latency, HTTP requests/s."""

@@ -1,0 +1,2 @@
+"""The levels tools (``puzzlegym levels``): list, validate, stats and generate over the
+catalogues, game-agnostic."""

@@ -1,0 +1,1 @@
+"""Reports from runs (``puzzlegym report``): tables, plots and an index."""
