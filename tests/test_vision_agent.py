@@ -84,8 +84,7 @@ def violations(module: str, path: Path) -> list[str]:
             isinstance(node, ast.Constant)
             and isinstance(node.value, str)
             and any(
-                fnmatchcase(node.value, p)
-                or node.value.endswith((".view", ".layout", ".shell"))
+                fnmatchcase(node.value, p) or node.value.endswith((".view", ".layout", ".shell"))
                 for p in FORBIDDEN
             )
         ):
