@@ -134,8 +134,8 @@ def test_view_select_lift_deselect_reject_and_undo_through_the_env(make_env):
     for a in GAME.view.actions_for_move(level, start, None, move, BOARD_AREA):
         env.step({"type": "click", "x": a.x, "y": a.y})
     after = R.apply(level, start, move)
-    assert u.suite.board.state == after and u.suite.board.history == [start]
+    assert u.suite.board.state == after and u.suite.board.history == (start,)
     x, y = u.suite.targets()["undo"].center
     *_, info = env.step({"type": "click", "x": x, "y": y})
-    assert u.suite.board.state == start and u.suite.board.history == []
+    assert u.suite.board.state == start and u.suite.board.history == ()
     assert info["evaluator"]["potential"] == R.potential(level, start)

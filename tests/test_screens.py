@@ -7,6 +7,7 @@ spelling of "color"."""
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -307,8 +308,8 @@ def test_disabled_buttons_are_flat_and_faint_not_pressed():
     assert _count(text, theme.DISABLED_TEXT_ON_DARK) > 0 and _count(text, theme.BUTTON_TEXT) == 0
     board = suite.board
     move = next(iter(board.game.rules.legal_moves(board.level, board.state)))
-    board.history.append(board.state)
-    board.state = board.game.rules.apply(board.level, board.state, move)
+    after = board.game.rules.apply(board.level, board.state, move)
+    suite.board = replace(board, state=after, history=(board.state,))
     enabled = render_full(suite_widgets(suite))
     assert (enabled[face[1], face[0]] == np.array(theme.BUTTON)).all()
     suite.screen = "level_complete"

@@ -28,7 +28,7 @@ from typing import Any
 from puzzlegym import solvers
 from puzzlegym.base.actions import Click, PressKey, to_dict
 from puzzlegym.env.navigation import navigation_action
-from puzzlegym.env.probe import LEVEL, BoardProbe, Probe
+from puzzlegym.env.probe import LEVEL, Board, Probe
 from puzzlegym.screen.labels import label
 
 __all__ = ["ScriptedAgent"]
@@ -83,13 +83,13 @@ class ScriptedAgent:
         return to_dict(Click(x, y))
 
     # ------------------------------------------------------------------ playing
-    def _track_board(self, board: BoardProbe) -> None:
+    def _track_board(self, board: Board) -> None:
         ident = (board.game.name, board.tier, board.index)
         if ident != self._board_id:
             self._board_id, self._seen, self._last_move = ident, set(), None
             self._pending.clear()
 
-    def _choose_move(self, board: BoardProbe):
+    def _choose_move(self, board: Board):
         rules, level, state = board.game.rules, board.level, board.state
         here = solvers.canonical_key(level, state)
         self._seen.add(here)
@@ -102,7 +102,7 @@ class ScriptedAgent:
                 best, best_score = move, score
         return best
 
-    def _board_action(self, board: BoardProbe) -> dict:
+    def _board_action(self, board: Board) -> dict:
         self._track_board(board)
         if not self._pending:
             move = self._choose_move(board)

@@ -35,7 +35,7 @@ from puzzlegym.base.actions import (
 from puzzlegym.base.errors import CheckpointError, ConfigError, LevelError, PuzzleGymError, shown
 from puzzlegym.base.version import __version__
 from puzzlegym.env.checkpoint import Checkpoint, validate_payload
-from puzzlegym.env.probe import BoardProbe, Probe
+from puzzlegym.env.probe import Probe
 from puzzlegym.game.splits import LevelSet, TrainingLevels, check_split
 from puzzlegym.record.evaluator import Evaluator, Objective
 from puzzlegym.record.events import (
@@ -726,27 +726,13 @@ class PuzzleEnv(gym.Env):
         cached = self._probe_cache
         if cached is not None and cached[0] == key:
             return cached[1]
-        b = suite.board
-        board = None
-        if b is not None:
-            board = BoardProbe(
-                b.game,
-                b.tier,
-                b.index,
-                b.level,
-                b.state,
-                b.ui,
-                len(b.history),
-                b.feedback,
-                ev.is_target(b),
-            )
         probe = Probe(
             env_id=self.config["env_id"],
             objective=ev.objective,
             screen=suite.screen,
             game=suite.game,
             tier=suite.tier,
-            board=board,
+            board=suite.board,
             controls=MappingProxyType(suite.targets()),
             board_area=BOARD_AREA,
             episode=self._episode,

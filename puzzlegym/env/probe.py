@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from puzzlegym.base.actions import Action
 from puzzlegym.game import Game
 from puzzlegym.record.evaluator import Objective
 from puzzlegym.record.events import Snapshot
@@ -36,6 +35,7 @@ from puzzlegym.screen.layout import (
     SCREENS,
 )
 from puzzlegym.screen.render import Rect
+from puzzlegym.suite.board import Board
 from puzzlegym.suite.shell import gesture_changes
 
 __all__ = [
@@ -46,59 +46,9 @@ __all__ = [
     "LEVEL_COMPLETE",
     "OBJECTIVE_COMPLETE",
     "SCREENS",
-    "BoardProbe",
+    "Board",
     "Probe",
 ]
-
-
-@dataclass(frozen=True)
-class BoardProbe:
-    """The board in play: which level, its rules state and the view's interaction state.
-
-    ``level``, ``state`` and ``ui`` are the game's immutable values (``ui`` is the selected
-    screw, the lifted stack, the path being drawn, ... or None); ``depth`` is the length of
-    the undo history (moves since the level's ready board, net of undos); ``is_target``
-    whether the level is one of the objective's targets.
-    """
-
-    game: Game
-    tier: str
-    index: int  # 0-based position in the tier
-    level: Any
-    state: Any
-    ui: Any
-    depth: int
-    feedback: str
-    is_target: bool
-
-    @property
-    def number(self) -> int:
-        """The level's 1-based number, as the header shows it."""
-        return self.index + 1
-
-    @property
-    def undoable(self) -> bool:
-        return self.depth > 0
-
-    @cached_property
-    def solved(self) -> bool:
-        return self.game.rules.is_solved(self.level, self.state)
-
-    @cached_property
-    def potential(self) -> float:
-        return self.game.rules.potential(self.level, self.state)
-
-    def legal_moves(self) -> list:
-        """The rules' legal moves from this board."""
-        return list(self.game.rules.legal_moves(self.level, self.state))
-
-    def actions_for_move(self, move: Any) -> list[Action]:
-        """The GUI actions that perform rules ``move`` on this board (the view's)."""
-        return self.game.view.actions_for_move(self.level, self.state, self.ui, move, BOARD_AREA)
-
-    def board_targets(self) -> list[Action | None]:
-        """The view's board-aligned GUI actions of this level (``GameView.board_targets``)."""
-        return self.game.view.board_targets(self.level, self.state, self.ui, BOARD_AREA)
 
 
 @dataclass(frozen=True)
@@ -119,7 +69,7 @@ class Probe:
     screen: str
     game: Game | None  # the game the screen shows
     tier: str | None
-    board: BoardProbe | None
+    board: Board | None  # the board in play (an immutable value)
     controls: Mapping[str, Rect]
     board_area: Rect
     episode: int
@@ -137,7 +87,12 @@ class Probe:
     @property
     def on_target(self) -> bool:
         """Whether the level screen shows a target level (the next actions are moves)."""
-        return self.screen == LEVEL and self.board is not None and self.board.is_target
+        return self.screen == LEVEL and self.board_is_target
+
+    @property
+    def board_is_target(self) -> bool:
+        """Whether the board in play is one of the objective's target levels."""
+        return self.board is not None and self.objective.has(self.board)
 
     @cached_property
     def snapshot(self) -> Mapping | None:

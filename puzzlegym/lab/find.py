@@ -37,7 +37,7 @@ from puzzlegym.base.actions import to_dict
 from puzzlegym.base.errors import CheckpointError, ConfigError, LevelError
 from puzzlegym.env import puzzle_env
 from puzzlegym.env.checkpoint import Checkpoint
-from puzzlegym.env.probe import LEVEL, BoardProbe
+from puzzlegym.env.probe import LEVEL, Board
 from puzzlegym.game import Rejected
 from puzzlegym.lab.checkpoints import (
     MAX_PREFIX,
@@ -67,7 +67,7 @@ MAX_PLAYOUTS = 10_000
 
 
 # ---------------------------------------------------------------------- shared
-def _board(env: gym.Env) -> BoardProbe:
+def _board(env: gym.Env) -> Board:
     """The board in play of ``env``; raises :class:`CheckpointError` when none is."""
     board = puzzle_env(env, "lab").probe().board
     if board is None:

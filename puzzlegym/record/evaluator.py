@@ -28,8 +28,8 @@ from puzzlegym.record.events import (
     freeze,
 )
 from puzzlegym.record.outcome import Outcome, fold, fold_all
+from puzzlegym.suite.board import Board
 from puzzlegym.suite.registry import ID_PREFIX
-from puzzlegym.suite.shell import Board
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,10 @@ class Objective:
     @property
     def key(self) -> tuple[str, str]:
         return (self.game, self.tier)
+
+    def has(self, board: Board) -> bool:
+        """Whether ``board`` shows one of the objective's target levels."""
+        return (board.game.name, board.tier) == self.key and board.index in self.targets
 
 
 @dataclass(frozen=True)
@@ -114,10 +118,7 @@ class Evaluator:
         return self._snapshots[-1] if self._snapshots else None
 
     def is_target(self, board: Board) -> bool:
-        return (
-            board.game.name,
-            board.tier,
-        ) == self.objective.key and board.index in self.objective.targets
+        return self.objective.has(board)
 
     @property
     def results(self) -> dict[int, LevelResult]:

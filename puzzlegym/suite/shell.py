@@ -19,7 +19,7 @@ changes what the suite does or shows.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import Any, Protocol
 
 from puzzlegym.base.errors import shown
@@ -41,6 +41,7 @@ from puzzlegym.screen.layout import (
     tier_rect,
 )
 from puzzlegym.screen.render import Rect
+from puzzlegym.suite.board import Board, LastMove
 
 
 class SuiteListener(Protocol):
@@ -53,51 +54,6 @@ class SuiteListener(Protocol):
     def restarted(self, board: Board) -> None: ...
     def undone(self, board: Board) -> None: ...
     def left_level(self, board: Board) -> None: ...
-
-
-@dataclass
-class Board:
-    """The level in play: which one, its rules state, the view's ui state, the undo history."""
-
-    game: Game
-    tier: str
-    index: int  # 0-based position in the tier's catalogue
-    level: Any
-    state: Any
-    ui: Any
-    history: list = field(default_factory=list)
-    feedback: str = ""
-
-    @property
-    def undoable(self) -> bool:
-        """Whether Undo has a board to go back to."""
-        return bool(self.history)
-
-    @property
-    def solved(self) -> bool:
-        return self.game.rules.is_solved(self.level, self.state)
-
-    @property
-    def potential(self) -> float:
-        return self.game.rules.potential(self.level, self.state)
-
-
-@dataclass(frozen=True)
-class LastMove:
-    """The board move the last gesture tried, for the human page's in-between frames only:
-    the board before it (level, rules state, ui), the move, the rules' new state (None when
-    they refused it) and what the level screen showed around the board afterwards."""
-
-    game: Game
-    tier: str
-    index: int
-    level: Any
-    state: Any
-    ui: Any
-    move: Any
-    result: Any
-    feedback: str
-    undoable: bool
 
 
 class Levels(Protocol):
@@ -256,10 +212,9 @@ class Suite:
     def restart(self) -> None:
         b = self.board
         assert b is not None
-        b.state = b.game.rules.initial_state(b.level)
-        b.ui = b.game.view.initial_ui(b.level, b.state)
-        b.history.clear()
-        b.feedback = ""
+        state = b.game.rules.initial_state(b.level)
+        ui = b.game.view.initial_ui(b.level, state)
+        self.board = b = replace(b, state=state, ui=ui, history=(), feedback="")
         self._changed()
         if self.listener:
             self.listener.restarted(b)
@@ -269,9 +224,9 @@ class Suite:
         assert b is not None
         if not b.history:
             return
-        b.state = b.history.pop()
-        b.ui = b.game.view.initial_ui(b.level, b.state)
-        b.feedback = ""
+        state = b.history[-1]
+        ui = b.game.view.initial_ui(b.level, state)
+        self.board = b = replace(b, state=state, ui=ui, history=b.history[:-1], feedback="")
         self._changed()
         if self.listener:
             self.listener.undone(b)
@@ -295,10 +250,10 @@ class Suite:
         view, rules = b.game.view, b.game.rules
         outcome = view.on_gesture(b.level, b.state, b.ui, gesture, BOARD_AREA)
         accepted = outcome.ui != b.ui
-        b_ui = outcome.ui
+        ui = outcome.ui
         feedback = outcome.feedback if outcome.feedback is not None else b.feedback
+        state, history = b.state, b.history
         moved = False
-        before, before_ui = b.state, b.ui
         if outcome.move is not None:
             result = rules.apply(b.level, b.state, outcome.move)
             if isinstance(result, Rejected):
@@ -306,26 +261,16 @@ class Suite:
                 if self.listener:
                     self.listener.move_rejected(b, outcome.move, result.reason)
             else:
-                b.history.append(b.state)
-                b.state = result
-                b_ui = view.after_move(b.level, b.state, b_ui)
+                state, history = result, (*b.history, b.state)
+                ui = view.after_move(b.level, state, ui)
                 feedback = outcome.feedback or ""
                 moved = accepted = True
         visible = accepted or feedback != b.feedback
-        b.ui, b.feedback = b_ui, feedback
+        before = b
+        if visible:
+            self.board = b = replace(b, state=state, ui=ui, history=history, feedback=feedback)
         if outcome.move is not None:
-            self.last_move = LastMove(
-                b.game,
-                b.tier,
-                b.index,
-                b.level,
-                before,
-                before_ui,
-                outcome.move,
-                b.state if moved else None,
-                feedback,
-                b.undoable,
-            )
+            self.last_move = LastMove(before, outcome.move, b, moved)
         if not visible:
             return False
         self._changed()
@@ -422,7 +367,7 @@ class Suite:
                 level,
                 g.state_from_json(level, bd["state"]),
                 g.view.ui_from_json(bd["ui"]),
-                [g.state_from_json(level, s) for s in bd["history"]],
+                tuple(g.state_from_json(level, s) for s in bd["history"]),
                 bd["feedback"],
             )
             check_ui = getattr(g.view, "check_ui", None)  # optional: ui checks that need the level
@@ -447,28 +392,8 @@ class Suite:
         return self.games[name]
 
 
-class BoardLike(Protocol):
-    """What :func:`gesture_changes` reads of a board (the suite's :class:`Board` or a
-    read-only view of one)."""
-
-    @property
-    def game(self) -> Game: ...
-
-    @property
-    def level(self) -> Any: ...
-
-    @property
-    def state(self) -> Any: ...
-
-    @property
-    def ui(self) -> Any: ...
-
-    @property
-    def undoable(self) -> bool: ...
-
-
 def gesture_changes(
-    screen: str, controls: Mapping[str, Rect], board: BoardLike | None, gesture: Gesture
+    screen: str, controls: Mapping[str, Rect], board: Board | None, gesture: Gesture
 ) -> bool:
     """Whether ``gesture`` would change the screen, the board or its selection on ``screen``
     with ``controls`` (the named targets) and ``board``: a pure query, routed like
@@ -496,7 +421,7 @@ PROBE_DRAG_PX = 160  # the length of the drags pointer_shape tries from a board 
 
 
 def pointer_shape(
-    screen: str, controls: Mapping[str, Rect], board: BoardLike | None, x: int, y: int
+    screen: str, controls: Mapping[str, Rect], board: Board | None, x: int, y: int
 ) -> str:
     """The pointer's shape over pixel ``(x, y)`` (one of :data:`POINTER_SHAPES`): "pointer"
     over a control, and on the level screen over a part of the board a click reaches (the
@@ -529,7 +454,7 @@ def pointer_shape(
     return "default"
 
 
-def _press_changes(name: str, b: BoardLike | None) -> bool:
+def _press_changes(name: str, b: Board | None) -> bool:
     if name == "restart":
         assert b is not None
         initial = b.game.rules.initial_state(b.level)
@@ -539,7 +464,7 @@ def _press_changes(name: str, b: BoardLike | None) -> bool:
     return True
 
 
-def _board_changes(b: BoardLike | None, gesture: Gesture) -> bool:
+def _board_changes(b: Board | None, gesture: Gesture) -> bool:
     assert b is not None
     outcome = b.game.view.on_gesture(b.level, b.state, b.ui, gesture, BOARD_AREA)
     if outcome.ui != b.ui:

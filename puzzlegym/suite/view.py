@@ -176,17 +176,17 @@ def motion_scenes(suite) -> list[list[Widget]]:
     rec = suite.last_move
     if rec is None:
         return []
-    motion = getattr(rec.game.view, "motion_frames", None)
+    b, after = rec.before, rec.after
+    motion = getattr(b.game.view, "motion_frames", None)
     if motion is None:
         return []
-    boards = motion(rec.level, rec.state, rec.ui, rec.move, rec.result, BOARD_AREA)[
-        :MAX_MOTION_FRAMES
-    ]
+    result = after.state if rec.moved else None
+    boards = motion(b.level, b.state, b.ui, rec.move, result, BOARD_AREA)[:MAX_MOTION_FRAMES]
     background = Widget("bg", SCREEN, _paint_background, (True,))
     return [
         [
             background,
-            *_level_screen(suite, rec.game, rec.tier, rec.index, rec.undoable, rec.feedback, board),
+            *_level_screen(suite, b.game, b.tier, b.index, after.undoable, after.feedback, board),
         ]
         for board in boards
     ]
