@@ -10,11 +10,6 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
-import math
-import os
-import tempfile
-from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import gymnasium as gym
@@ -32,11 +27,17 @@ from puzzlegym.base.actions import (
     parse_action,
     to_dict,
 )
-from puzzlegym.base.errors import CheckpointError, ConfigError, LevelError, PuzzleGymError, shown
+from puzzlegym.base.errors import CheckpointError, ConfigError, PuzzleGymError, shown
 from puzzlegym.base.version import __version__
-from puzzlegym.env.checkpoint import Checkpoint, validate_payload
+from puzzlegym.env.checkpoint import Checkpoint
+from puzzlegym.env.config import (
+    ANNOTATION_KINDS,
+    OBSERVATIONS,
+    parse_config,
+)
 from puzzlegym.env.probe import Probe
-from puzzlegym.game.splits import LevelSet, TrainingLevels, check_split
+from puzzlegym.env.restore import Checkpointing
+from puzzlegym.game.splits import LevelSet, TrainingLevels
 from puzzlegym.record.evaluator import Evaluator, Objective
 from puzzlegym.record.events import (
     ActionTaken,
@@ -51,65 +52,9 @@ from puzzlegym.record.files import RecordWriter, unused_path
 from puzzlegym.screen.clock import Clock, make_clock
 from puzzlegym.screen.input import GestureRecognizer
 from puzzlegym.screen.labels import label
-from puzzlegym.screen.layout import BOARD_AREA, LEVEL
 from puzzlegym.screen.resolution import Resolution, TrainingView
-from puzzlegym.suite.registry import catalogue_sha256, games, get_game
+from puzzlegym.suite.registry import catalogue_sha256, games
 from puzzlegym.suite.shell import Suite
-
-STARTS = ("home", "board")
-# the keys of PuzzleEnv.config: what shapes an episode (records and checkpoints carry it)
-CONFIG_KEYS = frozenset(
-    {
-        "env_id",
-        "backend",
-        "start",
-        "level",
-        "clock",
-        "budget_s",
-        "reward",
-        "action_cost_s",
-        "levels",
-        "num_levels",
-        "start_level",
-    }
-)
-OBSERVATIONS = ("pixels", "none")  # set_observation: frames, or none painted at all
-REWARDS = ("potential", "sparse")
-ANNOTATION_KINDS = ("intervention",)  # record lines wrappers may add (PuzzleEnv.annotate)
-
-
-def _positive_finite(value: Any) -> bool:
-    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(
-        value, (bool, np.bool_)
-    ):
-        return False
-    try:
-        return bool(math.isfinite(value) and value > 0)
-    except OverflowError:  # an int beyond any float (10**400)
-        return False
-
-
-def _check_record_dir(record_dir: Any) -> str:
-    """``record_dir`` is a path whose parent can be created and written (a record goes to
-    ``record_dir`` or, if that holds one, to ``record_dir-2``, ... beside it); checked by
-    creating the parent and writing a probe file there, so a bad path fails here, not at the
-    first reset."""
-    if not isinstance(record_dir, (str, os.PathLike)) or not str(record_dir).strip():
-        raise ConfigError(
-            f"record_dir: expected a directory path (str or os.PathLike), got {shown(record_dir)}"
-        )
-    path = Path(record_dir)
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"record_dir: {str(path)!r} exists and is not a directory")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path.parent):
-            pass
-    except OSError as exc:
-        raise ConfigError(
-            f"record_dir: cannot write records under {str(path.parent)!r}: {exc.strerror}"
-        ) from None
-    return str(record_dir)
 
 
 def _level_set(level_sets: dict, game: str, tier: str) -> LevelSet:
@@ -150,7 +95,7 @@ def puzzle_env(env: gym.Env, who: str) -> PuzzleEnv:
     return base
 
 
-class PuzzleEnv(gym.Env):
+class PuzzleEnv(Checkpointing, gym.Env):
     """One objective (game, difficulty, target levels) played through GUI actions.
 
     Keyword arguments (product spec §9): ``backend`` ("native"), ``start`` ("home" or
@@ -224,88 +169,38 @@ class PuzzleEnv(gym.Env):
         render_cache_bytes: int | None = None,
         **unknown: Any,
     ) -> None:
-        if unknown:
-            raise ConfigError(
-                f"{sorted(unknown)[0]}: not a keyword argument of puzzlegym envs; allowed: "
-                "backend, start, level, clock, budget_s, reward, render_mode, action_cost_s, "
-                "levels, num_levels, start_level, record_dir, agent, record_frames, "
-                "render_cache_bytes"
-            )
-        if agent is not None and (not isinstance(agent, str) or not 1 <= len(agent) <= 200):
-            raise ConfigError(
-                f"agent: expected None or the agent's name (1..200 characters), got {shown(agent)}"
-            )
-        self.game = get_game(game)
-        if tier not in self.game.tiers:
-            raise ConfigError(
-                f"tier: {tier!r} is not a tier of {game}; allowed: {', '.join(self.game.tiers)}"
-            )
-        self.tier = tier
-        n = len(self.game.load_catalogue(tier))
-        if start not in STARTS:
-            raise ConfigError(f"start: {start!r} is not allowed; allowed: {', '.join(STARTS)}")
-        if level is not None and (
-            isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= n
-        ):
-            raise ConfigError(
-                f"level: {level!r} is not a level of {game}-{tier}; allowed: None or 1..{n}"
-            )
-        if clock not in ("sim", "wall"):
-            raise ConfigError(f"clock: {clock!r} is not allowed; allowed: sim, wall")
-        if not _positive_finite(budget_s):
-            raise ConfigError(
-                f"budget_s: must be a positive, finite number of seconds, got {shown(budget_s)}"
-            )
-        if reward not in REWARDS:
-            raise ConfigError(f"reward: {reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
-        if render_mode not in (None, "rgb_array"):
-            raise ConfigError(
-                f"render_mode: {render_mode!r} is not supported; allowed: None, 'rgb_array'"
-            )
-        if not _positive_finite(action_cost_s):
-            raise ConfigError(
-                "action_cost_s: must be a positive, finite number of seconds, "
-                f"got {shown(action_cost_s)}"
-            )
-        split = check_split(levels, num_levels, start_level)
-        if record_frames not in (None, "hash"):
-            raise ConfigError(
-                f"record_frames: {record_frames!r} is not allowed; allowed: None, 'hash'"
-            )
-        if record_dir is not None:
-            record_dir = _check_record_dir(record_dir)
-        if render_cache_bytes is not None and (
-            isinstance(render_cache_bytes, bool)
-            or not isinstance(render_cache_bytes, int)
-            or render_cache_bytes < 0
-        ):
-            raise ConfigError(
-                "render_cache_bytes: expected None or a non-negative integer, "
-                f"got {render_cache_bytes!r}"
-            )
+        cfg = parse_config(
+            game,
+            tier,
+            backend=backend,
+            start=start,
+            level=level,
+            clock=clock,
+            budget_s=budget_s,
+            reward=reward,
+            render_mode=render_mode,
+            action_cost_s=action_cost_s,
+            levels=levels,
+            num_levels=num_levels,
+            start_level=start_level,
+            record_dir=record_dir,
+            agent=agent,
+            record_frames=record_frames,
+            render_cache_bytes=render_cache_bytes,
+            **unknown,
+        )
+        self.game, self.tier, self.config = cfg.game, cfg.tier, cfg.config
+        split = cfg.split
         try:
             self.backend = make_backend(backend, cache_bytes=render_cache_bytes)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-        self.config: dict[str, Any] = {
-            "env_id": self.game.env_id(tier),
-            "backend": backend,
-            "start": start,
-            "level": level,
-            "clock": clock,
-            "budget_s": float(budget_s),
-            "reward": reward,
-            "action_cost_s": float(action_cost_s),
-            "levels": levels,
-        }
-        if split is not None:  # catalogue configs stay as they were (records, checkpoints)
-            self.config.update(num_levels=split.num_levels, start_level=split.start_level)
         self.split = split
         # the training distribution of a generated objective (None: the catalogue)
         self.training_levels = None if split is None else TrainingLevels(self.game, tier, split)
         self._first_level: int | None = None  # the episode's first training level
         self.render_mode = render_mode
-        self.record_dir = record_dir
+        self.record_dir = cfg.record_dir
         self.record_path: str | None = None  # the current episode's record directory
         self.record_frames = record_frames
         self.agent_name = agent
@@ -360,12 +255,6 @@ class PuzzleEnv(gym.Env):
             setattr(self, name, value)
         self._first_level = first_level
         self.backend.invalidate()
-
-    def _live(self, what: str) -> tuple[Suite, Evaluator]:
-        """The episode's suite and evaluator; ``what`` before the first reset() raises."""
-        if self.suite is None or self.evaluator is None:
-            raise PuzzleGymError(f"{what} before reset()")
-        return self.suite, self.evaluator
 
     def _start_position(self) -> None:
         suite, _ = self._live("_start_position()")
@@ -680,177 +569,3 @@ class PuzzleEnv(gym.Env):
             # cycle of an episode. Cut, a closed env is freed as soon as its last reference goes
             # (with the cycle, its frame buffers waited for a full garbage collection)
             self.evaluator.detach()
-
-    # ------------------------------------------------------------------ info
-    def _info(self, accepted: bool) -> dict:
-        suite, ev = self._live("_info()")
-        board = suite.board
-        on_target = board is not None and ev.is_target(board)
-        last = ev.last_snapshot
-        return {
-            # public: what the player could know
-            "step": self.steps,
-            "actions": self.actions,
-            "elapsed_s": self.clock.elapsed_s,
-            "budget_s": self.config["budget_s"],
-            "accepted": accepted,
-            "screen": suite.screen,
-            "feedback": board.feedback if board else "",
-            "instruction": self.instruction,
-            "pressed": list(suite.pressed),  # the controls this step pressed (e.g. ["restart"])
-            # private: the evaluator's view (strip with puzzlegym.wrappers.BlackBox)
-            "evaluator": {
-                "level": board.index + 1 if board is not None and on_target else None,
-                "potential": board.potential
-                if board is not None and suite.screen == LEVEL
-                else None,
-                "progress": self._phi,
-                "levels_won": ev.levels_won,
-                "lc": ev.lc,
-                "fgp": ev.fgp,
-                "success": ev.success,
-                "dead_end": last.dead_end if last else None,
-                "mismatch": ev.mismatch,
-            },
-        }
-
-    # ------------------------------------------------------------------ probe
-    def probe(self) -> Probe:
-        """A frozen, read-only view of the episode now (:class:`puzzlegym.env.probe.Probe`): the
-        screen, the objective, the board in play, the named controls and the board area, the
-        last settled snapshot and its dead-end certificate, counters and results. Privileged:
-        for training code and the lab, never for evaluated agents."""
-        suite, ev = self._live("probe()")
-        # a probe is a value of these: one per moment, however many readers ask for it
-        key = (self._episode, suite.version, self.actions, self.steps)
-        cached = self._probe_cache
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        probe = Probe(
-            env_id=self.config["env_id"],
-            objective=ev.objective,
-            screen=suite.screen,
-            game=suite.game,
-            tier=suite.tier,
-            board=suite.board,
-            controls=MappingProxyType(suite.targets()),
-            board_area=BOARD_AREA,
-            episode=self._episode,
-            version=suite.version,
-            steps=self.steps,
-            actions=self.actions,
-            elapsed_s=self.clock.elapsed_s,
-            levels_won=tuple(ev.levels_won),
-            success=ev.success,
-            lc=ev.lc,
-            fgp=ev.fgp,
-            progress=self._phi,
-            _snapshot=ev.last_snapshot,
-        )
-        self._probe_cache = (key, probe)
-        return probe
-
-    def summary(self) -> dict:
-        """The evaluator's summary of the episode so far (what the record's result holds:
-        success, LC, FGP, levels won, per-level results, attempts, ...). Privileged."""
-        if self.evaluator is None:
-            raise PuzzleGymError("summary() before reset()")
-        return self.evaluator.summary()
-
-    # ------------------------------------------------------------------ checkpoints
-    def checkpoint(self) -> Checkpoint:
-        """The whole suite now (screen, board, ui, history, clock, input, evaluator)."""
-        suite, ev = self._live("checkpoint()")
-        payload = {
-            "suite": suite.to_json(),
-            "evaluator": ev.to_json(),
-            "clock": self.clock.to_json(),
-            "recognizer": self.recognizer.to_json(),
-            "steps": self.steps,
-            "actions": self.actions,
-            "seed": self._seed,
-            "terminated": self._terminated,
-        }
-        if self.split is not None:
-            payload["first_level"] = self._first_level
-        digest = catalogue_sha256([self.game.name])
-        return Checkpoint(copy.deepcopy(self.config), copy.deepcopy(payload), digest, __version__)
-
-    def _check_checkpoint(self, ckpt: Checkpoint) -> None:
-        # the hash of the objective's game: a game added or changed leaves the others'
-        # checkpoints valid (a board of another game, which scores nothing, is still
-        # checked against that game's levels when it is restored)
-        here = catalogue_sha256([self.game.name])
-        if ckpt.catalogue != here:
-            raise CheckpointError(
-                f"checkpoint was made with another {self.game.name} level catalogue "
-                f"({ckpt.catalogue[:12]}…, this install has {here[:12]}…)"
-            )
-        mine = {k: v for k, v in self.config.items() if k != "backend"}
-        theirs = {k: v for k, v in ckpt.config.items() if k != "backend"}
-        if mine != theirs:
-            diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
-            raise CheckpointError(
-                "checkpoint does not fit this env: "
-                + "; ".join(f"{k} is {theirs.get(k)!r} there, {mine.get(k)!r} here" for k in diff)
-            )
-
-    def _restored_parts(self, ckpt: Checkpoint) -> dict[str, Any]:
-        """The episode a checkpoint describes, built aside and validated whole (schema, then
-        what needs the game: level indices, board states, ui, objective, a drawable board);
-        raises :class:`CheckpointError` and leaves the env untouched."""
-        p = ckpt.copy_payload()
-        validate_payload(p)
-        if p["clock"]["kind"] != self.config["clock"]:
-            raise CheckpointError(
-                f"checkpoint payload.clock.kind: {p['clock']['kind']!r} does not fit "
-                f"this env's clock {self.config['clock']!r}"
-            )
-        first = p.get("first_level")
-        if self.split is None and first is not None:
-            raise CheckpointError("checkpoint payload.first_level: a catalogue episode has none")
-        if self.split is not None:
-            if first is None:
-                raise CheckpointError(
-                    "checkpoint payload.first_level: a generated episode needs its "
-                    "first training level"
-                )
-            try:
-                first = self.split.check_first_level(first, "checkpoint payload.first_level")
-            except ConfigError as exc:
-                raise CheckpointError(str(exc)) from None
-        parts = self._episode_parts(first)
-        try:
-            parts["suite"].load_json(p["suite"])
-            parts["evaluator"].load_json(p["evaluator"])
-            parts["clock"].load_json(p["clock"])
-            parts["recognizer"] = GestureRecognizer.from_json(p["recognizer"])
-        except CheckpointError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError, LevelError) as exc:
-            raise CheckpointError(f"checkpoint payload is invalid: {str(exc)[:400]}") from None
-        except RecursionError:
-            raise CheckpointError("checkpoint payload: nested too deeply") from None
-        parts.update(
-            steps=p["steps"],
-            actions=p["actions"],
-            _terminated=p["terminated"],
-            _seed=p["seed"],
-            _first_level=first,
-        )
-        return parts
-
-    def _restore(self, parts: dict[str, Any], ckpt: Checkpoint) -> None:
-        for name, value in parts.items():
-            setattr(self, name, value)
-        self._now = self.clock.elapsed_s
-        # the record says it continues a checkpoint: not a whole objective run (not scored)
-        self._open_record(
-            restored={
-                "payload_sha256": ckpt.to_json()["payload_sha256"],
-                "steps": self.steps,
-                "actions": self.actions,
-                "elapsed_s": round(self.clock.elapsed_s, 3),
-            }
-        )
-        self.backend.invalidate()

@@ -82,6 +82,7 @@ class Probe:
     lc: float
     fgp: float
     progress: float  # won target levels plus the potential of the target board in play
+    mismatch: bool  # the agent claimed completion before the evaluator recorded it
     _snapshot: Snapshot | None = field(default=None, repr=False)
 
     @property
@@ -111,6 +112,24 @@ class Probe:
         if (snap.game, snap.tier, snap.level) != (board.game.name, board.tier, board.number):
             return None
         return snap.dead_end
+
+    def evaluator_info(self) -> dict[str, Any]:
+        """``info["evaluator"]``: a copy of this probe's figures as plain values (the level in
+        play when it is a target, its potential on the level screen, progress, levels won, LC,
+        FGP, success, the last snapshot's dead-end certificate, mismatch). Derived here, never
+        a second source; ``puzzlegym.wrappers.BlackBox`` drops it for agents."""
+        board, snap = self.board, self._snapshot
+        return {
+            "level": board.number if board is not None and self.board_is_target else None,
+            "potential": board.potential if board is not None and self.screen == LEVEL else None,
+            "progress": self.progress,
+            "levels_won": list(self.levels_won),
+            "lc": self.lc,
+            "fgp": self.fgp,
+            "success": self.success,
+            "dead_end": snap.dead_end if snap is not None else None,
+            "mismatch": self.mismatch,
+        }
 
     def control(self, name: str) -> Rect | None:
         """The rectangle of control ``name`` on this screen, or None."""
