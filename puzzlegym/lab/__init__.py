@@ -14,7 +14,8 @@ that hands a board over to an agent, and the diagnostic studies of the paper's S
 * :mod:`~puzzlegym.lab.study`: the studies from a plain configuration (the Hydra
   experiments ``configs/experiment/rq2.yaml`` and ``rq4.yaml``);
 * :mod:`~puzzlegym.lab.tables`: their tables for ``puzzlegym report``;
-* :mod:`~puzzlegym.lab.cli`: ``puzzlegym checkpoints find|list|show|restore``.
+* the command line of the lab, ``puzzlegym checkpoints find|list|show|restore``, is
+  :mod:`puzzlegym.cli.checkpoints`.
 """
 
 from puzzlegym.lab.checkpoints import list_checkpoints, load, save, summary

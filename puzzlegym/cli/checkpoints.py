@@ -1,5 +1,4 @@
-"""``puzzlegym checkpoints find|list|show|restore``: the dead-end lab on the command line
-(the argument parsing lives in :mod:`puzzlegym.cli`)."""
+"""``puzzlegym checkpoints find|list|show|restore``: the dead-end lab on the command line."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from puzzlegym.lab import checkpoints as files
 from puzzlegym.lab.controller import Controller
 from puzzlegym.lab.find import MAX_FOUND, find_in_random_play, find_in_record, find_on_solution
 
-__all__ = ["cmd"]
+__all__ = ["cmd", "register"]
 
 _LIST_COLUMNS = (
     "file",
@@ -145,3 +144,56 @@ def cmd(args: argparse.Namespace) -> int:
     if getattr(args, "out", None) is not None:
         args.out = Path(args.out)
     return {"find": _find, "list": _list, "show": _show, "restore": _restore}[args.action](args)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    ck = sub.add_parser(
+        "checkpoints", help="dead-end lab: find, list, show or restore certified checkpoints"
+    )
+    cks = ck.add_subparsers(dest="action", required=True)
+    fd = cks.add_parser(
+        "find", help="write D (certified dead end) and N (solvable control) checkpoints"
+    )
+    fd.add_argument(
+        "--record", default=None, metavar="DIR", help="an episode record (e.g. from puzzlegym run)"
+    )
+    fd.add_argument(
+        "--env-id", default=None, help="search a level of this objective instead of a record"
+    )
+    fd.add_argument("--level", type=int, default=None, help="with --env-id: the level (1-based)")
+    fd.add_argument(
+        "--source",
+        default="random",
+        choices=["random", "solution"],
+        help="with --env-id: seeded random play, or fatal moves off the solver's path",
+    )
+    fd.add_argument(
+        "--count", type=int, default=3, help="with --env-id: dead ends to find (1..100)"
+    )
+    fd.add_argument("--seed", type=int, default=0)
+    fd.add_argument(
+        "--limit", type=int, default=None, help="with --record: at most this many dead ends"
+    )
+    fd.add_argument("--no-controls", action="store_true", help="with --record: no N controls")
+    fd.add_argument(
+        "--out", required=True, metavar="DIR", help="directory for the checkpoint files"
+    )
+    fd.add_argument("--json", action="store_true", help="only the summary JSON line")
+    ls = cks.add_parser("list", help="the lab checkpoints in a directory")
+    ls.add_argument("dir")
+    ls.add_argument("--json", action="store_true")
+    sh = cks.add_parser("show", help="one checkpoint: env, summary and its (private) certificate")
+    sh.add_argument("file")
+    sh.add_argument("--prefix", action="store_true", help="also print the GUI-action prefix")
+    sh.add_argument("--json", action="store_true", help="one line")
+    rs = cks.add_parser(
+        "restore",
+        help="restore a checkpoint (optionally also replay its prefix) and check the screen",
+    )
+    rs.add_argument("file")
+    rs.add_argument("--backend", default="native", choices=["native", "browser"])
+    rs.add_argument(
+        "--replay", action="store_true", help="also replay the prefix and compare the pixels"
+    )
+    rs.add_argument("--png", default=None, metavar="PATH", help="save the restored screen as PNG")
+    ck.set_defaults(func=cmd)

@@ -1,0 +1,83 @@
+"""``puzzlegym serve`` (the HTTP observation service for agents) and ``play`` (the human page
+in an ordinary browser)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from puzzlegym.cli.args import PORT
+
+__all__ = ["register"]
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from puzzlegym.service.http import serve_until_interrupted
+    from puzzlegym.service.serve import Service, make_serve_server
+
+    service = Service(
+        backend=args.backend,
+        clock=args.clock,
+        record_dir=args.record_dir,
+        max_sessions=args.max_sessions,
+        idle_s=args.idle_s,
+    )
+    token = args.token if args.token is not None else os.environ.get("PUZZLEGYM_TOKEN") or None
+    server = make_serve_server(args.host, args.port, service, token=token)
+    host, port = server.server_address[:2]
+    print(
+        f"puzzlegym serve: http://{host}:{port}/ (backend {args.backend}, "
+        f"records in {args.record_dir})",
+        flush=True,
+    )
+    return serve_until_interrupted(server, service.close)
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from puzzlegym.service.http import serve_until_interrupted
+    from puzzlegym.service.play import PlaySession, make_play_server
+    from puzzlegym.suite.registry import parse_env_id
+
+    parse_env_id(args.env_id)
+    kwargs = {} if args.level is None else {"level": args.level}
+    play = PlaySession(args.env_id, args.record_dir, **kwargs)
+    server = make_play_server(args.host, args.port, play)
+    host, port = server.server_address[:2]
+    print(
+        f"puzzlegym play: open http://{host}:{port}/ in a browser (record: {args.record_dir})",
+        flush=True,
+    )
+    return serve_until_interrupted(server, play.close)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    serve = sub.add_parser("serve", help="HTTP observation service for agents in another process")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=PORT, default=8765, help="0 picks a free port (printed)")
+    serve.add_argument("--backend", default="native", choices=["native", "browser"])
+    serve.add_argument("--clock", default="wall", choices=["wall", "sim"])
+    serve.add_argument("--record-dir", default="runs/serve")
+    serve.add_argument(
+        "--max-sessions", type=int, default=16, help="sessions alive at once (default 16)"
+    )
+    serve.add_argument(
+        "--idle-s",
+        type=float,
+        default=900.0,
+        help="a session unused this long expires (default 900)",
+    )
+    serve.add_argument(
+        "--token",
+        default=None,
+        help="require 'Authorization: Bearer TOKEN' (needed for a non-loopback --host; "
+        "or set PUZZLEGYM_TOKEN)",
+    )
+    serve.set_defaults(func=_cmd_serve)
+
+    play = sub.add_parser("play", help="play in an ordinary browser; the play is recorded")
+    play.add_argument("env_id", nargs="?", default="LongPuzzle/MazePaint-Easy")
+    play.add_argument("--level", type=int, default=None)
+    play.add_argument("--host", default="127.0.0.1")
+    play.add_argument("--port", type=PORT, default=8766, help="0 picks a free port (printed)")
+    play.add_argument("--record-dir", default="runs/human")
+    play.set_defaults(func=_cmd_play)
