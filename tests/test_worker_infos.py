@@ -1,4 +1,4 @@
-"""How worker processes send the infos of their envs (puzzlegym.rl.workers.pack_infos) and
+"""How worker processes send the infos of their envs (puzzlegym.rl.infos.pack_infos) and
 how the main process rebuilds them (batch_infos): whatever the envs return, and however the
 envs are split over workers, the result is exactly what adding each env's info in env order
 with Gymnasium's rule gives (add_info): same keys, masks, dtypes and values, bit for bit."""
@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzlegym.rl.workers import add_info, batch_infos, pack_infos, split
+from puzzlegym.rl.infos import add_info, batch_infos, pack_infos
+from puzzlegym.rl.workers import split
 
 # values of one kind per strategy, chosen to hit the packing's special cases: equal values
 # (sent once), zeros of both signs, NaN, equal strings, mutable lists, numpy scalars

@@ -46,12 +46,12 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, iterate
 
 from puzzlegym.base.errors import ActionError, ConfigError, WorkerError, shown
+from puzzlegym.rl.infos import batch_infos
 from puzzlegym.rl.workers import (
     DEFAULT_SPIN_US,
     MAX_WORKERS,
     ArrayPayload,
     WorkerPool,
-    batch_infos,
     shared_observations,
 )
 
