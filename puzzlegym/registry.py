@@ -1,7 +1,8 @@
 """The registered games and env ids (the public name of :mod:`puzzlegym.suite.registry`)."""
 
 from puzzlegym.suite.registry import (
-    GAME_MODULES,
+    BUILTIN_GAMES,
+    ENTRY_POINT_GROUP,
     ID_PREFIX,
     catalogue_sha256,
     env_ids,
@@ -13,7 +14,8 @@ from puzzlegym.suite.registry import (
 )
 
 __all__ = [
-    "GAME_MODULES",
+    "BUILTIN_GAMES",
+    "ENTRY_POINT_GROUP",
     "ID_PREFIX",
     "games",
     "get_game",

@@ -19,8 +19,11 @@ seeded random walks of legal moves from each:
   board area in both styles (screen and training), the panel (the training view's window)
   is a box inside it, ``board_targets`` has the same length on every board of a level, and
   ``actions_for_move`` gives GUI actions for every legal move;
-* the solver (found by convention in ``puzzlegym.solvers``) solves the ready board, its
-  moves replay through ``apply`` to a solved board, and ``certify`` calls it solvable.
+* the solver (``puzzlegym.solvers.<game>`` for a built-in game, ``<package>.solver`` for a
+  game in its own package) solves the ready board, its moves replay through ``apply`` to a
+  solved board, and ``certify`` calls it solvable;
+* the game's test data (:func:`game_test_data`: its package's ``testdata`` module, what the
+  shared tests need of every game) names every tier.
 
 >>> from puzzlegym.suite.registry import get_game
 >>> check_game(get_game("MazePaint"), walks=2, steps=5)
@@ -42,7 +45,16 @@ from puzzlegym.env.probe import BOARD_AREA
 from puzzlegym.game import Game, Rejected
 from puzzlegym.screen.palette import STYLES
 
-__all__ = ["GameContractError", "check_game"]
+__all__ = ["TEST_DATA", "GameContractError", "check_game", "game_test_data"]
+
+# what a game package's ``testdata`` module holds: name -> what it is
+TEST_DATA = {
+    "BOARD_SHAPES": "per tier: (the game's own planes, level bits, then BoardObservation's "
+    "(C, H, W)) of make_sb3_env(id, observation='board')",
+    "SPLIT_SAMPLES": "per tier: how many training levels the splits test draws",
+    "symmetric_copy": "symmetric_copy(doc, rng): a level document that plays the same as doc "
+    "(turned, mirrored, re-listed or re-coloured as the game allows)",
+}
 
 MOVES_LOOKED_AT = 64  # legal moves drawn from a (possibly lazy, huge) legal_moves per board
 NOT_A_STATE: tuple[Any, ...] = (None, [], {}, "state", 7, {"bogus": True})
@@ -73,6 +85,7 @@ def check_game(
     level)`` pairs (default: the first catalogue level of every tier); ``walks`` random
     walks of up to ``steps`` legal moves start from each level's ready board."""
     _check_fields(game)
+    game_test_data(game)
     if levels is None:
         levels = [(f"{tier} level 1", game.load_catalogue(tier)[0]) for tier in game.tiers]
     rng = random.Random(f"puzzlegym.testing/{game.name}/{seed}")
@@ -217,3 +230,25 @@ def _check_solver(game: Game, where: str, level: Any) -> None:
         _fail(game, where, "the solver's moves do not solve the level")
     if solvers.certify(level, rules.initial_state(level)) != "solvable":
         _fail(game, where, "certify does not call the ready board solvable")
+
+
+def game_test_data(game: Game) -> Any:
+    """The ``testdata`` module of ``game``'s package: :data:`TEST_DATA`, what puzzlegym's
+    shared tests read of every game, so a new game changes no shared test. Raises
+    :class:`GameContractError` when the module or one of its names is missing, or a table
+    does not name exactly the game's tiers."""
+    import importlib
+
+    try:
+        module = importlib.import_module(f"{game.package}.testdata")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{game.package}.testdata":
+            raise
+        _fail(game, "testdata", f"the package has no testdata module ({', '.join(TEST_DATA)})")
+    for name in TEST_DATA:
+        if not hasattr(module, name):
+            _fail(game, "testdata", f"no {name}: {TEST_DATA[name]}")
+    for table in ("BOARD_SHAPES", "SPLIT_SAMPLES"):
+        if sorted(getattr(module, table)) != sorted(game.tiers):
+            _fail(game, f"testdata.{table}", f"must name exactly the tiers {game.tiers}")
+    return module

@@ -83,7 +83,7 @@ def screens() -> dict[str, tuple[str, str]]:
     first = next(iter(games.values()))
     out = {"home": (first.env_id(first.tiers[0]), "home")}
     for name, game in games.items():
-        stem = registry.GAME_MODULES[name].rpartition(".")[2]
+        stem = registry.BUILTIN_GAMES[name].rpartition(".")[2]
         out[stem] = (game.env_id(game.tiers[0]), "board")
     return out
 
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         out = TRAINING_OUT if args.out == OUT else args.out
         out.mkdir(parents=True, exist_ok=True)
         for game in TRAINING_BOARDS:
-            stem = registry.GAME_MODULES[game].rpartition(".")[2]
+            stem = registry.BUILTIN_GAMES[game].rpartition(".")[2]
             data = training_picture(game)
             write_atomic(out / f"{stem}.png", data)
             print(f"{out / f'{stem}.png'}: {game}, {len(data) // 1024} KiB")

@@ -1,14 +1,17 @@
 """Solvers for every game: ``solve`` (shortest or verified solutions) and ``certify``
 (solvable / dead end by exhaustive search).
 
-Each game has one module here exposing ``solve(level, state=None)`` and
-``certify(level, state)``, named after the game (``MazePaint`` -> ``maze_paint.py``): the
-dispatch below finds it from a level's ``game`` name.
+Each game has one solver module exposing ``solve(level, state=None)`` and
+``certify(level, state)`` (and optionally ``canonical_key(level, state)``). A built-in game's
+is here, named after the game (``MazePaint`` -> ``maze_paint.py``); a game in its own package
+(a plugin, ``puzzlegym.games`` entry point) brings it as ``<its package>.solver``. The
+dispatch below finds it from a level's class: its ``game`` name and the package it lives in.
 Solvers see only the game's rules model.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from typing import Any
@@ -22,21 +25,40 @@ def module_name(game: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", game).lower()
 
 
-def _module(level: Any):
-    game = getattr(level, "game", None)
+BUILTIN_PACKAGE = "puzzlegym.envs"
+
+
+def solver_module_name(level_class: type) -> str:
+    """The solver module of a level class: ``puzzlegym.solvers.<game>`` for a built-in game,
+    ``<package>.solver`` for a game in its own package."""
+    game = getattr(level_class, "game", None)
     if not isinstance(game, str) or not re.fullmatch(r"[A-Z][A-Za-z0-9]*", game):
         raise TypeError(
-            f"no solver for {type(level).__name__!r}: its level class names no game ({game!r})"
+            f"no solver for {level_class.__name__!r}: its level class names no game ({game!r})"
         )
+    package = level_class.__module__.rpartition(".")[0]
+    if package == BUILTIN_PACKAGE or package.startswith(BUILTIN_PACKAGE + "."):
+        return f"puzzlegym.solvers.{module_name(game)}"
+    return f"{package}.solver"
+
+
+@functools.lru_cache(maxsize=64)
+def _solver_of(level_class: Any):
+    name = solver_module_name(level_class)
     try:
-        return importlib.import_module(f"puzzlegym.solvers.{module_name(game)}")
+        return importlib.import_module(name)
     except ModuleNotFoundError as exc:
-        if exc.name != f"puzzlegym.solvers.{module_name(game)}":
+        if exc.name != name:
             raise
         raise TypeError(
-            f"no solver for {type(level).__name__!r} (game {game!r}): puzzlegym.solvers has no "
-            f"module {module_name(game)!r}"
+            f"no solver for {level_class.__name__!r} (game {getattr(level_class, 'game', None)!r})"
+            f": no module {name!r}"
         ) from None
+
+
+def _module(level: Any):
+    cls: Any = type(level)  # classes hash (mypy's stubs do not say so)
+    return _solver_of(cls)
 
 
 def solve(level: Any, state: Any = None) -> Solution:
@@ -105,5 +127,6 @@ __all__ = [
     "certify",
     "is_dead_end",
     "module_name",
+    "solver_module_name",
     "solve",
 ]

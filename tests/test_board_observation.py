@@ -22,6 +22,7 @@ from puzzlegym.env.probe import BOARD_AREA, LEVEL, SCREENS
 from puzzlegym.screen.input import GestureRecognizer, action_events
 from puzzlegym.screen.render import Canvas
 from puzzlegym.suite.registry import env_ids, games, parse_env_id
+from puzzlegym.testing import game_test_data
 from puzzlegym.wrappers import (
     BoardActions,
     BoardObservation,
@@ -38,24 +39,6 @@ GAMES = games()
 # (game planes, level bits, C, H, W) of every objective: the game's planes padded to the
 # tier's largest board, the five screen planes, the level index in binary (as many bits as the
 # catalogue needs) and Nut and Bolt's undoable plane
-SHAPES = {
-    "LongPuzzle/BoltUnscrew-Easy": (9, 3, 17, 5, 6),
-    "LongPuzzle/BoltUnscrew-Hard": (10, 3, 18, 6, 9),
-    "LongPuzzle/RushHour-Easy": (8, 4, 17, 6, 6),
-    "LongPuzzle/RushHour-Medium": (8, 4, 17, 6, 6),
-    "LongPuzzle/RushHour-Hard": (8, 4, 17, 6, 6),
-    "LongPuzzle/NutAndBolt-Easy": (7, 2, 15, 4, 6),
-    "LongPuzzle/NutAndBolt-Medium": (10, 2, 18, 4, 9),
-    "LongPuzzle/NutAndBolt-Hard": (14, 2, 22, 6, 13),
-    "LongPuzzle/NutAndBolt-Extreme": (17, 2, 25, 5, 16),
-    "LongPuzzle/NutAndBolt-Nightmare": (12, 1, 19, 8, 11),
-    "LongPuzzle/TruckEscape-Default": (7, 3, 15, 10, 10),
-    "LongPuzzle/MazePaint-Easy": (4, 4, 13, 8, 8),
-    "LongPuzzle/MazePaint-Medium": (4, 4, 13, 10, 10),
-    "LongPuzzle/MazePaint-Hard": (4, 4, 13, 12, 12),
-    "LongPuzzle/ColorConnect-Easy": (14, 4, 23, 7, 7),
-    "LongPuzzle/ColorConnect-Hard": (21, 4, 30, 12, 12),
-}
 
 
 def cells(plane: np.ndarray) -> set[tuple[int, int]]:
@@ -289,11 +272,11 @@ def test_board_observation_shape_names_and_the_checkers(env_id):
 
     env = make_sb3_env(env_id, observation="board", actions="board", budget_s=40)
     try:
-        own, bits, *shape = SHAPES[env_id]
+        game, tier = parse_env_id(env_id)
+        own, bits, *shape = game_test_data(game).BOARD_SHAPES[tier]
         assert env.observation_space == gym.spaces.Box(0, 1, tuple(shape), np.uint8)
         board = env.env.env.env  # BoardActions > NumpyInfo > BlackBox > BoardObservation
         assert isinstance(board, BoardObservation)
-        game, tier = parse_env_id(env_id)
         assert 2**bits >= len(game.load_catalogue(tier)) > 2 ** (bits - 1) or bits == 1
         assert board.names == (
             game.planes.names(board.board_shape)

@@ -104,7 +104,7 @@ def screens_script(out: Path, width: int) -> subprocess.CompletedProcess:
 def test_the_screenshots_script_renders_home_and_every_game(tmp_path):
     proc = screens_script(tmp_path, 160)
     assert proc.returncode == 0, proc.stderr
-    stems = {"home"} | {module.rpartition(".")[2] for module in registry.GAME_MODULES.values()}
+    stems = {"home"} | {module.rpartition(".")[2] for module in registry.BUILTIN_GAMES.values()}
     assert {p.stem for p in tmp_path.glob("*.png")} == stems
     for path in tmp_path.glob("*.png"):
         with Image.open(path) as image:

@@ -3,9 +3,9 @@ puzzlegym.base.symmetry): a level turned, mirrored, re-listed or re-coloured as 
 allows hashes like the original, so such a copy of a catalogue level is caught; different
 puzzles hash apart.
 
-The symmetric copies here are built by the test's own transforms of the level documents
-(not by the code under test) and loaded through the games' strict loaders, so each is a
-valid level that plays the same."""
+The symmetric copies here are built by each game's own test data (``testdata.symmetric_copy``,
+not by the code under test) and loaded through the games' strict loaders, so each is a valid
+level that plays the same."""
 
 from __future__ import annotations
 
@@ -23,107 +23,9 @@ from puzzlegym.game.levelhash import (
     is_catalogue_level,
     level_hash,
 )
-from puzzlegym.suite.registry import games, get_game
+from puzzlegym.suite.registry import BUILTIN_GAMES, games, get_game
+from puzzlegym.testing import game_test_data
 
-# ---------------------------------------------------------------------------- the test's transforms
-TURN = {"up": "right", "right": "down", "down": "left", "left": "up"}  # a quarter turn clockwise
-MIRROR = {"left": "right", "right": "left", "up": "up", "down": "down"}  # left to right
-
-
-def turn_rows(rows):  # clockwise: new[r][c] = old[H-1-c][r]
-    h = len(rows)
-    return ["".join(rows[h - 1 - c][r] for c in range(h)) for r in range(len(rows[0]))]
-
-
-def maze_paint(doc, rng):
-    grid, (r, c) = doc["grid"], doc["start"]
-    for _ in range(rng.randrange(4)):
-        r, c = c, len(grid) - 1 - r
-        grid = turn_rows(grid)
-    if rng.random() < 0.5:
-        grid, c = [row[::-1] for row in grid], len(grid[0]) - 1 - c
-    return {**doc, "grid": grid, "start": [r, c]}
-
-
-def color_connect(doc, rng):
-    grid = doc["grid"]
-    for _ in range(rng.randrange(4)):
-        grid = turn_rows(grid)
-    if rng.random() < 0.5:
-        grid = [row[::-1] for row in grid]
-    letters = sorted({ch for row in grid for ch in row if ch.isalpha()})
-    renamed = dict(zip(letters, rng.sample(letters, len(letters)), strict=True))
-    return {**doc, "grid": ["".join(renamed.get(ch, ch) for ch in row) for row in grid]}
-
-
-def truck_escape(doc, rng):
-    rows, cols, trucks = doc["rows"], doc["cols"], [dict(t) for t in doc["trucks"]]
-    for _ in range(rng.randrange(4)):
-        for t in trucks:
-            r, c = t["cab"]
-            t["cab"], t["facing"] = [c, rows - 1 - r], TURN[t["facing"]]
-        rows, cols = cols, rows
-    if rng.random() < 0.5:
-        for t in trucks:
-            t["cab"], t["facing"] = [t["cab"][0], cols - 1 - t["cab"][1]], MIRROR[t["facing"]]
-    rng.shuffle(trucks)
-    return {**doc, "rows": rows, "cols": cols, "trucks": trucks}
-
-
-def nut_and_bolt(doc, rng):
-    colours = sorted({n for bolt in doc["bolts"] for n in bolt})
-    renamed = dict(zip(colours, rng.sample(colours, len(colours)), strict=True))
-    bolts = [[renamed[n] for n in bolt] for bolt in doc["bolts"]]
-    rng.shuffle(bolts)
-    return {**doc, "bolts": bolts}
-
-
-def rush_hour(doc, rng):
-    h = doc["height"]
-    vehicles, walls = [dict(v) for v in doc["vehicles"]], [list(w) for w in doc.get("walls", [])]
-    if rng.random() < 0.5:  # top to bottom: the exit moves with the target car
-        for v in vehicles:
-            v["row"] = h - 1 - v["row"] if v["axis"] == "horizontal" else h - v["row"] - v["length"]
-        walls = [[h - 1 - r, c] for r, c in walls]
-    rest = vehicles[1:]
-    rng.shuffle(rest)
-    rng.shuffle(walls)
-    return {**doc, "vehicles": vehicles[:1] + rest, "walls": walls}
-
-
-def bolt_unscrew(doc, rng):
-    (w, h), points = doc["size"], [list(p) for p in doc["anchors"]]
-    for _ in range(rng.randrange(4)):
-        points = [[h - 1 - y, x] for x, y in points]  # clockwise on the lattice (y down)
-        w, h = h, w
-    if rng.random() < 0.5:
-        points = [[w - 1 - x, y] for x, y in points]
-    order = rng.sample(range(len(points)), len(points))  # new anchor i is old anchor order[i]
-    new_index = {old: new for new, old in enumerate(order)}
-    boards = []
-    for bd in doc["boards"]:
-        holes = [new_index[a] for a in bd["holes"]]
-        boards.append({**bd, "holes": holes[::-1] if rng.random() < 0.5 else holes})
-    rng.shuffle(boards)
-    screws = [new_index[a] for a in doc["screws"]]
-    rng.shuffle(screws)
-    return {
-        **doc,
-        "size": [w, h],
-        "anchors": [points[o] for o in order],
-        "boards": boards,
-        "screws": screws,
-    }
-
-
-TRANSFORMS = {
-    "MazePaint": maze_paint,
-    "ColorConnect": color_connect,
-    "TruckEscape": truck_escape,
-    "NutAndBolt": nut_and_bolt,
-    "RushHour": rush_hour,
-    "BoltUnscrew": bolt_unscrew,
-}
 CATALOGUE = [
     (g.name, t, i)
     for g in games().values()
@@ -132,13 +34,17 @@ CATALOGUE = [
 ]
 
 
-def test_every_game_has_a_transform_and_the_catalogue_has_114_distinct_puzzles():
-    assert sorted(TRANSFORMS) == sorted(games())
+BENCHMARK_LEVELS = 114  # the six built-in games' catalogues (the benchmark's levels)
+
+
+def test_every_catalogue_level_is_a_distinct_puzzle_and_the_benchmark_has_114():
     hashes = [
         level_hash(get_game(name), get_game(name).load_catalogue(t)[i]) for name, t, i in CATALOGUE
     ]
-    assert len(hashes) == 114 and len(set(hashes)) == 114
-    assert sum(len(catalogue_hashes(g)) for g in games().values()) == 114
+    assert len(set(hashes)) == len(hashes)
+    assert sum(len(catalogue_hashes(g)) for g in games().values()) == len(hashes)
+    builtin = [n for n, _, _ in CATALOGUE if n in BUILTIN_GAMES]
+    assert len(builtin) == BENCHMARK_LEVELS
 
 
 @pytest.mark.parametrize(
@@ -149,7 +55,7 @@ def test_a_symmetric_copy_of_a_catalogue_level_is_caught(name, tier, index):
     level = game.load_catalogue(tier)[index]
     rng = random.Random(f"{name}/{tier}/{index}")
     for k in range(6):
-        doc = TRANSFORMS[name](game.level_to_json(level), rng)
+        doc = game_test_data(game).symmetric_copy(game.level_to_json(level), rng)
         other_tier = game.tiers[(game.tiers.index(tier) + 1) % len(game.tiers)]
         copy = game.level_from_json({**doc, "id": f"copy-{k}", "tier": other_tier})  # a valid level
         assert level_hash(game, copy) == level_hash(game, level)

@@ -28,6 +28,7 @@ from puzzlegym.game.splits import (
     tier_targets,
 )
 from puzzlegym.suite.registry import env_ids, get_game, parse_env_id
+from puzzlegym.testing import game_test_data
 from puzzlegym.wrappers import make_sb3_env
 
 from .conftest import frame_hash
@@ -198,31 +199,14 @@ def test_first_level_option_fixes_the_episode_and_is_checked(make_env):
 
 
 # ----------------------------------------------------------------------------- clean test set
-# training levels checked per tier: as many as the tier generates in a few seconds
-SAMPLES = {
-    "MazePaint-Easy": 200,
-    "MazePaint-Medium": 60,
-    "MazePaint-Hard": 20,
-    "NutAndBolt-Easy": 200,
-    "NutAndBolt-Medium": 20,
-    "NutAndBolt-Hard": 3,
-    "NutAndBolt-Extreme": 2,
-    "NutAndBolt-Nightmare": 2,
-    "BoltUnscrew-Easy": 30,
-    "BoltUnscrew-Hard": 3,
-    "RushHour-Easy": 20,
-    "RushHour-Medium": 3,
-    "RushHour-Hard": 2,
-    "TruckEscape-Default": 20,
-    "ColorConnect-Easy": 40,
-    "ColorConnect-Hard": 3,
-}
+# training levels checked per tier: as many as the tier generates in a few seconds (each
+# game's testdata.SPLIT_SAMPLES)
 
 
 @pytest.mark.parametrize("env_id", env_ids())
 def test_training_levels_are_never_catalogue_levels_nor_larger_than_the_tier(env_id):
     game, tier = parse_env_id(env_id)
-    n = SAMPLES[env_id.split("/")[1]]
+    n = game_test_data(game).SPLIT_SAMPLES[tier]
     training = TrainingLevels(
         game, tier, Split(0, 0)
     )  # from seed 0: where catalogue slots came from

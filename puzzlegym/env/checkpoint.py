@@ -88,6 +88,7 @@ class BoardDoc(_Strict):
 
 
 class SuiteDoc(_Strict):
+    page: Annotated[int, Field(ge=0, le=10_000)] = 0  # the home screen's page (0: absent)
     screen: Literal[SCREENS]  # type: ignore[valid-type]
     game: Name | None
     tier: Name | None

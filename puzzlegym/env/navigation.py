@@ -12,6 +12,7 @@ from collections.abc import MutableSequence
 
 from puzzlegym.base.actions import Answer, Click, to_dict
 from puzzlegym.env.probe import DIFFICULTY, HOME, LEVEL, LEVEL_COMPLETE, OBJECTIVE_COMPLETE, Probe
+from puzzlegym.suite.registry import games
 
 __all__ = ["navigation_action", "navigation_click"]
 
@@ -24,13 +25,21 @@ def _click(rect) -> dict:
 def navigation_click(probe: Probe) -> dict | None:
     """The GUI click that moves the suite (seen through ``probe``, the env's
     :meth:`~puzzlegym.env.PuzzleEnv.probe`) towards the objective's
-    next level: the game's card on the home screen, the difficulty (or Back from another
+    next level: the game's card on the home screen (or the page control towards it), the
+    difficulty (or Back from another
     game's difficulty screen), Next on a level-complete banner, Menu on a level that is not a
     target. None when there is nothing to navigate: on a target board, or on the
     objective-complete screen."""
     objective, targets, screen = probe.objective, probe.controls, probe.screen
     if screen == HOME:
-        return _click(targets[f"game:{objective.game}"])
+        card = targets.get(f"game:{objective.game}")
+        if card is not None:
+            return _click(card)
+        # the card is on another page of a paged home screen: towards it
+        order = list(games())
+        shown = [order.index(n.partition(":")[2]) for n in targets if n.startswith("game:")]
+        later = not shown or order.index(objective.game) > max(shown)
+        return _click(targets["page:next" if later else "page:prev"])
     if screen == DIFFICULTY:
         if probe.game is None or probe.game.name != objective.game:
             return _click(targets["back"])

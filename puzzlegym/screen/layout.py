@@ -19,6 +19,7 @@ __all__ = [
     "CARD_GAP",
     "CARD_H",
     "CARD_PAD",
+    "CARDS_PER_PAGE",
     "CARD_W",
     "COMPLETE_BADGE",
     "DIFFICULTY",
@@ -32,12 +33,16 @@ __all__ = [
     "MENU_BUTTON_CENTER",
     "NEXT_BUTTON",
     "OBJECTIVE_COMPLETE",
+    "PAGE_LABEL",
+    "PAGE_NEXT",
+    "PAGE_PREV",
     "SCREENS",
     "TIER_GAP",
     "TIER_H",
     "TIER_SEP",
     "TIER_W",
     "card_rect",
+    "home_pages",
     "header_buttons",
     "tier_rect",
 ]
@@ -69,8 +74,22 @@ MENU_BUTTON_CENTER = Rect(540, 520, 200, 60)
 COMPLETE_BADGE = Rect(600, 200, 80, 80)  # the objective-complete screen's check badge
 
 
+CARDS_PER_PAGE = 6  # two rows of three; more games page (PAGE_PREV / PAGE_NEXT)
+PAGE_PREV = Rect(300, 740, 220, 56)
+PAGE_NEXT = Rect(760, 740, 220, 56)
+PAGE_LABEL = Rect(520, 740, 240, 56)  # "Page 1 / 2", between the two
+
+
+def home_pages(n_games: int) -> int:
+    """How many pages the home screen's cards take (one page up to :data:`CARDS_PER_PAGE`
+    games, and then no page controls are shown)."""
+    return max(1, -(-n_games // CARDS_PER_PAGE))
+
+
 def card_rect(i: int) -> Rect:
-    """The home screen's card of the ``i``-th game (three per row)."""
+    """The home screen's card of the ``i``-th game (three per row, :data:`CARDS_PER_PAGE`
+    per page: game ``i`` is on page ``i // CARDS_PER_PAGE``)."""
+    i %= CARDS_PER_PAGE
     col, row = i % 3, i // 3
     x0 = (1280 - (3 * CARD_W + 2 * CARD_GAP)) // 2
     return Rect(x0 + col * (CARD_W + CARD_GAP), 220 + row * (CARD_H + CARD_GAP), CARD_W, CARD_H)

@@ -1,24 +1,34 @@
 """The registered games and their Gymnasium ids.
 
-Adding a game is one line in ``GAME_MODULES`` (its folder under ``envs/`` is packaged by
-``setup.py``, which lists the packages from the tree): each module exposes ``GAME``, a
-:class:`puzzlegym.game.Game`; its solver is the module of the same name in
-``puzzlegym.solvers`` (found by convention).
+The registry holds puzzlegym's own six games (:data:`BUILTIN_GAMES`, in home-screen order)
+and then every game an installed package declares in the entry point group
+:data:`ENTRY_POINT_GROUP` (``puzzlegym.games``), sorted by entry point name. An entry point
+names a module that exposes ``GAME`` (a :class:`puzzlegym.game.Game`), or the ``Game``
+itself::
+
+    [project.entry-points."puzzlegym.games"]
+    tiny_paint = "tiny_paint"
+
+so a game in its own package registers with no edit to puzzlegym. A plugin that fails to load
+is skipped with a warning naming it (the other games stay usable), and so is one whose name
+is taken.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.metadata
 import json
+import warnings
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
 from puzzlegym.base.errors import ConfigError
 from puzzlegym.game import Game
 
-# home-screen order; one line per game
-GAME_MODULES: dict[str, str] = {
+# puzzlegym's own games, in home-screen order
+BUILTIN_GAMES: dict[str, str] = {
     "BoltUnscrew": "puzzlegym.envs.bolt_unscrew",
     "RushHour": "puzzlegym.envs.rush_hour",
     "NutAndBolt": "puzzlegym.envs.nut_and_bolt",
@@ -27,18 +37,44 @@ GAME_MODULES: dict[str, str] = {
     "ColorConnect": "puzzlegym.envs.color_connect",
 }
 
+ENTRY_POINT_GROUP = "puzzlegym.games"
 ID_PREFIX = "LongPuzzle/"
+
+
+def _plugin_game(entry: importlib.metadata.EntryPoint) -> Game:
+    loaded = entry.load()
+    game = loaded if isinstance(loaded, Game) else getattr(loaded, "GAME", None)
+    if not isinstance(game, Game):
+        raise TypeError(f"{entry.value} is neither a Game nor a module with GAME")
+    return game
 
 
 @lru_cache(maxsize=1)
 def games() -> dict[str, Game]:
-    """Every registered game by name, in home-screen order."""
+    """Every registered game by name, in home-screen order: the built-in games, then the
+    plugins (see the module docstring)."""
     out = {}
-    for name, module in GAME_MODULES.items():
+    for name, module in BUILTIN_GAMES.items():
         game = importlib.import_module(module).GAME
         if game.name != name:
             raise RuntimeError(f"{module}.GAME is named {game.name!r}, registered as {name!r}")
         out[name] = game
+    entries = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    for entry in sorted(entries, key=lambda e: e.name):
+        where = f"{ENTRY_POINT_GROUP} entry point {entry.name!r} ({entry.value})"
+        try:
+            game = _plugin_game(entry)
+        except Exception as exc:  # a broken plugin must not take the other games down
+            warnings.warn(f"{where} failed to load, not registered: {exc}", stacklevel=2)
+            continue
+        if game.name in out:
+            if out[game.name] is not game:
+                warnings.warn(
+                    f"{where}: the game name {game.name!r} is taken, not registered",
+                    stacklevel=2,
+                )
+            continue
+        out[game.name] = game
     return out
 
 

@@ -28,6 +28,7 @@ from puzzlegym.screen.input import Gesture
 from puzzlegym.screen.layout import (
     BACK_BUTTON,
     BOARD_AREA,
+    CARDS_PER_PAGE,
     DIFFICULTY,
     HOME,
     LEVEL,
@@ -35,9 +36,12 @@ from puzzlegym.screen.layout import (
     MENU_BUTTON_CENTER,
     NEXT_BUTTON,
     OBJECTIVE_COMPLETE,
+    PAGE_NEXT,
+    PAGE_PREV,
     SCREENS,
     card_rect,
     header_buttons,
+    home_pages,
     tier_rect,
 )
 from puzzlegym.screen.render import Rect
@@ -81,6 +85,7 @@ class Suite:
         self.levels = levels
         self.listener = listener
         self.screen = HOME
+        self.page = 0  # the home screen's page of cards (0 while the games fit on one)
         self.game: Game | None = None
         self.tier: str | None = None
         self.board: Board | None = None
@@ -143,8 +148,14 @@ class Suite:
         """Named clickable regions of the current screen, top-most first."""
         out: dict[str, Rect] = {}
         if self.screen == HOME:
-            for i, name in enumerate(self.games):
+            names = list(self.games)
+            first = self.page * CARDS_PER_PAGE
+            for i, name in enumerate(names[first : first + CARDS_PER_PAGE], start=first):
                 out[f"game:{name}"] = card_rect(i)
+            if self.page > 0:
+                out["page:prev"] = PAGE_PREV
+            if self.page < home_pages(len(names)) - 1:
+                out["page:next"] = PAGE_NEXT
         elif self.screen == DIFFICULTY:
             assert self.game is not None
             for i, tier in enumerate(self.game.tiers):
@@ -198,6 +209,9 @@ class Suite:
             self.choose_game(arg)
         elif kind == "tier":
             self.enter_tier(arg)
+        elif kind == "page":
+            self.page += 1 if arg == "next" else -1
+            self._changed()
         elif kind == "back":
             self.go_home()
         elif kind == "menu":
@@ -291,7 +305,11 @@ class Suite:
     # ------------------------------------------------------------------ state document
     def to_json(self) -> dict:
         b = self.board
+        # "page" only when the home screen is paged past its first page: the documents of a
+        # suite whose games fit on one page are as they always were
+        paged = {"page": self.page} if self.page else {}
         return {
+            **paged,
             "screen": self.screen,
             "game": self.game.name if self.game else None,
             "tier": self.tier,
@@ -325,6 +343,10 @@ class Suite:
             )
         if screen != HOME and game is None:
             raise ValueError(f"suite.game: screen {screen!r} needs a game")
+        page = doc.get("page", 0)
+        pages = home_pages(len(self.games))
+        if isinstance(page, bool) or not isinstance(page, int) or not 0 <= page < pages:
+            raise ValueError(f"suite.page: {shown(page)} is not a home page 0..{pages - 1}")
         progress: dict[tuple[str, str], set[int]] = {}
         for key, indices in doc["progress"].items():
             g, _, t = key.partition("/")
@@ -381,7 +403,7 @@ class Suite:
                 ) from None
         if screen in (LEVEL, LEVEL_COMPLETE) and board is None:
             raise ValueError(f"suite: screen {screen!r} needs a board")
-        self.screen, self.game, self.tier = screen, game, tier
+        self.screen, self.game, self.tier, self.page = screen, game, tier, page
         self.progress, self.board = progress, board
         self.last_move = None
         self._changed()

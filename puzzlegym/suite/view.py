@@ -25,6 +25,7 @@ from puzzlegym.screen.layout import (
     BELOW_HEADER,
     BOARD_AREA,
     CARD_PAD,
+    CARDS_PER_PAGE,
     COMPLETE_BADGE,
     DIFFICULTY,
     FEEDBACK,
@@ -36,9 +37,13 @@ from puzzlegym.screen.layout import (
     MENU_BUTTON_CENTER,
     NEXT_BUTTON,
     OBJECTIVE_COMPLETE,
+    PAGE_LABEL,
+    PAGE_NEXT,
+    PAGE_PREV,
     TIER_SEP,
     card_rect,
     header_buttons,
+    home_pages,
     tier_rect,
 )
 from puzzlegym.screen.palette import SCREEN_STYLE, TRAINING_STYLE
@@ -97,10 +102,20 @@ def _home(suite) -> list[Widget]:
             "subtitle", Rect(0, 140, 1280, 40), label("home_subtitle"), theme.BODY_SIZE, muted=True
         ),
     ]
-    for i, (name, g) in enumerate(suite.games.items()):
+    items = list(suite.games.items())
+    first = suite.page * CARDS_PER_PAGE
+    for i, (name, g) in enumerate(items[first : first + CARDS_PER_PAGE], start=first):
         out.append(
             Widget(f"card:{name}", card_rect(i), _paint_card, (g.title, TIER_SEP.join(g.tiers)))
         )
+    pages = home_pages(len(items))
+    if pages > 1:  # only a paged home screen shows these
+        page_label = label("home_page", page=suite.page + 1, pages=pages)
+        out.append(_title("page", PAGE_LABEL, page_label, theme.BODY_SIZE, muted=True))
+        if suite.page > 0:
+            out.append(_button("page:prev", PAGE_PREV, label("page_prev")))
+        if suite.page < pages - 1:
+            out.append(_button("page:next", PAGE_NEXT, label("page_next")))
     return out
 
 
