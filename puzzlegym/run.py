@@ -36,11 +36,49 @@ import sys
 from typing import Any, cast
 
 import hydra
+from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
 from puzzlegym.base.errors import ConfigError, PuzzleGymError
+from puzzlegym.suite.registry import games
 
 CONFIG_PATH = "pkg://puzzlegym.configs"
+# every env keyword of the env configs, at the env's default (gym.make(id, **kwargs))
+ENV_CONFIG_KWARGS = {
+    "backend": "native",  # "native" (in-process) or "browser" (a real Chromium page)
+    "start": "home",  # "home" (navigate the suite) or "board" (start on the first target level)
+    "level": None,  # None: the whole tier; k: only level k (1-based)
+    "clock": "sim",  # "sim" (each action costs action_cost_s) or "wall"
+    "budget_s": 3600,  # the episode's time budget in seconds; it truncates when spent
+    "reward": "potential",  # "potential" (shaped) or "sparse" (1 per level won)
+    "levels": "catalogue",  # "catalogue" (the test levels) or "generated" (training levels)
+    "num_levels": None,  # generated: level seeds start_level + i mod num_levels (None, 0: all)
+    "start_level": None,  # generated: the first level seed (None: 0)
+}
+
+
+def env_config_name(game_package: str, tier: str) -> str:
+    """The ``env`` group's config name of an objective: the game package's last part and the
+    tier, ``maze_paint_easy``."""
+    return f"{game_package.rpartition('.')[2]}_{tier.lower()}"
+
+
+def register_env_configs() -> dict[str, str]:
+    """Store one ``env`` config per registered objective in Hydra's config store (``env=
+    maze_paint_easy``, a plugin game's ``env=<package>_<tier>``): its id and every keyword at
+    its default. Returns config name -> id."""
+    store = ConfigStore.instance()
+    out = {}
+    for game in games().values():
+        for tier in game.tiers:
+            name = env_config_name(game.package, tier)
+            node = {"id": game.env_id(tier), "kwargs": dict(ENV_CONFIG_KWARGS)}
+            store.store(group="env", name=name, node=node)
+            out[name] = game.env_id(tier)
+    return out
+
+
+ENV_CONFIGS = register_env_configs()
 KINDS = ("play", "train")
 _WRAPPER_KEYS = (
     "observation",
@@ -109,7 +147,7 @@ def _play(cfg: DictConfig) -> dict:
 
 
 # env keywords of the env configs that the training protocol sets itself, with the value that
-# leaves them to it (configs/env/*.yaml carry every keyword at its default)
+# leaves them to it (the env configs carry every keyword at its default: ENV_CONFIG_KWARGS)
 _PROTOCOL_DEFAULTS = {
     "level": None,
     "budget_s": 3600,

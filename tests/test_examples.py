@@ -10,9 +10,11 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
+from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
 import puzzlegym  # noqa: F401  (registers the ids)
+from puzzlegym.run import ENV_CONFIGS
 
 from .test_rl_train import TINY_OVERRIDES
 
@@ -44,9 +46,9 @@ def last_json(stdout: str) -> dict:
 
 
 # ---------------------------------------------------------------------- configs
-@pytest.mark.parametrize("path", sorted((CONFIGS / "env").glob("*.yaml")), ids=lambda p: p.stem)
-def test_env_configs_make_their_env(path):
-    cfg = OmegaConf.load(path)
+@pytest.mark.parametrize("name", sorted(ENV_CONFIGS))
+def test_env_configs_make_their_env(name):
+    cfg = OmegaConf.create(ConfigStore.instance().load(f"env/{name}.yaml").node)
     assert cfg.id in gym.registry
     env = gym.make(cfg.id, **OmegaConf.to_container(cfg.kwargs))
     env.reset(seed=0)
@@ -228,19 +230,15 @@ def test_lab_experiment_configs_name_their_study(name):
 
 
 def test_every_registered_objective_has_an_env_config():
-    import re
-
-    from omegaconf import OmegaConf as OC
+    from hydra import compose, initialize_config_module
 
     from puzzlegym.suite.registry import env_ids
 
-    for env_id in env_ids():
-        game, tier = env_id.split("/")[1].split("-")
-        path = (
-            CONFIGS / "env" / f"{re.sub(r'(?<!^)(?=[A-Z])', '_', game).lower()}_{tier.lower()}.yaml"
-        )
-        assert path.exists(), f"{env_id}: no {path.relative_to(ROOT)}"
-        assert OC.load(path).id == env_id
+    assert sorted(ENV_CONFIGS.values()) == sorted(env_ids())
+    with initialize_config_module("puzzlegym.configs", version_base=None):
+        for name, env_id in ENV_CONFIGS.items():
+            cfg = compose("run", overrides=[f"env={name}"])
+            assert cfg.env.id == env_id and cfg.env.kwargs.start == "home"
 
 
 def run_module(*args: str, cwd: Path, expect_rc: int = 0) -> subprocess.CompletedProcess:
