@@ -55,6 +55,8 @@ TEST_DATA = {
     "symmetric_copy": "symmetric_copy(doc, rng): a level document that plays the same as doc "
     "(turned, mirrored, re-listed or re-coloured as the game allows)",
 }
+# beside it, optionally, frames_sha256.json: per tier the hash of a scripted episode's frames
+# (tests/test_render_scaled.py writes and checks it; a game without one is not hashed)
 
 MOVES_LOOKED_AT = 64  # legal moves drawn from a (possibly lazy, huge) legal_moves per board
 NOT_A_STATE: tuple[Any, ...] = (None, [], {}, "state", 7, {"bogus": True})
