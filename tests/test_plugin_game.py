@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "tests" / "data" / "plugin_game" / "tiny_lamps"
 
-CHECKS = r'''
+CHECKS = r"""
 import json, random, warnings
 import gymnasium as gym
 from gymnasium.utils.env_checker import check_env
@@ -79,7 +79,7 @@ out["home_clicks"] = [
 ]
 env.close()
 print("RESULT " + json.dumps(out))
-'''
+"""
 
 
 def write_distribution(site: Path) -> None:
