@@ -23,7 +23,8 @@ buttons=("restart",) [+ ("undo",)])``, one level per episode).
 
 Envs are made by :func:`puzzlegym.jax.make`. Two envs with the same static configuration
 and the same level tables compare equal, so they share jitted functions (gymnax jits
-``step`` and ``reset`` with the env as a static argument).
+``step`` and ``reset`` with the env as a static argument); :meth:`PuzzleJaxEnv.structure`
+is what code traced with explicit params depends on.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ class Spec:
 
     env_id: str
     levels: str  # "catalogue" or "generated"
+    num_levels: int | None  # the split (generated levels only)
+    start_level: int | None
     n_targets: int
     buttons: tuple[str, ...]
     board_shape: tuple[int, int, int]  # the game's planes
@@ -104,16 +107,27 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
         self.obs_shape = (planes, spec.board_shape[1], spec.board_shape[2])
 
     # -- identity: equal envs share jitted code -------------------------------------------
-    def _key(self) -> tuple:
-        twin = self.twin
+    def structure(self) -> tuple:
+        """What code traced with explicit params depends on: the twin's binding and the
+        static configuration, not the levels (two envs of one structure run one compiled
+        function on each other's params)."""
+        twin, spec = self.twin, self.spec
         return (
             type(twin),
             tuple(sorted(twin.sizes.items())),
             twin.n_targets,
             twin.max_steps,
-            self.spec,
-            self._params.max_steps_in_episode,
+            spec.n_targets,
+            spec.buttons,
+            spec.board_shape,
+            spec.level_bits,
+            spec.reward,
+            spec.levels,
         )
+
+    def _key(self) -> tuple:
+        # the default params too: gymnax's jitted step and reset read them when given None
+        return (*self.structure(), self.spec, self._params.max_steps_in_episode)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PuzzleJaxEnv) and self._key() == other._key()

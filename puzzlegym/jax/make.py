@@ -150,6 +150,8 @@ def make(
     spec = Spec(
         env_id=game.env_id(tier),
         levels=levels,
+        num_levels=None if split is None else split.num_levels,
+        start_level=None if split is None else split.start_level,
         n_targets=bound.n_targets,
         buttons=buttons,
         board_shape=(board_shape[0], board_shape[1], board_shape[2]),
