@@ -30,6 +30,7 @@ is what code traced with explicit params depends on.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import jax
@@ -122,7 +123,6 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
             spec.board_shape,
             spec.level_bits,
             spec.reward,
-            spec.levels,
         )
 
     def _key(self) -> tuple:
@@ -195,7 +195,10 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
         ``reset(options={"first_level": level})``). A Python int is checked (ConfigError);
         a traced one out of range is clipped."""
         params = self.default_params if params is None else params
-        row = self.level_row(level, params)
+        return self._start_obs(params, self.level_row(level, params))
+
+    @partial(jax.jit, static_argnums=0)
+    def _start_obs(self, params: EnvParams, row: Any) -> tuple[jax.Array, EnvState]:
         state = self.start(params, row)
         return self.get_obs(state, params), state
 

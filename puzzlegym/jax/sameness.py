@@ -107,8 +107,16 @@ def replay(env: PuzzleJaxEnv, params: EnvParams, row: Any, actions: Any):
     """The twin playing ``actions`` (``int32[T]``) from the start of level row ``row``
     (``step_env``: no automatic reset): the observations and masks before each action and
     after the last (``T + 1``), the rewards, ``terminated``, ``truncated`` and the twin's
-    states (``T + 1``). Jitted once per env structure and ``T``."""
-    return _replayer(env.structure(), env)(params, row, actions)
+    states (``T + 1``). Jitted once per env structure and ``T``: the level is cut out of
+    the tables first, so the number of levels does not shape the compiled code."""
+    row = int(row)
+    one = params.replace(
+        levels=jax.tree.map(lambda x: x[row : row + 1], params.levels),
+        index=params.index[row : row + 1],
+        last=params.last[row : row + 1],
+        budget=params.budget[row : row + 1],
+    )
+    return _replayer(env.structure(), env)(one, jnp.int32(0), actions)
 
 
 _REPLAYERS: dict[tuple, Any] = {}
@@ -269,7 +277,7 @@ def _episode(env, params, row, py, options, rng, states: bool, mask_kind: str, m
         )
     padded[:steps] = actions
     t_obs, t_masks, t_rewards, t_terms, t_truncs, t_boards = jax.device_get(
-        replay(env, params, jnp.int32(row), jnp.asarray(padded))
+        replay(env, params, row, jnp.asarray(padded))
     )
     report = Report(env.spec.env_id, transitions=steps, episodes=1)
     report.terminated, report.truncated = int(terms[-1]), int(truncs[-1])
