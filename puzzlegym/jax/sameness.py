@@ -231,7 +231,13 @@ def _episode(env, params, row, py, options, rng, states: bool, mask_kind: str, m
     masks_of = py.get_wrapper_attr("action_masks" if mask_kind == "computed" else "tried_masks")
     k = env.spec.n_targets
     obs, _ = py.reset(seed=int(rng.integers(2**31)), options=options)
-    observations, masks, rewards, terms, truncs, actions, boards = [obs], [], [], [], [], [], []
+    observations: list[np.ndarray] = [obs]
+    masks: list[np.ndarray] = []
+    rewards: list[float] = []
+    terms: list[bool] = []
+    truncs: list[bool] = []
+    actions: list[int] = []
+    boards: list[tuple[Any, Any, Any] | None] = []
 
     def board():
         probe = py.unwrapped.probe()
@@ -301,8 +307,9 @@ def _episode(env, params, row, py, options, rng, states: bool, mask_kind: str, m
                 wrong.append(("terminated", f"twin {bool(t_terms[t])}, python {terms[t]}"))
             if bool(t_truncs[t]) != truncs[t]:
                 wrong.append(("truncated", f"twin {bool(t_truncs[t])}, python {truncs[t]}"))
-        if states and boards[t] is not None:
-            level, state, ui = boards[t]
+        seen = boards[t] if states else None
+        if seen is not None:
+            level, state, ui = seen
             twin_state = jax.tree.map(lambda x, t=t: x[t], t_boards)
             if env.twin.to_python(level, twin_state) != (state, ui):
                 wrong.append(
