@@ -23,7 +23,7 @@ import time
 
 import puzzlegym  # noqa: F401  (registers the ids)
 import puzzlegym.jax as pj
-from puzzlegym.jax.sameness import Report, compare
+from puzzlegym.jax.sameness import Report, close_pool, compare
 from puzzlegym.registry import games
 from puzzlegym.twin import has_twin
 
@@ -55,6 +55,7 @@ def main() -> None:
             ]
         )
         envs: dict = {}
+        pool: dict = {}  # the Python envs, kept across chunks
         chunk = 0
         while total.transitions < args.transitions:
             tier, levels, budget = next(settings)
@@ -67,7 +68,7 @@ def main() -> None:
                 )
                 envs[key] = pj.make(game.env_id(tier), levels=levels, budget_s=budget, **extra)
             env, params = envs[key]
-            report = compare(env, params, episodes=args.chunk, seed=args.seed + chunk)
+            report = compare(env, params, episodes=args.chunk, seed=args.seed + chunk, pool=pool)
             total.add(report)
             chunk += 1
             print(
@@ -76,6 +77,7 @@ def main() -> None:
                 f"(total {total.transitions}, {total.disagreements})",
                 flush=True,
             )
+        close_pool(pool)
         row = total.to_dict()
         row["seconds"] = round(time.perf_counter() - started, 1)
         summary[name] = row

@@ -34,7 +34,15 @@ from puzzlegym.probe import BOARD_AREA, LEVEL, LEVEL_COMPLETE
 from puzzlegym.rl.protocol import Protocol
 from puzzlegym.wrappers.sb3 import make_sb3_env
 
-__all__ = ["FIELDS", "REWARD_TOLERANCE", "Report", "compare", "python_env", "replay"]
+__all__ = [
+    "FIELDS",
+    "REWARD_TOLERANCE",
+    "Report",
+    "close_pool",
+    "compare",
+    "python_env",
+    "replay",
+]
 
 REWARD_TOLERANCE = 1e-6  # |twin - Python| of one step's reward (float32 against float64)
 FIELDS = ("observation", "mask", "reward", "terminated", "truncated", "state")
@@ -181,11 +189,14 @@ def compare(
     seed: int = 0,
     states: bool = True,
     mask: str = "computed",
+    pool: dict | None = None,
 ) -> Report:
     """Play ``episodes`` episodes (level rows ``rows`` in turn; default every row of
     ``params``) on both envs and compare them (see the module docstring). ``mask`` is the
     Python mask compared and chosen from: ``"computed"`` (``action_masks()``) or
-    ``"tried"`` (``tried_masks()``)."""
+    ``"tried"`` (``tried_masks()``). ``pool`` (a dict the caller keeps) holds the Python envs
+    for later calls with the same env, which then closes them (:func:`close_pool`); without
+    one they are closed on return."""
     params = env.default_params if params is None else params
     n = int(params.budget.shape[0])
     rows = list(range(n)) if rows is None else [check_count(r, "rows[]", 0, n - 1) for r in rows]
@@ -196,8 +207,8 @@ def compare(
     if mask not in ("computed", "tried"):
         raise ConfigError(f"mask: {mask!r} is not allowed; allowed: computed, tried")
     report = Report(env.spec.env_id)
-    envs: dict[int, tuple[Any, Any]] = {}
-    memo: dict = {}
+    envs: dict = {} if pool is None else pool.setdefault(env, {})
+    memo: dict = {} if pool is None else pool.setdefault("solutions", {})
     generated = env.spec.levels == "generated"
     try:
         for e in range(episodes):
@@ -222,9 +233,18 @@ def compare(
                 )
             )
     finally:
-        for py, _ in envs.values():
-            py.close()
+        if pool is None:
+            close_pool({env: envs})
     return report
+
+
+def close_pool(pool: dict) -> None:
+    """Close the Python envs of a :func:`compare` pool."""
+    for key, envs in pool.items():
+        if isinstance(key, PuzzleJaxEnv):
+            for py, _ in envs.values():
+                py.close()
+    pool.clear()
 
 
 def _episode(env, params, row, py, options, rng, states: bool, mask_kind: str, memo) -> Report:
