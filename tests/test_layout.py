@@ -36,6 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("service", ("service",)),
     ("bench", ("bench",)),
     ("rl", ("rl",)),
+    ("jax", ("jax",)),
     ("cli", ("cli",)),
 ]
 PUBLIC = "public surface"  # the top-level modules

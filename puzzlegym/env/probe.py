@@ -36,7 +36,7 @@ from puzzlegym.screen.layout import (
 )
 from puzzlegym.screen.render import Rect
 from puzzlegym.suite.board import Board
-from puzzlegym.suite.shell import gesture_changes
+from puzzlegym.suite.shell import gesture_changes, press_changes
 
 __all__ = [
     "BOARD_AREA",
@@ -134,6 +134,14 @@ class Probe:
     def control(self, name: str) -> Rect | None:
         """The rectangle of control ``name`` on this screen, or None."""
         return self.controls.get(name)
+
+    def press_changes(self, name: str) -> bool:
+        """Whether pressing control ``name`` would change anything now (False when this
+        screen does not show it): Restart off the level's start, Undo with a move to undo,
+        any other control shown."""
+        if name not in self.controls:
+            return False
+        return press_changes(name, self.board)
 
     def would_change(self, gesture: Gesture) -> bool:
         """Whether ``gesture`` would change the screen, the board or its selection now (what

@@ -70,6 +70,15 @@ class Board:
         """The view's board-aligned GUI actions of this level (``GameView.board_targets``)."""
         return self.game.view.board_targets(self.level, self.state, self.ui, BOARD_AREA)
 
+    def target_changes(self) -> list[bool] | None:
+        """Whether each board target would change the board or its selection on the level
+        screen (``GameView.target_changes``: computed from the rules' legal moves and the
+        selection in one pass), or None when the game's view does not compute it."""
+        compute = getattr(self.game.view, "target_changes", None)
+        if compute is None:
+            return None
+        return [bool(v) for v in compute(self.level, self.state, self.ui)]
+
 
 @dataclass(frozen=True)
 class LastMove:
