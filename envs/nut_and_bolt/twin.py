@@ -6,8 +6,8 @@ A level is its starting stacks as ``int8[bolts, capacity]`` (``stacks[j, k]`` th
 the ``k``-th nut of bolt ``j`` from the bottom, -1 above the top and on padding bolts), with
 its bolt count, capacity and colour count. The state is the stacks, the selected bolt
 (``ui``, -1 for none) and Undo's history: one ``int16`` record per applied transfer
-(``source | destination << 5 | count << 10``, :data:`MAX_STEPS` of them at most, the bound
-twin's ``max_steps``) and its length. A transfer moves the source's top run, all one colour,
+(``source + (destination << 5) + (count << 10)``), at most the bound twin's ``max_steps``
+of them, and its length. A transfer moves the source's top run, all one colour,
 so Undo moves ``count`` nuts back from the destination's top to the source; Restart sets the
 history's length to 0 (the suite clears it). Board target ``j`` is a click on bolt ``j``.
 """
