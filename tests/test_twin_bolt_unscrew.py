@@ -108,3 +108,32 @@ def test_a_pinned_screw_a_fall_and_the_win_give_the_exact_boards(check):
     assert played.mask[0, 2, :4].tolist() == [False, True, True, True]
     assert played.mask[0, 4, :4].tolist() == [True, False, True, True]
     assert played.potential[0, 3] == 0.5 and played.won[0].tolist().index(True) == 5
+
+
+def test_levels_beyond_one_lane_of_anchors_and_boards_play_the_same():
+    """Three catalogue levels side by side (62 anchors, 36 boards): sets of two uint32 lanes
+    each, bits beyond the first lane in play."""
+    from puzzlegym.envs.bolt_unscrew.rules import Board, Level, apply, initial_state, is_solved
+    from puzzlegym.envs.bolt_unscrew.twin import TWIN
+
+    catalogue = {level.id: level for tier in GAME.tiers for level in GAME.load_catalogue(tier)}
+    parts = [("bolt-hard-08", (0, 0)), ("bolt-easy-07", (0, 7)), ("bolt-easy-05", (7, 7))]
+    anchors, boards, screws, moves = [], [], [], []
+    for name, (dx, dy) in parts:
+        level, base = catalogue[name], len(anchors)
+        anchors += [(x + dx, y + dy) for x, y in level.anchors]
+        boards += [Board(b.kind, b.layer, tuple(a + base for a in b.holes)) for b in level.boards]
+        screws += [a + base for a in level.screws]
+        moves += [(s + base, t + base) for s, t in solvers.solve(level).moves]
+    size = (1 + max(x for x, _ in anchors), 1 + max(y for _, y in anchors))
+    level = Level("three", "Hard", size, tuple(anchors), tuple(boards), tuple(screws))
+    level.validate()
+    state = initial_state(level)
+    for move in moves:
+        state = apply(level, state, move)
+    assert is_solved(level, state)  # the three solutions, one after another, solve it
+    check = TwinCheck(GAME, TWIN, [level], 2 * len(moves) + 8, batch=2)
+    assert check.twin.sizes["anchors"] > 32 and check.twin.sizes["boards"] > 32
+    solution = check.solution(level, moves)
+    sequences, played = check.play([level], 2, seed=3, scripts={0: [solution]})
+    assert check.compare(sequences, played)["won"] >= 1

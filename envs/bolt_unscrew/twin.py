@@ -235,22 +235,32 @@ class BoltUnscrewTwin(Twin):
             )
         remaining, occupied, ui = state["remaining"], state["occupied"], state["ui"]
         on_board = _unpack(remaining, n_b)
-        anchor = jnp.arange(n_a, dtype=jnp.int32)
-        per_anchor = jnp.stack(
+        sets = jnp.stack(  # sets of anchors, one per plane
             [
-                anchor < lv["n_anchors"],
-                _unpack(occupied, n_a),
-                anchor == ui,
-                _unpack(_union(on_board, lv["holes"]), n_a),
-                _unpack(self._available(lv, remaining, occupied), n_a),
+                lv["anchors"],
+                occupied,
+                _union(on_board, lv["holes"]),
+                self._available(lv, remaining, occupied),
             ]
         )
-        # to the lattice: the anchor at each point (column n_a: none, always False)
-        per_anchor = jnp.pad(per_anchor, ((0, 0), (0, 1)))
-        at_points = per_anchor[:, lv["point_anchor"]]
+        # each lattice point's anchor's bit (none there: an anchor index no set holds)
+        where = lv["point_anchor"]
+        lane, bit = where // LANE, (where % LANE).astype(jnp.uint32)
+        word = jnp.zeros((sets.shape[0], n_p), dtype=jnp.uint32)
+        for i in range(sets.shape[1]):
+            word = jnp.where(lane == i, sets[:, i, None], word)
+        at_points = ((word >> bit) & jnp.uint32(1)) == 1
         in_layer = on_board[None, :] & (lv["layer"][None, :] == jnp.arange(layers)[:, None])
         covered = _unpack(_union(in_layer, lv["points"][None]), n_p)
-        planes = jnp.concatenate([lv["lattice"].reshape(1, n_p), at_points, covered])
+        planes = jnp.concatenate(
+            [
+                lv["lattice"].reshape(1, n_p),
+                at_points[:2],
+                (where == ui)[None],  # selected
+                at_points[2:],
+                covered,
+            ]
+        )
         planes = planes.reshape(n_planes, rows, cols).astype(jnp.uint8)
         return jnp.pad(planes, ((0, 0), (0, h - rows), (0, w - cols)))
 

@@ -174,8 +174,7 @@ class NutAndBoltTwin(Twin):
         bolt = jnp.arange(nb, dtype=jnp.int32)[None, :]
         slot = (row < lv["capacity"]) & (bolt < lv["n_bolts"])
         selected = (bolt == ui) & (row < lv["capacity"])
-        hs, rs = height[jnp.maximum(ui, 0)], run[jnp.maximum(ui, 0)]
-        lifted = (bolt == ui) & (row >= hs - rs) & (row < hs)
+        lifted = (bolt == ui) & (row >= (height - run)[None, :]) & (row < height[None, :])
         colour = stacks.T[None] == jnp.arange(colours, dtype=jnp.int8)[:, None, None]
         planes = jnp.concatenate([jnp.stack([slot, selected, lifted]), colour]).astype(jnp.uint8)
         return jnp.pad(planes, ((0, 0), (0, h - cap), (0, w - nb)))
