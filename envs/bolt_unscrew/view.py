@@ -475,6 +475,19 @@ class BoltUnscrewView(SelectionUI):
         """A click on every anchor, in anchor order (a screw sits in it, or it may take one)."""
         return [Click(*anchor_xy(level, a, area)) for a in range(len(level.anchors))]
 
+    def target_changes(self, level: Level, state: State, ui: Any) -> list[bool]:
+        """Whether each anchor's click would change the board or the selection: a screw's
+        anchor when its screw is the selected one (a click deselects it) or can be picked (a
+        click selects it); an empty anchor when a pickable screw is selected and the anchor
+        is available (the rules accept the move there)."""
+        occupied, remaining, pinners = state.occupied, state.remaining, level.pinners
+        moving = ui is not None and rules.selectable(level, state, ui)
+        free = rules.available(level, state) if moving else 0
+        return [
+            (a == ui or not pinners[a] & remaining) if occupied >> a & 1 else bool(free >> a & 1)
+            for a in range(len(level.anchors))
+        ]
+
     def actions_for_move(self, level: Level, state: State, ui: Any, move: Any, area: Rect) -> list:
         """Click the screw (unless it is already selected), then click the target anchor."""
         src, dst = move

@@ -228,6 +228,22 @@ class NutAndBoltView(SelectionUI):
         """A click on the centre of every bolt, in bolt order."""
         return [Click(*rect.center) for rect in bolt_rects(level, area)]
 
+    def target_changes(self, level: Level, state: State, ui: Any) -> list[bool]:
+        """Whether each bolt's click would change the board or the selection: with nothing
+        selected, the bolts with nuts (a click selects them); with a bolt selected, that bolt
+        (a click deselects it) and every bolt the rules let its top run go to."""
+        bolts = state.bolts
+        if ui is None:
+            return [bool(bolt) for bolt in bolts]
+        source = bolts[ui]
+        if not source:  # the rules reject every transfer from an empty bolt
+            return [j == ui for j in range(len(bolts))]
+        top, cap = source[-1], level.capacity
+        return [
+            j == ui or (len(bolt) < cap and (not bolt or bolt[-1] == top))
+            for j, bolt in enumerate(bolts)
+        ]
+
     def actions_for_move(self, level: Level, state: State, ui: Any, move: Any, area: Rect) -> list:
         """Clicks that perform ``move``: (deselect,) source, destination."""
         rects = bolt_rects(level, area)
