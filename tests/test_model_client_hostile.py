@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -27,6 +28,8 @@ from pathlib import Path
 import pytest
 
 from puzzlegym.agents.client import ChatClient, ModelError
+from puzzlegym.agents.history import MAX_MESSAGE_CHARS, WINDOW_CHARS
+from puzzlegym.agents.replies import MAX_REPLY_VALUES
 from puzzlegym.cli import main
 from puzzlegym.evaluation.records import AGENT_LOG, read_log
 from puzzlegym.evaluation.runner import run_episode
@@ -437,3 +440,46 @@ def test_agent_log_lines_always_read_back(tmp_path):
         "actions": 3,
         "t": 1.5,
     }
+
+
+# --------------------------------------------------------------------------- amplification
+def test_history_is_bounded_in_characters_whatever_the_replies_hold(tmp_path):
+    """Issue 29 item 8, the attack: 13 replies of 4 MB of text, each with a ``wait`` call (a
+    valid step, so the episode goes on), then an answer. Before, every later request carried
+    all of them (0, 4, 8, ... 48 MB)."""
+    big = "A" * (4 << 20)
+    turns = [{"body": completion([tool("wait", {})], content=big)}] * 13 + [ANSWER]
+    result, error, lines, requests = play(tmp_path, turns, "ep")
+    assert error is None and result is not None and len(requests) == 14
+    sizes = [len(json.dumps(r)) for r in requests]
+    kept = [
+        m["content"] for m in requests[-1]["messages"] if m["role"] == "assistant" and m["content"]
+    ]
+    note = f"\n[... {len(big) - MAX_MESSAGE_CHARS} more characters not kept]"
+    assert kept and all(k == big[:MAX_MESSAGE_CHARS] + note for k in kept)
+    # the window holds the newest units that fit in WINDOW_CHARS (plus the head, screenshots)
+    assert len(kept) == WINDOW_CHARS // (MAX_MESSAGE_CHARS + len(note) + 200)
+    assert max(sizes) < WINDOW_CHARS + 1_000_000 and sizes[-1] == max(sizes[-5:])
+
+
+def test_a_reply_padded_with_millions_of_empty_lists_is_refused_before_it_is_built():
+    """Issue 29 item 9, the attack: a 31 MB reply whose extra field holds 10 million empty
+    lists (ignored fields are parsed too). Before, parsing it took peak memory from ~100 MB to
+    ~940 MB; now the text is counted before anything is built."""
+    pad = b'"pad": [' + b"[]," * 10_400_000 + b"[]]"
+    body = completion(content="x")[:-1] + b", " + pad + b"}"
+    assert len(body) > 31_000_000
+    with hostile({"m": [{"body": body}]}) as server:
+        client = ChatClient("m", server.url, KEY, max_retries=0)
+        tracemalloc.start()
+        try:
+            with pytest.raises(ModelError) as err:
+                client.complete([{"role": "user", "content": "hi"}])
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert f"the body is not JSON (too many values (more than {MAX_REPLY_VALUES}))" in str(
+        err.value
+    )
+    # what the client held: the body once as bytes and once as text; no list was built
+    assert peak < 3 * len(body)

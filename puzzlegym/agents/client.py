@@ -35,7 +35,14 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from puzzlegym import jsonio
-from puzzlegym.agents.replies import MAX_TOOL_CALLS, Reply, ReplyError, parse_reply
+from puzzlegym.agents.replies import (
+    MAX_REPLY_DEPTH,
+    MAX_REPLY_VALUES,
+    MAX_TOOL_CALLS,
+    Reply,
+    ReplyError,
+    parse_reply,
+)
 from puzzlegym.errors import ConfigError, PuzzleGymError
 from puzzlegym.version import __version__
 
@@ -194,7 +201,7 @@ class ChatClient:
         return text
 
     # ------------------------------------------------------------------ one attempt
-    def _post(self, payload: bytes) -> tuple[int, dict, bytes]:
+    def _post(self, payload: bytes) -> tuple[int, dict, bytearray]:
         """POST ``payload``; (status, lower-cased headers, body), all within ``timeout_s``."""
         url = self._url
         https = url.scheme == "https"
@@ -244,19 +251,18 @@ class ChatClient:
                 },
             )
             response = conn.getresponse()
-            chunks, size = [], 0
+            body = bytearray()  # one buffer: no list of chunks joined into a second copy
             while True:
                 chunk = response.read1(1 << 16)
                 if not chunk:
                     break
-                size += len(chunk)
-                if size > MAX_REPLY_BYTES:
+                if len(body) + len(chunk) > MAX_REPLY_BYTES:
                     raise _Failure("malformed", True, f"the reply is over {MAX_REPLY_BYTES} bytes")
-                chunks.append(chunk)
+                body += chunk
             if fired.is_set() or time.monotonic() > deadline:
                 raise _Failure("timeout", True)  # a body cut short by the watchdog
             headers = {k.lower(): v for k, v in response.getheaders()}
-            return response.status, headers, b"".join(chunks)
+            return response.status, headers, body
         except (OSError, http.client.HTTPException, ValueError) as exc:
             if fired.is_set() or time.monotonic() >= deadline or isinstance(exc, TimeoutError):
                 raise _Failure("timeout", True) from None
@@ -287,12 +293,14 @@ class ChatClient:
         retryable = status == 429 or status >= 500
         raise _Failure(str(status), retryable, self._server_text(body), retry_after)
 
-    def _server_text(self, body: bytes) -> str:
+    def _server_text(self, body: bytes | bytearray) -> str:
         """The server's error message (its JSON ``error.message`` or its text), one line,
         printable, bounded and masked for the key."""
         text = ""
         try:
-            doc = jsonio.loads(body, numbers="mark")
+            doc = jsonio.loads(
+                body, numbers="mark", max_values=MAX_REPLY_VALUES, max_depth=MAX_REPLY_DEPTH
+            )
         except jsonio.JSONError:
             doc = None
         if isinstance(doc, dict):
@@ -300,7 +308,7 @@ class ChatClient:
             message = err.get("message") if isinstance(err, dict) else err
             text = message if isinstance(message, str) else ""
         if not text:
-            text = body[: 4 * MAX_SERVER_TEXT].decode("utf-8", "replace")
+            text = bytes(body[: 4 * MAX_SERVER_TEXT]).decode("utf-8", "replace")
         text = self.redact("".join(c if c.isprintable() else " " for c in text))
         return text[:MAX_SERVER_TEXT]
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from puzzlegym.actions import Action, Wait, flatten, to_dict
 from puzzlegym.agents.client import ChatClient, Reply
-from puzzlegym.agents.history import History, image_message
+from puzzlegym.agents.history import WINDOW_CHARS, History, image_message
 from puzzlegym.agents.memory import Memory
 from puzzlegym.agents.prompts import no_tool_call, observation_text, system_prompt, task_message
 from puzzlegym.agents.screenshots import ScreenEncoder
@@ -125,6 +125,7 @@ class NativeAgent:
             "image_quality": self.encoder.quality if self.encoder.format == "jpeg" else None,
             "history_turns": turns,
             "history_images": images,
+            "history_chars": WINDOW_CHARS,
             "max_idle_requests": self.max_idle_requests,
             **self.client.describe(),
         }

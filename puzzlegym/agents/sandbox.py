@@ -55,6 +55,8 @@ from puzzlegym.errors import ConfigError
 __all__ = ["Sandbox", "SandboxError", "SandboxLimits"]
 
 HEADER = struct.Struct(">I")
+FRAME_VALUES = 256  # JSON values in one frame from the child (a GUI call has about ten)
+FRAME_DEPTH = 8
 STARTUP_S = 30.0
 STOP_WAIT_S = 1.0  # how long a SIGSTOP may take to reach every thread
 POLL_S = 0.05  # how often the CPU time of a running child is read while waiting for it
@@ -339,7 +341,12 @@ class Sandbox:
         if n > self._max_frame:
             raise _Violation(f"a frame of {n} bytes (at most {self._max_frame})")
         try:
-            doc = jsonio.loads(self._read_exact(n, deadline, watch_cpu), numbers="mark")
+            doc = jsonio.loads(
+                self._read_exact(n, deadline, watch_cpu),
+                numbers="mark",
+                max_values=FRAME_VALUES,
+                max_depth=FRAME_DEPTH,
+            )
         except jsonio.JSONError as exc:
             raise _Violation(f"a frame that is not valid JSON ({exc})") from None
         if not isinstance(doc, dict):
