@@ -588,3 +588,27 @@ def test_reconnecting_slow_clients_do_not_lock_out_status(srv):
         reopened = attacker.close()
     assert same == [409] * 45 and other == [409] * 15  # served (no episode yet), never 503
     assert reopened >= 8  # the attacker kept reconnecting the whole time
+
+
+# ------------------------------------------------------------------------------- as a new user
+@pytest.mark.parametrize("command", [["play", "LongPuzzle/MazePaint-Easy"], ["serve"]])
+def test_a_port_in_use_is_a_clear_error_and_opens_nothing(tmp_path, command):
+    """Before, ``puzzlegym play --port <in use>`` printed an OSError traceback (and had already
+    opened its episode record)."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        proc = subprocess.run(
+            [sys.executable, "-m", "puzzlegym", *command, "--port", str(port)]
+            + ["--record-dir", str(tmp_path / "records")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == (
+        f"puzzlegym: error: port {port}: cannot listen on 127.0.0.1:{port} (Address already in "
+        "use); another server is using it: stop it, or choose another --port (0 picks a free one)"
+    )
+    assert not (tmp_path / "records").exists()

@@ -38,6 +38,7 @@ is the parsed JSON of a POST or PUT (None for other methods).
 
 from __future__ import annotations
 
+import errno
 import hmac
 import io
 import ipaddress
@@ -61,6 +62,7 @@ from starlette.responses import Response
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from puzzlegym import jsonio
+from puzzlegym.errors import ConfigError
 from puzzlegym.screen.render import SCREEN, Rect
 
 __all__ = [
@@ -78,6 +80,7 @@ __all__ = [
     "Reply",
     "RequestError",
     "is_loopback",
+    "listen",
     "make_server",
     "png_bytes",
     "serve_until_interrupted",
@@ -448,18 +451,34 @@ class HTTPServer:
         self.socket.close()
 
 
-def _bind(host: str, port: int) -> socket.socket:
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (0: a free port); a port in use (or a host that
+    cannot be bound) is a :class:`~puzzlegym.errors.ConfigError` saying so. Commands bind it
+    before they open anything else, so a refused port changes nothing."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     # IPPROTO_TCP named, so asyncio sets TCP_NODELAY on every connection (it checks the
     # protocol); set here too (Linux copies it to accepted sockets): headers and body of a
     # response go out at once, with no delayed-ACK stall (~40 ms a response otherwise)
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    except OSError as exc:
+        raise ConfigError(f"host: cannot open a socket for {host!r} ({exc.strerror})") from None
     try:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host.strip("[]"), port))
         sock.listen(2048)
         sock.set_inheritable(True)
+    except OSError as exc:
+        sock.close()
+        hint = (
+            "another server is using it: stop it, or choose another --port (0 picks a free one)"
+            if exc.errno == errno.EADDRINUSE
+            else "check --host and --port"
+        )
+        raise ConfigError(
+            f"port {port}: cannot listen on {host}:{port} ({exc.strerror}); {hint}"
+        ) from None
     except BaseException:
         sock.close()
         raise
@@ -474,10 +493,12 @@ def make_server(
     max_body_bytes: int = MAX_BODY_BYTES,
     max_connections: int = MAX_CONNECTIONS,
     request_timeout_s: float = REQUEST_TIMEOUT_S,
+    sock: socket.socket | None = None,
 ) -> HTTPServer:
     """An HTTP server dispatching ``(method, path)`` to ``route(session, body)``; request
-    bodies above ``max_body_bytes`` are refused (413)."""
-    sock = _bind(host, port)
+    bodies above ``max_body_bytes`` are refused (413). ``sock``: a socket from
+    :func:`listen` on ``host:port`` (else one is bound here)."""
+    sock = listen(host, port) if sock is None else sock
     bound_port = sock.getsockname()[1]
     if host in ("", "0.0.0.0", "::", "[::]"):
         allowed = None  # any name (a token guards it)
