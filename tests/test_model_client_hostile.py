@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from puzzlegym.agents import client as client_module
 from puzzlegym.agents.client import ChatClient, ModelError
 from puzzlegym.agents.history import MAX_MESSAGE_CHARS, WINDOW_CHARS
 from puzzlegym.agents.replies import MAX_REPLY_VALUES
@@ -483,3 +484,42 @@ def test_a_reply_padded_with_millions_of_empty_lists_is_refused_before_it_is_bui
     )
     # what the client held: the body once as bytes and once as text; no list was built
     assert peak < 3 * len(body)
+
+
+# --------------------------------------------------------------------------- as a new user
+def test_eval_of_a_model_without_a_base_url_or_key_is_refused_at_once(tmp_path):
+    """Before: ``eval --agents openai:foo`` without ``--base-url`` retried for 16 s, then
+    reported a gaierror at "(default)". Now nothing starts, and the message says what to set."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "puzzlegym", "eval", "--agents", "openai:foo"]
+        + ["--objectives", "MazePaint-Easy", "--seeds", "0", "--run-dir", str(tmp_path / "run")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == (
+        "puzzlegym: error: base_url: none was given (no --base-url, no OPENAI_BASE_URL), so "
+        "requests would go to the default https://api.openai.com/v1, and no key is set "
+        "(OPENAI_API_KEY): give --base-url http://HOST:PORT/v1 for your own server, or set "
+        "OPENAI_API_KEY for https://api.openai.com/v1"
+    )
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_host_that_does_not_resolve_fails_at_once_naming_the_url(monkeypatch):
+    """With a key but no base URL the default is used, and the error says so; a name that does
+    not resolve (``.invalid`` never does) is not retried."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setattr(client_module, "DEFAULT_BASE_URL", "http://api.example.invalid/v1")
+    client = ChatClient("foo", None, KEY, max_retries=3, backoff_s=0.0)
+    with pytest.raises(ModelError) as err:
+        client.complete([{"role": "user", "content": "hi"}])
+    assert str(err.value).startswith(
+        "model 'foo' at http://api.example.invalid/v1 (the default: no --base-url or "
+        "OPENAI_BASE_URL was set): request failed (connection) after 0 retries: "
+        "cannot resolve host 'api.example.invalid' ("
+    )
+    assert client.totals.by_status == {"connection": 1}  # one attempt, no retry
