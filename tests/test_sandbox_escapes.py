@@ -958,6 +958,41 @@ except GUIError as e:
     assert out.strip() == "50 GUI call limit: at most 50 GUI calls (screenshots included) per run"
 
 
+def test_the_launcher_bounds_the_work_directory_for_a_harness_that_is_not_root(tmp_path):
+    """The launcher's other path, for a harness that is not root: it makes its own user and
+    mount namespaces for the bounded work tmpfs. Run here as uid 12345 with the system Python
+    (the project's interpreter lives under /root, out of reach of other users); the sandboxed
+    code fills the tmpfs until the kernel refuses."""
+    python = "/usr/bin/python3"
+    if os.geteuid() != 0 or not Path(python).exists() or shutil.which("setpriv") is None:
+        pytest.skip("needs root (to become another uid), setpriv and the system Python")
+    from puzzlegym.agents.isolation import LAUNCHER_SOURCE
+
+    base = "/dev/shm"
+    code = (
+        "import os\nn = 0\ntry:\n    while n < 1000:\n        open(f'f{n}', 'w').close()\n"
+        "        n += 1\nexcept OSError as e:\n    print(os.getuid(), 'files', n, e.errno)\n"
+    )
+    argv = ["/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--disable-userns"]
+    argv += ["--uid", "65534", "--gid", "65534", "--die-with-parent"]
+    argv += ["--ro-bind", f"{base}/ro0", "/usr", "--symlink", "usr/lib", "/lib"]
+    argv += ["--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev"]
+    argv += ["--bind", f"{base}/work", "/sandbox", "--chdir", "/sandbox"]
+    argv += ["--", python, "-I", "-S", "-c", code]
+    config = {"uid": 12345, "gid": 12345, "base": base, "work_bytes": 1 << 20}
+    config.update(work_inodes=50, stage=["/usr"], argv=argv)
+    proc = subprocess.run(
+        ["setpriv", "--reuid=12345", "--regid=12345", "--clear-groups", python, "-I", "-S"]
+        + ["-c", LAUNCHER_SOURCE, json.dumps(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd="/",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "65534 files 49 28"  # ENOSPC: 50 inodes, the root one of them
+
+
 # --------------------------------------------------------------------------- through puzzlegym run
 def run_code_turn(code: str) -> dict:
     return {"tool_calls": [{"name": "run_code", "arguments": {"code": code}}]}

@@ -279,9 +279,9 @@ class Sandbox:
         proc, self.proc = self.proc, None
         self._in_run = False
         if proc is not None:
-            if proc.poll() is None and self.init_pid is not None:
-                try:
-                    os.kill(self.init_pid, signal.SIGKILL)
+            if proc.poll() is None:
+                try:  # the namespace's init; before it is known, bwrap (its init follows it)
+                    os.kill(self.init_pid or proc.pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
             try:
@@ -528,4 +528,5 @@ class Sandbox:
             **self.limits.to_json(),
             "isolation": self.isolation,
             "seccomp": self._seccomp is not None,
+            "host_uid": isolation.host_ids()[0],
         }
