@@ -273,8 +273,10 @@ def test_more_slow_clients_than_the_connection_cap_do_not_delay_others(tmp_path)
         time.sleep(0.5)
         assert slow.open_count() == 16  # the 8 oldest were closed as the others came
         assert srv.request("GET", "/status")[0] == 409  # served at once, not 503
+        deadline = time.monotonic() + 60  # a bound on this test's waits, not on the server
+        while slow.open_count() == 16 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the tricklers notice a closed socket at their next byte
         assert slow.open_count() == 15  # ... by closing the longest-waiting trickler
-        deadline = time.monotonic() + 60
         while slow.open_count() and time.monotonic() < deadline:
             time.sleep(0.2)
         assert slow.open_count() == 0  # the rest at the request deadline
