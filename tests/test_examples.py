@@ -4,6 +4,7 @@ arguments, exits 0 and prints what it promises. Everything is written under tmp_
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -366,3 +367,38 @@ def test_plain_ppo_on_pixels_and_grid_actions_smoke(tmp_path):
         expect_rc=2,
     )
     assert "algo: maskable_ppo needs board actions" in bad.stderr
+
+
+# ---------------------------------------------------------------------- without the rl extra
+@pytest.mark.parametrize("how", ["puzzlegym train", "examples/train_ppo.py"])
+def test_training_without_the_rl_extra_says_how_to_install_it(tmp_path, how):
+    """Issue 29, as a new user meets it: without torch, ``puzzlegym train`` and the example
+    printed a 25-line ModuleNotFoundError traceback. torch is hidden here by a module of its
+    name that raises exactly what a missing package raises."""
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "torch.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n"
+    )
+    out = tmp_path / "out"
+    if how == "puzzlegym train":
+        cmd = [sys.executable, "-m", "puzzlegym", "train", "--out", str(out)]
+        prefix = "puzzlegym: error: "
+    else:
+        cmd = [sys.executable, str(EXAMPLES / "train_ppo.py"), f"out_dir={out}"]
+        prefix = "puzzlegym.run: error: "
+    proc = subprocess.run(
+        cmd,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(shadow)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"{prefix}training needs the rl extra (no module named 'torch'); install the rl extra: "
+        "pip install 'torch==2.13.0' --index-url https://download.pytorch.org/whl/cpu (the CPU "
+        "build), then pip install -e '.[rl]' (scripts/setup.sh dev does both)"
+    )
+    assert not out.exists()  # refused before anything was written

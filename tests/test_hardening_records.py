@@ -268,3 +268,79 @@ def test_atomic_writes_leave_files_with_the_umask_mode_and_no_temporaries(tmp_pa
     assert (tmp_path / "a.txt").read_text() == "text" and (
         tmp_path / "b.bin"
     ).read_bytes() == b"\x00\x01"
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_killed_multi_worker_eval_takes_its_workers_and_lock_with_it(tmp_path):
+    """Issue 29 item 13, the attack: ``kill -9`` of ``puzzlegym eval --workers 2``'s main
+    process while both workers wait on their model. Before, both lived on (then blocked for
+    ever on a pipe), holding the run directory's lock, and ``--resume`` was refused."""
+    from tests.conftest import scripted
+
+    run = tmp_path / "run"
+    slow = {"delay_s": 60, "tool_calls": [{"name": "answer", "arguments": {"text": "late"}}]}
+    answer = {"tool_calls": [{"name": "answer", "arguments": {"text": "stop"}}]}
+    with scripted({"models": {"a": [slow, answer], "b": [slow, answer]}}) as (model, url):
+        args = [
+            sys.executable,
+            "-m",
+            "puzzlegym",
+            "eval",
+            "--agents",
+            "openai:a,openai:b",
+            "--objectives",
+            "MazePaint-Easy",
+            "--seeds",
+            "0",
+            "--workers",
+            "2",
+            "--run-dir",
+            str(run),
+            "--base-url",
+            url,
+            "--quiet",
+        ]
+        main_proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 120  # a bound on this test's wait, not a measurement
+            while len(model.requests) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            workers = _children(main_proc.pid)
+            assert len(model.requests) == 2 and len(workers) == 2  # both wait on the model
+            main_proc.kill()  # SIGKILL: no handler, no cleanup
+            main_proc.wait(timeout=30)
+            while any(map(_alive, workers)) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert [w for w in workers if _alive(w)] == []
+        finally:
+            if main_proc.poll() is None:
+                main_proc.kill()
+                main_proc.wait()
+        resumed = subprocess.run([*args, "--resume"], capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "being written by another process" not in resumed.stderr
+    results = []
+    for m in ("a", "b"):
+        out = episode_dir(run, f"openai:{m}/native/M1", "LongPuzzle/MazePaint-Easy", 0)
+        results.append(json.loads((out / "result.json").read_text()))
+    assert [r.get("error") for r in results] == [None, None]

@@ -4,6 +4,8 @@ loopback (in this process, so limits can be set small), real sockets."""
 import http.client
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -163,21 +165,30 @@ def test_content_length_must_be_a_bounded_byte_count(quick_srv):
     assert srv.request("GET", "/status")[1] == before
 
 
-def test_connections_are_bounded(srv):
-    idle = [
-        socket.create_connection((srv.host, srv.port)) for _ in range(service_http.MAX_CONNECTIONS)
-    ]
+def closed_by_server(sock: socket.socket) -> bool:
+    """True once the server has closed ``sock`` (EOF or an answer waiting; never blocks)."""
     try:
-        time.sleep(0.3)
-        answer = raw_request(srv, b"GET /status HTTP/1.1\r\nHost: x\r\n\r\n", wait_s=5)
-        assert b" 503 " in answer.split(b"\r\n", 1)[0]
+        return sock.recv(4096, socket.MSG_DONTWAIT + socket.MSG_PEEK) is not None
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def test_connections_are_bounded(srv):
+    cap = service_http.MAX_CONNECTIONS
+    idle = [socket.create_connection((srv.host, srv.port)) for _ in range(cap + 20)]
+    try:
+        # served at once: a new connection closes the longest-waiting idle one
+        assert srv.request("GET", "/status")[0] == 409  # (no episode yet)
+        deadline = time.monotonic() + 10  # a bound on this test's wait, not on the server
+        while sum(map(closed_by_server, idle)) < 21 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        closed = [i for i, sock in enumerate(idle) if closed_by_server(sock)]
+        assert closed == list(range(21))  # the oldest: the server holds at most `cap`
     finally:
-        for s in idle:
-            s.close()
-    deadline = time.monotonic() + 10
-    while srv.request("GET", "/status")[0] == 503 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert srv.request("GET", "/status")[0] == 409  # served again (no episode yet)
+        for sock in idle:
+            sock.close()
 
 
 def test_responses_are_not_held_back_by_nagle(srv):
@@ -255,20 +266,20 @@ def test_slow_loris_clients_do_not_lock_out_others_and_are_cut_at_the_request_de
         srv.close()
 
 
-def test_more_slow_clients_than_the_connection_cap_delay_others_only_until_the_deadline(tmp_path):
+def test_more_slow_clients_than_the_connection_cap_do_not_delay_others(tmp_path):
     srv = serve(tmp_path / "records", request_timeout_s=2, max_connections=16)
     slow = Trickler(srv, 24)
     try:
         time.sleep(0.5)
-        statuses = []
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            statuses.append(srv.request("GET", "/status")[0])
-            if statuses[-1] != 503:
-                break
+        assert slow.open_count() == 16  # the 8 oldest were closed as the others came
+        assert srv.request("GET", "/status")[0] == 409  # served at once, not 503
+        deadline = time.monotonic() + 60  # a bound on this test's waits, not on the server
+        while slow.open_count() == 16 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the tricklers notice a closed socket at their next byte
+        assert slow.open_count() == 15  # ... by closing the longest-waiting trickler
+        while slow.open_count() and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert statuses[0] == 503 and statuses[-1] == 409  # refused at the cap, then served
-        assert slow.open_count() == 0
+        assert slow.open_count() == 0  # the rest at the request deadline
     finally:
         slow.close()
         srv.close()
@@ -433,3 +444,173 @@ def test_serve_needs_a_token_beyond_loopback(tmp_path):
         assert s.request("GET", "/status", headers=good)[0] == 200
     finally:
         s.close()
+
+
+# ------------------------------------------------------------------------------- issue 29
+def send_chunked(srv, head: bytes, total: int, chunk: int = 1 << 20) -> tuple[int, bytes]:
+    """Send ``head`` then a chunked body of ``total`` bytes (a JSON string of x); returns the
+    bytes the server let through (the kernel's buffers bound what it never read) and its
+    answer."""
+    sent = 0
+    with socket.create_connection((srv.host, srv.port), timeout=15) as sock:
+        try:
+            sock.sendall(head)
+            piece = b"x" * chunk
+            while sent < total:
+                sock.sendall(f"{chunk:x}\r\n".encode() + piece + b"\r\n")
+                sent += chunk
+            sock.sendall(b"0\r\n\r\n")
+        except OSError:  # the server answered and closed: the rest could not be sent
+            pass
+        answer = b""
+        try:
+            while chunk_in := sock.recv(65536):
+                answer += chunk_in
+        except OSError:
+            pass
+    return sent, answer
+
+
+def test_a_chunked_body_is_refused_whatever_its_content_length_says(srv):
+    """Item 10, the attack: ``Content-Length: 2`` with ``Transfer-Encoding: chunked`` and a
+    200 MB body (before: read in full, RSS 62 -> 256 MB, then 400), and a 2 MB JSON action
+    sent chunked (before: accepted, 200)."""
+    srv.request("POST", "/reset", RESET)
+    before = srv.request("GET", "/status")[1]
+    head = post_head(srv, "2")[:-2] + b"Transfer-Encoding: chunked\r\n\r\n"
+    sent, answer = send_chunked(srv, head, 200 << 20)
+    assert answer.split(b"\r\n", 1)[0] == b"HTTP/1.1 411 Length Required"
+    assert b"Transfer-Encoding: not accepted" in answer
+    assert sent < 64 << 20  # the server stopped reading at the headers
+    action = json.dumps({"type": "type_text", "text": "a" * (2 << 20)}).encode()
+    head = post_head(srv, None)[:-2] + b"Transfer-Encoding: chunked\r\n\r\n"
+    with socket.create_connection((srv.host, srv.port), timeout=15) as sock:
+        try:
+            sock.sendall(head + f"{len(action):x}\r\n".encode() + action + b"\r\n0\r\n\r\n")
+        except OSError:
+            pass
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 411 ")
+    assert srv.request("GET", "/status")[1] == before  # nothing was applied
+
+
+def test_header_lines_and_counts_are_bounded(srv):
+    """Item 12, the attack: a 70 KB header line and 300 headers, each sent in one write (h11
+    bounds only headers that arrive in pieces); before, both got 200."""
+    base = f"GET /status HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n"
+    cases = {
+        "long line": base + "X-Pad: " + "a" * 70_000 + "\r\n\r\n",
+        "many headers": base + "".join(f"X-H{i}: v\r\n" for i in range(300)) + "\r\n",
+        "long target": base.replace("/status", "/status?" + "q" * 9000) + "\r\n",
+    }
+    statuses = {
+        name: raw_request(srv, head.encode(), wait_s=5).split(b"\r\n", 1)[0]
+        for name, head in cases.items()
+    }
+    assert statuses == {
+        "long line": b"HTTP/1.1 431 Request Header Fields Too Large",
+        "many headers": b"HTTP/1.1 431 Request Header Fields Too Large",
+        "long target": b"HTTP/1.1 414 Request-URI Too Long",
+    }
+    assert srv.request("GET", "/status", headers={"X-Fine": "a" * 1000})[0] == 409
+
+
+RECONNECTOR = """
+import select, socket, sys
+host, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def open_one():
+    sock = socket.create_connection((host, port))
+    sock.send(b"G")
+    return sock
+socks = {}
+poller = select.poll()
+for _ in range(n):
+    sock = open_one()
+    socks[sock.fileno()] = sock
+    poller.register(sock, select.POLLIN)
+print("ready", flush=True)
+reopened = 0
+poller.register(sys.stdin, select.POLLIN)
+while True:
+    events = poller.poll(1000)
+    if any(fd == sys.stdin.fileno() for fd, _ in events):
+        break
+    for fd, _ in events:  # readable: an answer or EOF, the server closed it
+        poller.unregister(fd)
+        socks.pop(fd).close()
+        try:
+            sock = open_one()
+        except OSError:
+            continue
+        reopened += 1
+        socks[sock.fileno()] = sock
+        poller.register(sock, select.POLLIN)
+print(reopened, flush=True)
+"""
+
+
+class Reconnector:
+    """Item 11's attacker, in its own process: ``n`` connections that each send one byte and
+    are reopened as soon as the server closes them."""
+
+    def __init__(self, srv, n: int) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", RECONNECTOR, srv.host, str(srv.port), str(n)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None and self.proc.stdout.readline() == "ready\n"
+
+    def close(self) -> int:
+        """Stop; the number of connections it reopened."""
+        out, _ = self.proc.communicate("stop\n", timeout=30)
+        return int(out.split()[-1])
+
+
+def status_from(srv, source: str) -> int:
+    conn = http.client.HTTPConnection(srv.host, srv.port, timeout=30, source_address=(source, 0))
+    try:
+        conn.request("GET", "/status")
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def test_reconnecting_slow_clients_do_not_lock_out_status(srv):
+    """Item 11, the attack: 520 one-byte connections (more than the cap of 512), each reopened
+    as soon as it closes; before, GET /status answered 503 on 44 of 45 tries. Now each try
+    closes a waiting connection of the peer holding the most (the attacker's own, when it
+    comes from the same address, the longest-waiting first) and is served."""
+    attacker = Reconnector(srv, 520)
+    try:
+        same = [status_from(srv, "127.0.0.1") for _ in range(45)]
+        other = [status_from(srv, "127.0.0.2") for _ in range(15)]
+    finally:
+        reopened = attacker.close()
+    assert same == [409] * 45 and other == [409] * 15  # served (no episode yet), never 503
+    assert reopened >= 8  # the attacker kept reconnecting the whole time
+
+
+# ------------------------------------------------------------------------------- as a new user
+@pytest.mark.parametrize("command", [["play", "LongPuzzle/MazePaint-Easy"], ["serve"]])
+def test_a_port_in_use_is_a_clear_error_and_opens_nothing(tmp_path, command):
+    """Before, ``puzzlegym play --port <in use>`` printed an OSError traceback (and had already
+    opened its episode record)."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        proc = subprocess.run(
+            [sys.executable, "-m", "puzzlegym", *command, "--port", str(port)]
+            + ["--record-dir", str(tmp_path / "records")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == (
+        f"puzzlegym: error: port {port}: cannot listen on 127.0.0.1:{port} (Address already in "
+        "use); another server is using it: stop it, or choose another --port (0 picks a free one)"
+    )
+    assert not (tmp_path / "records").exists()

@@ -534,10 +534,10 @@ def ngar_script(level1: list[dict]) -> list[dict]:
     drag_calls = "\n".join(f"drag({d['x0']}, {d['y0']}, {d['x1']}, {d['y1']})" for d in drags)
     return [
         call("click", x=card["x"], y=card["y"]),  # native 1
-        call("screenshot"),  # native 2
+        call("screenshot"),  # an observation: no step
         call(
             "run_code",
-            code=(  # other 1; screenshot() native 3, click native 4
+            code=(  # other 1; screenshot() no step, click native 2
                 "s = screenshot()\n"
                 f"click({tier['x']}, {tier['y']})\n"
                 # malformed, no step
@@ -550,7 +550,7 @@ def ngar_script(level1: list[dict]) -> list[dict]:
             "content": "No tool call, but a block:\n```python\nprint('fenced', 6 * 7)\n```\n"
         },  # run: other 3
         call("run_code", code="def broken(:"),  # other 4 (a SyntaxError is a result too)
-        call("run_code", code=drag_calls),  # other 5; each drag native: 5 .. 4 + len(drags)
+        call("run_code", code=drag_calls),  # other 5; each drag native: 3 .. 2 + len(drags)
         # then the script is exhausted: answer("script exhausted"), other 6
     ]
 
@@ -590,7 +590,7 @@ def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(
         )
         sent = json.dumps(model.requests)
     assert code == 0
-    native, other = 4 + n_drags, 6
+    native, other = 2 + n_drags, 6
     expected = 100.0 * native / (native + other)
     meta = json.loads((run / "run.json").read_text())
     assert meta["agents"] == ["openai:alpha/code/M1", "openai:beta/code/M1"]
@@ -622,6 +622,51 @@ def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(
     # the model agents' records replay like any other (wall-clock times included)
     assert main(["replay", str(run)]) == 0
     capsys.readouterr()
+
+
+def test_screenshots_and_waits_cannot_raise_ngar(tmp_path, sandbox_available):
+    """Issue 29 item 7, the attack: no game action at all, but a code loop of ``screenshot()``
+    (ended by the run's one call budget), a loop of ``wait()``, screenshot tool calls. Before,
+    each screenshot was a native step and NGAR came out near 100."""
+    turns = [
+        call(
+            "run_code",
+            code=(
+                "for _ in range(5):\n"
+                "    wait()\n"
+                "n = 0\n"
+                "try:\n"
+                "    while n < 10_000:\n"
+                "        screenshot()\n"
+                "        n += 1\n"
+                "except GUIError as e:\n"
+                "    print(n, e)\n"
+            ),
+        ),
+        {"tool_calls": [{"name": "screenshot", "arguments": {}}] * 3},
+        call("answer", text="done"),
+    ]
+    out = tmp_path / "ep"
+    with scripted({"model": "m", "turns": turns}) as (model, url):
+        run_episode(
+            MAZE,
+            "openai:m",
+            level=1,
+            start="board",
+            clock="sim",
+            out_dir=out,
+            gif=False,
+            agent_options={"base_url": url, "setting": "code", "code_gui_calls": 40},
+        )
+        sent = json.dumps(model.requests)
+    assert "35 GUI call limit: at most 40 GUI calls (screenshots included) per run" in sent
+    ep = episode_from_record(out / "record")
+    # other: run_code, 5 waits, answer; the 35 + 3 screenshots are no steps
+    assert (ep["n_native"], ep["n_other"]) == (0, 7)
+    assert aggregate([episode_row(ep)])["NGAR"] == 0.0
+    turns_logged = [r for r in read_log(out / "record", AGENT_LOG) if r["kind"] == "turn"]
+    shots = [r for r in turns_logged if r["tool"] == "screenshot"]
+    assert len(shots) == 38 and all(r["native"] is None for r in shots)
 
 
 def test_an_episode_stopped_by_the_model_server_is_recorded_and_not_scored(tmp_path, capsys):

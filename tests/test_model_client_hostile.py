@@ -20,13 +20,17 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
+from puzzlegym.agents import client as client_module
 from puzzlegym.agents.client import ChatClient, ModelError
+from puzzlegym.agents.history import MAX_MESSAGE_CHARS, WINDOW_CHARS
+from puzzlegym.agents.replies import MAX_REPLY_VALUES
 from puzzlegym.cli import main
 from puzzlegym.evaluation.runner import run_episode
 from puzzlegym.record.files import AGENT_LOG, read_log
@@ -437,3 +441,85 @@ def test_agent_log_lines_always_read_back(tmp_path):
         "actions": 3,
         "t": 1.5,
     }
+
+
+# --------------------------------------------------------------------------- amplification
+def test_history_is_bounded_in_characters_whatever_the_replies_hold(tmp_path):
+    """Issue 29 item 8, the attack: 13 replies of 4 MB of text, each with a ``wait`` call (a
+    valid step, so the episode goes on), then an answer. Before, every later request carried
+    all of them (0, 4, 8, ... 48 MB)."""
+    big = "A" * (4 << 20)
+    turns = [{"body": completion([tool("wait", {})], content=big)}] * 13 + [ANSWER]
+    result, error, lines, requests = play(tmp_path, turns, "ep")
+    assert error is None and result is not None and len(requests) == 14
+    sizes = [len(json.dumps(r)) for r in requests]
+    kept = [
+        m["content"] for m in requests[-1]["messages"] if m["role"] == "assistant" and m["content"]
+    ]
+    note = f"\n[... {len(big) - MAX_MESSAGE_CHARS} more characters not kept]"
+    assert kept and all(k == big[:MAX_MESSAGE_CHARS] + note for k in kept)
+    # the window holds the newest units that fit in WINDOW_CHARS (plus the head, screenshots)
+    assert len(kept) == WINDOW_CHARS // (MAX_MESSAGE_CHARS + len(note) + 200)
+    assert max(sizes) < WINDOW_CHARS + 1_000_000 and sizes[-1] == max(sizes[-5:])
+
+
+def test_a_reply_padded_with_millions_of_empty_lists_is_refused_before_it_is_built():
+    """Issue 29 item 9, the attack: a 31 MB reply whose extra field holds 10 million empty
+    lists (ignored fields are parsed too). Before, parsing it took peak memory from ~100 MB to
+    ~940 MB; now the text is counted before anything is built."""
+    pad = b'"pad": [' + b"[]," * 10_400_000 + b"[]]"
+    body = completion(content="x")[:-1] + b", " + pad + b"}"
+    assert len(body) > 31_000_000
+    with hostile({"m": [{"body": body}]}) as server:
+        client = ChatClient("m", server.url, KEY, max_retries=0)
+        tracemalloc.start()
+        try:
+            with pytest.raises(ModelError) as err:
+                client.complete([{"role": "user", "content": "hi"}])
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert f"the body is not JSON (too many values (more than {MAX_REPLY_VALUES}))" in str(
+        err.value
+    )
+    # what the client held: the body once as bytes and once as text; no list was built
+    assert peak < 3 * len(body)
+
+
+# --------------------------------------------------------------------------- as a new user
+def test_eval_of_a_model_without_a_base_url_or_key_is_refused_at_once(tmp_path):
+    """Before: ``eval --agents openai:foo`` without ``--base-url`` retried for 16 s, then
+    reported a gaierror at "(default)". Now nothing starts, and the message says what to set."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "puzzlegym", "eval", "--agents", "openai:foo"]
+        + ["--objectives", "MazePaint-Easy", "--seeds", "0", "--run-dir", str(tmp_path / "run")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == (
+        "puzzlegym: error: base_url: none was given (no --base-url, no OPENAI_BASE_URL), so "
+        "requests would go to the default https://api.openai.com/v1, and no key is set "
+        "(OPENAI_API_KEY): give --base-url http://HOST:PORT/v1 for your own server, or set "
+        "OPENAI_API_KEY for https://api.openai.com/v1"
+    )
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_host_that_does_not_resolve_fails_at_once_naming_the_url(monkeypatch):
+    """With a key but no base URL the default is used, and the error says so; a name that does
+    not resolve (``.invalid`` never does) is not retried."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setattr(client_module, "DEFAULT_BASE_URL", "http://api.example.invalid/v1")
+    client = ChatClient("foo", None, KEY, max_retries=3, backoff_s=0.0)
+    with pytest.raises(ModelError) as err:
+        client.complete([{"role": "user", "content": "hi"}])
+    assert str(err.value).startswith(
+        "model 'foo' at http://api.example.invalid/v1 (the default: no --base-url or "
+        "OPENAI_BASE_URL was set): request failed (connection) after 0 retries: "
+        "cannot resolve host 'api.example.invalid' ("
+    )
+    assert client.totals.by_status == {"connection": 1}  # one attempt, no retry

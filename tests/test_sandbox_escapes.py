@@ -18,9 +18,11 @@ import json
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -120,9 +122,10 @@ def box(outside, sandbox_available):
     sandbox.close()
 
 
-def hostile(box: Sandbox, outside: Outside, code: str, on_gui=None) -> tuple:
+def hostile(box: Sandbox, outside: Outside, code: str, on_gui=None, frame=(900, 1280)) -> tuple:
     """Run ``code`` (with ``T``, the targets, defined) to its end; the agent side answers GUI
-    calls (``on_gui(box)`` first, if given) and screenshots. Returns the final event."""
+    calls (``on_gui(box)`` first, if given) and screenshots (a black ``frame``: height, width).
+    Returns the final event."""
     box.start_run(f"T = {json.dumps(outside.targets())}\n" + code)
     outside.watch(box)
     while True:
@@ -133,7 +136,7 @@ def hostile(box: Sandbox, outside: Outside, code: str, on_gui=None) -> tuple:
                 on_gui(box)
             box.reply(True, {"accepted": True, "feedback": "ok"})
         elif event[0] == "screenshot":
-            box.send_frame(np.zeros((900, 1280, 3), np.uint8))
+            box.send_frame(np.zeros((*frame, 3), np.uint8))
         else:
             return event
 
@@ -229,7 +232,7 @@ for pid in {T['parent'], os.getppid()}:
         lo, hi = (int(x, 16) for x in line.split()[0].split('-'))
         try:
             chunk = os.pread(mem, min(hi - lo, 1 << 24), lo)
-        except OSError:
+        except (OSError, OverflowError):  # unreadable, or past the offsets pread takes
             continue
         i = chunk.find(b'parent-memory-')
         if i >= 0:
@@ -410,9 +413,9 @@ for pid in sorted({os.getppid(), T['parent'], 1}):
 """
     out = finished(hostile(box, outside, code))
     assert resource.getrlimit(resource.RLIMIT_MSGQUEUE) == before
-    # its parent is outside its PID namespace (getppid() is 0, which prlimit reads as itself);
-    # any other pid, its own included, is refused by the seccomp filter
-    assert out.splitlines() == ["0 CHANGED", "1 PermissionError", f"{outside.pid} PermissionError"]
+    # its parent is the namespace's init (bwrap, pid 1); any pid but 0 (itself) is refused by
+    # the seccomp filter
+    assert out.splitlines() == ["1 PermissionError", f"{outside.pid} PermissionError"]
 
 
 def _state(pid: int) -> tuple[str, int]:
@@ -553,6 +556,443 @@ except ImportError as e:
     outside.assert_nothing_read(out)
 
 
+# --------------------------------------------------------------------------- bounds the OS holds
+# Issue 29: the harness runs as root (as on CI); each attack below got through before.
+NATIVE_SOURCE = r"""
+#define _GNU_SOURCE
+#include <Python.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/prctl.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static PyObject *clear_death_signal(PyObject *self, PyObject *args) {
+    int before = -1, after = -1;
+    prctl(PR_GET_PDEATHSIG, &before);
+    int r = prctl(PR_SET_PDEATHSIG, 0);
+    prctl(PR_GET_PDEATHSIG, &after);
+    int k = kill(1, SIGKILL), k_errno = k ? errno : 0;  /* the namespace's init */
+    return Py_BuildValue("(iiiii)", before, r, after, k, k_errno);
+}
+static PyObject *sysv_shm(PyObject *self, PyObject *args) {  /* populated, then detached */
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "n", &n)) return NULL;
+    int id = shmget(IPC_PRIVATE, (size_t)n, IPC_CREAT | 0600);
+    if (id < 0) return Py_BuildValue("(ni)", (Py_ssize_t)0, errno);
+    char *p = shmat(id, NULL, 0);
+    if (p == (void *)-1) return Py_BuildValue("(ni)", (Py_ssize_t)0, errno);
+    memset(p, 1, (size_t)n);
+    shmdt(p);
+    return Py_BuildValue("(ni)", n, 0);
+}
+static PyObject *sysv_msg(PyObject *self, PyObject *args) {
+    Py_ssize_t n, held = 0;
+    if (!PyArg_ParseTuple(args, "n", &n)) return NULL;
+    static struct { long type; char text[8000]; } m;
+    m.type = 1;
+    memset(m.text, 1, sizeof m.text);
+    while (held < n) {
+        int id = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+        if (id < 0) return Py_BuildValue("(ni)", held, errno);
+        if (msgsnd(id, &m, sizeof m.text, IPC_NOWAIT) != 0)
+            return Py_BuildValue("(ni)", held, errno);
+        held += (Py_ssize_t)sizeof m.text;
+    }
+    return Py_BuildValue("(ni)", held, 0);
+}
+static PyObject *posix_mq(PyObject *self, PyObject *args) {
+    long fd = syscall(SYS_mq_open, "pgmq", O_CREAT | O_RDWR, 0600, NULL);
+    return Py_BuildValue("(li)", fd, fd < 0 ? errno : 0);
+}
+/* threads on one shared stack: each new task only pauses, never touching its stack */
+static char stack[4096] __attribute__((aligned(16)));
+static PyObject *raw_threads(PyObject *self, PyObject *args) {
+    int limit, n = 0;
+    long ret = 0;
+    if (!PyArg_ParseTuple(args, "i", &limit)) return NULL;
+    unsigned long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD
+                          | CLONE_SYSVSEM;
+    for (; n < limit; n++) {
+        register long r10 __asm__("r10") = 0;
+        register long r8 __asm__("r8") = 0;
+        __asm__ volatile("syscall\n\t"
+                         "test %%rax, %%rax\n\t"
+                         "jnz 1f\n\t"
+                         "2: mov $34, %%eax\n\t" /* pause */
+                         "syscall\n\t"
+                         "jmp 2b\n\t"
+                         "1:\n\t"
+                         : "=a"(ret)
+                         : "0"(56L), "D"(flags), "S"(stack + sizeof stack), "d"(0L), "r"(r10),
+                           "r"(r8)
+                         : "rcx", "r11", "memory");
+        if (ret < 0) break;
+    }
+    return Py_BuildValue("(il)", n, ret < 0 ? -ret : 0L);
+}
+static PyMethodDef methods[] = {
+    {"clear_death_signal", clear_death_signal, METH_NOARGS, ""},
+    {"sysv_shm", sysv_shm, METH_VARARGS, ""},
+    {"sysv_msg", sysv_msg, METH_VARARGS, ""},
+    {"posix_mq", posix_mq, METH_NOARGS, ""},
+    {"raw_threads", raw_threads, METH_VARARGS, ""},
+    {NULL, NULL, 0, NULL}};
+static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "hostile_native", NULL, -1, methods};
+PyMODINIT_FUNC PyInit_hostile_native(void) { return PyModule_Create(&mod); }
+"""
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory) -> str:
+    """Python code that writes the hostile extension (raw syscalls the standard library does
+    not offer) into the work directory and imports it as ``N``."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no C compiler to build the hostile extension")
+    build = tmp_path_factory.mktemp("native")
+    src = build / "hostile_native.c"
+    src.write_text(NATIVE_SOURCE)
+    so = build / ("hostile_native" + sysconfig.get_config_var("EXT_SUFFIX"))
+    include = f"-I{sysconfig.get_paths()['include']}"
+    cmd = ["gcc", "-shared", "-fPIC", "-O1", include, str(src), "-o", str(so)]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+    blob = base64.b64encode(so.read_bytes()).decode()
+    return f"""
+import base64, os, sys, sysconfig
+_name = 'hostile_native' + (sysconfig.get_config_var('EXT_SUFFIX') or '.so')
+open(_name, 'wb').write(base64.b64decode({blob!r}))
+sys.path.insert(0, os.getcwd())
+import hostile_native as N
+"""
+
+
+SYSCTLS = [
+    "kernel/core_pattern",
+    "vm/drop_caches",
+    "kernel/pid_max",
+    "vm/overcommit_memory",
+    "kernel/panic",
+    "vm/panic_on_oom",
+    "kernel/threads-max",
+]
+
+
+def test_host_kernel_settings_cannot_be_opened_for_writing(box, outside):
+    """Item 1: /proc/sys through an fd on the sandbox's root (opened, never written: a success
+    would already be the escape)."""
+    before = {name: Path("/proc/sys", name).read_bytes() for name in SYSCTLS if name[0] == "k"}
+    code = (
+        ROOT_FD
+        + f"""
+R = root_fd()
+for name in {SYSCTLS!r}:
+    for where in ('proc/sys/' + name, 'proc/1/root/proc/sys/' + name):
+        try:
+            os.open(where, os.O_WRONLY, dir_fd=R)
+            print(where, 'WRITABLE')
+        except OSError as e:
+            print(where, type(e).__name__)
+print('sys holds', os.listdir(os.open('proc/sys', os.O_RDONLY | os.O_DIRECTORY, dir_fd=R)))
+"""
+    )
+    out = finished(hostile(box, outside, code))
+    lines = out.splitlines()
+    assert "WRITABLE" not in out
+    assert lines[: 2 * len(SYSCTLS)] == [
+        f"{where} FileNotFoundError"
+        for name in SYSCTLS
+        for where in ("proc/sys/" + name, "proc/1/root/proc/sys/" + name)
+    ]
+    assert lines[2 * len(SYSCTLS)] == "sys holds []"  # an empty read-only tmpfs covers it
+    assert {name: Path("/proc/sys", name).read_bytes() for name in before} == before
+
+
+def test_the_sandbox_runs_as_an_unprivileged_host_uid(box, outside):
+    """Items 1, 3 and 6 rest on this: every task of the sandbox is uid 65534 on the host (not
+    the root the harness runs as), holding no capability there."""
+    finished(hostile(box, outside, "print('up')"))
+    tasks = [box.init_pid, box.pid]
+    status = [Path(f"/proc/{pid}/status").read_text() for pid in tasks]
+    uids = [next(ln.split()[1:] for ln in s.splitlines() if ln.startswith("Uid:")) for s in status]
+    assert os.geteuid() != 0 or uids == [["65534"] * 4] * 2
+    caps = [
+        next(ln.split()[1] for ln in s.splitlines() if ln.startswith("CapEff:")) for s in status
+    ]
+    assert caps == ["0000000000000000"] * 2
+
+
+def test_root_only_proc_files_cannot_be_read(box, outside):
+    """Item 6: every file of /proc that the host keeps from other users (kpageflags, kpagecount,
+    slabinfo, pagetypeinfo, vmallocinfo, timer_list, kcore, ...)."""
+    private = sorted(
+        p.name
+        for p in Path("/proc").iterdir()
+        if not p.name.isdigit() and p.is_file() and not p.stat().st_mode & 0o004
+    )
+    assert {"kpageflags", "kpagecount", "slabinfo", "timer_list", "vmallocinfo"} <= set(private)
+    code = (
+        ROOT_FD
+        + f"""
+R = root_fd()
+for name in {private!r}:
+    try:
+        data = os.read(os.open('proc/' + name, os.O_RDONLY, dir_fd=R), 64)
+        print(name, 'READ', len(data))
+    except OSError as e:
+        print(name, type(e).__name__)
+"""
+    )
+    out = finished(hostile(box, outside, code))
+    assert "READ" not in out
+    assert all(line.endswith(("PermissionError", "FileNotFoundError")) for line in out.splitlines())
+    assert out.count("PermissionError") >= 5  # present in its /proc, and refused
+
+
+def memory_box(outside) -> Sandbox:
+    return Sandbox(SandboxLimits(time_s=LIMIT_S * 5, memory_mb=128, file_mb=4))
+
+
+def test_memory_outside_the_address_space_limit_is_refused(outside, native, sandbox_available):
+    """Item 2: with memory_mb=128, try to hold 256 MB through a memfd (posix_fallocate), SysV
+    shared memory (populated, detached), SysV and POSIX message queues, a pipe grown past its
+    default, and (bounded by RLIMIT_AS) anonymous shared and private memory."""
+    box = memory_box(outside)
+    try:
+        code = (
+            native
+            + """
+import fcntl, mmap
+MB = 1 << 20
+try:
+    fd = os.memfd_create('hold')
+    os.posix_fallocate(fd, 0, 256 * MB)
+    print('memfd HELD')
+except OSError as e:
+    print('memfd', e.errno)
+print('shm', N.sysv_shm(256 * MB))
+print('msg', N.sysv_msg(256 * MB))
+print('mq', N.posix_mq())
+r, w = os.pipe()
+try:
+    fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, MB)
+    print('pipe GROWN')
+except OSError as e:
+    print('pipe', e.errno)
+try:
+    shared = mmap.mmap(-1, 256 * MB, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
+    print('shared HELD')
+except OSError as e:
+    print('shared', e.errno)
+try:
+    private = bytearray(256 * MB)
+    print('private HELD')
+except MemoryError:
+    print('private MemoryError')
+"""
+        )
+        out = finished(hostile(box, outside, code))
+        outside.watch(box)
+    finally:
+        box.close()
+    eperm, enomem = 1, 12
+    assert out.splitlines() == [
+        f"memfd {eperm}",
+        f"shm (0, {eperm})",
+        f"msg (0, {eperm})",
+        f"mq (-1, {eperm})",
+        f"pipe {eperm}",
+        f"shared {enomem}",
+        "private MemoryError",
+    ]
+
+
+def test_threads_are_bounded_by_the_kernel(box, outside, native):
+    """Item 3: Python threads with tiny stacks, then raw clone(CLONE_THREAD) on one shared
+    stack; RLIMIT_NPROC (256) binds now that the sandbox's uid is not root."""
+    code = (
+        native
+        + """
+import threading, time
+threading.stack_size(64 * 1024)
+n = 0
+try:
+    while n < 2000:
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+        n += 1
+except RuntimeError as e:
+    print('python threads', n, e)
+print('raw threads', N.raw_threads(2000))
+"""
+    )
+    out = finished(hostile(box, outside, code))
+    python_line, raw_line = out.splitlines()
+    assert python_line == "python threads 254 can't start new thread"
+    assert raw_line == "raw threads (0, 11)"  # EAGAIN: the limit was reached already
+    tasks = int(
+        next(
+            ln.split()[1]
+            for ln in Path(f"/proc/{box.pid}/status").read_text().splitlines()
+            if ln.startswith("Threads:")
+        )
+    )
+    assert tasks == 255  # + bwrap's init: 256 tasks of the sandbox's uid
+
+
+def test_raw_threads_alone_are_bounded_too(box, outside, native):
+    out = finished(hostile(box, outside, native + "print('raw threads', N.raw_threads(2000))"))
+    assert out.strip() == "raw threads (254, 11)"
+
+
+HARNESS = """
+import sys, time
+from puzzlegym.agents.sandbox import Sandbox, SandboxLimits
+box = Sandbox(SandboxLimits(time_s=120))
+box.start_run(open(sys.argv[1]).read())
+print(box.init_pid, box.pid, flush=True)
+box.next_event()  # the code runs until the harness is killed
+time.sleep(600)
+"""
+
+
+def _start_time(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def test_the_sandbox_dies_with_a_killed_harness(tmp_path, outside, native, sandbox_available):
+    """Item 4: the code clears its own death signal (and tries to kill PID 1, which ignores it),
+    then the harness is killed with SIGKILL: the PID namespace's init (bwrap's, not the code)
+    dies with its parent, and the kernel ends every process in the namespace."""
+    code = tmp_path / "code.py"
+    code.write_text(
+        native
+        + """
+import time
+open('cleared', 'w').write(repr(N.clear_death_signal()))
+time.sleep(600)
+"""
+    )
+    harness = subprocess.Popen(
+        [sys.executable, "-c", HARNESS, str(code), outside.marker],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        assert harness.stdout is not None
+        init_pid, pid = map(int, harness.stdout.readline().split())
+        outside.namespaces.add(os.readlink(f"/proc/{pid}/ns/pid"))
+        started = {p: _start_time(p) for p in (init_pid, pid)}
+        marker = Path(f"/proc/{pid}/root/sandbox/cleared")
+        deadline = time.monotonic() + 60  # a bound on this test's wait, not a measurement
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        # before 0 = SIGKILL was set by bwrap; prctl 0 succeeded; now none; kill(1) "works"
+        # but the kernel drops a signal its namespace's init has no handler for
+        assert marker.read_text() == f"({int(signal.SIGKILL)}, 0, 0, 0, 0)"
+        harness.kill()  # SIGKILL: no handler, no cleanup
+        harness.wait(timeout=30)
+        while time.monotonic() < deadline and any(_start_time(p) == t for p, t in started.items()):
+            time.sleep(0.05)
+        assert [p for p, t in started.items() if _start_time(p) == t] == []
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+            harness.wait()
+
+
+def test_the_work_directory_is_bounded_in_files_and_bytes_at_mount_time(outside, sandbox_available):
+    """Item 5: files are refused by the kernel once the tmpfs's inodes (10,000) are used; bytes
+    once its size (file_mb) is; nothing is counted after the fact."""
+    box = Sandbox(SandboxLimits(time_s=LIMIT_S * 5, file_mb=2))
+    try:
+        code = """
+import os
+n = 0
+try:
+    while n < 200_000:
+        os.close(os.open(f'f{n}', os.O_CREAT | os.O_WRONLY))
+        n += 1
+except OSError as e:
+    print('files', n, e.errno)
+for i in range(n):
+    os.unlink(f'f{i}')
+held = 0
+try:
+    while held < 64 << 20:
+        with open(f'b{held}', 'wb') as fh:
+            fh.write(b'x' * 65536)
+        held += 65536
+except OSError as e:
+    print('bytes', held, e.errno)
+"""
+        event = hostile(box, outside, code)
+        outside.watch(box)
+    finally:
+        box.close()
+    enospc = 28
+    # the root directory is the 10,000th inode
+    assert finished(event).splitlines() == [f"files 9999 {enospc}", f"bytes {2 << 20} {enospc}"]
+
+
+def test_screenshots_count_against_the_gui_call_budget(box, outside):
+    """Item 7 (the sandbox's part): one budget for GUI calls and screenshots."""
+    code = """
+n = 0
+try:
+    while n < 10_000:
+        screenshot()
+        n += 1
+except GUIError as e:
+    print(n, e)
+"""
+    out = finished(hostile(box, outside, code, frame=(9, 12)))
+    assert out.strip() == "50 GUI call limit: at most 50 GUI calls (screenshots included) per run"
+
+
+def test_the_launcher_bounds_the_work_directory_for_a_harness_that_is_not_root(tmp_path):
+    """The launcher's other path, for a harness that is not root: it makes its own user and
+    mount namespaces for the bounded work tmpfs. Run here as uid 12345 with the system Python
+    (the project's interpreter lives under /root, out of reach of other users); the sandboxed
+    code fills the tmpfs until the kernel refuses."""
+    python = "/usr/bin/python3"
+    if os.geteuid() != 0 or not Path(python).exists() or shutil.which("setpriv") is None:
+        pytest.skip("needs root (to become another uid), setpriv and the system Python")
+    from puzzlegym.agents.isolation import LAUNCHER_SOURCE
+
+    base = "/dev/shm"
+    code = (
+        "import os\nn = 0\ntry:\n    while n < 1000:\n        open(f'f{n}', 'w').close()\n"
+        "        n += 1\nexcept OSError as e:\n    print(os.getuid(), 'files', n, e.errno)\n"
+    )
+    argv = ["/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--disable-userns"]
+    argv += ["--uid", "65534", "--gid", "65534", "--die-with-parent"]
+    argv += ["--ro-bind", f"{base}/ro0", "/usr", "--symlink", "usr/lib", "/lib"]
+    argv += ["--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev"]
+    argv += ["--bind", f"{base}/work", "/sandbox", "--chdir", "/sandbox"]
+    argv += ["--", python, "-I", "-S", "-c", code]
+    config = {"uid": 12345, "gid": 12345, "base": base, "work_bytes": 1 << 20}
+    config.update(work_inodes=50, stage=["/usr"], argv=argv)
+    proc = subprocess.run(
+        ["setpriv", "--reuid=12345", "--regid=12345", "--clear-groups", python, "-I", "-S"]
+        + ["-c", LAUNCHER_SOURCE, json.dumps(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd="/",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "65534 files 49 28"  # ENOSPC: 50 inodes, the root one of them
+
+
 # --------------------------------------------------------------------------- through puzzlegym run
 def run_code_turn(code: str) -> dict:
     return {"tool_calls": [{"name": "run_code", "arguments": {"code": code}}]}
@@ -615,6 +1055,17 @@ except OSError as e:
             "import sys, time\n"
             "sys.modules['__main__']._send({'op': 'screenshot'})\ntime.sleep(3600)"
         ),
+        run_code_turn(
+            ROOT_FD
+            + """
+R = root_fd()
+try:
+    os.open('proc/sys/kernel/core_pattern', os.O_WRONLY, dir_fd=R)
+    print('core_pattern WRITABLE')
+except OSError as e:
+    print('core_pattern', type(e).__name__)
+"""
+        ),
         {"tool_calls": [{"name": "answer", "arguments": {"text": "done"}}]},
     ]
     out = tmp_path / "episode"
@@ -654,15 +1105,20 @@ except OSError as e:
         requests = model.requests
     assert proc.returncode == 0, proc.stderr
     results = [m["content"] for m in requests[-1]["messages"] if m["role"] == "tool"]
-    assert len(results) == 6
-    # the harness and its parent (pid 0: outside the namespace) are not there; pid 1 is the child
-    assert "environ ['FileNotFoundError', 'FileNotFoundError', b'PATH=/nonexistent" in results[0]
+    assert len(results) == 7
+    # the harness is not there; the child's parent is the namespace's init (bwrap, pid 1), whose
+    # environment is the launcher's fixed one
+    assert (
+        "environ ['FileNotFoundError', b'PATH=/usr/bin:/bin\\x00', b'PATH=/usr/bin:/bin"
+        in results[0]
+    )
     assert "secret FileNotFoundError" in results[0]
     assert "write FileNotFoundError" in results[1] or "write OSError" in results[1]
     assert "fork PermissionError" in results[2]
     assert "broke the sandbox protocol: a frame of 8000" in results[3]
     assert "A" * 4000 + "\n[... 96000 more characters not shown]" in results[4]
     assert "time limit" in results[5] and "did not read its screenshot" in results[5]
+    assert "core_pattern FileNotFoundError" in results[6]
     # the biggest request is bounded by the output limit, not by what the child sent
     assert max(len(json.dumps(r)) for r in requests) < 200_000
     files = "".join(
@@ -706,15 +1162,22 @@ def test_code_setting_refuses_to_start_without_bubblewrap(tmp_path, outside):
     assert not (tmp_path / "none").exists()  # refused before anything started
 
 
-def test_a_bwrap_that_cannot_create_namespaces_is_refused(tmp_path, monkeypatch):
-    fake = tmp_path / "bin" / "bwrap"
-    fake.parent.mkdir()
-    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
-    with pytest.raises(
-        SandboxUnavailable,
-        match=r"cannot create the sandbox here \(bwrap: No permissions "
-        r"to create new namespace\).*apt-get install bubblewrap",
-    ):
-        Sandbox()
+def test_a_bwrap_that_cannot_create_namespaces_is_refused(monkeypatch):
+    # where the sandbox's uid (65534 under a root harness) can run it, unlike a 0700 tmp_path
+    home = Path(tempfile.mkdtemp(prefix="pgfakebwrap"))
+    try:
+        home.chmod(0o755)
+        fake = home / "bwrap"
+        fake.write_text(
+            "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"
+        )
+        fake.chmod(0o755)
+        monkeypatch.setenv("PATH", f"{home}:{os.environ['PATH']}")
+        with pytest.raises(
+            SandboxUnavailable,
+            match=r"cannot create the sandbox here \(bwrap: No permissions "
+            r"to create new namespace\).*apt-get install bubblewrap",
+        ):
+            Sandbox()
+    finally:
+        shutil.rmtree(home)

@@ -3,12 +3,16 @@ protocol vLLM, SGLang, Ollama, llama.cpp's server and hosted APIs serve), spoken
 HTTP(S) (the standard library's ``http.client``), so every byte and every wait is bounded here:
 
 * base URL, model and key come from arguments, else from ``OPENAI_BASE_URL`` and
-  ``OPENAI_API_KEY`` (a local server that checks no key gets a placeholder);
+  ``OPENAI_API_KEY`` (a local server that checks no key gets a placeholder); with neither a
+  base URL nor a key, nothing is sent: requests would go to the default
+  ``https://api.openai.com/v1`` without a key, so :func:`check_endpoint` refuses that
+  (ConfigError) and says what to set; errors name the URL a request went to;
 * ``timeout_s`` is a deadline for the whole of each attempt (connect, send, headers, body): a
   watchdog shuts the socket at the deadline, so a server that trickles its reply byte by byte
   cannot stretch a request past it; a reply body is at most :data:`MAX_REPLY_BYTES`;
 * a 200 body is parsed strictly (:mod:`.replies`); a malformed body is a server fault, counted
-  (``errors_by_kind["malformed"]``) and retried like 429, 5xx, timeouts and refused connections,
+  (``errors_by_kind["malformed"]``) and retried like 429, 5xx, timeouts and refused connections
+  (a host name that does not resolve is not retried: it fails at once, naming the host),
   a bounded number of times with exponential backoff (a ``Retry-After`` header is honoured up
   to the backoff cap); any other status (400, 401, 404, ...) fails at once; a request that
   fails for good raises :class:`ModelError`, which ends the episode (failed, unscored);
@@ -34,12 +38,27 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from puzzlegym.agents.replies import MAX_TOOL_CALLS, Reply, ReplyError, parse_reply
+from puzzlegym.agents.replies import (
+    MAX_REPLY_DEPTH,
+    MAX_REPLY_VALUES,
+    MAX_TOOL_CALLS,
+    Reply,
+    ReplyError,
+    parse_reply,
+)
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import ConfigError, PuzzleGymError
 from puzzlegym.base.version import __version__
 
-__all__ = ["MAX_TOOL_CALLS", "ChatClient", "ModelError", "Reply", "mask_secret", "mask_url"]
+__all__ = [
+    "MAX_TOOL_CALLS",
+    "ChatClient",
+    "ModelError",
+    "Reply",
+    "check_endpoint",
+    "mask_secret",
+    "mask_url",
+]
 
 log = logging.getLogger("puzzlegym.agents")
 
@@ -74,6 +93,19 @@ def mask_url(url: str | None) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def check_endpoint(base_url: str | None, api_key: str | None, key_env: str = API_KEY_ENV) -> None:
+    """Refuse (ConfigError, saying what to set) a client that has neither a base URL (argument
+    or ``OPENAI_BASE_URL``) nor a key (argument or ``key_env``): its requests would go to the
+    default endpoint without a key."""
+    if base_url or os.environ.get(BASE_URL_ENV) or api_key or os.environ.get(key_env):
+        return
+    raise ConfigError(
+        f"base_url: none was given (no --base-url, no {BASE_URL_ENV}), so requests would go "
+        f"to the default {DEFAULT_BASE_URL}, and no key is set ({key_env}): give --base-url "
+        f"http://HOST:PORT/v1 for your own server, or set {key_env} for {DEFAULT_BASE_URL}"
+    )
 
 
 @dataclass
@@ -139,7 +171,14 @@ class ChatClient:
         if not isinstance(model, str) or not model.strip():
             raise ConfigError("model: a model name is required (openai:<model>)")
         self.model = model
+        check_endpoint(base_url, api_key)
         self.base_url = base_url or os.environ.get(BASE_URL_ENV) or None
+        # what messages say the requests go to
+        self.shown_url = (
+            mask_url(self.base_url)
+            if self.base_url
+            else f"{DEFAULT_BASE_URL} (the default: no --base-url or {BASE_URL_ENV} was set)"
+        )
         url = urlsplit(self.base_url or DEFAULT_BASE_URL)
         if url.scheme not in ("http", "https") or not url.hostname:
             raise ConfigError(f"base_url: {mask_url(self.base_url)!r} is not an http(s) URL")
@@ -179,7 +218,7 @@ class ChatClient:
         """The client's settings as records may show them (no key, no credentials)."""
         return {
             "model": self.model,
-            "base_url": mask_url(self.base_url),
+            "base_url": mask_url(self.base_url or DEFAULT_BASE_URL),
             "api_key": self.key_hint,
             "timeout_s": self.timeout_s,
             "max_retries": self.max_retries,
@@ -194,7 +233,7 @@ class ChatClient:
         return text
 
     # ------------------------------------------------------------------ one attempt
-    def _post(self, payload: bytes) -> tuple[int, dict, bytes]:
+    def _post(self, payload: bytes) -> tuple[int, dict, bytearray]:
         """POST ``payload``; (status, lower-cased headers, body), all within ``timeout_s``."""
         url = self._url
         https = url.scheme == "https"
@@ -244,22 +283,26 @@ class ChatClient:
                 },
             )
             response = conn.getresponse()
-            chunks, size = [], 0
+            body = bytearray()  # one buffer: no list of chunks joined into a second copy
             while True:
                 chunk = response.read1(1 << 16)
                 if not chunk:
                     break
-                size += len(chunk)
-                if size > MAX_REPLY_BYTES:
+                if len(body) + len(chunk) > MAX_REPLY_BYTES:
                     raise _Failure("malformed", True, f"the reply is over {MAX_REPLY_BYTES} bytes")
-                chunks.append(chunk)
+                body += chunk
             if fired.is_set() or time.monotonic() > deadline:
                 raise _Failure("timeout", True)  # a body cut short by the watchdog
             headers = {k.lower(): v for k, v in response.getheaders()}
-            return response.status, headers, b"".join(chunks)
+            return response.status, headers, body
         except (OSError, http.client.HTTPException, ValueError) as exc:
             if fired.is_set() or time.monotonic() >= deadline or isinstance(exc, TimeoutError):
                 raise _Failure("timeout", True) from None
+            if isinstance(exc, socket.gaierror):  # a name that does not resolve: no retry
+                why = self.redact(str(exc.strerror or exc))
+                raise _Failure(
+                    "connection", False, f"cannot resolve host {host!r} ({why})"
+                ) from None
             raise _Failure("connection", True, self.redact(type(exc).__name__)) from None
         finally:
             watchdog.cancel()
@@ -287,12 +330,14 @@ class ChatClient:
         retryable = status == 429 or status >= 500
         raise _Failure(str(status), retryable, self._server_text(body), retry_after)
 
-    def _server_text(self, body: bytes) -> str:
+    def _server_text(self, body: bytes | bytearray) -> str:
         """The server's error message (its JSON ``error.message`` or its text), one line,
         printable, bounded and masked for the key."""
         text = ""
         try:
-            doc = jsonio.loads(body, numbers="mark")
+            doc = jsonio.loads(
+                body, numbers="mark", max_values=MAX_REPLY_VALUES, max_depth=MAX_REPLY_DEPTH
+            )
         except jsonio.JSONError:
             doc = None
         if isinstance(doc, dict):
@@ -300,7 +345,7 @@ class ChatClient:
             message = err.get("message") if isinstance(err, dict) else err
             text = message if isinstance(message, str) else ""
         if not text:
-            text = body[: 4 * MAX_SERVER_TEXT].decode("utf-8", "replace")
+            text = bytes(body[: 4 * MAX_SERVER_TEXT]).decode("utf-8", "replace")
         text = self.redact("".join(c if c.isprintable() else " " for c in text))
         return text[:MAX_SERVER_TEXT]
 
@@ -341,7 +386,7 @@ class ChatClient:
                     log.warning(
                         "model %s at %s: request %d failed (%s) after %d retries",
                         self.model,
-                        mask_url(self.base_url),
+                        self.shown_url,
                         n,
                         what,
                         retries,
@@ -349,7 +394,7 @@ class ChatClient:
                     detail = f": {exc.detail}" if exc.detail else ""
                     raise ModelError(
                         self.redact(
-                            f"model {self.model!r} at {mask_url(self.base_url)}: "
+                            f"model {self.model!r} at {self.shown_url}: "
                             f"request failed ({what}) after {retries} retries{detail}"
                         )
                     ) from None

@@ -8,17 +8,22 @@ reply have run) and ``run_code`` (Python run in
 a small GUI API over a pipe). A reply without tool calls whose text holds one fenced
 ```` ```python ```` block runs that block.
 
-Steps for NGAR (``100·native/(native + other)``, product spec §6), one record line each:
+Steps for NGAR (``100·native/(native + other)``, product spec §6; docs/metrics.md), one
+record line each:
 
-* native: a GUI tool call (click, double_click, drag, press_key, type_text, scroll, batch), a
-  ``screenshot`` tool call, and every GUI call or ``screenshot()`` the model's code makes;
-* other: every ``run_code`` call (one per run, whatever it does), a standalone ``wait`` and
-  the ``answer``.
+* native: a game action, that is GUI input the game receives: a GUI tool call (click,
+  double_click, drag, press_key, type_text, scroll, batch) and every such call the model's code
+  makes (each its own step);
+* other: every ``run_code`` call (one per run, whatever it does), a ``wait`` (a tool call or
+  the code's ``wait()``) and the ``answer``;
+* no step: a screenshot (the ``screenshot`` tool or the code's ``screenshot()``): recorded
+  (``"native": null``), never counted, so looking at the screen cannot raise NGAR (nor lower
+  it).
 
-Malformed calls (in replies or from code) are counted apart and are not steps. Unlike the
-paper, which counts a code call that issues GUI input once and as non-native, each GUI call of
-the code counts here as its own native step (the issue's definition), so the run's computation
-and its inputs are both visible.
+The code's GUI calls and screenshots share one budget per run (``code_gui_calls``). Malformed
+calls (in replies or from code) are counted apart and are not steps. Unlike the paper, which
+counts a code call that issues GUI input once and as non-native, each game action of the code
+counts here as its own native step, so the run's computation and its inputs are both visible.
 """
 
 from __future__ import annotations
@@ -99,7 +104,7 @@ class CodeAgent(NativeAgent):
 
     def _perform(self, call: ParsedCall) -> Action | None:
         if call.kind == "screenshot":
-            self._turn("screenshot", native=True)
+            self._turn("screenshot", native=None)  # an observation: no NGAR step
             self._result(call.id, "The screenshot follows.")
             self._want_screenshot = True
             return None
@@ -145,7 +150,7 @@ class CodeAgent(NativeAgent):
             event = self.sandbox.next_event()
             if event[0] == "screenshot":
                 self._run_counts["screenshots"] += 1
-                self._turn("screenshot", native=True, source="code")
+                self._turn("screenshot", native=None, source="code")
                 self.sandbox.send_frame(self._obs)
                 continue
             if event[0] == "gui":
@@ -157,7 +162,10 @@ class CodeAgent(NativeAgent):
                     continue
                 self._run_counts["gui"] += 1
                 self._turn(
-                    action.type, native=True, source="code", detail={"action": to_dict(action)}
+                    action.type,
+                    native=action.type != "wait",  # a game action; a wait is none
+                    source="code",
+                    detail={"action": to_dict(action)},
                 )
                 self._inflight = ParsedCall(self._code.id, "code_gui", "code_gui", action=action)
                 self._acted = True

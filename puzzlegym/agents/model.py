@@ -17,7 +17,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from puzzlegym.agents.client import API_KEY_ENV, ChatClient, mask_secret, mask_url
+from puzzlegym.agents.client import (
+    API_KEY_ENV,
+    ChatClient,
+    check_endpoint,
+    mask_secret,
+    mask_url,
+)
 from puzzlegym.agents.memory import CONDITIONS
 from puzzlegym.base.errors import ConfigError
 
@@ -95,16 +101,16 @@ def _check(options: dict[str, Any] | None) -> dict[str, Any]:
         not isinstance(env_name, str) or not env_name.replace("_", "").isalnum()
     ):
         raise ConfigError(f"api_key_env: {env_name!r} is not an environment variable name")
+    check_endpoint(options.get("base_url"), options.get("api_key"), env_name or API_KEY_ENV)
     return options
 
 
 def model_label(spec: str, options: dict[str, Any] | None = None) -> str:
     """The name records and reports give a model agent: ``openai:MODEL/<setting>/<memory>``
     (``/K1`` with the rule card), so one run can hold several settings of one model."""
+    model = _model(spec)
     opts = _check(options)
-    label = (
-        f"{MODEL_PREFIX}{_model(spec)}/{opts.get('setting', 'native')}/{opts.get('memory', 'M1')}"
-    )
+    label = f"{MODEL_PREFIX}{model}/{opts.get('setting', 'native')}/{opts.get('memory', 'M1')}"
     return label + ("/K1" if opts.get("rule_card") else "")
 
 
@@ -122,8 +128,8 @@ def build_model_agent(
     spec: str, env_id: str, options: dict[str, Any] | None = None, *, wall_clock: bool = True
 ):
     """The model agent for ``spec`` (``openai:MODEL``) on objective ``env_id``."""
-    opts = _check(options)
     model = _model(spec)
+    opts = _check(options)
     key = opts.get("api_key")
     if key is None:
         key = os.environ.get(opts.get("api_key_env") or API_KEY_ENV)

@@ -31,7 +31,7 @@ from collections import deque
 from typing import Any
 
 from puzzlegym.agents.client import ChatClient, Reply
-from puzzlegym.agents.history import History, image_message
+from puzzlegym.agents.history import WINDOW_CHARS, History, image_message
 from puzzlegym.agents.memory import Memory
 from puzzlegym.agents.prompts import no_tool_call, observation_text, system_prompt, task_message
 from puzzlegym.agents.screenshots import ScreenEncoder
@@ -103,7 +103,14 @@ class NativeAgent:
         self._info: dict = {}
         self._t_info = time.monotonic()
         self._records: list[dict] = []
-        self.counts = {"native": 0, "other": 0, "malformed": 0, "harness_waits": 0, "restarts": 0}
+        self.counts = {
+            "native": 0,
+            "other": 0,
+            "observations": 0,
+            "malformed": 0,
+            "harness_waits": 0,
+            "restarts": 0,
+        }
         self._records.append({"kind": "config", **self.describe()})
 
     # ------------------------------------------------------------------ description
@@ -118,6 +125,7 @@ class NativeAgent:
             "image_quality": self.encoder.quality if self.encoder.format == "jpeg" else None,
             "history_turns": turns,
             "history_images": images,
+            "history_chars": WINDOW_CHARS,
             "max_idle_requests": self.max_idle_requests,
             **self.client.describe(),
         }
@@ -317,9 +325,12 @@ class NativeAgent:
             self.history.add({"role": "user", "content": text})
 
     def _turn(
-        self, tool: str, *, native: bool, detail: dict | None = None, source: str = "tool"
+        self, tool: str, *, native: bool | None, detail: dict | None = None, source: str = "tool"
     ) -> None:
-        self.counts["native" if native else "other"] += 1
+        """Record one tool call (or call of the model's code): an NGAR step, native (a game
+        action) or other, or (``native=None``) no step at all (an observation)."""
+        key = "observations" if native is None else "native" if native else "other"
+        self.counts[key] += 1
         rec = {"kind": "turn", "tool": tool, "source": source, **(detail or {})}
         if self.setting == "code":
             rec["native"] = native  # NGAR applies to the Code Execution setting only

@@ -3,8 +3,10 @@
 :class:`ReplyError` naming the field that was wrong.
 
 The body is parsed with :func:`puzzlegym.base.jsonio.loads` (no NaN/Infinity, no integers of
-thousands of digits, no nesting past the parser's depth: such numbers become markers that no
-field accepts) and validated with pydantic in strict mode:
+thousands of digits: such numbers become markers that no field accepts; at most
+:data:`MAX_REPLY_VALUES` values nested at most :data:`MAX_REPLY_DEPTH` deep, checked on the
+text before anything is built, so a body padded with millions of empty lists costs no more
+memory than its text) and validated with pydantic in strict mode:
 
 * ``choices``: a non-empty list; its first element has a ``message`` object whose
   ``content`` is a string or null and whose ``tool_calls`` (a list, or absent/null) each have a
@@ -28,12 +30,22 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from puzzlegym.base import jsonio
 
-__all__ = ["MAX_TOOL_CALLS", "MAX_USAGE_TOKENS", "Reply", "ReplyError", "parse_reply"]
+__all__ = [
+    "MAX_REPLY_DEPTH",
+    "MAX_REPLY_VALUES",
+    "MAX_TOOL_CALLS",
+    "MAX_USAGE_TOKENS",
+    "Reply",
+    "ReplyError",
+    "parse_reply",
+]
 
 MAX_TOOL_CALLS = 16  # tool calls kept from one reply (the rest are reported as errors)
 MAX_USAGE_TOKENS = 10**9  # no request uses more; larger counts are a malformed reply
 MAX_CALLS_IN_REPLY = 1000
 MAX_NAME_CHARS = 200
+MAX_REPLY_VALUES = 100_000  # JSON values in one body (a reply has tens; a batch hundreds)
+MAX_REPLY_DEPTH = 64  # nesting of arrays and objects (a reply needs about a dozen)
 
 
 class ReplyError(ValueError):
@@ -114,12 +126,14 @@ def _first_error(exc: ValidationError) -> str:
     return f"{where}: {err.get('msg', 'invalid')}"
 
 
-def parse_reply(body: bytes, latency_s: float = 0.0, retries: int = 0) -> Reply:
+def parse_reply(body: bytes | bytearray, latency_s: float = 0.0, retries: int = 0) -> Reply:
     """The reply in ``body`` (module docstring); raises :class:`ReplyError`."""
     if not body.strip():
         raise ReplyError("the body is empty")
     try:
-        doc = jsonio.loads(body, numbers="mark")
+        doc = jsonio.loads(
+            body, numbers="mark", max_values=MAX_REPLY_VALUES, max_depth=MAX_REPLY_DEPTH
+        )
     except jsonio.JSONError as exc:
         raise ReplyError(f"the body is not JSON ({str(exc)[:200]})") from None
     if not isinstance(doc, dict):

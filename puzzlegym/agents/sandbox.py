@@ -1,7 +1,8 @@
 """The Code Execution sandbox: the model's Python runs in a separate process under the
 operating system's isolation (:mod:`.isolation`: bubblewrap namespaces, read-only mounts of
-the interpreter and its standard library only, a private tmpfs work directory; :mod:`.seccomp`:
-no new processes), with a time and memory limit, no network, and no way to the env, the
+the interpreter and its standard library only, a private tmpfs work directory bounded in bytes
+and files, an unprivileged host uid; :mod:`.seccomp`: no new processes, no memory outside the
+address-space limit), with a time and memory limit, no network, and no way to the env, the
 evaluator, the harness's files, environment or memory. ``docs/sandbox.md`` states the threat
 model and what is guaranteed.
 
@@ -13,7 +14,8 @@ The parent trusts nothing the child sends. Frames on the protocol stream are len
 bounded before they are read, parsed strictly (:func:`puzzlegym.base.jsonio.loads`) and checked
 against the exact shapes below, each naming its run (frames of an earlier run, which code that
 forged its own "done" may still send, are dropped); anything else ends the session. The parent
-keeps every count itself: GUI calls per run, characters of output returned, and time. Every wait
+keeps every count itself: GUI calls per run (screenshots included: one budget), characters of
+output returned, and time. Every wait
 on the child is bounded, writes to it included (a screenshot the child never reads costs it its
 time limit, not the agent a blocked step).
 
@@ -53,12 +55,14 @@ from puzzlegym.base.errors import ConfigError
 __all__ = ["Sandbox", "SandboxError", "SandboxLimits"]
 
 HEADER = struct.Struct(">I")
+FRAME_VALUES = 256  # JSON values in one frame from the child (a GUI call has about ten)
+FRAME_DEPTH = 8
 STARTUP_S = 30.0
 STOP_WAIT_S = 1.0  # how long a SIGSTOP may take to reach every thread
 POLL_S = 0.05  # how often the CPU time of a running child is read while waiting for it
-MAX_SESSION_FILES = 10_000  # inodes the work directory may hold (tmpfs has no other bound)
+WORK_INODES = 10_000  # files and directories the work directory may hold (its tmpfs's nr_inodes)
 OPEN_FILES = 256
-THREADS = 256
+THREADS = 256  # tasks of the sandbox's uid in its namespace (RLIMIT_NPROC: bwrap's init included)
 CHILD_SOURCE = Path(__file__).with_name("sandbox_child.py").read_text(encoding="utf-8")
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -132,7 +136,8 @@ class Sandbox:
         self._runtime = isolation.runtime()
         self._seccomp = seccomp.filter_program()
         self.proc: subprocess.Popen | None = None
-        self.pid: int | None = None  # the sandboxed interpreter (PID 1 of its namespace)
+        self.pid: int | None = None  # the sandboxed interpreter (PID 2 of its namespace)
+        self.init_pid: int | None = None  # bwrap's init, PID 1 of the namespace
         self.sessions = 0
         self._budget = 0.0  # wall seconds the child may still run in the current run
         self._cpu0 = 0.0  # its CPU seconds when the run started
@@ -160,14 +165,15 @@ class Sandbox:
             "seccomp": self._seccomp.hex() if self._seccomp else None,
         }
         info_r, info_w = os.pipe()
-        cmd = isolation.bwrap_command(
-            self._bwrap,
-            self._runtime,
-            ["-c", CHILD_SOURCE, json.dumps(config)],
-            work_bytes=lim.file_mb * 1024 * 1024,
-            info_fd=info_w,
-        )
         try:
+            cmd = isolation.launch_command(
+                self._bwrap,
+                self._runtime,
+                ["-c", CHILD_SOURCE, json.dumps(config)],
+                work_bytes=lim.file_mb * 1024 * 1024,
+                work_inodes=WORK_INODES,
+                info_fd=info_w,
+            )
             self.proc = subprocess.Popen(
                 cmd,
                 stdin=subprocess.PIPE,
@@ -179,6 +185,9 @@ class Sandbox:
                 close_fds=True,
                 pass_fds=(info_w,),
             )
+        except BaseException:
+            os.close(info_r)
+            raise
         finally:
             os.close(info_w)
         self.sessions += 1
@@ -189,9 +198,13 @@ class Sandbox:
         )  # a child that stops reading cannot block us
         os.set_blocking(self.proc.stderr.fileno(), False)
         deadline = time.monotonic() + STARTUP_S
+        msg: dict = {}
         try:
-            self.pid = self._read_info(info_r, deadline)
-            msg = self._recv(deadline, watch_cpu=False)
+            self.init_pid = isolation.read_child_pid(info_r, deadline)
+            if self.init_pid is not None:
+                msg = self._recv(deadline, watch_cpu=False)
+                children = isolation.child_pids(self.init_pid)  # the interpreter, running now
+                self.pid = children[0] if len(children) == 1 else None
         except (_Timeout, _Violation, EOFError, OSError):
             msg = {}
         finally:
@@ -200,28 +213,6 @@ class Sandbox:
             why = self._stderr_tail()
             self.kill()
             raise SandboxError("the sandbox did not start" + (f": {why}" if why else ""))
-
-    def _read_info(self, fd: int, deadline: float) -> int:
-        """The sandboxed interpreter's PID (outside its namespace), from bwrap's --info-fd."""
-        data = b""
-        while len(data) < 4096:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                raise _Timeout
-            chunk = os.read(fd, 4096)
-            if not chunk:
-                break
-            data += chunk
-            try:
-                doc = json.loads(data)
-            except ValueError:
-                continue
-            break
-        doc = jsonio.loads(data)
-        pid = doc.get("child-pid") if isinstance(doc, dict) else None
-        if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 1:
-            raise _Violation("bwrap gave no child pid")
-        return pid
 
     def _stderr_tail(self) -> str:
         if self.proc is None or self.proc.stderr is None:
@@ -282,23 +273,15 @@ class Sandbox:
             return None
         return (int(fields[11]) + int(fields[12])) / _CLK_TCK  # utime, stime
 
-    def _work_files(self) -> int | None:
-        """Inodes in use in the session's work directory (a tmpfs only it sees)."""
-        try:
-            st = os.statvfs(f"/proc/{self.pid}/root{isolation.WORKDIR}")
-        except OSError:
-            return None
-        return st.f_files - st.f_ffree
-
     def kill(self) -> None:
         """End the session: SIGKILL to PID 1 of its namespace (the kernel ends every other
         process in it), then bwrap, and wait for both."""
         proc, self.proc = self.proc, None
         self._in_run = False
         if proc is not None:
-            if proc.poll() is None and self.pid is not None:
-                try:
-                    os.kill(self.pid, signal.SIGKILL)
+            if proc.poll() is None:
+                try:  # the namespace's init; before it is known, bwrap (its init follows it)
+                    os.kill(self.init_pid or proc.pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
             try:
@@ -315,7 +298,7 @@ class Sandbox:
                         stream.close()
                     except OSError:
                         pass
-        self.pid = None
+        self.pid = self.init_pid = None
         self._stopped = False
 
     close = kill
@@ -358,7 +341,12 @@ class Sandbox:
         if n > self._max_frame:
             raise _Violation(f"a frame of {n} bytes (at most {self._max_frame})")
         try:
-            doc = jsonio.loads(self._read_exact(n, deadline, watch_cpu), numbers="mark")
+            doc = jsonio.loads(
+                self._read_exact(n, deadline, watch_cpu),
+                numbers="mark",
+                max_values=FRAME_VALUES,
+                max_depth=FRAME_DEPTH,
+            )
         except jsonio.JSONError as exc:
             raise _Violation(f"a frame that is not valid JSON ({exc})") from None
         if not isinstance(doc, dict):
@@ -433,8 +421,8 @@ class Sandbox:
 
         Returns ``("gui", action_dict)``, ``("screenshot",)``, ``("done", stdout, error)``,
         or ``("failed", reason)`` when the process was killed (time or memory limit, crash,
-        a broken protocol). GUI calls past the per-run limit are refused here, without
-        reaching the agent.
+        a broken protocol). GUI calls and screenshots past the per-run limit (one budget
+        for both) are refused here, without reaching the agent.
         """
         if not self._in_run:
             raise SandboxError("no run in progress")
@@ -462,22 +450,17 @@ class Sandbox:
             if event is None:
                 continue  # a frame of an earlier run (its code went on after a forged "done")
             self._stop()  # the agent holds the turn now
-            files = self._work_files()
-            if files is not None and files > MAX_SESSION_FILES:
-                return self._end(
-                    f"the work directory holds {files} files (at most {MAX_SESSION_FILES})"
-                )
             if event[0] == "done":
                 self._in_run = False
                 return event
-            if event[0] == "gui":
-                self._gui_calls += 1
-                if self._gui_calls > self.limits.gui_calls:
-                    self.reply(
-                        False,
-                        error=f"GUI call limit: at most {self.limits.gui_calls} GUI calls per run",
-                    )
-                    continue
+            self._gui_calls += 1  # a GUI action or a screenshot: one budget for both
+            if self._gui_calls > self.limits.gui_calls:
+                self.reply(
+                    False,
+                    error=f"GUI call limit: at most {self.limits.gui_calls} GUI calls "
+                    "(screenshots included) per run",
+                )
+                continue
             return event
 
     def _event(self, msg: dict) -> tuple | None:
@@ -545,4 +528,5 @@ class Sandbox:
             **self.limits.to_json(),
             "isolation": self.isolation,
             "seccomp": self._seccomp is not None,
+            "host_uid": isolation.host_ids()[0],
         }

@@ -3,16 +3,19 @@ puzzlegym). :mod:`puzzlegym.agents.sandbox` starts it under bubblewrap
 (:mod:`puzzlegym.agents.isolation`) as ``python -I -S -c SOURCE CONFIG`` and speaks to it over
 its stdin/stdout with length-prefixed JSON frames.
 
-The operating system is the boundary (namespaces, read-only mounts, no puzzlegym files in
-sight); the parent trusts nothing this program says and bounds every frame, count and wait
-itself. Before any model code runs this program
+The operating system is the boundary (an unprivileged host uid, namespaces, read-only mounts,
+no puzzlegym files in sight, a work directory bounded in bytes and inodes); the parent trusts
+nothing this program says and bounds every frame, count and wait itself. This program is PID 2
+of its namespace (bwrap's init is PID 1). Before any model code runs it
 
 * moves the protocol onto private file descriptors and points fds 0-2 at /dev/null, so
   ``print`` (captured, bounded) and stray writes cannot corrupt the protocol by accident;
 * sets resource limits, soft and hard (so they cannot be raised again): address space (the
-  memory limit), a CPU-time backstop, file size, open files, threads, no core dumps;
+  memory limit), a CPU-time backstop, file size, open files, tasks (``RLIMIT_NPROC``, which
+  the kernel enforces because the uid is not root), no core dumps;
 * installs the seccomp filter the parent built (:mod:`puzzlegym.agents.seccomp`): no new
-  processes, no reaching other processes, less kernel surface;
+  processes, no reaching other processes, no memory outside the address-space limit (memfd,
+  SysV and POSIX IPC), no sockets, less kernel surface;
 * installs an audit hook, as defence in depth only: it refuses importing puzzlegym, opening or
   listing paths outside what the sandbox binds and its work directory, writing outside the
   work directory, sockets, starting or signalling processes, and foreign calls through ctypes.

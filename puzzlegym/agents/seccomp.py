@@ -9,7 +9,11 @@ runs. It is a second line behind the namespaces of :mod:`.isolation`; what it ad
   ``pidfd_getfd``, and ``prlimit64`` on any process but itself;
 * less kernel surface: namespaces (``unshare``, ``setns``), mounts, keyrings, ``bpf``,
   ``perf_event_open``, ``userfaultfd``, ``io_uring``, module loading, ``personality``, file
-  handles, and sockets other than AF_UNIX;
+  handles, and sockets of any family (``socket``, ``socketpair``);
+* no memory outside the address-space limit (``RLIMIT_AS`` counts every mapping, shared
+  ones included, but not memory held by a file descriptor): ``memfd_create``,
+  ``memfd_secret``, SysV shared memory, semaphores and message queues, POSIX message queues,
+  and ``fcntl(F_SETPIPE_SZ)`` (a pipe keeps its 64 KiB default) fail with EPERM;
 * syscalls of another ABI (32-bit ``int 0x80`` calls, x32) kill the process.
 
 The program is built for x86_64, the architecture this project runs on; elsewhere
@@ -37,7 +41,6 @@ _RET_ERRNO = 0x00050000
 _AUDIT_ARCH_X86_64 = 0xC000003E
 _X32_BIT = 0x40000000
 _CLONE_THREAD = 0x00010000
-_AF_UNIX = 1
 # offsets in struct seccomp_data: nr, arch, instruction pointer, args[6] (little-endian u64)
 _NR, _ARCH = 0, 4
 
@@ -94,8 +97,33 @@ DENIED_SYSCALLS = {
     "swapoff": 168,
     "reboot": 169,
     "quotactl": 179,
+    # memory that no address-space limit counts: anonymous files, SysV and POSIX IPC
+    "memfd_create": 319,
+    "memfd_secret": 447,
+    "shmget": 29,
+    "shmat": 30,
+    "shmctl": 31,
+    "shmdt": 67,
+    "semget": 64,
+    "semop": 65,
+    "semctl": 66,
+    "semtimedop": 220,
+    "msgget": 68,
+    "msgsnd": 69,
+    "msgrcv": 70,
+    "msgctl": 71,
+    "mq_open": 240,
+    "mq_unlink": 241,
+    "mq_timedsend": 242,
+    "mq_timedreceive": 243,
+    "mq_notify": 244,
+    "mq_getsetattr": 245,
+    # sockets of any family (their buffers are kernel memory too; there is no network anyway)
+    "socket": 41,
+    "socketpair": 53,
 }
-_CLONE, _CLONE3, _PRLIMIT64, _SOCKET = 56, 435, 302, 41
+_CLONE, _CLONE3, _PRLIMIT64, _FCNTL = 56, 435, 302, 72
+_F_SETPIPE_SZ = 1031
 
 
 class _Program:
@@ -143,7 +171,7 @@ def filter_program(machine: str | None = None) -> bytes | None:
     p.op(_JEQ_K, _CLONE, "clone", 0)
     p.op(_JEQ_K, _CLONE3, "enosys", 0)
     p.op(_JEQ_K, _PRLIMIT64, "prlimit", 0)
-    p.op(_JEQ_K, _SOCKET, "socket", 0)
+    p.op(_JEQ_K, _FCNTL, "fcntl", 0)
     p.op(_RET_K, _RET_ALLOW)
     p.label("clone")  # a thread (CLONE_THREAD in the flags, args[0]) or nothing
     p.op(_LD_W_ABS, _arg_lo(0))
@@ -153,9 +181,9 @@ def filter_program(machine: str | None = None) -> bytes | None:
     p.op(_JEQ_K, 0, 0, "eperm")
     p.op(_LD_W_ABS, _arg_hi(0))
     p.op(_JEQ_K, 0, "allow", "eperm")
-    p.label("socket")  # AF_UNIX only (there is no network in the namespace anyway)
-    p.op(_LD_W_ABS, _arg_lo(0))
-    p.op(_JEQ_K, _AF_UNIX, "allow", "eperm")
+    p.label("fcntl")  # pipes keep their default 64 KiB buffer (cmd, args[1])
+    p.op(_LD_W_ABS, _arg_lo(1))
+    p.op(_JEQ_K, _F_SETPIPE_SZ, "eperm", "allow")
     p.label("allow")
     p.op(_RET_K, _RET_ALLOW)
     p.label("eperm")

@@ -7,6 +7,12 @@ rejected with :class:`JSONError` naming the problem. With ``numbers="mark"`` the
 numbers become :class:`Unrepresentable` markers instead, so the caller's own validation names
 the field that held them (an HTTP body's ``"t": Infinity`` is then ``events[0].t``).
 
+For text from outside (a model server's reply, a sandbox frame), ``max_values`` and
+``max_depth`` bound what parsing may build, checked on the text before a single object is made:
+the values (every array element, object member and top-level value; strings count one each,
+however long) and the nesting depth of arrays and objects. A 31 MB body of nested empty lists
+is then refused at once instead of becoming millions of Python lists.
+
 :func:`write_atomic` writes a file through a temporary file in the same directory and a
 rename, so a reader sees the old file or the new one, never a torn one.
 """
@@ -16,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +32,7 @@ __all__ = [
     "MAX_INT_DIGITS",
     "JSONError",
     "Unrepresentable",
+    "check_shape",
     "dumps_line",
     "loads",
     "representable",
@@ -55,14 +63,69 @@ class Unrepresentable:
         return self.text
 
 
-def loads(text: str | bytes, *, numbers: str = "reject") -> Any:
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string (unrolled: no backtracking)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def check_shape(text: str, max_values: int | None, max_depth: int | None) -> None:
+    """Raise :class:`JSONError` if ``text`` (JSON, maybe malformed) holds more than
+    ``max_values`` values or nests arrays and objects deeper than ``max_depth``. The count is
+    an upper bound (commas and opening brackets outside strings, plus one) made without
+    copying the text; the work is bounded by ``max_values`` (every string but an object's key
+    follows a comma or a bracket), so pass it with ``max_depth``."""
+    opening = text.count("[") + text.count("{")  # strings' brackets and commas too: a bound
+    if max_values is not None and opening + text.count(",") + 1 <= max_values:
+        max_values = None
+    if max_depth is not None and opening <= max_depth:
+        max_depth = None
+    if max_values is None and max_depth is None:
+        return
+    values, depth, pos = 1, 0, 0
+
+    def segment(start: int, end: int) -> None:  # text between two strings
+        nonlocal values, depth
+        if max_values is not None:
+            values += sum(text.count(c, start, end) for c in ",[{")
+            if values > max_values:
+                raise JSONError(f"too many values (more than {max_values})")
+        if max_depth is not None:
+            for m in _BRACKET.finditer(text, start, end):
+                depth += 1 if m.group() in "[{" else -1
+                if depth > max_depth:
+                    raise JSONError("nested too deeply")
+
+    for m in _STRING.finditer(text):
+        segment(pos, m.start())
+        pos = m.end()
+    segment(pos, len(text))
+
+
+def loads(
+    text: str | bytes,
+    *,
+    numbers: str = "reject",
+    max_values: int | None = None,
+    max_depth: int | None = None,
+) -> Any:
     """Parse ``text`` strictly (see module docstring). ``numbers`` is ``"reject"`` (raise
-    :class:`JSONError`) or ``"mark"`` (return :class:`Unrepresentable` markers)."""
+    :class:`JSONError`) or ``"mark"`` (return :class:`Unrepresentable` markers);
+    ``max_values`` and ``max_depth`` bound what it may build (:func:`check_shape`).
+
+    Examples:
+        >>> loads('{"a": [1, 2]}', max_values=4)  # the object, the list, 1 and 2
+        {'a': [1, 2]}
+        >>> loads("[[], [], [], []]", max_values=3)
+        Traceback (most recent call last):
+        ...
+        puzzlegym.base.jsonio.JSONError: too many values (more than 3)
+    """
     if isinstance(text, bytes | bytearray):
         try:
-            text = bytes(text).decode("utf-8")
+            text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise JSONError(f"not UTF-8 text (bad byte at offset {exc.start})") from None
+    if max_values is not None or max_depth is not None:
+        check_shape(text, max_values, max_depth)
 
     def odd(token: str) -> Any:
         if numbers == "mark":

@@ -121,6 +121,11 @@ MODEL_OPTION_FLAGS = {
         int,
         "code setting: sandbox memory limit in MB (default 1024)",
     ),
+    "--code-gui-calls": (
+        "code_gui_calls",
+        int,
+        "code setting: GUI calls and screenshots per run_code, one budget (default 1000)",
+    ),
 }
 
 

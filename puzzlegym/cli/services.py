@@ -12,18 +12,28 @@ __all__ = ["register"]
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from puzzlegym.service.http import serve_until_interrupted
+    from puzzlegym.service.http import listen, serve_until_interrupted
     from puzzlegym.service.serve import Service, make_serve_server
 
-    service = Service(
-        backend=args.backend,
-        clock=args.clock,
-        record_dir=args.record_dir,
-        max_sessions=args.max_sessions,
-        idle_s=args.idle_s,
-    )
+    sock = listen(args.host, args.port)  # a port in use is refused before anything opens
+    try:
+        service = Service(
+            backend=args.backend,
+            clock=args.clock,
+            record_dir=args.record_dir,
+            max_sessions=args.max_sessions,
+            idle_s=args.idle_s,
+        )
+    except BaseException:
+        sock.close()
+        raise
     token = args.token if args.token is not None else os.environ.get("PUZZLEGYM_TOKEN") or None
-    server = make_serve_server(args.host, args.port, service, token=token)
+    try:
+        server = make_serve_server(args.host, args.port, service, token=token, sock=sock)
+    except BaseException:
+        sock.close()
+        service.close()
+        raise
     host, port = server.server_address[:2]
     print(
         f"puzzlegym serve: http://{host}:{port}/ (backend {args.backend}, "
@@ -34,14 +44,19 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from puzzlegym.service.http import serve_until_interrupted
+    from puzzlegym.service.http import listen, serve_until_interrupted
     from puzzlegym.service.play import PlaySession, make_play_server
     from puzzlegym.suite.registry import parse_env_id
 
     parse_env_id(args.env_id)
     kwargs = {} if args.level is None else {"level": args.level}
-    play = PlaySession(args.env_id, args.record_dir, **kwargs)
-    server = make_play_server(args.host, args.port, play)
+    sock = listen(args.host, args.port)  # a port in use is refused before a record is opened
+    try:
+        play = PlaySession(args.env_id, args.record_dir, **kwargs)
+    except BaseException:
+        sock.close()
+        raise
+    server = make_play_server(args.host, args.port, play, sock=sock)
     host, port = server.server_address[:2]
     print(
         f"puzzlegym play: open http://{host}:{port}/ in a browser (record: {args.record_dir})",

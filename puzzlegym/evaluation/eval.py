@@ -16,12 +16,21 @@ Layout of a run directory::
 
 Episodes run in parallel worker processes (``workers`` > 1) or in-process (``workers`` = 1),
 with a progress bar. ``puzzlegym report RUN_DIR`` turns the records into tables and plots.
+
+The run directory is locked (``RUN_DIR/.lock``) while a run writes it. Worker processes are
+forked from the run's process and die with it, however it ends (``kill -9`` included: each has
+a parent-death signal, SIGKILL, on Linux), and none of them holds the lock (each closes its
+copy of the lock's file descriptor), so the lock goes with the run's process and ``--resume``
+works right after.
 """
 
 from __future__ import annotations
 
+import ctypes
+import multiprocessing
 import os
 import re
+import signal
 import sys
 import time
 import traceback
@@ -242,6 +251,7 @@ def run_eval(
         lock.flush()
         return _run_locked(
             run,
+            lock.fileno(),
             agents,
             labels,
             objectives,
@@ -263,6 +273,7 @@ def run_eval(
 
 def _run_locked(
     run: Path,
+    lock_fd: int,
     agents,
     labels,
     objectives,
@@ -316,7 +327,7 @@ def _run_locked(
         )
     bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="episode", disable=not progress)
     try:
-        for i, result in _played(jobs, todo, executor, workers, address):
+        for i, result in _played(jobs, todo, executor, workers, address, lock_fd):
             results[i] = result
             bar.set_postfix_str(_short(result))
             bar.update(1)
@@ -383,9 +394,28 @@ def _plan(
     return results, todo, aside
 
 
-def _played(jobs: list[dict], todo: list[int], executor: str, workers: int, address):
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_start(parent: int, lock_fd: int) -> None:
+    """Each worker process, first: die with the run's process (SIGKILL as a parent-death
+    signal, Linux; a parent that is gone already ends it at once) and let go of the run
+    directory's lock (the module docstring)."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
+            os._exit(70)
+    if os.getppid() != parent:
+        os._exit(70)  # the run died before the death signal was set
+    try:
+        os.close(lock_fd)  # the lock is the open file's: this copy would keep it held
+    except OSError:
+        pass
+
+
+def _played(jobs: list[dict], todo: list[int], executor: str, workers: int, address, lock_fd: int):
     """``(job index, result)`` of each job in ``todo`` as it finishes: on Ray, in worker
-    processes or here."""
+    processes (forked, dying with this one, not holding ``lock_fd``) or here."""
     if executor == "ray":
         from puzzlegym.evaluation.distributed import ray_results
 
@@ -397,7 +427,12 @@ def _played(jobs: list[dict], todo: list[int], executor: str, workers: int, addr
         for i in todo:
             yield i, _run_job(jobs[i])
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("fork"),  # the workers' parent is this process
+            initializer=_worker_start,
+            initargs=(os.getpid(), lock_fd),
+        ) as pool:
             futures = {pool.submit(_run_job, jobs[i]): i for i in todo}
             for fut in as_completed(futures):
                 yield futures[fut], fut.result()

@@ -24,7 +24,7 @@ A row is a mapping with
 ``n_levels``              number of target levels |L_o|
 ``levels_won``            (optional) target levels won; default ``round(lc * n_levels / 100)``
 ``levels_reached``        (optional) target levels reached; needed for LPR
-``n_native``/``n_other``  (optional) model turns (tool calls), for NGAR (Code Execution CUA only)
+``n_native``/``n_other``  (optional) NGAR steps, native / other (Code Execution CUA only)
 ``hard``                  (optional) whether the tier counts for LC_hard (default: see
                           :func:`is_hard_tier`)
 ========================  =====================================================================
@@ -353,8 +353,8 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
         outcome = fold(outcome, event_from_record(rec, f"{d / 'log.jsonl'} line {number}"))
         if rec.get("kind") == "action" and "native" in rec:
             annotated = True
-            native += bool(rec["native"])
-            other += not rec["native"]
+            native += rec["native"] is True
+            other += rec["native"] is False
     result = manifest.get("result")
     if isinstance(result, dict):
         outcome = fold(outcome, EpisodeEnded(outcome.actions, outcome.elapsed_s, freeze(result)))
@@ -424,10 +424,10 @@ def _agent_usage(d: Path) -> tuple[dict | None, str | None, tuple[int, int] | No
         kind = rec.get("kind")
         if kind in ("turn", "step"):
             usage["turns"] += 1
-            if "native" in rec:
+            if "native" in rec:  # true: a game action; false: another step; null: no step
                 annotated = True
-                native += bool(rec["native"])
-                other += not rec["native"]
+                native += rec["native"] is True
+                other += rec["native"] is False
         elif kind == "request":
             usage["requests"] += 1
             usage["prompt_tokens"] += int(rec.get("prompt_tokens") or 0)

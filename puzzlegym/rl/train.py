@@ -23,6 +23,7 @@ default), so two runs of one configuration give the same figures (times apart).
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -316,11 +317,34 @@ def _prepare_dir(out: Path) -> None:
         )
 
 
+RL_MODULES = ("torch", "stable_baselines3", "sb3_contrib")  # what the rl extra installs
+RL_INSTALL = (
+    "install the rl extra: pip install 'torch==2.13.0' --index-url "
+    "https://download.pytorch.org/whl/cpu (the CPU build), then pip install -e '.[rl]' "
+    "(scripts/setup.sh dev does both)"
+)
+
+
+def require_rl_extra() -> None:
+    """Raise a :class:`ConfigError` naming the missing module and how to install the rl extra,
+    unless its packages (:data:`RL_MODULES`) import."""
+    for name in RL_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            missing = exc.name or name
+            raise ConfigError(
+                f"training needs the rl extra (no module named {missing!r}); {RL_INSTALL}"
+            ) from None
+
+
 def train(config: TrainConfig, out_dir: str | Path, log: Callable[[str], None] = print) -> dict:
     """Run ``config`` into ``out_dir`` (see the module docstring); returns the result (also
-    written to ``out_dir/result.json``)."""
+    written to ``out_dir/result.json``). Without the rl extra, a :class:`ConfigError` says how
+    to install it, before anything is written."""
     if not isinstance(config, TrainConfig):
         raise ConfigError(f"config: expected a TrainConfig, got {shown(config)}")
+    require_rl_extra()
     out = Path(out_dir)
     _prepare_dir(out)
     threads = set_torch_threads(config.torch_threads)

@@ -9,18 +9,28 @@ Every request is checked before a route sees it, and nothing is changed by a rej
   sent, must be that same origin, so a cross-origin page in a local browser cannot drive it;
 * with a token (``serve --token``), ``Authorization: Bearer <token>`` is required;
 * ``X-Session`` names are 1-64 characters of ``A-Z a-z 0-9 _ -`` (:data:`SESSION_NAME`);
+* at most :data:`MAX_HEADERS` header lines, each at most :data:`MAX_HEADER_LINE` bytes, all
+  at most :data:`MAX_HEADER_BYTES` (431), and a request target of at most
+  :data:`MAX_TARGET_BYTES` (414): h11 bounds only headers that arrive in pieces, not a block
+  that comes in one read;
 * a body needs ``Content-Type: application/json`` and a ``Content-Length`` of 0..64 KiB (or
   the server's ``max_body_bytes``) (missing: 411; malformed or negative: 400, from the h11
-  parser; larger: 413); JSON is parsed strictly (:func:`puzzlegym.base.jsonio.loads`): too deep a
-  nesting is a 400, and numbers no field accepts (``Infinity``, 5,000-digit integers) reach
-  the route as markers its validation names by field;
+  parser; larger: 413) and no ``Transfer-Encoding`` (411: a chunked body would not be the
+  length it announced); its bytes are counted as they arrive, so a body longer than its
+  ``Content-Length`` or the bound, whatever the framing, is refused (413) at the first byte
+  past it; JSON is parsed strictly (:func:`puzzlegym.base.jsonio.loads`): too deep a nesting is a
+  400, and numbers no field accepts (``Infinity``, 5,000-digit integers) reach the route as
+  markers its validation names by field;
 * a connection has ``request_timeout_s`` (:data:`REQUEST_TIMEOUT_S`, 10 s) from its opening,
   or from the end of its previous response, to deliver a *complete* request (headers and
   body): a client that trickles bytes is answered 408 and closed at that deadline, however
   often it sends (:class:`DeadlineProtocol`); an idle keep-alive connection is closed then
-  too. Connections cost no thread while they wait, so slow clients do not hold up others; at
-  most ``max_connections`` (:data:`MAX_CONNECTIONS`) are open at once (a request beyond that
-  gets 503) and headers are bounded by h11 (16 KiB).
+  too. Connections cost no thread while they wait, so slow clients do not hold up others;
+* at most ``max_connections`` (:data:`MAX_CONNECTIONS`) are open at once: a new connection
+  beyond that closes one that is waiting for a request (never one whose request is being
+  served), of the peer address holding the most connections, the longest-waiting first, so
+  clients that open and reopen idle or trickling connections cannot lock others out; only when
+  every connection has a request in progress does a new one get 503.
 
 Routes are plain functions ``route(session, body) -> Reply`` run in a worker thread; ``body``
 is the parsed JSON of a POST or PUT (None for other methods).
@@ -28,6 +38,7 @@ is the parsed JSON of a POST or PUT (None for other methods).
 
 from __future__ import annotations
 
+import errno
 import hmac
 import io
 import ipaddress
@@ -36,6 +47,7 @@ import re
 import signal
 import socket
 import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -50,11 +62,16 @@ from starlette.responses import Response
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from puzzlegym.base import jsonio
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.screen.render import SCREEN, Rect
 
 __all__ = [
     "MAX_BODY_BYTES",
     "MAX_CONNECTIONS",
+    "MAX_HEADERS",
+    "MAX_HEADER_BYTES",
+    "MAX_HEADER_LINE",
+    "MAX_TARGET_BYTES",
     "REQUEST_TIMEOUT_S",
     "SESSION_HEADER",
     "SESSION_NAME",
@@ -63,6 +80,7 @@ __all__ = [
     "Reply",
     "RequestError",
     "is_loopback",
+    "listen",
     "make_server",
     "png_bytes",
     "serve_until_interrupted",
@@ -70,6 +88,10 @@ __all__ = [
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_CONNECTIONS = 512
+MAX_HEADERS = 64
+MAX_HEADER_LINE = 8 * 1024
+MAX_HEADER_BYTES = 16 * 1024
+MAX_TARGET_BYTES = 8 * 1024
 REQUEST_TIMEOUT_S = 10.0
 SESSION_HEADER = "X-Session"
 SESSION_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -119,12 +141,19 @@ def is_loopback(host: str) -> bool:
 
 
 # ----------------------------------------------------------------------------- the deadline
-def _timeout_response(seconds: float) -> bytes:
-    body = json.dumps({"error": f"the request was not complete within {seconds:g} s"}).encode()
+def _raw_response(status: str, message: str) -> bytes:
+    """A whole response written straight to a transport, outside any request cycle."""
+    body = json.dumps({"error": message}).encode()
     return (
-        b"HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\n"
+        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n".encode()
         + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
         + body
+    )
+
+
+def _timeout_response(seconds: float) -> bytes:
+    return _raw_response(
+        "408 Request Timeout", f"the request was not complete within {seconds:g} s"
     )
 
 
@@ -137,17 +166,66 @@ class DeadlineProtocol(H11Protocol):
     byte received, so alone it lets a trickling client hold a connection for ever.)"""
 
     request_timeout_s = REQUEST_TIMEOUT_S  # set per server (make_server)
+    max_connections = MAX_CONNECTIONS
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
         self._deadline: Any = None
         self._arm()
+        if not self._make_room():
+            transport.write(
+                _raw_response(
+                    "503 Service Unavailable",
+                    f"every one of the server's {self.max_connections} connections has a "
+                    "request in progress; try again",
+                )
+            )
+            transport.close()
 
     def _arm(self) -> None:
         if self._deadline is not None:
             self._deadline.cancel()
         self._received = False
+        self._waiting_since = self.loop.time()
         self._deadline = self.loop.call_later(self.request_timeout_s, self._expire)
+
+    def _waiting(self) -> bool:
+        """Between requests, or in a request's line and headers (nothing being served)."""
+        cycle = self.cycle
+        return cycle is None or cycle.response_complete
+
+    def _peer(self) -> str:
+        return self.client[0] if self.client else ""
+
+    def _make_room(self) -> bool:
+        """Keep at most ``max_connections`` open (module docstring): close a waiting connection
+        of the peer holding the most, the longest-waiting first; False if none is waiting."""
+        open_ = [c for c in self.connections if not c.transport.is_closing()]
+        if len(open_) <= self.max_connections:
+            return True
+        held = Counter(c._peer() for c in open_ if isinstance(c, DeadlineProtocol))
+        waiting = [
+            c for c in open_ if c is not self and isinstance(c, DeadlineProtocol) and c._waiting()
+        ]
+        if not waiting:
+            return False
+        victim = min(waiting, key=lambda c: (-held[c._peer()], c._waiting_since))
+        victim._evict()
+        return True
+
+    def _evict(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        if self._received:  # it had begun a request: say why it is closed
+            self.transport.write(
+                _raw_response(
+                    "503 Service Unavailable",
+                    "the server is at its connection limit; this connection, waiting for its "
+                    "request, was closed to make room",
+                )
+            )
+        self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         self._received = True
@@ -182,6 +260,27 @@ class DeadlineProtocol(H11Protocol):
 
 
 # ----------------------------------------------------------------------------- the app
+def _check_head(scope: dict) -> None:
+    """The request target and header bounds (module docstring)."""
+    target = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+    if target > MAX_TARGET_BYTES:
+        raise RequestError(414, f"request target of {target} bytes; at most {MAX_TARGET_BYTES}")
+    headers = scope.get("headers") or []
+    if len(headers) > MAX_HEADERS:
+        raise RequestError(431, f"{len(headers)} header lines; at most {MAX_HEADERS}", close=True)
+    total = 0
+    for name, value in headers:
+        line = len(name) + len(value) + 4  # "name: value\r\n"
+        if line > MAX_HEADER_LINE:
+            shown = name[:40].decode("latin-1")
+            raise RequestError(
+                431, f"header {shown!r} of {line} bytes; at most {MAX_HEADER_LINE}", close=True
+            )
+        total += line
+    if total > MAX_HEADER_BYTES:
+        raise RequestError(431, f"headers of {total} bytes; at most {MAX_HEADER_BYTES}", close=True)
+
+
 class App:
     """The ASGI app: checks (module docstring), then ``routes[(method, path)](session, body)``
     in a worker thread."""
@@ -201,6 +300,7 @@ class App:
             return
         request = Request(scope, receive)
         try:
+            _check_head(scope)
             route, session = self._route(request)
             body = await self._body(request) if request.method in ("POST", "PUT") else None
             reply = await run_in_threadpool(route, session, body)
@@ -270,6 +370,11 @@ class App:
         ctype = (request.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
         if ctype != "application/json":
             raise refuse(415, f"Content-Type: {ctype or 'missing'}; send application/json")
+        if "transfer-encoding" in request.headers:
+            raise refuse(
+                411,
+                "Transfer-Encoding: not accepted; send the body with a Content-Length",
+            )
         length = request.headers.get("content-length")
         if length is None:
             raise refuse(411, "a Content-Length header is required")
@@ -281,7 +386,9 @@ class App:
                 413, f"request body of {n} bytes is too large; at most {self.max_body_bytes}"
             )
         raw = bytearray()
-        async for chunk in request.stream():  # h11 delivers exactly Content-Length bytes
+        async for chunk in request.stream():  # counted as it arrives, whatever the framing
+            if len(raw) + len(chunk) > n:
+                raise refuse(413, f"request body longer than its Content-Length of {n} bytes")
             raw += chunk
         try:
             return jsonio.loads(bytes(raw), numbers="mark")
@@ -300,7 +407,9 @@ class HTTPServer:
         self.app, self.socket = app, sock
         self.server_address = sock.getsockname()
         protocol = type(
-            "Protocol", (DeadlineProtocol,), {"request_timeout_s": float(request_timeout_s)}
+            "Protocol",
+            (DeadlineProtocol,),
+            {"request_timeout_s": float(request_timeout_s), "max_connections": max_connections},
         )
         config = uvicorn.Config(
             app,
@@ -315,7 +424,9 @@ class HTTPServer:
             proxy_headers=False,
             server_header=False,
             date_header=False,
-            limit_concurrency=max_connections,
+            # connections are capped by DeadlineProtocol (evicting waiting ones); this bounds
+            # requests in progress, connections closed by their clients included
+            limit_concurrency=2 * max_connections,
             timeout_keep_alive=max(1, int(request_timeout_s)),
             timeout_graceful_shutdown=5,
         )
@@ -340,18 +451,34 @@ class HTTPServer:
         self.socket.close()
 
 
-def _bind(host: str, port: int) -> socket.socket:
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (0: a free port); a port in use (or a host that
+    cannot be bound) is a :class:`~puzzlegym.base.errors.ConfigError` saying so. Commands bind it
+    before they open anything else, so a refused port changes nothing."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     # IPPROTO_TCP named, so asyncio sets TCP_NODELAY on every connection (it checks the
     # protocol); set here too (Linux copies it to accepted sockets): headers and body of a
     # response go out at once, with no delayed-ACK stall (~40 ms a response otherwise)
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    except OSError as exc:
+        raise ConfigError(f"host: cannot open a socket for {host!r} ({exc.strerror})") from None
     try:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host.strip("[]"), port))
         sock.listen(2048)
         sock.set_inheritable(True)
+    except OSError as exc:
+        sock.close()
+        hint = (
+            "another server is using it: stop it, or choose another --port (0 picks a free one)"
+            if exc.errno == errno.EADDRINUSE
+            else "check --host and --port"
+        )
+        raise ConfigError(
+            f"port {port}: cannot listen on {host}:{port} ({exc.strerror}); {hint}"
+        ) from None
     except BaseException:
         sock.close()
         raise
@@ -366,10 +493,12 @@ def make_server(
     max_body_bytes: int = MAX_BODY_BYTES,
     max_connections: int = MAX_CONNECTIONS,
     request_timeout_s: float = REQUEST_TIMEOUT_S,
+    sock: socket.socket | None = None,
 ) -> HTTPServer:
     """An HTTP server dispatching ``(method, path)`` to ``route(session, body)``; request
-    bodies above ``max_body_bytes`` are refused (413)."""
-    sock = _bind(host, port)
+    bodies above ``max_body_bytes`` are refused (413). ``sock``: a socket from
+    :func:`listen` on ``host:port`` (else one is bound here)."""
+    sock = listen(host, port) if sock is None else sock
     bound_port = sock.getsockname()[1]
     if host in ("", "0.0.0.0", "::", "[::]"):
         allowed = None  # any name (a token guards it)

@@ -15,6 +15,7 @@ shape (``default``, ``pointer`` or ``grab``) at the last pointer position the ba
 from __future__ import annotations
 
 import base64
+import socket
 import threading
 from pathlib import Path
 from typing import Any, cast, get_args
@@ -187,7 +188,11 @@ def play_page() -> bytes:
     ).encode()
 
 
-def make_play_server(host: str, port: int, play: PlaySession) -> HTTPServer:
+def make_play_server(
+    host: str, port: int, play: PlaySession, sock: socket.socket | None = None
+) -> HTTPServer:
+    """The ``play`` HTTP server (``sock``: a socket from
+    :func:`~puzzlegym.service.http.listen`, else one is bound here)."""
     script = page_file("page.js").read_bytes()
     routes = {
         ("GET", "/"): lambda s, _: Reply(200, play_page(), "text/html; charset=utf-8"),
@@ -195,4 +200,4 @@ def make_play_server(host: str, port: int, play: PlaySession) -> HTTPServer:
         ("GET", "/play/frame"): lambda s, _: Reply.json(play.full_frame()),
         ("POST", "/play/events"): lambda s, body: Reply.json(play.events(body)),
     }
-    return make_server(host, port, routes)
+    return make_server(host, port, routes, sock=sock)

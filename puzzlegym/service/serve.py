@@ -326,8 +326,8 @@ def make_serve_server(
     host: str, port: int, service: Service, token: str | None = None, **limits: Any
 ) -> HTTPServer:
     """The ``serve`` HTTP server; a non-loopback ``host`` needs a ``token``. ``limits``:
-    :func:`puzzlegym.service.http.make_server`'s ``max_connections`` and
-    ``request_timeout_s``."""
+    :func:`puzzlegym.service.http.make_server`'s ``max_connections``, ``request_timeout_s``
+    and ``sock``."""
     if token is None and not is_loopback(host):
         raise ConfigError(
             f"serve --host {host}: anything but loopback needs --token "
