@@ -7,18 +7,20 @@ line continuations, Python examples use shorter lines. The only exceptions are l
 ``SCROLLS`` (text the docs include from a game's ``format.md``), ``SCROLL_MARKS`` (the
 architecture page's module tree, which a test reads line by line) and ``SCROLLING_PAGES``
 (the API reference, whose examples are the docstrings' doctests). Those blocks must scroll
-with a visible scrollbar.
-Playwright hides scrollbars by default (``--hide-scrollbars``); the test turns that off, so a
-scrollbar takes room in the block as it does on a person's screen.
+with a visible scrollbar. Playwright hides scrollbars by default (``--hide-scrollbars``); the
+test turns that off, so a scrollbar takes room in the block as it does on a person's screen.
+
+A page that cites "the paper" (or a Table or Figure of it) must link docs/paper.md, the one
+page that names the paper with its full citation.
 
 Words are the article's text outside code blocks (headings, prose, lists, tables). The
 reference pages (``REFERENCE``: the API reference, generated tables of figures) are exempt.
 
-The site is scripts/test.sh's ``site/`` when it is newer than every source of the site
-(``mkdocs.yml``, ``docs/``, the Python sources of the API reference); otherwise this module
-builds it into a temporary folder. Material's web fonts are not fetched (no network): code is
-measured in the fallback monospace font (DejaVu Sans Mono, 0.602 em wide against Roboto
-Mono's 0.600 em).
+The site is scripts/test.sh's ``site/`` when it is newer than every source of the site:
+``mkdocs.yml``, ``docs/``, ``scripts/docs_*.py`` and the Python sources of the API reference.
+Otherwise this module builds it into a temporary folder. Material's web fonts are not fetched
+(no network): code is measured in the fallback monospace font (DejaVu Sans Mono, 0.602 em
+wide against Roboto Mono's 0.600 em).
 
 ``python tests/test_docs_layout.py [SITE]`` prints every page's figures: words, sentences and
 their mean length in words, code blocks and how many pixels the widest one hides.
@@ -118,13 +120,17 @@ MEASURE = r"""() => {
   const paragraphs = [...column.querySelectorAll('p, li')]
     .filter((e) => !e.querySelector('p, li, pre') && !e.closest('table, pre'))
     .map((e) => e.innerText);
-  return {blocks, words, paragraphs};
+  const cites = /\bpaper\b|\b(Table|Figure) \d/i.test(text.textContent);
+  const links = [...column.querySelectorAll('a[href]')]
+    .some((a) => /(^|\/)paper\/(#.*)?$/.test(a.getAttribute('href')));
+  return {blocks, words, paragraphs, cites, links};
 }"""
 
 
 def sources() -> list[Path]:
     """Every file the site is built from."""
     files = [ROOT / "mkdocs.yml", *(p for p in (ROOT / "docs").rglob("*") if p.is_file())]
+    files += (ROOT / "scripts").glob("docs_*.py")  # the build's griffe extension and hooks
     for folder in ("puzzlegym", "envs", "solvers"):
         files += (ROOT / folder).rglob("*.py")
     return files
@@ -256,6 +262,17 @@ def test_no_guide_passes_2000_words(measured):
         if name not in REFERENCE and figures["words"] > MAX_WORDS
     ]
     assert not long, "\n".join(long)
+
+
+def test_every_page_that_cites_the_paper_links_it(measured):
+    """A page that cites "the paper" or one of its tables or figures links docs/paper.md,
+    where the paper is named with its full citation."""
+    unlinked = [
+        name or "home page"
+        for name, figures in measured.items()
+        if name != "paper/" and figures["cites"] and not figures["links"]
+    ]
+    assert not unlinked, f"cite the paper without linking paper.md: {unlinked}"
 
 
 def test_the_exempt_pages_exist(measured):

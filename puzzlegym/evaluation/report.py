@@ -558,7 +558,8 @@ def write_report(
         ]
     if data["agents"]:
         lines += [
-            "Metrics follow product spec §6 (paper B.3): per objective, averaged over a game's "
+            "Metrics follow the LongPuzzleBench paper's Appendix B.3: per objective, averaged over "
+            "a game's "
             "objectives, then",
             "equally over the games present. PER and SMR pool episodes. `–`: undefined or not "
             "applicable",
