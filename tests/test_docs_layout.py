@@ -54,7 +54,6 @@ ARGS = [
     "--disable-sync",
 ]
 TABS = 2  # pages measured at once
-# a page is measured once its HTML, CSS and scripts are in (images change no width)
 PAGE_TIMEOUT_MS = 60_000
 
 # reference pages, exempt from the word limit: page path -> what it holds
@@ -187,6 +186,7 @@ async def _measure(jobs: list[tuple[str, Path, str | None]]) -> dict[str, dict]:
                 page.set_default_timeout(PAGE_TIMEOUT_MS)
                 while queue:
                     name, path, extra = queue.pop(0)
+                    # measured once its HTML, CSS and scripts are in (images change no width)
                     await page.goto(path.as_uri(), wait_until="domcontentloaded")
                     if extra is not None:
                         await page.evaluate(extra)
