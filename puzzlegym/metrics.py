@@ -1,4 +1,4 @@
-"""The benchmark metrics (product spec §6, paper Appendix B.3): the public name of
+"""The benchmark metrics (the LongPuzzleBench paper's Appendix B.3): the public name of
 :mod:`puzzlegym.record.metrics`, where they are computed.
 
 ``aggregate(rows)`` turns per-objective rows (LC and FGP in percent) into the Table-2 figures;

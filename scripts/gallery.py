@@ -1,5 +1,5 @@
 """Frames of every screen a person sees, as PNG files: the games gallery's pictures
-(``docs/games.md``).
+(``docs/gallery.md``).
 
     python scripts/gallery.py OUT_DIR [--scale 0.5] [--quantize] [--only IDS] [--play]
 

@@ -129,7 +129,7 @@ def test_nut_and_dot_of_one_colour_show_the_same_letter():
 
 
 def test_docs_list_the_palette():
-    text = (ROOT / "docs" / "games.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "gallery.md").read_text(encoding="utf-8")
     for c in palette.PALETTE:
         hexa = "#{:02x}{:02x}{:02x}".format(*c.rgb)
         assert f"| {c.name} | `{c.letter}` | `{hexa}` |" in text, c.name
@@ -379,7 +379,7 @@ def test_every_screen_fits_its_text():
 
 
 def test_gallery_script_writes_every_screen(tmp_path):
-    """scripts/gallery.py (the pictures of docs/games.md) writes the screens it names."""
+    """scripts/gallery.py (the pictures of docs/gallery.md) writes the screens it names."""
     import subprocess
     import sys
 

@@ -422,7 +422,7 @@ def test_docs_list_the_training_palette_and_show_the_view():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    text = (root / "docs" / "games.md").read_text(encoding="utf-8")
+    text = (root / "docs" / "gallery.md").read_text(encoding="utf-8")
     for c in PALETTE:
         hexa = "#{:02x}{:02x}{:02x}".format(*c.training)
         assert (

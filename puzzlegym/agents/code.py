@@ -8,8 +8,8 @@ reply have run) and ``run_code`` (Python run in
 a small GUI API over a pipe). A reply without tool calls whose text holds one fenced
 ```` ```python ```` block runs that block.
 
-Steps for NGAR (``100·native/(native + other)``, product spec §6; docs/metrics.md), one
-record line each:
+Steps for NGAR (``100·native/(native + other)``, the LongPuzzleBench paper's Appendix B.3),
+one record line each:
 
 * native: a game action, that is GUI input the game receives: a GUI tool call (click,
   double_click, drag, press_key, type_text, scroll, batch) and every such call the model's code

@@ -1,5 +1,5 @@
-"""Memory conditions (RQ3, product spec §7): what a model agent keeps of an attempt when the
-level is restarted.
+"""Memory conditions (RQ3, the LongPuzzleBench paper's Appendix D.4): what a model agent
+keeps of an attempt when the level is restarted.
 
 * **M0**: the history is cleared; the next request holds the system prompt, the task and the
   screenshot after the restart.

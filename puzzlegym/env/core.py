@@ -98,7 +98,7 @@ def puzzle_env(env: gym.Env, who: str) -> PuzzleEnv:
 class PuzzleEnv(Checkpointing, gym.Env):
     """One objective (game, difficulty, target levels) played through GUI actions.
 
-    Keyword arguments (product spec §9): ``backend`` ("native"), ``start`` ("home" or
+    Keyword arguments (stable, public): ``backend`` ("native"), ``start`` ("home" or
     "board"), ``level`` (None for the whole objective, or k, 1-based, for one level),
     ``clock`` ("sim" or "wall"), ``budget_s`` (3600), ``reward`` ("potential" or "sparse"),
     ``render_mode`` (None or "rgb_array"), ``action_cost_s`` (simulated seconds per action),

@@ -1,11 +1,11 @@
 """``puzzlegym eval``: agents × objectives × seeds, one episode each, records under a run dir.
 
-Every episode follows the objective protocol (product spec §5): it starts at the suite home
-screen, the agent gets the one-line instruction as text (``info["instruction"]``), the budget
-is 3,600 s (simulated clock by default, ``clock="wall"`` for live agents), there is no action
-limit (``max_steps`` is a harness cap for smoke runs: an episode stopped by it is neither a
-timeout nor a premature exit), and it ends at full completion, at the agent's answer or at the
-deadline.
+Every episode follows the objective protocol (the LongPuzzleBench paper's Appendices
+B.1-B.2): it starts at the suite home screen, the agent gets the one-line instruction as
+text (``info["instruction"]``), the budget is 3,600 s (simulated clock by default,
+``clock="wall"`` for live agents), there is no action limit (``max_steps`` is a harness cap
+for smoke runs: an episode stopped by it is neither a timeout nor a premature exit), and it
+ends at full completion, at the agent's answer or at the deadline.
 
 Layout of a run directory::
 

@@ -6,7 +6,7 @@ over the env, hands the first observation to the agent and lets it act until the
 window closes, the action ceiling is reached, the level is won or the episode ends. It
 keeps a *timeline* of the continuation (each agent action and each evaluator event and
 snapshot, stamped with the takeover action index ``i`` and the takeover time ``t``) and
-computes the outcomes (product spec §7, paper D.3) with :func:`compute_outcomes`:
+computes the outcomes (the LongPuzzleBench paper's Appendix D.3) with :func:`compute_outcomes`:
 
 * **timely restart**: the first recovery action -- a Restart, re-entering the level after
   leaving it, or an Undo that leaves a solvable board -- comes within the first

@@ -1,4 +1,4 @@
-"""The benchmark metrics of product spec §6 (paper Appendix B.3).
+"""The benchmark metrics, as the LongPuzzleBench paper defines them (its Appendix B.3).
 
 Two entry points:
 

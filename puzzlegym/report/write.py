@@ -122,8 +122,8 @@ def write_report(
         ]
     if data["agents"]:
         lines += [
-            "Metrics follow product spec §6 (paper B.3): per objective, averaged over a game's "
-            "objectives, then",
+            "Metrics follow the LongPuzzleBench paper's Appendix B.3: per objective, averaged over "
+            "a game's objectives, then",
             "equally over the games present. PER and SMR pool episodes. `–`: undefined or not "
             "applicable",
             "(LPR when nothing was reached, LC_hard without tiers above a game's easiest, NGAR "

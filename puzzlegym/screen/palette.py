@@ -4,7 +4,7 @@ Every coloured piece of every game takes its colour from here: nut ``k`` and Col
 pair ``k`` are :data:`PIECES` ``[k]``; Rush Hour's vehicles, Truck Escape's trucks and Maze
 Paint's paint pick colours by name. Wherever a piece's colour carries meaning (nuts, pairs)
 the piece also shows the colour's letter, so no piece depends on hue alone and a colour has
-the same letter in every game. ``docs/games.md`` lists the table.
+the same letter in every game. ``docs/gallery.md`` lists the table.
 
 The first sixteen colours stay distinguishable with the common colour-vision deficiencies
 (Okabe-Ito hues first, then light and dark variants).
@@ -18,7 +18,7 @@ so that the first colours of the table (the ones levels with few colours use) li
 (the first two 96 apart, the first five 48), so no two colours collapse in grayscale. What
 pieces lie on is :data:`TRAINING_LIGHT` (luma 244) or :data:`TRAINING_DARK` (luma 8), outside
 that range; pieces print no letters there (a letter is a blur at that size and would shift
-the piece's grey level). ``docs/games.md`` lists both tables.
+the piece's grey level). ``docs/gallery.md`` lists both tables.
 """
 
 from __future__ import annotations

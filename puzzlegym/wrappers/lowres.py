@@ -71,7 +71,7 @@ class LowResObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
     panel alone (no header, instruction or feedback line), stretched to fill ``size``
     (``fit="letterbox"`` keeps its aspect ratio between black bars), painted in the training
     style (palette colours at lumas that stay apart in grayscale, no letters, headings and
-    selections drawn to survive 84x84: ``docs/rl.md``, "The training view"); the
+    selections drawn to survive 84x84: ``docs/rl-observations.md``, "The training view"); the
     level-complete screen shows the same panel dimmed under its banner, and the home,
     difficulty and objective-complete screens the whole screen. Only the observation is
     framed: actions (``BoardActions``' board targets and buttons included) keep using

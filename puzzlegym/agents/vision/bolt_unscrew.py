@@ -2,7 +2,7 @@
 held), the boards (bars and pads, their layers, what they cover, which screws attach them)
 and the selected screw.
 
-What the frame shows (``docs/games.md``, Bolt Unscrew): a steel plate that reaches 1.2
+What the frame shows (``docs/gallery.md``, Bolt Unscrew): a steel plate that reaches 1.2
 pitches beyond the outermost lattice points; anchors at lattice points, *free* (a dark hole
 ``#1e2128`` in a green rim ``#009e73``) or *closed* (a grey cap ``#929ca8``, rim
 ``#808a96``); screws bright (face ``#ced2d8``) when they can be picked, dim (``#686c74``)
@@ -27,7 +27,7 @@ How it is read:
 * a board has holes at its ends (a pad at its centre) and at every lattice point of its
   segment that shows a screw or a hole; a screw attaches the boards with a hole at it.
 
-What the pixels cannot show, and so :meth:`public` leaves out (``docs/games.md`` lists it
+What the pixels cannot show, and so :meth:`public` leaves out (``docs/gallery.md`` lists it
 too): an anchor entirely under boards without a hole there (it appears when they fall); a
 board entirely under boards above it (a pad under a pad with the same centre: it falls with
 it, so nothing a player decides depends on it); a screw whose head lies between boards above
@@ -92,7 +92,7 @@ UNKNOWN, C_PLATE, C_FREE, C_CLOSED, C_SCREW, C_RING, C_OUTLINE = -1, 10, 11, 12,
 N_LAYERS = len(WOODS)
 
 # shown-or-hidden thresholds (the visible share of a disc, a board's visible area): real
-# boards fall far from them on either side (docs/games.md)
+# boards fall far from them on either side (docs/gallery.md)
 SHOWN_SHARE = 0.1  # of an anchor's or a screw head's disc
 SHOWN_AREA = 0.05  # pitch^2 of a board
 PIXEL_SHARE = 0.02  # exact-colour pixels of the disc's area that show an anchor or a screw

@@ -1,7 +1,7 @@
 """Color Connect from the pixels: the grid, blocked cells, the dots of every pair, the
 finished paths and the path being drawn.
 
-What the frame shows (``docs/games.md``, Color Connect): a grid of square cells ``#faf8f3``,
+What the frame shows (``docs/gallery.md``, Color Connect): a grid of square cells ``#faf8f3``,
 each with its own 1 px border ``#cec8bc`` (so two neighbours show a 2 px line), inside a
 frame ``#968e80``; blocked cells ``#4a5062`` hatched ``#62697c``; a dot is a disc of its
 pair's palette colour (pair ``k`` is palette colour ``k``) with the colour's letter; a path

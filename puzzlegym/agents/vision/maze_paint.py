@@ -1,5 +1,5 @@
 """Maze Paint read from the pixels: the grid of walls and floor, the painted floor and the
-ball (colours of ``docs/games.md``), and a roll performed as a swipe from the ball.
+ball (colours of ``docs/gallery.md``), and a roll performed as a swipe from the ball.
 
 Every cell, wall or floor, is outlined by a one-pixel line of the frame's colour, so the
 lines give the cell size; a cell's inside tells wall, floor or painted floor, and the white

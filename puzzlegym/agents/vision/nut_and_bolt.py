@@ -1,7 +1,7 @@
 """Nut and Bolt from the pixels: the bolts, their capacity, every stack bottom to top, and
 the selected bolt with its lifted run.
 
-What the frame shows (``docs/games.md``, Nut and Bolt): the bolts stand on the board panel in
+What the frame shows (``docs/gallery.md``, Nut and Bolt): the bolts stand on the board panel in
 one or two rows, each a rod over a dark base plate ``#585e6c``; nuts are hexagons of a
 palette colour with the colour's letter, stacked bottom to top one nut height apart; a
 selected bolt is outlined in blue ``#2e6fbc`` and its top run is lifted one nut above the

@@ -2,7 +2,7 @@
 target car apart), and a slide performed as a drag from the vehicle's centre to its centre
 at the new position.
 
-The floor cells (colours of ``docs/games.md``) are outlined by lines that give the cell
+The floor cells (colours of ``docs/gallery.md``) are outlined by lines that give the cell
 size. A vehicle is drawn inside its cells with a margin, so the floor shows between two
 vehicles that touch and never inside one: neighbouring covered cells belong to one vehicle
 exactly when no floor shows across their common edge.

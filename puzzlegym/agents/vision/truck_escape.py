@@ -1,7 +1,7 @@
 """Truck Escape read from the pixels: the lot's grid, every truck still on it (its cells, its
 cab and where it faces), and a departure performed as a click on the truck's cab.
 
-The lot's parking cells (colours of ``docs/games.md``) are outlined by lines that give the
+The lot's parking cells (colours of ``docs/gallery.md``) are outlined by lines that give the
 cell size. A truck is a run of cells of one palette colour (its cargo box in the colour, its
 cab the colour at 78 %); trucks that touch never share a colour, so same-coloured
 neighbouring cells are one truck. The cab is the cell with the light-blue windshield, which
