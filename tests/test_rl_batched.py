@@ -229,6 +229,21 @@ def test_a_failing_env_factory_is_reported():
         BatchedVectorEnv([Flaky, broken], workers=2, context="fork")
 
 
+def test_a_failing_env_factory_is_reported_while_another_worker_still_starts():
+    """The failed worker reports and exits while the other is still building its env: its
+    closed pipe is not a message nobody asked for, the factory's error is what is raised."""
+
+    def slow():
+        time.sleep(1.0)
+        return Flaky()
+
+    def broken():
+        raise ConfigError("level: 99 is not in the catalogue")
+
+    with pytest.raises(ConfigError, match="level: 99"):
+        BatchedVectorEnv([slow, broken], workers=2, context="fork")
+
+
 @pytest.mark.parametrize(
     "kwargs, field",
     [

@@ -540,6 +540,10 @@ class WorkerPool:
                     continue
                 if first and answered:
                     continue  # one reply per call: the others stay readable for the next
+                if w not in pending and any(w == v for v, _ in errors):
+                    # it reported why it stops and exited: its pipe's end reads as ready now
+                    self._poller.unregister(self.conns[w].fileno())
+                    continue
                 if w not in pending:
                     self.close()
                     raise WorkerError(
