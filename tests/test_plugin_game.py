@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "tests" / "data" / "plugin_game" / "tiny_lamps"
 
 CHECKS = r"""
+DOCS_HOOK = "@@HOOK@@"
 import json, random, warnings
 import gymnasium as gym
 from gymnasium.utils.env_checker import check_env
@@ -62,6 +63,21 @@ copy = game.level_from_json(
 )
 out["copy_caught"] = level_hash(game, copy) == level_hash(game, level)
 
+import importlib.util
+spec = importlib.util.spec_from_file_location("docs_games", DOCS_HOOK)
+docs = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(docs)
+nav = docs.games_nav([{"Games": ["games/index.md", {"Level science": "levels.md"}]}], games())
+out["nav"] = nav[0]["Games"]
+page = docs.game_page(game)
+out["page"] = {
+    "title": page.splitlines()[0],
+    "card": "Light them" in page or "every lamp is lit" in page,
+    "ids": env_id in page,
+}
+table = docs.games_table(games(), "games/index.md").splitlines()
+out["table_row"] = [r for r in table if "Tiny" in r]
+
 env = gym.make(env_id)  # the whole objective, from the home screen
 home_clicks, screen = [], ["home"]
 def on_event(event):  # the clicks made on the home screen (the screen before each action)
@@ -98,7 +114,7 @@ def result(tmp_path_factory) -> dict:
     write_distribution(site)
     env = {**os.environ, "PYTHONPATH": str(site)}
     proc = subprocess.run(
-        [sys.executable, "-c", CHECKS],
+        [sys.executable, "-c", CHECKS.replace("@@HOOK@@", str(ROOT / "scripts" / "docs_games.py"))],
         capture_output=True,
         text=True,
         timeout=600,
@@ -133,6 +149,19 @@ def test_a_solver_episode_from_the_home_screen_reaches_the_seventh_card(result):
     clicks and wins every level."""
     assert result["episode"] == {"reason": "terminated", "success": True, "lc": 1.0}
     assert result["home_clicks"] == ["page:next", "card"]
+
+
+def test_the_docs_give_the_plugin_a_page_a_nav_entry_and_a_table_row(result):
+    """scripts/docs_games.py (the site's hooks) reads the registry: the plugin's page is made
+    from its parts, placed after the six games in the nav, with its row in the games table."""
+    assert result["nav"][0] == "games/index.md" and result["nav"][-1] == {
+        "Level science": "levels.md"
+    }
+    assert result["nav"][-2] == {"Tiny Lamps": "games/tiny-lamps.md"} and len(result["nav"]) == 9
+    assert result["page"] == {"title": "# Tiny Lamps", "card": True, "ids": True}
+    assert result["table_row"] == [
+        "| Tiny Lamps | Easy | 3 | clicks (a lamp) | no | [Tiny Lamps](../games/tiny-lamps.md) |"
+    ]
 
 
 def test_no_plugin_no_seventh_game():

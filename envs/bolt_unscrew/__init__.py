@@ -30,5 +30,7 @@ GAME = game(
     title="Bolt Unscrew",
     view=BoltUnscrewView(),
     instruction="Click a screw, then click a free hole. Free every board.",
+    controls="clicks (screw, then hole)",
+    can_dead_end=True,
     describe=_describe,
 )

@@ -15,6 +15,7 @@ GAME = game(
     title="Color Connect",
     view=ColorConnectView(),
     instruction="Click a dot, then each cell where the path turns, then the matching dot.",
+    controls="clicks (dot, turns, dot)",
     # every set of non-crossing paths is a board: far too many to count, so `levels stats`
     # reports a lower bound from the first 10,000
     stats_max_states=10_000,

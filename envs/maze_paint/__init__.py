@@ -24,5 +24,6 @@ GAME = game(
     title="Maze Paint",
     view=MazePaintView(),
     instruction="Swipe to roll the ball. Paint every floor tile.",
+    controls="swipes or arrow keys",
     describe=_describe,
 )

@@ -13,5 +13,7 @@ GAME = game(
     title="Nut and Bolt",
     view=NutAndBoltView(),
     instruction="Click a bolt to lift its top nuts, then click the bolt to put them on.",
+    controls="clicks (bolt, then bolt); Undo",
+    can_dead_end=True,
     has_undo=True,
 )

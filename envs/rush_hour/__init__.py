@@ -14,4 +14,5 @@ GAME = game(
     title="Rush Hour",
     view=RushHourView(),
     instruction="Drag the vehicles along their lanes. Get the red car out through the exit.",
+    controls="drags (slides)",
 )

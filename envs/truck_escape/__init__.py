@@ -29,5 +29,6 @@ GAME = game(
     title="Truck Escape",
     view=TruckEscapeView(),
     instruction="Click a truck to drive it out. Clear every truck from the lot.",
+    controls="clicks (a truck)",
     describe=_describe,
 )

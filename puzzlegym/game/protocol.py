@@ -167,16 +167,18 @@ class Game:
     object, ``level_from_json``/``state_to_json``/``state_from_json`` (de)serialise its data,
     ``load_catalogue(tier)`` returns the canonical levels, ``generate(tier, seed)`` a
     procedural level, ``rule_card`` the card text, ``instruction`` the level screen's
-    instruction line, ``dead_end(level, state)`` the dead-end certificate recorded with every
-    snapshot (False for games that never become unsolvable), ``has_undo`` whether the level
-    screen shows Undo, ``describe(level, state)`` (optional) extra facts recorded with every
-    snapshot (e.g. free anchors), ``stats_max_states`` (optional) a lower cap on the states
-    ``puzzlegym levels stats`` enumerates per level, for games whose state space is far too
-    large to count (the counts are then lower bounds either way), ``level_format`` (optional)
-    the Markdown text documenting the game's level file format, from the package's
-    ``format.md`` (``docs/levels.md`` ends with every game's), ``planes`` (optional) the
-    game's symbolic board encoder (:class:`puzzlegym.game.planes.Planes`, the package's
-    ``planes.PLANES``; ``puzzlegym.wrappers.BoardObservation`` reads it).
+    instruction line, ``dead_end(level, state)`` the dead-end certificate recorded with
+    every snapshot (False for games that never become unsolvable), ``has_undo`` whether the
+    level screen shows Undo, ``describe(level, state)`` (optional) extra facts recorded with
+    every snapshot (e.g. free anchors), ``stats_max_states`` (optional) a lower cap on the
+    states ``puzzlegym levels stats`` enumerates per level, for games whose state space is
+    far too large to count (the counts are then lower bounds either way), ``level_format``
+    (optional) the Markdown text documenting the game's level file format, from the
+    package's ``format.md`` (``docs/levels.md`` ends with every game's), ``controls`` and
+    ``can_dead_end`` (optional) the docs' games table: how a player moves, in a few words,
+    and whether boards can become unsolvable; ``planes`` (optional) the game's symbolic
+    board encoder (:class:`puzzlegym.game.planes.Planes`, the package's ``planes.PLANES``;
+    ``puzzlegym.wrappers.BoardObservation`` reads it).
 
     ``package`` is the game's package (set by :meth:`from_package`). A game pickles by
     reference to it: unpickling imports the package and takes its ``GAME`` (so an env, a suite
@@ -205,6 +207,10 @@ class Game:
     stats_max_states: int | None = None  # optional lower cap for `levels stats` (huge state spaces)
     level_format: str = ""  # optional Markdown: the level file format (format.md)
     planes: Any = None  # optional puzzlegym.game.planes.Planes: the symbolic board (planes.py)
+    # optional, for the games table of the docs: how a player moves, in a few words, and
+    # whether its boards can become unsolvable
+    controls: str = ""
+    can_dead_end: bool = False
     package: str = ""  # the game's package (from_package): how it pickles
 
     def env_id(self, tier: str) -> str:

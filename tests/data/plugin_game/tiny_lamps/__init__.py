@@ -15,4 +15,5 @@ GAME = game(
     title="Tiny Lamps",
     view=LampsView(),
     instruction="Click a lamp to switch it and its neighbours. Light every lamp.",
+    controls="clicks (a lamp)",
 )
