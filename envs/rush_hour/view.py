@@ -45,7 +45,7 @@ from puzzlegym.screen.palette import (
 from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget, font
 
-from .rules import BLOCKED_REASON, TARGET, Level, State, slide_range
+from .rules import BLOCKED_REASON, TARGET, Level, State, slide_range, slide_ranges
 
 FRAME = 18  # the frame around the grid
 EXIT_W = 120  # room right of the frame for the exit marker
@@ -432,6 +432,21 @@ class RushHourView(StatelessUI):
                 None if q == p else self._drag(level, state, i, q, area)
                 for q in range(level.span(i))
             )
+        return out
+
+    def target_changes(self, level: Level, state: State, ui: Any) -> list[bool]:
+        """Whether each of :meth:`board_targets`' drags would slide its vehicle: the drag
+        stops before the first wall or vehicle in the way, so it moves the vehicle exactly
+        when its position lies on a side the vehicle's free run reaches
+        (``rules.slide_ranges``)."""
+        out: list[bool] = []
+        for (lo, hi), p, span in zip(
+            slide_ranges(level, state),
+            state.positions,
+            (level.span(i) for i in range(level.n_vehicles)),
+            strict=True,
+        ):
+            out.extend((q < p and lo < p) or (q > p and hi > p) for q in range(span))
         return out
 
     @staticmethod
