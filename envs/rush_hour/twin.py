@@ -205,26 +205,23 @@ class RushHourTwin(Twin):
     def select(self, stacked: Mapping[str, Any], index: Any) -> dict[str, Any]:
         return {key: value if key in TABLES else value[index] for key, value in stacked.items()}
 
-    def take(self, stacked: Mapping[str, Any], rows: Any) -> dict[str, Any]:
-        """The levels ``rows`` (integers) of :meth:`stack`'s pytree, as a pytree of the same
-        form (outside ``jit``; numpy or JAX arrays in, the same kind out)."""
-        rows = [int(r) for r in np.atleast_1d(np.asarray(rows))]
+    def take(self, stacked: Mapping[str, Any], rows: Sequence[int]) -> dict[str, Any]:
+        """Levels ``rows`` of :meth:`stack`'s pytree with their own cluster tables, stacked
+        afresh (numpy or JAX arrays as given)."""
         host = {key: np.asarray(value) for key, value in stacked.items()}
-        one = [
+        starts, sizes = host["table_start"], host["table_size"]
+        levels = [
             {
-                **{key: value[r] for key, value in host.items() if key not in TABLES},
-                **{
-                    key: host[key][
-                        host["table_start"][r] : host["table_start"][r] + host["table_size"][r]
-                    ]
-                    for key in TABLES
-                },
+                key: value[r, ...] if key not in TABLES else value[starts[r] : starts[r] + sizes[r]]
+                for key, value in host.items()
+                if key not in ("table_start", "table_size")
             }
-            for r in rows
+            for r in (int(r) for r in rows)
         ]
-        out = self.stack(one)
-        as_jax = any(isinstance(v, jax.Array) for v in stacked.values())
-        return {key: jnp.asarray(v) if as_jax else v for key, v in out.items()}
+        out = self.stack(levels)
+        if any(isinstance(value, jax.Array) for value in stacked.values()):
+            return {key: jnp.asarray(value) for key, value in out.items()}
+        return out
 
     # -- the level screen ----------------------------------------------------------------
     def init(self, lv: Mapping[str, Any]) -> Any:
@@ -331,9 +328,7 @@ class RushHourTwin(Twin):
             return jnp.where(go_up, mid + 1, lo), jnp.where((lo < hi) & ~go_up, mid, hi)
 
         start = lv["table_start"]
-        lo, _ = jax.lax.fori_loop(
-            0, SEARCH_STEPS, halve, (start, start + lv["table_size"])
-        )
+        lo, _ = jax.lax.fori_loop(0, SEARCH_STEPS, halve, (start, start + lv["table_size"]))
         return lv["dist"][lo]
 
     def potential(self, lv: Mapping[str, Any], state: Any) -> Any:
