@@ -124,6 +124,15 @@ def vehicle_rect(level: Level, vehicle: int, position: int, area: Rect) -> Rect:
     return layout(level, area).cell_rect(r, c, rows=h, cols=w)
 
 
+@lru_cache(maxsize=256)
+def _centres(level: Level, area: Rect) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Per vehicle and position, the centre of the vehicle's pixels (``vehicle_rect``)."""
+    return tuple(
+        tuple(vehicle_rect(level, i, p, area).center for p in range(level.span(i)))
+        for i in range(level.n_vehicles)
+    )
+
+
 def vehicle_at(level: Level, state: State, cell: tuple[int, int]) -> int | None:
     """The vehicle covering ``cell`` in ``state``, or None."""
     for i, p in enumerate(state.positions):
@@ -427,11 +436,9 @@ class RushHourView(StatelessUI):
         """For each vehicle in order and each position along its axis, the drag that takes it
         there from where it stands (None for the position it holds)."""
         out: list = []
-        for i, p in enumerate(state.positions):
-            out.extend(
-                None if q == p else self._drag(level, state, i, q, area)
-                for q in range(level.span(i))
-            )
+        for p, centres in zip(state.positions, _centres(level, area), strict=True):
+            x0, y0 = centres[p]
+            out.extend(None if q == p else Drag(x0, y0, x, y) for q, (x, y) in enumerate(centres))
         return out
 
     def target_changes(self, level: Level, state: State, ui: Any) -> list[bool]:
