@@ -7,6 +7,8 @@ potential; solved; state). One binding fits every tier, so each check compiles o
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
@@ -111,30 +113,51 @@ def test_the_cluster_tables_are_ragged_and_exact(played):
     assert np.array_equal(one["v_start"][0], stacked["v_start"][2])
 
 
+def placed(height: int, width: int, n_vehicles: int, n_walls: int, seed: int) -> Level:
+    """The generator's kind of placement on a ``height`` x ``width`` board: the target car
+    in a random row, then walls and vehicles at random free places (a few tries each; one
+    that would make the level invalid is left out)."""
+    rng = random.Random(seed)
+    row = rng.randrange(height)
+    vehicles = [Vehicle(row, rng.randrange(width - 2), 2, True)]
+    walls: list[tuple[int, int]] = []
+
+    def valid(vehicles: list, walls: list) -> bool:
+        level = Level("placed", "Hard", width, height, tuple(vehicles), tuple(sorted(walls)))
+        try:
+            level.validate()
+        except LevelError:
+            return False
+        return True
+
+    for _ in range(n_walls):
+        for _try in range(20):
+            cell = (rng.randrange(height), rng.randrange(width))
+            if cell not in walls and valid(vehicles, [*walls, cell]):
+                walls.append(cell)
+                break
+    for _ in range(n_vehicles - 1):
+        for _try in range(20):
+            length, horizontal = rng.choice((2, 2, 3)), rng.random() < 0.5
+            r = rng.randrange(height - (0 if horizontal else length - 1))
+            c = rng.randrange(width - (length - 1 if horizontal else 0))
+            if valid([*vehicles, Vehicle(r, c, length, horizontal)], walls):
+                vehicles.append(Vehicle(r, c, length, horizontal))
+                break
+    return Level("placed", "Hard", width, height, tuple(vehicles), tuple(sorted(walls)))
+
+
 @st.composite
 def placements(draw):
-    """A level the generator's way: a random placement (the target car in its row, walls,
-    vehicles on free cells), made its cluster's farthest-from-goal state."""
-    height, width = draw(st.integers(4, 6)), draw(st.integers(4, 6))
-    row = draw(st.integers(0, height - 1))
-    target = Vehicle(row, draw(st.integers(0, width - 3)), 2, True)
-    vehicles, walls = [target], []
-    for _ in range(draw(st.integers(0, MAX_VEHICLES - 1))):
-        length, horizontal = draw(st.sampled_from([2, 3])), draw(st.booleans())
-        r = draw(st.integers(0, height - (1 if horizontal else length)))
-        c = draw(st.integers(0, width - (length if horizontal else 1)))
-        vehicles.append(Vehicle(r, c, length, horizontal))
-        try:
-            Level("hypothesis", "Hard", width, height, tuple(vehicles), tuple(walls)).validate()
-        except LevelError:
-            vehicles.pop()
-    for _ in range(draw(st.integers(0, 2))):
-        walls.append((draw(st.integers(0, height - 1)), draw(st.integers(0, width - 1))))
-        try:
-            Level("h", "Hard", width, height, tuple(vehicles), tuple(sorted(walls))).validate()
-        except LevelError:
-            walls.pop()
-    level = Level("hypothesis", "Hard", width, height, tuple(vehicles), tuple(sorted(walls)))
+    """A level the generator's way: a placement (:func:`placed`) made its cluster's
+    farthest-from-goal state, among clusters of at most HYPOTHESIS_STATES states."""
+    level = placed(
+        draw(st.integers(4, 6)),
+        draw(st.integers(4, 6)),
+        draw(st.integers(3, MAX_VEHICLES)),
+        draw(st.integers(0, 2)),
+        draw(st.integers(0, 2**32)),
+    )
     found = farthest_level(level, "hypothesis", "Hard", max_states=HYPOTHESIS_STATES)
     assume(found is not None)
     return found[0]
