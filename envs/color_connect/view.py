@@ -82,7 +82,12 @@ class Drawing:
 
 def layout(level: Level, area: Rect) -> GridLayout:
     """The grid's cells inside ``area`` (room left for the frame)."""
-    return GridLayout.board(area, level.height, level.width, FRAME, FRAME)
+    return _layout(level.height, level.width, area)
+
+
+@lru_cache(maxsize=256)
+def _layout(height: int, width: int, area: Rect) -> GridLayout:
+    return GridLayout.board(area, height, width, FRAME, FRAME)
 
 
 def cell_rect(level: Level, index: int, area: Rect) -> Rect:
@@ -327,6 +332,11 @@ class ColorConnectView(ResetUI):
         """A click on the centre of every cell, row-major."""
         return [Click(*cell_rect(level, x, area).center) for x in range(level.n_cells)]
 
+    def target_changes(self, level: Level, state: State, ui: Any) -> list[bool]:
+        """Whether each of :meth:`board_targets`' clicks would change the board or the path
+        being drawn, in one pass over the grid (see :func:`click_changes`)."""
+        return click_changes(level, state, ui)
+
     # -- drawing --------------------------------------------------------------------------------
 
     def panel(self, level: Level, area: Rect) -> Rect:
@@ -416,6 +426,44 @@ def click(level: Level, state: State, ui: Drawing | None, index: int) -> ViewOut
     return ViewOutcome(ui=Drawing(k, tuple(divmod(x, w) for x in path)), feedback="")
 
 
+def click_changes(level: Level, state: State, ui: Drawing | None) -> list[bool]:
+    """Per cell, whether :func:`click` there would change the board or the path being drawn:
+    with no path being drawn, the dots (a dot starts a path, or removes its pair's path);
+    while drawing, the starting dot (cancel), the path's other cells but its last (cut
+    back) and, along the last cell's row and column, each cell up to the first one a segment
+    may not cross (a blocked cell, a dot, a path, the path itself), and that one too when it
+    is the partner dot and the rules accept the path it completes."""
+    owner = level.owner
+    if ui is None:
+        return [o >= 0 for o in owner]
+    w = level.width
+    out = [False] * level.n_cells
+    cells = [r * w + c for r, c in ui.cells]
+    for x in cells[:-1]:
+        out[x] = True
+    out[cells[0]] = True  # the starting dot cancels, also when it is the last cell
+    head = cells[-1]
+    a, b = level.endpoints[ui.pair]
+    partner = b if cells[0] == a else a
+    blocked = set(cells) | {i for i, o in enumerate(owner) if o != -1}
+    occupied = state.occupied
+    hr, hc = divmod(head, w)
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        r, c, segment = hr + dr, hc + dc, []
+        while 0 <= r < level.height and 0 <= c < w:
+            x = r * w + c
+            segment.append(x)
+            if x == partner:
+                path = (*cells, *segment)
+                out[x] = rules.path_problem(level, state, ui.pair, path) is None
+                break
+            if x in blocked or occupied >> x & 1:
+                break
+            out[x] = True
+            r, c = r + dr, c + dc
+    return out
+
+
 @lru_cache(maxsize=256)
 def _widget_table(
     level: Level, area: Rect, style: str
@@ -436,6 +484,7 @@ __all__ = [
     "cell_at",
     "cell_rect",
     "click",
+    "click_changes",
     "path_clicks",
     "turning_cells",
 ]

@@ -29,6 +29,8 @@ from typing import Any, NamedTuple
 from puzzlegym.solvers.types import Unsolvable
 
 __all__ = [
+    "BITS",
+    "FIELD",
     "MAX_CLUSTER_STATES",
     "ClusterTable",
     "Packed",

@@ -422,6 +422,12 @@ def slide_range(level: Level, state: State, vehicle: int) -> tuple[int, int]:
     return _free_run(level, state.positions, vehicle, occupied(level, state))
 
 
+def slide_ranges(level: Level, state: State) -> tuple[tuple[int, int], ...]:
+    """:func:`slide_range` of every vehicle, in vehicle order (one occupancy for all)."""
+    occ = occupied(level, state)
+    return tuple(_free_run(level, state.positions, i, occ) for i in range(level.n_vehicles))
+
+
 def _free_run(level: Level, positions: tuple[int, ...], vehicle: int, occ: int) -> tuple[int, int]:
     masks = level.cell_masks[vehicle]
     p = positions[vehicle]
@@ -565,6 +571,7 @@ __all__ = [
     "occupied",
     "potential",
     "slide_range",
+    "slide_ranges",
     "state_from_json",
     "state_to_json",
 ]

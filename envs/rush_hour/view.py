@@ -45,7 +45,7 @@ from puzzlegym.screen.palette import (
 from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget, font
 
-from .rules import BLOCKED_REASON, TARGET, Level, State, slide_range
+from .rules import BLOCKED_REASON, TARGET, Level, State, slide_range, slide_ranges
 
 FRAME = 18  # the frame around the grid
 EXIT_W = 120  # room right of the frame for the exit marker
@@ -122,6 +122,15 @@ def vehicle_rect(level: Level, vehicle: int, position: int, area: Rect) -> Rect:
     r, c = level.cells(vehicle, position)[0]
     w, h = (v.length, 1) if v.horizontal else (1, v.length)
     return layout(level, area).cell_rect(r, c, rows=h, cols=w)
+
+
+@lru_cache(maxsize=256)
+def _centres(level: Level, area: Rect) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Per vehicle and position, the centre of the vehicle's pixels (``vehicle_rect``)."""
+    return tuple(
+        tuple(vehicle_rect(level, i, p, area).center for p in range(level.span(i)))
+        for i in range(level.n_vehicles)
+    )
 
 
 def vehicle_at(level: Level, state: State, cell: tuple[int, int]) -> int | None:
@@ -427,11 +436,24 @@ class RushHourView(StatelessUI):
         """For each vehicle in order and each position along its axis, the drag that takes it
         there from where it stands (None for the position it holds)."""
         out: list = []
-        for i, p in enumerate(state.positions):
-            out.extend(
-                None if q == p else self._drag(level, state, i, q, area)
-                for q in range(level.span(i))
-            )
+        for p, centres in zip(state.positions, _centres(level, area), strict=True):
+            x0, y0 = centres[p]
+            out.extend(None if q == p else Drag(x0, y0, x, y) for q, (x, y) in enumerate(centres))
+        return out
+
+    def target_changes(self, level: Level, state: State, ui: Any) -> list[bool]:
+        """Whether each of :meth:`board_targets`' drags would slide its vehicle: the drag
+        stops before the first wall or vehicle in the way, so it moves the vehicle exactly
+        when its position lies on a side the vehicle's free run reaches
+        (``rules.slide_ranges``)."""
+        out: list[bool] = []
+        for (lo, hi), p, span in zip(
+            slide_ranges(level, state),
+            state.positions,
+            (level.span(i) for i in range(level.n_vehicles)),
+            strict=True,
+        ):
+            out.extend((q < p and lo < p) or (q > p and hi > p) for q in range(span))
         return out
 
     @staticmethod

@@ -25,12 +25,13 @@ catalogue and the generated levels in play); ``puzzlegym.jax`` then binds the tw
 static attributes that traced code may read, e.g. to size Undo's history);
 :meth:`Twin.encode` gives one level as a dict of numpy arrays whose shapes depend on the bound
 sizes only, :meth:`Twin.stack` many encoded levels as one
-pytree and :meth:`Twin.select` one level of it inside ``jit`` (the defaults stack along a new
+pytree, :meth:`Twin.select` one level of it inside ``jit`` and :meth:`Twin.take` some levels
+of it as a smaller pytree of the same form, outside ``jit`` (the defaults stack along a new
 first axis and index it; a game with ragged tables, such as per-level distance tables, may
-concatenate them with offsets instead). Every other method is traced: ``lv`` is one selected
-level (a dict of ``jax.Array``), ``state`` the twin's own pytree (rules state, interaction
-state and anything else the level screen keeps, such as Undo's history), and none of them may
-branch in Python on array values.
+concatenate them with offsets instead, and then overrides all three). Every other method
+is traced: ``lv`` is one selected level (a dict of ``jax.Array``), ``state`` the twin's own
+pytree (rules state, interaction state and anything else the level screen keeps, such as
+Undo's history), and none of them may branch in Python on array values.
 """
 
 from __future__ import annotations
@@ -88,6 +89,13 @@ class Twin:
     def select(self, stacked: Mapping[str, Any], index: Any) -> dict[str, Any]:
         """Level ``index`` (a traced integer) of :meth:`stack`'s pytree (default: index the
         first axis of each array)."""
+        return {key: value[index] for key, value in stacked.items()}
+
+    def take(self, stacked: Mapping[str, Any], rows: Sequence[int]) -> dict[str, Any]:
+        """Levels ``rows`` (Python integers) of :meth:`stack`'s pytree as a pytree of the
+        same form, outside ``jit``, numpy or JAX arrays as given (default: index the first
+        axis of each array): what code that cuts levels out of an env's tables calls."""
+        index = np.asarray(rows, dtype=np.intp)
         return {key: value[index] for key, value in stacked.items()}
 
     # -- the level screen (traced) -------------------------------------------------------------
