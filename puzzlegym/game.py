@@ -106,6 +106,17 @@ class GameView(Protocol):
     # ``ui_from_json`` (which does not see the level) does not fit the level and board; the
     # suite calls it when it restores a checkpoint, before anything changes.
 
+    # Optional: ``target_changes(level, state, ui) -> list[bool]``, one entry per entry of
+    # ``board_targets(level, state, ui, area)`` (the same length, the same index meaning):
+    # whether performing that target on the level screen would change the board or its
+    # selection, exactly what trying its gesture would say (``Suite.would_change``: the
+    # view selects or deselects something, or the rules accept the move it makes; False
+    # where the target is None). It is computed in one pass from the rules' legal moves and
+    # the interaction state, without trying each gesture;
+    # ``puzzlegym.wrappers.BoardActions.action_masks`` uses it when the view has it (and
+    # tries every target otherwise), and ``tests/test_board_actions_masks.py`` checks that
+    # it equals the tried mask over random play of every id.
+
 
 class ResetUI:
     """Views whose interaction state is None when a level starts and after every move (a

@@ -36,7 +36,7 @@ from puzzlegym.screen.layout import (
     SCREENS,
 )
 from puzzlegym.screen.render import Rect
-from puzzlegym.screen.suite import gesture_changes
+from puzzlegym.screen.suite import gesture_changes, press_changes
 
 __all__ = [
     "BOARD_AREA",
@@ -100,6 +100,15 @@ class BoardProbe:
         """The view's board-aligned GUI actions of this level (``GameView.board_targets``)."""
         return self.game.view.board_targets(self.level, self.state, self.ui, BOARD_AREA)
 
+    def target_changes(self) -> list[bool] | None:
+        """Whether each board target would change the board or its selection on the level
+        screen (``GameView.target_changes``: computed from the rules' legal moves and the
+        selection in one pass), or None when the game's view does not compute it."""
+        compute = getattr(self.game.view, "target_changes", None)
+        if compute is None:
+            return None
+        return [bool(v) for v in compute(self.level, self.state, self.ui)]
+
 
 @dataclass(frozen=True)
 class Probe:
@@ -160,6 +169,14 @@ class Probe:
     def control(self, name: str) -> Rect | None:
         """The rectangle of control ``name`` on this screen, or None."""
         return self.controls.get(name)
+
+    def press_changes(self, name: str) -> bool:
+        """Whether pressing control ``name`` would change anything now (False when this
+        screen does not show it): Restart off the level's start, Undo with a move to undo,
+        any other control shown."""
+        if name not in self.controls:
+            return False
+        return press_changes(name, self.board)
 
     def would_change(self, gesture: Gesture) -> bool:
         """Whether ``gesture`` would change the screen, the board or its selection now (what

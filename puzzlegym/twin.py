@@ -37,11 +37,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from importlib import import_module
+from importlib.util import find_spec
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Twin"]
+__all__ = ["Twin", "find_twin", "has_twin"]
+
+TWIN_MODULE = "twin"  # envs/<game>/twin.py
 
 
 class Twin:
@@ -138,3 +142,24 @@ class Twin:
     def to_python(self, level: Any, state: Any) -> tuple[Any, Any]:
         """``(rules state, view ui)`` of one unbatched twin state (numpy arrays) of ``level``."""
         raise NotImplementedError
+
+
+# -- the convention: envs/<game>/twin.py holds TWIN --------------------------------------------
+def has_twin(game: Any) -> bool:
+    """Whether ``game`` (a :class:`puzzlegym.game.Game`) has a twin module
+    (``<Game.package>.twin``), found without importing it (nor ``jax``)."""
+    package = getattr(game, "package", "")
+    return bool(package) and find_spec(f"{package}.{TWIN_MODULE}") is not None
+
+
+def find_twin(game: Any) -> Twin | None:
+    """The ``TWIN`` of ``game``'s twin module (imported now: it may import ``jax``), or None
+    when the game has none. A module whose ``TWIN`` is no :class:`Twin` of this game is an
+    error (TypeError)."""
+    if not has_twin(game):
+        return None
+    module = import_module(f"{game.package}.{TWIN_MODULE}")
+    twin = getattr(module, "TWIN", None)
+    if not isinstance(twin, Twin) or twin.name != game.name:
+        raise TypeError(f"{module.__name__}.TWIN is not a Twin of the game {game.name!r}")
+    return twin

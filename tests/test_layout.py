@@ -92,6 +92,8 @@ LAYERS: list[tuple[str, list[str]]] = [
             "puzzlegym.lab.*",
             "puzzlegym.rl",
             "puzzlegym.rl.*",
+            "puzzlegym.jax",
+            "puzzlegym.jax.*",
         ],
     ),
     ("entry", ["puzzlegym", "puzzlegym.cli", "puzzlegym.__main__", "puzzlegym.run"]),

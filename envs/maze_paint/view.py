@@ -180,6 +180,12 @@ class MazePaintView(StatelessUI):
         """The four swipes from the ball (up, down, left, right: ``rules.DIRECTIONS``)."""
         return [self.actions_for_move(level, state, ui, move, area)[0] for move in rules.DIRECTIONS]
 
+    def target_changes(self, level: Level, state: State, ui: Any) -> list[bool]:
+        """Whether each swipe would roll the ball: the rules' legal moves (a slide of the
+        level's table from the ball's cell)."""
+        table, base = level.slide_table, state.ball * 4
+        return [table[base + d] is not None for d in range(len(rules.DIRECTIONS))]
+
 
 @lru_cache(maxsize=256)
 def _widget_table(

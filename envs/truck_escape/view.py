@@ -398,6 +398,15 @@ class TruckEscapeView(StatelessUI):
             for i in range(len(level.trucks))
         ]
 
+    def target_changes(self, level: Level, state: State, ui: Any) -> list[bool]:
+        """Whether each truck's click would send it off: the rules' legal moves (on the lot,
+        nothing remaining on its path)."""
+        remaining, blockers = state.remaining, level.blockers
+        return [
+            bool(remaining >> i & 1) and not blockers[i] & remaining
+            for i in range(len(level.trucks))
+        ]
+
 
 _PAINTERS = {  # (board, truck) painters per style
     SCREEN_STYLE: (_paint_board, _paint_truck),

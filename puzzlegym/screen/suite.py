@@ -478,7 +478,7 @@ def gesture_changes(
     if gesture.kind == "click":
         for name, rect in controls.items():
             if rect.contains(gesture.x, gesture.y):
-                return _press_changes(name, board)
+                return press_changes(name, board)
         if screen == LEVEL and BOARD_AREA.contains(gesture.x, gesture.y):
             return _board_changes(board, gesture)
     elif gesture.kind == "drag":
@@ -528,7 +528,10 @@ def pointer_shape(
     return "default"
 
 
-def _press_changes(name: str, b: BoardLike | None) -> bool:
+def press_changes(name: str, b: BoardLike | None) -> bool:
+    """Whether pressing control ``name`` (on a screen that shows it) would change anything:
+    Restart when the board or its selection differs from the level's start, Undo when it
+    has a move to undo, every other control always."""
     if name == "restart":
         assert b is not None
         initial = b.game.rules.initial_state(b.level)

@@ -109,7 +109,7 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         self.action_space = spaces.Discrete(self._n_actions)
         self._gestures: dict[Action, list] = {}
         self._memo: tuple[tuple[int, int], list] | None = None  # ((episode, version), targets)
-        self._mask_memo: tuple[tuple[int, int], np.ndarray] | None = None
+        self._mask_memo: tuple[tuple[int, int, bool], np.ndarray] | None = None
 
     # -------------------------------------------------------------- layout
     def _suite_name(self, button: str) -> str:
@@ -198,22 +198,51 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     def action_masks(self) -> np.ndarray:
         """A bool array over the indices: True where the action would change the screen, the
         board or its selection (all True when none would, and before the first ``reset()``:
-        vector envs may ask before they reset)."""
+        vector envs may ask before they reset). Computed in one pass when the game's view
+        has ``target_changes`` (the board targets from the rules' legal moves and the
+        selection, the buttons as the suite decides a press), else as
+        :meth:`tried_masks`; the two are equal (tested over random play of every id)."""
+        return self._masks(computed=True)
+
+    def tried_masks(self) -> np.ndarray:
+        """:meth:`action_masks` found by trying every index's gestures on the probe
+        (``Probe.would_change``), whatever the game's view computes."""
+        return self._masks(computed=False)
+
+    def _masks(self, computed: bool) -> np.ndarray:
         try:
             probe = self._base.probe()
         except PuzzleGymError:  # no episode yet
             return np.ones(self._n_actions, dtype=bool)
-        key = (probe.episode, probe.version)  # the screen decides the mask
+        key = (probe.episode, probe.version, computed)  # the screen decides the mask
         if self._mask_memo is not None and self._mask_memo[0] == key:
             return self._mask_memo[1].copy()
-        mask = np.zeros(self._n_actions, dtype=bool)
-        for i, action in enumerate(self.targets(probe)):
-            if action is not None:
-                mask[i] = any(probe.would_change(g) for g in self._gestures_of(action))
+        mask = self._computed_mask(probe) if computed else None
+        if mask is None:
+            mask = np.zeros(self._n_actions, dtype=bool)
+            for i, action in enumerate(self.targets(probe)):
+                if action is not None:
+                    mask[i] = any(probe.would_change(g) for g in self._gestures_of(action))
         if not mask.any():
             mask[:] = True
         self._mask_memo = (key, mask)
         return mask.copy()
+
+    def _computed_mask(self, probe) -> np.ndarray | None:
+        """The mask from ``GameView.target_changes`` and ``Probe.press_changes`` (None when
+        the game's view does not compute its targets' changes)."""
+        if getattr(self._base.game.view, "target_changes", None) is None:
+            return None
+        mask = np.zeros(self._n_actions, dtype=bool)
+        board = probe.board
+        if probe.screen == LEVEL and board is not None:
+            changes = board.target_changes()
+            if changes is None or len(changes) > self.n_targets:
+                return None  # another game's board, or too many targets: targets() says so
+            mask[: len(changes)] = changes
+        for j, name in enumerate(self._button_names):
+            mask[self.n_targets + j] = probe.press_changes(name)
+        return mask
 
     def _gestures_of(self, action: Action) -> list:
         """The gestures ``action`` makes on its own (a fresh recognizer: a click is a click)."""

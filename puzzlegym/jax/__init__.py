@@ -1,0 +1,24 @@
+"""The games as JAX environments (the ``jax`` extra): each game's twin
+(:mod:`puzzlegym.twin`, ``envs/<game>/twin.py``) behind gymnax's ``Environment`` API, the
+same game index for index as the Python board env.
+
+``make(env_id, levels=..., num_levels=..., start_level=..., reward=...)`` returns ``(env,
+params)`` (:mod:`puzzlegym.jax.factory`); the env is a :class:`PuzzleJaxEnv`
+(:mod:`puzzlegym.jax.env`): ``reset``, ``step`` (auto-reset), ``step_env``,
+``reset_level``, ``action_mask``, jittable and vmappable. JAX picks the device.
+"""
+
+from __future__ import annotations
+
+from puzzlegym.jax.env import EnvParams, EnvState, PuzzleJaxEnv
+from puzzlegym.jax.factory import MAX_BUDGET_ACTIONS, MAX_LEVELS, budget_actions, make
+
+__all__ = [
+    "MAX_BUDGET_ACTIONS",
+    "MAX_LEVELS",
+    "EnvParams",
+    "EnvState",
+    "PuzzleJaxEnv",
+    "budget_actions",
+    "make",
+]

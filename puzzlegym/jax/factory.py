@@ -1,0 +1,169 @@
+"""``puzzlegym.jax.make``: an objective's twin env and the arrays of the levels it plays,
+every argument checked before anything is built (errors name the argument)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from puzzlegym.env import REWARDS
+from puzzlegym.errors import ConfigError, shown
+from puzzlegym.fields import check_count, check_number
+from puzzlegym.jax.env import EnvParams, PuzzleJaxEnv, Spec
+from puzzlegym.registry import parse_env_id
+from puzzlegym.rl.protocol import MAX_BUDGET_MULTIPLE, Protocol
+from puzzlegym.splits import TrainingLevels, check_split, tier_targets
+from puzzlegym.twin import find_twin
+
+__all__ = ["MAX_BUDGET_ACTIONS", "MAX_LEVELS", "budget_actions", "make"]
+
+MAX_LEVELS = 65_536  # generated levels one env holds (each is generated, or read from the cache)
+MAX_BUDGET_ACTIONS = 10_000  # actions in one episode (the twin's history is sized by it)
+
+
+def budget_actions(budget_s: float, action_cost_s: float) -> int:
+    """The actions the Python env plays within ``budget_s`` at ``action_cost_s`` each: it
+    truncates after the first action at which its simulated clock (a float sum of
+    ``action_cost_s``) reaches the budget."""
+    if budget_s / action_cost_s > MAX_BUDGET_ACTIONS:
+        raise ConfigError(
+            f"budget_s: {shown(budget_s)} s at action_cost_s={shown(action_cost_s)} is more than "
+            f"{MAX_BUDGET_ACTIONS} actions an episode"
+        )
+    elapsed, n = 0.0, 0
+    while elapsed < budget_s:  # the SimClock's own sums, so the count is exactly the env's
+        elapsed += action_cost_s
+        n += 1
+    return n
+
+
+def _positive(value: Any, name: str) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not math.isfinite(float(value))
+        or not float(value) > 0
+    ):
+        raise ConfigError(
+            f"{name}: must be a positive, finite number of seconds, got {shown(value)}"
+        )
+    return float(value)
+
+
+def make(
+    env_id: str,
+    levels: str = "catalogue",
+    num_levels: int | None = None,
+    start_level: int | None = None,
+    reward: str = "potential",
+    budget_s: float | None = None,
+    budget_multiple: float = 2.0,
+    action_cost_s: float = 1.0,
+    level_bits: bool = True,
+) -> tuple[PuzzleJaxEnv, EnvParams]:
+    """The twin env of objective ``env_id`` and its default params (the levels it plays).
+
+    ``levels="catalogue"`` plays the tier's catalogue levels; ``"generated"`` training levels
+    ``0 .. num_levels - 1`` of the split from ``start_level`` (:mod:`puzzlegym.splits`:
+    training level ``i`` is the Python env's, ``gym.make(env_id, levels="generated",
+    num_levels=N, start_level=S)`` with ``reset(options={"first_level": i})``), generated
+    now or read from the level cache (``num_levels`` 1..:data:`MAX_LEVELS`). ``reward`` is
+    the Python env's (``"potential"`` or ``"sparse"``), ``level_bits`` BoardObservation's.
+
+    The budget: ``budget_s`` seconds at ``action_cost_s`` each, as the Python env counts
+    them (:func:`budget_actions`), the same for every level; or, with ``budget_s=None``
+    (the default), :mod:`puzzlegym.rl.protocol`'s: ``budget_multiple`` times each catalogue
+    level's solution, and for generated levels the training budget (``budget_multiple``
+    times the tier's longest catalogue solution). ``EnvParams.budget`` holds it per level.
+
+    Examples:
+        >>> import jax
+        >>> import puzzlegym.jax
+        >>> env, params = puzzlegym.jax.make("LongPuzzle/MazePaint-Easy")
+        >>> env.num_actions, env.observation_space(params).shape  # 4 swipes + Restart
+        (5, (13, 8, 8))
+        >>> obs, state = env.reset_level(jax.random.key(0), params, 1)  # catalogue level 1
+        >>> env.action_mask(state, params).astype(int).tolist()
+        [1, 1, 0, 1, 0]
+    """
+    game, tier = parse_env_id(env_id)
+    twin = find_twin(game)
+    if twin is None:
+        raise ConfigError(
+            f"env id: {game.name} has no JAX twin yet (envs/<game>/twin.py with TWIN); "
+            "the Python env plays it: puzzlegym.wrappers.make_sb3_env"
+        )
+    split = check_split(levels, num_levels, start_level)
+    if split is not None:
+        check_count(split.num_levels, "num_levels", 1, MAX_LEVELS, ConfigError)
+    if reward not in REWARDS:
+        raise ConfigError(f"reward: {shown(reward)} is not allowed; allowed: {', '.join(REWARDS)}")
+    if not isinstance(level_bits, bool):
+        raise ConfigError(f"level_bits: expected true or false, got {shown(level_bits)}")
+    cost = _positive(action_cost_s, "action_cost_s")
+    multiple = check_number(
+        budget_multiple, "budget_multiple", 1.0, MAX_BUDGET_MULTIPLE, ConfigError
+    )
+    seconds = None if budget_s is None else _positive(budget_s, "budget_s")
+    fixed = None if seconds is None else budget_actions(seconds, cost)
+
+    catalogue = list(game.load_catalogue(tier))
+    n_catalogue = len(catalogue)
+    if split is None:
+        played = catalogue
+        index = np.arange(n_catalogue, dtype=np.int32)
+        last = index == n_catalogue - 1
+    else:
+        training = TrainingLevels(game, tier, split)
+        played = [training.level(i) for i in range(split.num_levels)]
+        index = np.zeros(len(played), dtype=np.int32)  # level 1 of a one-level episode
+        last = np.full(len(played), n_catalogue == 1)
+    if fixed is not None:
+        budget = np.full(len(played), fixed, dtype=np.int32)
+    else:
+        protocol = Protocol(env_id, budget_multiple=multiple, env_kwargs={"action_cost_s": cost})
+        if split is None:
+            budget = np.array([t.budget_actions for t in protocol.test_levels()], dtype=np.int32)
+        else:
+            budget = np.full(len(played), protocol.train_budget_actions(), dtype=np.int32)
+        if int(budget.max()) > MAX_BUDGET_ACTIONS:
+            raise ConfigError(
+                f"budget_multiple: {multiple:g} gives {int(budget.max())} actions an episode, "
+                f"more than {MAX_BUDGET_ACTIONS}"
+            )
+
+    every = catalogue + (played if split is not None else [])
+    board_shape = tuple(int(v) for v in game.planes.shape(every))
+    bound = twin.bind(twin.sizes_for(every), tier_targets(game, tier), int(budget.max()))
+    tables = bound.stack([bound.encode(level) for level in played])
+    digest = hashlib.sha256()
+    for name, array in [*sorted(tables.items()), ("index", index), ("last", last), ("b", budget)]:
+        array = np.ascontiguousarray(array)
+        digest.update(f"{name}:{array.dtype}:{array.shape}\n".encode())
+        digest.update(array.tobytes())
+    buttons = ("restart", "undo") if game.has_undo else ("restart",)
+    spec = Spec(
+        env_id=game.env_id(tier),
+        levels=levels,
+        num_levels=None if split is None else split.num_levels,
+        start_level=None if split is None else split.start_level,
+        n_targets=bound.n_targets,
+        buttons=buttons,
+        board_shape=(board_shape[0], board_shape[1], board_shape[2]),
+        level_bits=max(1, (n_catalogue - 1).bit_length()) if level_bits else 0,
+        reward=reward,
+        fingerprint=digest.hexdigest(),
+    )
+    params = EnvParams(
+        max_steps_in_episode=int(budget.max()),
+        levels=jax.tree.map(jnp.asarray, tables),
+        index=jnp.asarray(index),
+        last=jnp.asarray(last),
+        budget=jnp.asarray(budget),
+    )
+    return PuzzleJaxEnv(bound, spec, params), params

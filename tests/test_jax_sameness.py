@@ -1,0 +1,89 @@
+"""Every twin is its game, index for index: the sameness harness (puzzlegym.jax.sameness)
+over catalogue levels of every tier, generated levels and Hypothesis-chosen generated
+levels of every game that has a twin (games join with no edit here), and a check that the
+harness catches a twin that is wrong."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+pytest.importorskip("jax")
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import puzzlegym.jax as pj  # noqa: E402
+from puzzlegym.jax.sameness import compare  # noqa: E402
+from puzzlegym.registry import games  # noqa: E402
+from puzzlegym.splits import SEED_LIMIT  # noqa: E402
+from puzzlegym.twin import has_twin  # noqa: E402
+
+TWIN_IDS = [g.env_id(t) for g in games().values() if has_twin(g) for t in g.tiers]
+BUDGET_S = 120.0  # room for random play to win now and then
+
+
+def clean(report) -> None:
+    assert report.disagreements == 0, report.examples
+    assert report.transitions > 0
+
+
+@pytest.mark.parametrize("env_id", TWIN_IDS)
+def test_catalogue_levels_play_the_same(env_id):
+    env, params = pj.make(env_id, budget_s=BUDGET_S)
+    report = compare(env, params, episodes=env.n_levels + 2, seed=1)
+    clean(report)
+    assert report.episodes == env.n_levels + 2
+    assert report.terminated >= 1  # a third of the episodes play the solution first
+
+
+@pytest.mark.parametrize("env_id", TWIN_IDS)
+def test_generated_levels_play_the_same(env_id):
+    env, params = pj.make(
+        env_id, levels="generated", num_levels=3, start_level=7, budget_s=BUDGET_S
+    )
+    clean(compare(env, params, episodes=4, seed=2))
+
+
+@settings(
+    max_examples=4,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    env_id=st.sampled_from(TWIN_IDS),
+    start_level=st.integers(0, SEED_LIMIT - 2),
+    reward=st.sampled_from(["potential", "sparse"]),
+    seed=st.integers(0, 2**16),
+)
+def test_hypothesis_chosen_levels_play_the_same(env_id, start_level, reward, seed):
+    env, params = pj.make(
+        env_id,
+        levels="generated",
+        num_levels=1,
+        start_level=start_level,
+        reward=reward,
+        budget_s=BUDGET_S,
+    )
+    clean(compare(env, params, episodes=2, seed=seed))
+
+
+def test_the_harness_catches_a_wrong_twin():
+    """The check can fail: a twin whose potential is half the rules' and whose mask leaves
+    out the first target disagrees on rewards and masks."""
+    env, params = pj.make("LongPuzzle/MazePaint-Easy", budget_s=BUDGET_S)
+
+    class Wrong(type(env.twin)):
+        def potential(self, lv, state):
+            return super().potential(lv, state) / 2
+
+        def target_mask(self, lv, state):
+            return super().target_mask(lv, state).at[0].set(False)
+
+    wrong = copy.copy(env.twin)
+    wrong.__class__ = Wrong
+    report = compare(pj.PuzzleJaxEnv(wrong, env.spec, params), params, episodes=3, seed=1)
+    assert report.fields["reward"] > 0 and report.fields["mask"] > 0
+    assert report.disagreements > 0 and report.examples
