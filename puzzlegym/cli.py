@@ -581,8 +581,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     tr = sub.add_parser(
         "train",
-        help="train (Mask)PPO on generated levels, test on the catalogue beside both "
-        "random policies",
+        help="train (Mask)PPO (SB3) or masked PPO in JAX (agent=jax_ppo) on generated levels, "
+        "test on the catalogue beside both random policies",
     )
     tr.add_argument(
         "overrides",
@@ -597,6 +597,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="the run directory (refused if it holds a run; default: "
         "runs/train/<Game>-<Tier>/seed<seed>, or the first free -2, -3, ...)",
+    )
+    tr.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the unfinished run in --out from its last checkpoint (agent=jax_ppo)",
     )
     tr.set_defaults(func=_lazy("puzzlegym.run:cmd_train"))
 

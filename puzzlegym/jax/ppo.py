@@ -46,6 +46,7 @@ Examples:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -53,6 +54,7 @@ from typing import Any
 import distrax
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from flax import struct
 
@@ -70,7 +72,8 @@ METRICS = (
     "episodes",  # episodes that ended in the update's rollout
     "return_mean",  # their mean return (0 without one)
     "length_mean",  # their mean length in steps
-    "solved_share",  # the share of them the env's info["solved"] marks solved (0 without it)
+    "terminated_share",  # the share of them that terminated (info["terminated"]: in the
+    # twins, solved; 0 for envs without it), not truncated
     "policy_loss",
     "value_loss",
     "entropy",
@@ -184,8 +187,10 @@ def env_mask(env: Any, state: Any, params: Any, n_actions: int) -> Any:
 
 
 class PPO:
-    """Masked PPO for one gymnax env (see the module docstring). ``chunk`` is the most
-    updates one :meth:`run` call performs (the metrics array's length)."""
+    """Masked PPO for one gymnax env and its params (see the module docstring). ``chunk`` is
+    the most updates one :meth:`run` call performs (the metrics array's length). PPOs of one
+    env, config and chunk share their compiled functions (the env's params are an argument
+    of them, not a constant)."""
 
     def __init__(self, env: Any, env_params: Any, config: PPOConfig, chunk: int = 1) -> None:
         if not isinstance(config, PPOConfig):
@@ -195,27 +200,54 @@ class PPO:
         space = env.action_space(env_params)
         if not hasattr(space, "n"):
             raise ConfigError(f"env: PPO here takes discrete actions, got {type(space).__name__}")
-        self.n_actions = int(space.n)
         self.observation_shape = tuple(env.observation_space(env_params).shape)
         config.network.check_observation(self.observation_shape)
-        self.network = config.network.build(self.n_actions)
+        self._core = _core(env, config, self.chunk, int(space.n))
+        self.n_actions = self._core.n_actions
+        self.network = self._core.network
+
+    def init(self, keys: Any) -> RunnerState:
+        """One state per seed (``keys``: ``(S, 2)``)."""
+        return self._core.init_jit(keys, self.env_params)
+
+    def run(self, state: RunnerState, n: Any) -> tuple[RunnerState, Any]:
+        """``n`` updates of every seed's state (see the module docstring)."""
+        return self._core.run_jit(state, n, self.env_params)
+
+    def compile(self, state: RunnerState) -> Any:
+        """:meth:`run` compiled ahead of time for ``state``'s shapes: ``f(state, n)``."""
+        compiled = self._core.run_jit.lower(state, np.int32(self.chunk), self.env_params).compile()
+        params = self.env_params
+        return lambda state, n: compiled(state, np.int32(n), params)
+
+
+@functools.lru_cache(maxsize=16)
+def _core(env: Any, config: PPOConfig, chunk: int, n_actions: int) -> _Core:
+    return _Core(env, config, chunk, n_actions)
+
+
+class _Core:
+    """PPO's traced functions for one env, config and chunk; the env's params are passed."""
+
+    def __init__(self, env: Any, config: PPOConfig, chunk: int, n_actions: int) -> None:
+        self.env, self.config, self.chunk, self.n_actions = env, config, chunk, n_actions
+        self.network = config.network.build(n_actions)
         self.optimizer = optax.chain(
             optax.clip_by_global_norm(config.max_grad_norm),
             optax.adam(config.learning_rate, eps=1e-5),
         )
-        self.init = jax.jit(jax.vmap(self._init))
-        self.run = jax.jit(jax.vmap(self._run, in_axes=(0, None)))
+        self.init_jit = jax.jit(jax.vmap(self.init, in_axes=(0, None)))
+        self.run_jit = jax.jit(jax.vmap(self.run, in_axes=(0, None, None)))
 
-    # ------------------------------------------------------------------ one seed
-    def _init(self, key: Any) -> RunnerState:
+    def init(self, key: Any, ep: Any) -> RunnerState:
         cfg = self.config
         key, k_net, k_env = jax.random.split(key, 3)
-        obs0, _ = self.env.reset(k_env, self.env_params)
+        obs0, _ = self.env.reset(k_env, ep)
         params = self.network.init(k_net, obs0[None])
         obs, env_state = jax.vmap(self.env.reset, in_axes=(0, None))(
-            jax.random.split(k_env, cfg.num_envs), self.env_params
+            jax.random.split(k_env, cfg.num_envs), ep
         )
-        return RunnerState(
+        state = RunnerState(
             params=params,
             opt_state=self.optimizer.init(params),
             env_state=env_state,
@@ -225,42 +257,43 @@ class PPO:
             key=key,
             update=jnp.zeros((), jnp.int32),
         )
+        # no weakly typed leaves (an env's ``time=0``): a state read back from a file has
+        # none either, so both run on one compiled function
+        return jax.tree.map(lambda x: jnp.asarray(x, dtype=x.dtype), state)
 
-    def _run(self, state: RunnerState, n: Any) -> tuple[RunnerState, Any]:
+    def run(self, state: RunnerState, n: Any, ep: Any) -> tuple[RunnerState, Any]:
         rows = jnp.zeros((self.chunk, len(METRICS)), jnp.float32)
 
         def body(i, carry):
             state, rows = carry
-            state, row = self._update(state)
+            state, row = self._update(state, ep)
             return state, rows.at[i].set(row)
 
         n = jnp.clip(n, 0, self.chunk)
         return jax.lax.fori_loop(0, n, body, (state, rows))
 
-    def _masks(self, env_state: Any) -> Any:
-        return jax.vmap(lambda s: env_mask(self.env, s, self.env_params, self.n_actions))(
-            env_state
-        )
+    def _masks(self, env_state: Any, ep: Any) -> Any:
+        return jax.vmap(lambda s: env_mask(self.env, s, ep, self.n_actions))(env_state)
 
-    def _rollout(self, state: RunnerState) -> tuple[RunnerState, _Transition, Any]:
-        cfg, env, env_params = self.config, self.env, self.env_params
+    def _rollout(self, state: RunnerState, ep: Any) -> tuple[RunnerState, _Transition, Any]:
+        cfg, env = self.config, self.env
 
         def step(carry, _):
             state, stats = carry
             key, k_act, k_env = jax.random.split(state.key, 3)
-            mask = self._masks(state.env_state)
+            mask = self._masks(state.env_state, ep)
             logits, value = self.network.apply(state.params, state.obs)
             pi = distrax.Categorical(logits=masked_logits(logits, mask))
             action = pi.sample(seed=k_act)
             log_prob = pi.log_prob(action)
             obs, env_state, reward, done, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
-                jax.random.split(k_env, cfg.num_envs), state.env_state, action, env_params
+                jax.random.split(k_env, cfg.num_envs), state.env_state, action, ep
             )
             reward = reward.astype(jnp.float32).reshape((cfg.num_envs,))
             done = done.reshape((cfg.num_envs,))
             ep_return = state.ep_return + reward
             ep_length = state.ep_length + 1
-            solved = info.get("solved", jnp.zeros_like(done)) if isinstance(info, dict) else None
+            solved = info.get("terminated") if isinstance(info, dict) else None
             solved = jnp.zeros_like(done) if solved is None else solved.reshape(done.shape)
             stats = stats + jnp.stack(
                 [
@@ -313,17 +346,18 @@ class PPO:
         clipped = jnp.clip(ratio, 1.0 - cfg.clip_eps, 1.0 + cfg.clip_eps)
         policy_loss = -jnp.minimum(ratio * adv, clipped * adv).mean()
         value_clipped = batch.value + jnp.clip(value - batch.value, -cfg.clip_eps, cfg.clip_eps)
-        value_loss = 0.5 * jnp.maximum(
-            jnp.square(value - targets), jnp.square(value_clipped - targets)
-        ).mean()
+        value_loss = (
+            0.5
+            * jnp.maximum(jnp.square(value - targets), jnp.square(value_clipped - targets)).mean()
+        )
         total = policy_loss + cfg.vf_coef * value_loss - cfg.ent_coef * entropy
         approx_kl = ((ratio - 1.0) - log_ratio).mean()
         clip_fraction = (jnp.abs(ratio - 1.0) > cfg.clip_eps).mean()
         return total, jnp.stack([policy_loss, value_loss, entropy, approx_kl, clip_fraction])
 
-    def _update(self, state: RunnerState) -> tuple[RunnerState, Any]:
+    def _update(self, state: RunnerState, ep: Any) -> tuple[RunnerState, Any]:
         cfg = self.config
-        state, trajectory, stats = self._rollout(state)
+        state, trajectory, stats = self._rollout(state, ep)
         _, last_value = self.network.apply(state.params, state.obs)
         advantages, targets = self._advantages(trajectory, last_value)
         size = cfg.steps_per_update
@@ -359,7 +393,5 @@ class PPO:
                 (stats[4] / (size * self.n_actions))[None],
             ]
         )
-        state = state.replace(
-            params=params, opt_state=opt_state, key=key, update=state.update + 1
-        )
+        state = state.replace(params=params, opt_state=opt_state, key=key, update=state.update + 1)
         return state, row
