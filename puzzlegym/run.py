@@ -228,6 +228,12 @@ def jax_train_config(cfg: DictConfig):
                 f"agent.protocol.start_level or agent.protocol.budget_multiple, "
                 f"got {env_kwargs[key]!r}"
             )
+    for key, needed in (("backend", "native"), ("clock", "sim")):
+        if env_kwargs.get(key, needed) != needed:
+            raise ConfigError(
+                f"env.kwargs.{key}: jax_ppo trains on the twin and tests on the native env with "
+                f"the simulated clock (the twin counts actions); got {env_kwargs[key]!r}"
+            )
     passed = {k: v for k, v in env_kwargs.items() if k in ENV_KEYS}
     proto = dict(agent.pop("protocol", None) or {})
     for key in ("env_id", "wrappers", "env_kwargs"):
