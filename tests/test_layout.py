@@ -79,7 +79,16 @@ LAYERS: list[tuple[str, list[str]]] = [
     ),
     (
         "consumers",
-        ["puzzlegym.wrappers", "puzzlegym.wrappers.*", "puzzlegym.agents", "puzzlegym.agents.*"],
+        [
+            "puzzlegym.wrappers",
+            "puzzlegym.wrappers.*",
+            "puzzlegym.agents",
+            "puzzlegym.agents.*",
+            # a JAX policy is an agent (--agent jax:PATH): its network and file sit here
+            "puzzlegym.jax.network",
+            "puzzlegym.jax.arrays",
+            "puzzlegym.jax.policy",
+        ],
     ),
     (
         "tools",
