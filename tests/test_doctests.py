@@ -19,6 +19,10 @@ MODULES = {
     "puzzlegym.wrappers.text": 5,
     "puzzlegym.solvers": 8,
     "puzzlegym.evaluation.metrics": 10,
+    "puzzlegym.jax.network": 8,  # NetworkSpec, masked_logits
+    "puzzlegym.jax.ppo": 6,  # three seeds of CartPole in one jit
+    "puzzlegym.jax.evaluate": 2,
+    "puzzlegym.jax.policy": 9,  # JaxAgent on the Python env
 }
 
 

@@ -316,7 +316,9 @@ def _resume_check(out: Path, config: JaxTrainConfig) -> None:
 
 
 def _write_progress(path: Path, rows: list[list[float]]) -> None:
-    lines = [",".join(PROGRESS_COLUMNS)] + [",".join(f"{v:.6g}" for v in row) for row in rows]
+    lines = [",".join(PROGRESS_COLUMNS)] + [
+        ",".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row) for row in rows
+    ]
     jsonio.write_atomic(path, "\n".join(lines) + "\n")
 
 
