@@ -2,7 +2,8 @@
 # Create .venv (if needed) and install puzzlegym into it.
 #   scripts/setup.sh          the library (in-process backend)
 #   scripts/setup.sh dev      + test tools, the docs tools (MkDocs), Stable-Baselines3 and
-#                             sb3-contrib (CPU torch), a SAT solver, Ray and RLlib (when
+#                             sb3-contrib (CPU torch), a SAT solver, JAX (the jax extra:
+#                             jax, flax, optax, gymnax, rejax), Ray and RLlib (when
 #                             ray[rllib] resolves with the rest), OS Chromium, and
 #                             bubblewrap (the Code Execution sandbox)
 set -euo pipefail
@@ -36,9 +37,9 @@ if [ "${1:-}" = "dev" ]; then
   # rllib (ray[rllib], which pins its own Gymnasium) joins them only if it resolves with them
   # and the torch installed here; otherwise the RLlib tests skip, saying so.
   TORCH=$(.venv/bin/python -c 'import torch; print(torch.__version__)')
-  if ! $PIP install -q -e '.[dev,rl,openai,sat,distributed,torchrl,rllib]' "torch==$TORCH"; then
+  if ! $PIP install -q -e '.[dev,rl,openai,sat,distributed,torchrl,rllib,jax]' "torch==$TORCH"; then
     echo "note: the rllib extra does not resolve with the others here; installing without it" >&2
-    $PIP install -q -e '.[dev,rl,openai,sat,distributed,torchrl]'
+    $PIP install -q -e '.[dev,rl,openai,sat,distributed,torchrl,jax]'
   fi
 else
   $PIP install -q -e .

@@ -12,7 +12,7 @@ from puzzlegym.actions import to_dict
 from puzzlegym.registry import env_ids, parse_env_id
 from puzzlegym.wrappers import make_sb3_env
 
-STEPS = 150
+STEPS = 100
 
 
 def computes(env_id: str) -> bool:

@@ -19,6 +19,7 @@ MODULES = {
     "puzzlegym.wrappers.text": 5,
     "puzzlegym.solvers": 8,
     "puzzlegym.evaluation.metrics": 10,
+    "puzzlegym.jax.factory": 5,  # make: actions, shapes, a level started, its mask
     "puzzlegym.jax.network": 8,  # NetworkSpec, masked_logits
     "puzzlegym.jax.ppo": 6,  # three seeds of CartPole in one jit
     "puzzlegym.jax.evaluate": 2,

@@ -137,11 +137,11 @@ def test_step_resets_by_itself_when_the_level_is_won(easy):
 
 
 def test_gymnax_wrappers_run_it_vmapped_in_a_jitted_loop(easy):
-    """A PureJaxRL-style rollout: LogWrapper over FlattenObservationWrapper, 8 envs vmapped,
+    """A PureJaxRL-style rollout: LogWrapper over FlattenObservationWrapper, 4 envs vmapped,
     masked random actions in lax.scan, all jitted once."""
     env, params = easy
     wrapped = LogWrapper(FlattenObservationWrapper(env))
-    n, steps = 8, 60
+    n, steps = 4, 48
 
     @jax.jit
     def rollout(key):

@@ -21,7 +21,7 @@ from puzzlegym.splits import SEED_LIMIT  # noqa: E402
 from puzzlegym.twin import has_twin  # noqa: E402
 
 TWIN_IDS = [g.env_id(t) for g in games().values() if has_twin(g) for t in g.tiers]
-BUDGET_S = 120.0  # room for random play to win now and then
+BUDGET_S = 60.0  # room for random play to win now and then
 
 
 def clean(report) -> None:
@@ -32,9 +32,9 @@ def clean(report) -> None:
 @pytest.mark.parametrize("env_id", TWIN_IDS)
 def test_catalogue_levels_play_the_same(env_id):
     env, params = pj.make(env_id, budget_s=BUDGET_S)
-    report = compare(env, params, episodes=env.n_levels + 2, seed=1)
+    report = compare(env, params, episodes=env.n_levels, seed=1)
     clean(report)
-    assert report.episodes == env.n_levels + 2
+    assert report.episodes == env.n_levels  # every level once
     assert report.terminated >= 1  # a third of the episodes play the solution first
 
 
@@ -43,11 +43,11 @@ def test_generated_levels_play_the_same(env_id):
     env, params = pj.make(
         env_id, levels="generated", num_levels=3, start_level=7, budget_s=BUDGET_S
     )
-    clean(compare(env, params, episodes=4, seed=2))
+    clean(compare(env, params, episodes=3, seed=2))
 
 
 @settings(
-    max_examples=4,
+    max_examples=3,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
@@ -67,7 +67,7 @@ def test_hypothesis_chosen_levels_play_the_same(env_id, start_level, reward, see
         reward=reward,
         budget_s=BUDGET_S,
     )
-    clean(compare(env, params, episodes=2, seed=seed))
+    clean(compare(env, params, episodes=1, seed=seed))
 
 
 def test_the_harness_catches_a_wrong_twin():
@@ -84,6 +84,6 @@ def test_the_harness_catches_a_wrong_twin():
 
     wrong = copy.copy(env.twin)
     wrong.__class__ = Wrong
-    report = compare(pj.PuzzleJaxEnv(wrong, env.spec, params), params, episodes=3, seed=1)
+    report = compare(pj.PuzzleJaxEnv(wrong, env.spec, params), params, episodes=2, seed=1)
     assert report.fields["reward"] > 0 and report.fields["mask"] > 0
     assert report.disagreements > 0 and report.examples

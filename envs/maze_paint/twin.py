@@ -57,9 +57,9 @@ class MazePaintTwin(Twin):
         return {
             "cells": cells,
             "floor": floor,
-            "start": np.int32(r * w + c),
+            "start": np.array(r * w + c, dtype=np.int32),
             "dest": dest,
-            "n_floor": np.int32(level.n_paintable),
+            "n_floor": np.array(level.n_paintable, dtype=np.int32),
         }
 
     # -- the level screen ----------------------------------------------------------------

@@ -181,6 +181,23 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
             time=jnp.int32(0), level=level, board=self.twin.init(lv), won=jnp.bool_(False)
         )
 
+    def step(
+        self, key: jax.Array, state: EnvState, action: Any, params: EnvParams | None = None
+    ) -> tuple[jax.Array, EnvState, jax.Array, jax.Array, dict[str, Any]]:
+        """gymnax's ``step``: :meth:`step_env`, and a level drawn afresh (:meth:`reset_env`)
+        where the episode ended, its observation in place of the last one. The same as
+        ``Environment.step``, with one observation computed instead of two."""
+        return self._step(key, state, action, self.default_params if params is None else params)
+
+    @partial(jax.jit, static_argnums=0)
+    def _step(self, key, state, action, params):
+        key_step, key_reset = jax.random.split(key)
+        _, after, reward, done, info = self.step_env(key_step, state, action, params)
+        n = params.budget.shape[0]
+        fresh = self.start(params, jax.random.randint(key_reset, (), 0, n))
+        after = jax.tree.map(lambda x, y: jax.lax.select(done, x, y), fresh, after)
+        return self.get_obs(after, params), after, reward, done, info
+
     def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[jax.Array, EnvState]:
         """A level of the params drawn uniformly, at its start."""
         n = params.budget.shape[0]

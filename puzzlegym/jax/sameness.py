@@ -34,7 +34,15 @@ from puzzlegym.probe import BOARD_AREA, LEVEL, LEVEL_COMPLETE
 from puzzlegym.rl.protocol import Protocol
 from puzzlegym.wrappers.sb3 import make_sb3_env
 
-__all__ = ["FIELDS", "REWARD_TOLERANCE", "Report", "compare", "python_env", "replay"]
+__all__ = [
+    "FIELDS",
+    "REWARD_TOLERANCE",
+    "Report",
+    "close_pool",
+    "compare",
+    "python_env",
+    "replay",
+]
 
 REWARD_TOLERANCE = 1e-6  # |twin - Python| of one step's reward (float32 against float64)
 FIELDS = ("observation", "mask", "reward", "terminated", "truncated", "state")
@@ -181,11 +189,14 @@ def compare(
     seed: int = 0,
     states: bool = True,
     mask: str = "computed",
+    pool: dict | None = None,
 ) -> Report:
     """Play ``episodes`` episodes (level rows ``rows`` in turn; default every row of
     ``params``) on both envs and compare them (see the module docstring). ``mask`` is the
     Python mask compared and chosen from: ``"computed"`` (``action_masks()``) or
-    ``"tried"`` (``tried_masks()``)."""
+    ``"tried"`` (``tried_masks()``). ``pool`` (a dict the caller keeps) holds the Python envs
+    for later calls with the same env, which then closes them (:func:`close_pool`); without
+    one they are closed on return."""
     params = env.default_params if params is None else params
     n = int(params.budget.shape[0])
     rows = list(range(n)) if rows is None else [check_count(r, "rows[]", 0, n - 1) for r in rows]
@@ -196,8 +207,8 @@ def compare(
     if mask not in ("computed", "tried"):
         raise ConfigError(f"mask: {mask!r} is not allowed; allowed: computed, tried")
     report = Report(env.spec.env_id)
-    envs: dict[int, tuple[Any, Any]] = {}
-    memo: dict = {}
+    envs: dict = {} if pool is None else pool.setdefault(env, {})
+    memo: dict = {} if pool is None else pool.setdefault("solutions", {})
     generated = env.spec.levels == "generated"
     try:
         for e in range(episodes):
@@ -222,16 +233,31 @@ def compare(
                 )
             )
     finally:
-        for py, _ in envs.values():
-            py.close()
+        if pool is None:
+            close_pool({env: envs})
     return report
+
+
+def close_pool(pool: dict) -> None:
+    """Close the Python envs of a :func:`compare` pool."""
+    for key, envs in pool.items():
+        if isinstance(key, PuzzleJaxEnv):
+            for py, _ in envs.values():
+                py.close()
+    pool.clear()
 
 
 def _episode(env, params, row, py, options, rng, states: bool, mask_kind: str, memo) -> Report:
     masks_of = py.get_wrapper_attr("action_masks" if mask_kind == "computed" else "tried_masks")
     k = env.spec.n_targets
     obs, _ = py.reset(seed=int(rng.integers(2**31)), options=options)
-    observations, masks, rewards, terms, truncs, actions, boards = [obs], [], [], [], [], [], []
+    observations: list[np.ndarray] = [obs]
+    masks: list[np.ndarray] = []
+    rewards: list[float] = []
+    terms: list[bool] = []
+    truncs: list[bool] = []
+    actions: list[int] = []
+    boards: list[tuple[Any, Any, Any] | None] = []
 
     def board():
         probe = py.unwrapped.probe()
@@ -301,8 +327,9 @@ def _episode(env, params, row, py, options, rng, states: bool, mask_kind: str, m
                 wrong.append(("terminated", f"twin {bool(t_terms[t])}, python {terms[t]}"))
             if bool(t_truncs[t]) != truncs[t]:
                 wrong.append(("truncated", f"twin {bool(t_truncs[t])}, python {truncs[t]}"))
-        if states and boards[t] is not None:
-            level, state, ui = boards[t]
+        seen = boards[t] if states else None
+        if seen is not None:
+            level, state, ui = seen
             twin_state = jax.tree.map(lambda x, t=t: x[t], t_boards)
             if env.twin.to_python(level, twin_state) != (state, ui):
                 wrong.append(
