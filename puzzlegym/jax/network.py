@@ -65,13 +65,15 @@ def _layers(value: Any, name: str) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class NetworkSpec:
-    """A network: ``kind`` (:data:`KINDS`), ``channels`` (the filters of each 3x3
+    """A network (by default ``configs/agent/jax_ppo.yaml``'s: an MLP of one 64-unit layer
+    over the flattened planes, 3x3 convolutions being slow on XLA's CPU backend):
+    ``kind`` (:data:`KINDS`), ``channels`` (the filters of each 3x3
     convolution; ``kind="conv"`` only, at least one), ``features`` (the shared dense layer)
     and ``hidden`` (each head's own layers). Every field is checked on construction."""
 
-    kind: str = "conv"
-    channels: tuple[int, ...] = (16,)
-    features: int = 128
+    kind: str = "mlp"
+    channels: tuple[int, ...] = ()
+    features: int = 64
     hidden: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:

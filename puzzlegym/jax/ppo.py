@@ -95,13 +95,14 @@ RATES = {
 
 @dataclass(frozen=True)
 class PPOConfig:
-    """PPO's settings (each checked on construction; errors name the field). One update
+    """PPO's settings (each checked on construction; errors name the field; the defaults are
+    ``configs/agent/jax_ppo.yaml``'s). One update
     collects ``num_envs * num_steps`` env steps (:attr:`steps_per_update`), which must split
     into ``num_minibatches`` equal minibatches."""
 
     num_envs: int = 256
     num_steps: int = 32
-    num_epochs: int = 2
+    num_epochs: int = 1
     num_minibatches: int = 4
     learning_rate: float = 1e-3
     gamma: float = 0.99

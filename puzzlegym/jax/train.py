@@ -114,11 +114,11 @@ class JaxTrainConfig:
 
     protocol: Protocol
     ppo: PPOConfig = field(default_factory=PPOConfig)
-    timesteps: int = 1_000_000
+    timesteps: int = 4_000_000
     seed: int = 0
     episodes: int = 10
-    curve_every: int | None = 100_000
-    checkpoint_every: int = 100_000
+    curve_every: int | None = 400_000
+    checkpoint_every: int = 400_000
     progress: bool = True
 
     def __post_init__(self) -> None:
