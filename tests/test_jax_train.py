@@ -210,6 +210,25 @@ def test_the_policy_plays_the_gui_through_puzzlegym_run(unbroken, tmp_path, caps
     assert "no policy file" in refused(missing, capsys)
 
 
+def test_the_agreement_example_measures_both_envs(unbroken):
+    """examples/jax_policy_agreement.py (run in this process, on the run's shapes: no new
+    compile): both figures with their intervals, which overlap."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "jax_policy_agreement", ROOT / "examples" / "jax_policy_agreement.py"
+    )
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    out, _, _ = unbroken
+    doc = example.agreement(str(out / "policy.npz"), episodes=2)
+    assert len(doc["python_per_level"]) == len(doc["twin_per_level"]) == 10
+    assert doc["python_ci"][0] <= doc["python"] <= doc["python_ci"][1]
+    assert doc["twin_ci"][0] <= doc["twin"] <= doc["twin_ci"][1]
+    assert doc["overlap"]
+
+
 def test_the_gui_agent_plays_each_level_as_the_twin_does(unbroken):
     """JaxAgent (what --agent jax:PATH builds) on the raw env, GUI actions from the board,
     greedy: level by level the twin's greedy outcome."""
