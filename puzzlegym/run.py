@@ -233,15 +233,85 @@ def _prefixed(message: str, prefix: str, keys) -> str:
     return prefix + message if head in keys and head != "seed" else message
 
 
-def _train(cfg: DictConfig) -> dict:
-    from puzzlegym.rl.train import summary, train
+def jax_train_config(cfg: DictConfig):
+    """The :class:`~puzzlegym.jax.train.JaxTrainConfig` of ``agent=jax_ppo``'s composed
+    config: ``env.id``, ``env.kwargs`` (``reward``, ``action_cost_s``), ``wrappers=board``
+    (the twin's observations and actions), ``agent`` (``protocol``, ``ppo``, ``network``,
+    the run's fields) and ``seed``. Errors name the config key."""
+    from puzzlegym.jax.train import ENV_KEYS, config_from_mapping, jax_protocol
 
-    config = train_config(cfg)
+    if cfg.wrappers.name != "board":
+        raise ConfigError(
+            f"wrappers={cfg.wrappers.name}: jax_ppo trains on the twin, whose observations are "
+            "the symbolic board and whose actions are board actions; use wrappers=board"
+        )
+    wrappers = wrapper_kwargs(cfg)
+    if (
+        wrappers.get("observation") != "board"
+        or wrappers.get("actions") != "board"
+        or (wrappers.get("buttons") not in (None, ()))
+    ):
+        raise ConfigError(
+            "wrappers: jax_ppo sets the twin's own (the symbolic board, board actions with the "
+            "level screen's buttons); leave wrappers=board as it is"
+        )
+    agent = _section(cfg.agent, "agent")
+    for key in ("name", "kind", "algo"):
+        agent.pop(key, None)
+    env_kwargs = _section(cfg.env.kwargs, "env.kwargs")
+    for key, default in _PROTOCOL_DEFAULTS.items():
+        if env_kwargs.get(key, default) != default:
+            raise ConfigError(
+                f"env.kwargs.{key}: set by the training protocol; use agent.protocol.num_levels, "
+                f"agent.protocol.start_level or agent.protocol.budget_multiple, "
+                f"got {env_kwargs[key]!r}"
+            )
+    for key, needed in (("backend", "native"), ("clock", "sim")):
+        if env_kwargs.get(key, needed) != needed:
+            raise ConfigError(
+                f"env.kwargs.{key}: jax_ppo trains on the twin and tests on the native env with "
+                f"the simulated clock (the twin counts actions); got {env_kwargs[key]!r}"
+            )
+    passed = {k: v for k, v in env_kwargs.items() if k in ENV_KEYS}
+    proto = dict(agent.pop("protocol", None) or {})
+    for key in ("env_id", "wrappers", "env_kwargs"):
+        if key in proto:
+            raise ConfigError(f"agent.protocol.{key}: comes from env.id, wrappers and env.kwargs")
+    try:
+        protocol = jax_protocol(cfg.env.id, env_kwargs=passed, **proto)
+    except TypeError as exc:  # an unknown protocol key
+        raise ConfigError(f"agent.protocol: {exc}") from None
+    except ConfigError as exc:
+        raise ConfigError(_prefixed(str(exc), "agent.protocol.", proto)) from None
+    try:
+        return config_from_mapping(protocol, agent, cfg.seed)
+    except ConfigError as exc:
+        keys = {**agent, "ppo": 1, "network": 1, "progress": 1}
+        raise ConfigError(_prefixed(str(exc), "agent.", keys)) from None
+
+
+def _train(cfg: DictConfig, resume: bool = False) -> dict:
+    from puzzlegym.rl.train import summary
+
     if cfg.out_dir is None:
         raise ConfigError(
             "out_dir: a training run needs a directory (config, curve, model, result)"
         )
-    result = train(config, cfg.out_dir, log=lambda line: print(line, flush=True))
+    log = lambda line: print(line, flush=True)  # noqa: E731
+    if cfg.agent.get("algo") == "jax_ppo":
+        from puzzlegym.jax.train import train as train_jax
+
+        result = train_jax(jax_train_config(cfg), cfg.out_dir, log=log, resume=resume)
+        return summary(result)
+    from puzzlegym.rl.train import train
+
+    config = train_config(cfg)
+    if resume:
+        raise ConfigError(
+            f"resume: agent={cfg.agent.name} (Stable-Baselines3) does not resume a killed run "
+            "yet; agent=jax_ppo does"
+        )
+    result = train(config, cfg.out_dir, log=log)
     return summary(result)
 
 
@@ -253,8 +323,9 @@ def _study(cfg: DictConfig) -> dict:
     return run_study(_section(cfg.study, "study"), cfg.out_dir)
 
 
-def run(cfg: DictConfig) -> dict:
-    """Run the composed config (see the module docstring); returns the result dict."""
+def run(cfg: DictConfig, resume: bool = False) -> dict:
+    """Run the composed config (see the module docstring); returns the result dict.
+    ``resume`` continues the unfinished training run in ``out_dir`` (``agent=jax_ppo``)."""
     from puzzlegym.suite.registry import parse_env_id
 
     if cfg.get("study") is not None:  # +experiment=rq2 / rq4: a dead-end lab study
@@ -263,7 +334,9 @@ def run(cfg: DictConfig) -> dict:
     kind = cfg.agent.get("kind", "play")
     if kind not in KINDS:
         raise ConfigError(f"agent.kind: {kind!r} is not allowed; allowed: {', '.join(KINDS)}")
-    return _play(cfg) if kind == "play" else _train(cfg)
+    if resume and kind != "train":
+        raise ConfigError("resume: only training runs resume")
+    return _play(cfg) if kind == "play" else _train(cfg, resume)
 
 
 def _app(cfg: DictConfig) -> None:
@@ -307,8 +380,12 @@ def cmd_train(args) -> int:
         raise ConfigError(f"overrides: {str(exc).splitlines()[0]}") from None
     if kind != "train":
         raise ConfigError(
-            f"agent: {cfg.agent.name} is not a training agent; use agent=maskable_ppo or agent=ppo"
+            f"agent: {cfg.agent.name} is not a training agent; use agent=maskable_ppo, "
+            "agent=ppo or agent=jax_ppo"
         )
+    resume = bool(getattr(args, "resume", False))
+    if resume and args.out is None:
+        raise ConfigError("--resume: name the run directory to continue with --out DIR")
     if args.out is not None:
         out = Path(args.out)
     else:
@@ -318,7 +395,7 @@ def cmd_train(args) -> int:
             taken=lambda p: p.exists() and any(p.iterdir()),
         )
     OmegaConf.update(cfg, "out_dir", str(out))
-    result = run(cfg)
+    result = run(cfg, resume=resume)
     print(json.dumps(result), flush=True)
     return 0
 

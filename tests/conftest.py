@@ -4,6 +4,18 @@ import os
 # imported (puzzlegym.evaluation.distributed.start_local_ray refuses a ray imported without it)
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 
+# JAX keeps what it compiles in a directory of this test run (jax reads the variable when it
+# is imported; subprocesses inherit it): a JAX test's subprocess (a training run killed for
+# real, then resumed) loads what this process compiled instead of compiling it again
+if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+
+    _jax_cache = tempfile.mkdtemp(prefix="puzzlegym-jax-cache-")
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = _jax_cache
+    atexit.register(shutil.rmtree, _jax_cache, True)
+
 import threading  # noqa: E402
 from contextlib import contextmanager
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 from puzzlegym.agents.model import build_model_agent, is_model_spec, model_label
@@ -18,8 +19,10 @@ __all__ = ["agent_label", "check_agent", "make_agent"]
 def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] | None = None):
     """``"solver"``, ``"random"``, ``"scripted"``, ``"vision"`` (pixels only:
     :mod:`puzzlegym.agents.vision`), ``"openai:MODEL"`` (a model agent; ``options`` is its one
-    options dict, see :mod:`puzzlegym.agents.model`) or ``"package.module:factory"`` (called
-    with the env).
+    options dict, see :mod:`puzzlegym.agents.model`), ``"jax:PATH"`` (a policy file trained in JAX,
+    playing from the board's planes through board actions, sampled with ``seed``:
+    :mod:`puzzlegym.agents.jax_policy.policy`; the jax extra) or ``"package.module:factory"``
+    (called with the env).
 
     A model agent is given the env's id and clock kind only, never the env itself.
     """
@@ -36,6 +39,10 @@ def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] 
         return RandomAgent(env, seed)
     if spec == "scripted":
         return ScriptedAgent(env, seed)
+    if isinstance(spec, str) and spec.startswith(JAX_PREFIX):
+        from puzzlegym.agents.jax_policy.policy import jax_agent
+
+        return jax_agent(spec[len(JAX_PREFIX) :], env, seed=seed)
     if spec == "vision":  # pixels only: it is told its objective, never given the env
         from puzzlegym.agents.vision import VisionAgent
 
@@ -58,6 +65,7 @@ def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] 
 
 
 BUILTIN = ("solver", "random", "scripted", "vision")
+JAX_PREFIX = "jax:"  # jax:PATH, a policy file (not the module jax)
 
 
 def _factory(spec: str):
@@ -66,7 +74,7 @@ def _factory(spec: str):
     if not sep or not module or not attr:
         raise ConfigError(
             f"agent: {shown(spec)} is not 'solver', 'random', 'scripted', 'vision', "
-            "'openai:MODEL' or 'module:callable'"
+            "'openai:MODEL', 'jax:PATH' or 'module:callable'"
         )
     try:
         factory = getattr(importlib.import_module(module), attr)
@@ -81,9 +89,15 @@ def _factory(spec: str):
 
 def check_agent(spec: str) -> None:
     """Raise :class:`ConfigError` unless ``spec`` names an agent :func:`make_agent` can try to
-    build (a built-in name, ``openai:MODEL``, or an importable callable), before any env exists."""
+    build (a built-in name, ``openai:MODEL``, ``jax:PATH`` naming a file, or an importable
+    callable), before any env exists."""
     if not isinstance(spec, str):
         raise ConfigError(f"agent: expected a name such as 'solver', got {shown(spec)}")
+    if spec.startswith(JAX_PREFIX):
+        path = Path(spec[len(JAX_PREFIX) :])
+        if not path.is_file():
+            raise ConfigError(f"agent: {shown(spec)}: no policy file at {shown(str(path))}")
+        return
     if spec not in BUILTIN and not is_model_spec(spec):
         _factory(spec)
 

@@ -13,8 +13,8 @@ __all__ = ["register"]
 def register(sub: argparse._SubParsersAction) -> None:
     tr = sub.add_parser(
         "train",
-        help="train (Mask)PPO on generated levels, test on the catalogue beside both "
-        "random policies",
+        help="train (Mask)PPO (SB3) or masked PPO in JAX (agent=jax_ppo) on generated levels, "
+        "test on the catalogue beside both random policies",
     )
     tr.add_argument(
         "overrides",
@@ -29,5 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="the run directory (refused if it holds a run; default: "
         "runs/train/<Game>-<Tier>/seed<seed>, or the first free -2, -3, ...)",
+    )
+    tr.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the unfinished run in --out from its last checkpoint (agent=jax_ppo)",
     )
     tr.set_defaults(func=lazy("puzzlegym.run:cmd_train"))

@@ -51,10 +51,14 @@ from puzzlegym.wrappers.sb3 import POLICIES, check_sb3_env, make_sb3_env, observ
 
 __all__ = [
     "ALGOS",
+    "Curve",
     "EXTRACTORS",
     "HYPERPARAMETERS",
     "MAX_TIMESTEPS",
     "TrainConfig",
+    "check_still_empty",
+    "dead_end_phases",
+    "prepare_dir",
     "summary",
     "train",
 ]
@@ -246,14 +250,15 @@ def _policy_kwargs(config: TrainConfig, kind: str) -> dict:
     return out
 
 
-class _Curve:
-    """The learning curve's rows (written to ``curve.csv`` as they come)."""
+class Curve:
+    """The learning curve's rows (written to ``curve.csv`` as they come; ``rows`` may be
+    given to continue a resumed run's)."""
 
     COLUMNS = ("timesteps", "train_success", "test_success", "elapsed_s")
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, rows: list[dict] | None = None) -> None:
         self.path = path
-        self.rows: list[dict] = []
+        self.rows: list[dict] = list(rows or [])
 
     def add(self, row: dict) -> None:
         self.rows.append(row)
@@ -303,7 +308,8 @@ def _callbacks(config: TrainConfig, measure: Callable[[int], None] | None):
     return [Progress()] + ([Curve()] if measure is not None else [])
 
 
-def _prepare_dir(out: Path) -> None:
+def prepare_dir(out: Path) -> None:
+    """Refuse a run directory that holds a finished or an unfinished run."""
     if out.exists() and not out.is_dir():
         raise ConfigError(f"out_dir: {out} exists and is not a directory")
     if (out / "result.json").exists():
@@ -346,7 +352,7 @@ def train(config: TrainConfig, out_dir: str | Path, log: Callable[[str], None] =
         raise ConfigError(f"config: expected a TrainConfig, got {shown(config)}")
     require_rl_extra()
     out = Path(out_dir)
-    _prepare_dir(out)
+    prepare_dir(out)
     threads = set_torch_threads(config.torch_threads)
     proto = config.protocol
     probe = make_sb3_env(
@@ -373,7 +379,7 @@ def train(config: TrainConfig, out_dir: str | Path, log: Callable[[str], None] =
     lock = open(out / ".lock", "a+", encoding="utf-8")  # held until the run ends
     try:
         lock_file(lock, f"the run directory {out}")
-        _prepare_dir_locked(out)
+        check_still_empty(out)
         return _run(
             config,
             out,
@@ -390,7 +396,8 @@ def train(config: TrainConfig, out_dir: str | Path, log: Callable[[str], None] =
         lock.close()
 
 
-def _prepare_dir_locked(out: Path) -> None:
+def check_still_empty(out: Path) -> None:
+    """Refuse a run directory another run filled while this one waited for its lock."""
     others = [p.name for p in out.iterdir() if p.name != ".lock"]
     if others:
         raise ConfigError(
@@ -476,7 +483,7 @@ def _run(
             f"train levels {phases['random_uniform']['train']['success']:.2f}, "
             f"{phases['random_masked']['train']['success']:.2f}"
         )
-        curve = _Curve(out / "curve.csv")
+        curve = Curve(out / "curve.csv")
         t1 = time.perf_counter()
         curve_s = [0.0]
 
@@ -513,13 +520,7 @@ def _run(
         envs.close()
         if venv_open[0]:
             venv.close()
-    for name in PHASES:
-        test, train_ = phases[name]["test"], phases[name]["train"]
-        stats = dead_end_stats([{"attempts": test.pop("attempts")}])
-        train_.pop("attempts")
-        game = proto.game.name
-        test["dead_ends"] = stats["per_game"].get(game, {"attempts": 0})
-        result[name] = phases[name]
+    result.update(dead_end_phases(phases, proto.game.name))
     result.update(
         {
             "timesteps": int(model.num_timesteps),
@@ -542,6 +543,20 @@ def _run(
     )
     write_json(out / "result.json", result)
     return result
+
+
+def dead_end_phases(phases: dict, game: str) -> dict:
+    """Each of :data:`PHASES`' evaluations (``{"test": ..., "train": ...}`` from
+    :func:`~puzzlegym.rl.protocol.play_levels`) with its attempts replaced by the held-out
+    attempts' dead-end figures (``test["dead_ends"]``)."""
+    out = {}
+    for name in PHASES:
+        test, train_ = phases[name]["test"], phases[name]["train"]
+        stats = dead_end_stats([{"attempts": test.pop("attempts")}])
+        train_.pop("attempts")
+        test["dead_ends"] = stats["per_game"].get(game, {"attempts": 0})
+        out[name] = phases[name]
+    return out
 
 
 def summary(result: dict) -> dict:

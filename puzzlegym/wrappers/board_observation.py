@@ -17,7 +17,7 @@ from puzzlegym.base.errors import ConfigError, PuzzleGymError
 from puzzlegym.env import PuzzleEnv
 from puzzlegym.env.probe import LEVEL, LEVEL_COMPLETE, SCREENS
 
-__all__ = ["BOARD_SCREENS", "BoardObservation"]
+__all__ = ["BOARD_SCREENS", "BoardEncoder", "BoardObservation"]
 
 BOARD_SCREENS = (LEVEL, LEVEL_COMPLETE)  # the screens that show the board
 MAX_SIDE = 64  # a bound on each side of a shape given by hand
@@ -100,8 +100,40 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
                 f"screen, got {env.observation_space}; apply BoardObservation first (directly on "
                 "gym.make(...)), in place of LowResObservation"
             )
+        self.encoder = BoardEncoder(game, base.tier, shape=shape, level_bits=level_bits)
         self.game, self.tier = game, base.tier
-        need = game.planes.shape(game.load_catalogue(base.tier))
+        self.board_shape = self.encoder.board_shape
+        self.level_bits = self.encoder.level_bits
+        self.names = self.encoder.names
+        self.observation_space = spaces.Box(0, 1, self.encoder.shape, np.uint8)
+        base.set_observation("none")
+        self._base = base
+
+    def encode(self, probe) -> np.ndarray:
+        """The tensor of a probe's moment (:class:`puzzlegym.env.probe.Probe`)."""
+        return self.encoder.encode(probe)
+
+    def observation(self, observation) -> np.ndarray:
+        return self.encode(self._base.probe())
+
+
+class BoardEncoder:
+    """The tensor :class:`BoardObservation` observes, for any probe of an objective's env (``game``,
+    ``tier``; ``shape`` and ``level_bits`` as there), without wrapping or changing the env: what an
+    agent reads that plays the raw env from the board's planes
+    (:mod:`puzzlegym.agents.jax_policy.policy`). :attr:`names` names every plane, :attr:`shape` is
+    the tensor's, :attr:`board_shape` the game's planes' and :attr:`level_bits` the number of
+    level-bit planes."""
+
+    def __init__(
+        self, game, tier: str, shape: tuple[int, int, int] | None = None, level_bits: bool = True
+    ) -> None:
+        if not isinstance(level_bits, bool):
+            raise ConfigError(f"level_bits: expected true or false, got {level_bits!r}")
+        if game.planes is None:
+            raise ConfigError(f"BoardObservation: {game.name} has no symbolic board (Game.planes)")
+        self.game, self.tier = game, tier
+        need = game.planes.shape(game.load_catalogue(tier))
         if shape is not None:
             try:
                 asked = tuple(int(v) for v in shape)
@@ -118,13 +150,13 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
             ):
                 raise ConfigError(
                     f"shape: expected (planes, height, width) of at least {need} (what the "
-                    f"{game.name}-{base.tier} catalogue needs){fixed}, each at most {MAX_SIDE}; "
+                    f"{game.name}-{tier} catalogue needs){fixed}, each at most {MAX_SIDE}; "
                     f"got {asked!r}"
                 )
             need = asked
         self.board_shape = need
         self.level_bits = (
-            max(1, (len(game.load_catalogue(base.tier)) - 1).bit_length()) if level_bits else 0
+            max(1, (len(game.load_catalogue(tier)) - 1).bit_length()) if level_bits else 0
         )
         self.names: tuple[str, ...] = (
             game.planes.names(need)
@@ -134,14 +166,11 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         )
         self._screen0 = need[0]  # the first screen plane
         self._bit0 = need[0] + len(SCREENS)  # the first level bit
-        self._shape = (len(self.names), need[1], need[2])
-        self.observation_space = spaces.Box(0, 1, self._shape, np.uint8)
-        base.set_observation("none")
-        self._base = base
+        self.shape = (len(self.names), need[1], need[2])
 
     def encode(self, probe) -> np.ndarray:
         """The tensor of a probe's moment (:class:`puzzlegym.env.probe.Probe`)."""
-        out = np.zeros(self._shape, dtype=np.uint8)
+        out = np.zeros(self.shape, dtype=np.uint8)
         board = probe.board
         if (
             board is not None
@@ -170,6 +199,3 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
                 out[-1] = 1
         out[self._screen0 + SCREENS.index(probe.screen)] = 1
         return out
-
-    def observation(self, observation) -> np.ndarray:
-        return self.encode(self._base.probe())

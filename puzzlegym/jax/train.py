@@ -1,0 +1,585 @@
+"""One training run of the protocol in JAX (``puzzlegym train agent=jax_ppo``): masked PPO
+(:mod:`puzzlegym.jax.ppo`) on the twin of the protocol's generated levels, tested on the
+catalogue, beside both random policies: the run directory of the SB3 path
+(:mod:`puzzlegym.rl.train`), and a run that survives a kill.
+
+The protocol is :class:`puzzlegym.rl.protocol.Protocol`'s, played by the twin
+(:func:`puzzlegym.jax.make` with ``level_bits=False``): training draws one of
+``num_levels`` generated levels from ``start_level`` per episode, within the training
+budget; the random policies and the trained policy (sampled, and greedy: one episode per
+level) are measured in the **Python** env (``make_sb3_env(..., actions="board",
+observation="board", buttons=<the level screen's>)``, :func:`~puzzlegym.rl.protocol.
+play_levels`) on the catalogue's levels and the first ``train_levels`` training levels, as
+for SB3; the trained policy is measured again in the **twin** on the same levels and
+budgets (:class:`~puzzlegym.jax.evaluate.TwinEvaluator`), and ``result["agreement"]`` sets
+the two held-out figures side by side with their 95 % intervals over episodes. The learning
+curve is measured in the twin (``episodes`` per level, every ``curve_every`` steps).
+
+:func:`train` validates the whole :class:`JaxTrainConfig`, makes the twins and the learner
+before it writes a file, then writes into ``out_dir``:
+
+* ``config.json`` (:meth:`JaxTrainConfig.to_dict`); ``progress.csv`` (one row per update:
+  :data:`puzzlegym.jax.ppo.METRICS`); ``curve.csv`` (train and test success in the twin);
+* ``checkpoint.npz`` every ``checkpoint_every`` steps and when training ends, atomically:
+  the learner's whole state (network, optimiser state, env states, PRNG keys, counters)
+  with the rows so far, the random policies' figures and the times;
+* ``policy.npz`` (the trained policy: :class:`puzzlegym.agents.jax_policy.policy.Policy`,
+  the agent of ``puzzlegym run ID --agent jax:PATH``), ``curve.png`` and last
+  ``result.json``.
+
+``resume=True`` (``puzzlegym train ... --out DIR --resume``) continues the unfinished run in
+``out_dir``: its ``config.json`` must equal the config (field by field), its
+``checkpoint.npz`` (when there is one) is loaded and training goes on from it. Updates run in
+chunks of at most ``min(curve_every, checkpoint_every)`` steps between which the host saves
+and measures, every random draw comes from the checkpointed keys, and a chunk's length is a
+traced count of one compiled function: a run killed and resumed ends with the same figures
+as an unbroken run of the same config (tested with a killed process), times apart.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+
+from puzzlegym.agents.jax_policy import arrays
+from puzzlegym.agents.jax_policy.policy import Policy
+from puzzlegym.base import jsonio
+from puzzlegym.base.errors import ConfigError, shown
+from puzzlegym.base.fields import check_count
+from puzzlegym.jax.evaluate import TwinEvaluator, episode_interval
+from puzzlegym.jax.factory import make
+from puzzlegym.jax.ppo import METRICS, PPO, PPOConfig
+from puzzlegym.record.files import lock_file
+from puzzlegym.rl.protocol import MAX_EPISODES, LevelEnvs, Protocol, masks, play_levels
+from puzzlegym.rl.protocol import random_chooser as random_policy
+from puzzlegym.rl.train import (
+    MAX_TIMESTEPS,
+    Curve,
+    check_still_empty,
+    dead_end_phases,
+    prepare_dir,
+)
+
+__all__ = [
+    "CHECKPOINT",
+    "JaxTrainConfig",
+    "config_from_mapping",
+    "jax_protocol",
+    "level_buttons",
+    "train",
+]
+
+CHECKPOINT = "puzzlegym-jax-checkpoint"
+VERSION = 1
+ENV_KEYS = ("reward", "action_cost_s")  # env keywords the twin plays as the Python env does
+PROGRESS_COLUMNS = ("timesteps", "update", *METRICS, "elapsed_s")
+
+
+def level_buttons(game: Any) -> tuple[str, ...]:
+    """The level screen's buttons, the twin's last actions: Restart, and Undo where the
+    game has it."""
+    return ("restart", "undo") if game.has_undo else ("restart",)
+
+
+def jax_protocol(env_id: str, **fields_: Any) -> Protocol:
+    """The :class:`Protocol` of a JAX run: ``fields_`` as there, the wrappers the twin's
+    (the symbolic board, board actions with the level screen's buttons)."""
+    from puzzlegym.suite.registry import parse_env_id
+
+    game, _ = parse_env_id(env_id)
+    wrappers = {"observation": "board", "actions": "board", "buttons": list(level_buttons(game))}
+    return Protocol(env_id, wrappers=wrappers, **fields_)
+
+
+def _count(value: Any, name: str, lo: int, hi: int) -> int:
+    return check_count(value, name, lo, hi, ConfigError)
+
+
+@dataclass(frozen=True)
+class JaxTrainConfig:
+    """Everything a JAX run depends on (each field checked on construction; errors name
+    it): the ``protocol`` (:func:`jax_protocol`; ``env_kwargs`` ``reward`` and
+    ``action_cost_s`` only), PPO's settings and network (``ppo``), ``timesteps`` (rounded
+    up to whole updates), the ``seed``, ``episodes`` per level in every evaluation (the
+    greedy policy in the Python env plays each level once), ``curve_every`` (steps; None:
+    no curve) and ``checkpoint_every`` (steps)."""
+
+    protocol: Protocol
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    timesteps: int = 4_000_000
+    seed: int = 0
+    episodes: int = 10
+    curve_every: int | None = 400_000
+    checkpoint_every: int = 400_000
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.protocol, Protocol):
+            raise ConfigError(
+                f"protocol: expected a puzzlegym.rl.protocol.Protocol, got {shown(self.protocol)}"
+            )
+        want = jax_protocol(self.protocol.env_id).wrappers
+        if self.protocol.wrappers != want:
+            raise ConfigError(
+                f"wrappers: jax_ppo trains on the twin, whose observations are the symbolic "
+                f"board and whose actions are the board targets and the level screen's buttons "
+                f"({', '.join(want['buttons'])}): use wrappers=board (got "
+                f"{shown(self.protocol.wrappers)})"
+            )
+        for key in self.protocol.env_kwargs:
+            if key not in ENV_KEYS:
+                raise ConfigError(
+                    f"env_kwargs.{key}: the twin plays the native env; allowed: "
+                    f"{', '.join(ENV_KEYS)}"
+                )
+        if not isinstance(self.ppo, PPOConfig):
+            raise ConfigError(f"ppo: expected a PPOConfig, got {shown(self.ppo)}")
+        _count(self.timesteps, "timesteps", 1, MAX_TIMESTEPS)
+        _count(self.seed, "seed", 0, 2**31 - 1)
+        _count(self.episodes, "episodes", 1, MAX_EPISODES)
+        if self.curve_every is not None:
+            _count(self.curve_every, "curve_every", 1, MAX_TIMESTEPS)
+        _count(self.checkpoint_every, "checkpoint_every", 1, MAX_TIMESTEPS)
+        if not isinstance(self.progress, bool):
+            raise ConfigError(f"progress: expected true or false, got {shown(self.progress)}")
+
+    @property
+    def updates(self) -> int:
+        """The run's updates: ``timesteps`` rounded up to whole updates."""
+        return math.ceil(self.timesteps / self.ppo.steps_per_update)
+
+    @property
+    def chunk(self) -> int:
+        """The most updates between two stops of the host (checkpoints, curve points)."""
+        every = min(self.checkpoint_every, self.curve_every or self.checkpoint_every)
+        return max(1, min(self.updates, every // self.ppo.steps_per_update))
+
+    def to_dict(self) -> dict:
+        return {
+            "algo": "jax_ppo",
+            "protocol": self.protocol.to_dict(),
+            "ppo": self.ppo.to_dict(),
+            "timesteps": self.timesteps,
+            "seed": self.seed,
+            "episodes": self.episodes,
+            "curve_every": self.curve_every,
+            "checkpoint_every": self.checkpoint_every,
+        }
+
+
+# ---------------------------------------------------------------------- the run's pieces
+class _Learner:
+    """The twins, PPO and the evaluators of one config (built before any file is written)."""
+
+    def __init__(self, config: JaxTrainConfig) -> None:
+        proto = config.protocol
+        kw = {
+            "reward": proto.env_kwargs.get("reward", "potential"),
+            "action_cost_s": proto.action_cost_s,
+            "budget_multiple": proto.budget_multiple,
+            "level_bits": False,
+        }
+        self.env, self.params = make(
+            proto.env_id,
+            levels="generated",
+            num_levels=proto.num_levels,
+            start_level=proto.start_level,
+            **kw,
+        )
+        self.test_env, self.test_params = make(proto.env_id, levels="catalogue", **kw)
+        if (
+            self.env.obs_shape != self.test_env.obs_shape
+            or self.env.num_actions != self.test_env.num_actions
+        ):  # pragma: no cover - the splits keep generated levels within the catalogue's sizes
+            raise ConfigError(
+                f"env id: {proto.env_id}'s generated levels need planes {self.env.obs_shape}, "
+                f"its catalogue {self.test_env.obs_shape}"
+            )
+        self.test_levels = proto.test_levels()
+        self.train_levels = proto.training_levels()
+        self.ppo = PPO(self.env, self.params, config.ppo, chunk=config.chunk)
+        self.test_eval = TwinEvaluator(self.test_env, self.test_params, self.ppo.network)
+        self.train_eval = TwinEvaluator(self.env, self.params, self.ppo.network)
+        self.keys = jax.random.PRNGKey(config.seed)[None]  # one seed
+        self._run: Any = None
+
+    def compiled_run(self, state: Any) -> Any:
+        """PPO's update loop compiled for this state's shapes (once per learner)."""
+        if self._run is None:
+            self._run = self.ppo.compile(state)
+        return self._run
+
+    def twin(self, net_params: Any, episodes: int, key: Any, greedy: bool) -> dict:
+        """Per-level success in the twin on the test and the train levels."""
+        k_test, k_train = jax.random.split(key)
+        test = self.test_eval.success(
+            net_params,
+            [t.index - 1 for t in self.test_levels],
+            [t.budget_actions for t in self.test_levels],
+            episodes,
+            k_test,
+            greedy,
+        )
+        train = self.train_eval.success(
+            net_params,
+            [t.index for t in self.train_levels],
+            [t.budget_actions for t in self.train_levels],
+            episodes,
+            k_train,
+            greedy,
+        )
+        return {"test": _figures(test, episodes), "train": _figures(train, episodes)}
+
+    def policy(self, net_params: Any, config: JaxTrainConfig, timesteps: int) -> Policy:
+        env = self.env
+        return Policy(
+            config.ppo.network,
+            net_params,
+            {
+                "env_id": config.protocol.env_id,
+                "n_targets": env.n_targets,
+                "buttons": list(env.buttons),
+                "board_shape": list(env.board_shape),
+                "level_bits": False,
+                "observation_shape": list(env.obs_shape),
+                "n_actions": env.num_actions,
+                "timesteps": timesteps,
+                "seed": config.seed,
+            },
+        )
+
+
+_LEARNERS: OrderedDict[str, _Learner] = OrderedDict()
+MAX_LEARNERS = 2
+
+
+def _learner(config: JaxTrainConfig) -> _Learner:
+    """The learner of ``config``, kept for the next run of the same config in this process
+    (a resumed run, a repeated run: one compile per function)."""
+    key = json.dumps(config.to_dict(), sort_keys=True)
+    learner = _LEARNERS.pop(key, None) or _Learner(config)
+    _LEARNERS[key] = learner
+    while len(_LEARNERS) > MAX_LEARNERS:
+        _LEARNERS.popitem(last=False)
+    return learner
+
+
+def _figures(per_level: np.ndarray, episodes: int) -> dict:
+    per = [round(float(v), 4) for v in per_level]
+    return {
+        "success": round(float(np.mean(per_level)), 4),
+        "per_level": per,
+        "episodes": episodes,
+        "ci": episode_interval(per_level, episodes),
+    }
+
+
+def _first(state: Any) -> Any:
+    """Seed 0's slice of a state batched over seeds."""
+    return jax.tree.map(lambda x: x[0], state)
+
+
+def _policy_chooser(policy: Policy, greedy: bool, seed: int):
+    rng = None if greedy else np.random.default_rng(seed)
+
+    def choose(obs: Any, env: Any) -> int:
+        return policy.act(obs, masks(env), rng)
+
+    return choose
+
+
+def _resume_check(out: Path, config: JaxTrainConfig) -> None:
+    if not out.is_dir() or not (out / "config.json").is_file():
+        raise ConfigError(f"resume: {out} holds no run to resume (no config.json)")
+    if (out / "result.json").exists():
+        raise ConfigError(f"resume: {out} holds a finished run (result.json)")
+    try:
+        doc = jsonio.loads((out / "config.json").read_bytes())
+    except (OSError, jsonio.JSONError) as exc:
+        raise ConfigError(f"resume: {out / 'config.json'} is unreadable ({exc})") from None
+    mine = config.to_dict()
+    if doc != mine:
+        keys = sorted(set(mine) | set(doc if isinstance(doc, dict) else {}))
+        differ = [k for k in keys if not isinstance(doc, dict) or doc.get(k) != mine.get(k)]
+        raise ConfigError(
+            f"resume: {out}'s run was configured differently ({', '.join(differ) or 'config'}); "
+            "resume it with its own configuration"
+        )
+
+
+def _write_progress(path: Path, rows: list[list[float]]) -> None:
+    lines = [",".join(PROGRESS_COLUMNS)] + [
+        ",".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row) for row in rows
+    ]
+    jsonio.write_atomic(path, "\n".join(lines) + "\n")
+
+
+def train(
+    config: JaxTrainConfig,
+    out_dir: str | Path,
+    log: Callable[[str], None] = print,
+    resume: bool = False,
+) -> dict:
+    """Run ``config`` into ``out_dir`` (see the module docstring), or continue the run
+    there (``resume``); returns the result (also written to ``out_dir/result.json``)."""
+    if not isinstance(config, JaxTrainConfig):
+        raise ConfigError(f"config: expected a JaxTrainConfig, got {shown(config)}")
+    if not isinstance(resume, bool):
+        raise ConfigError(f"resume: expected true or false, got {shown(resume)}")
+    out = Path(out_dir)
+    if resume:
+        _resume_check(out, config)
+    else:
+        prepare_dir(out)
+    learner = _learner(config)
+    out.mkdir(parents=True, exist_ok=True)
+    lock = open(out / ".lock", "a+", encoding="utf-8")  # held until the run ends
+    try:
+        lock_file(lock, f"the run directory {out}")
+        if resume:
+            _resume_check(out, config)
+        else:
+            check_still_empty(out)
+            jsonio.write_json(out / "config.json", config.to_dict())
+        return _Run(config, out, log, learner).run(resume)
+    finally:
+        lock.close()
+
+
+class _Run:
+    def __init__(self, config: JaxTrainConfig, out: Path, log, learner: _Learner) -> None:
+        self.config, self.out, self.log, self.learner = config, out, log, learner
+        self.t0 = time.perf_counter()
+        self.eval_seed = config.seed * 1_000_003 + 10_000  # the SB3 path's
+
+    # -------------------------------------------------------------- Python-env evaluations
+    def evaluate(self, envs: LevelEnvs, choose, episodes: int) -> dict:
+        lr = self.learner
+        test = play_levels(envs, lr.test_levels, choose, episodes, self.eval_seed)
+        train_ = play_levels(envs, lr.train_levels, choose, episodes, self.eval_seed + 500_000)
+        test["ci"] = episode_interval(test["per_level"], episodes)
+        return {"test": test, "train": train_}
+
+    def random_phases(self, envs: LevelEnvs) -> dict:
+        seed, episodes = self.config.seed, self.config.episodes
+        phases = {
+            "random_uniform": self.evaluate(envs, random_policy(seed, False), episodes),
+            "random_masked": self.evaluate(envs, random_policy(seed + 1, True), episodes),
+        }
+        u, m = phases["random_uniform"], phases["random_masked"]
+        self.log(
+            f"random policy: held-out success {u['test']['success']:.2f} (uniform), "
+            f"{m['test']['success']:.2f} (uniform over the mask); train levels "
+            f"{u['train']['success']:.2f}, {m['train']['success']:.2f}"
+        )
+        return phases
+
+    # -------------------------------------------------------------- checkpoints
+    def save(self, state: Any, book: dict) -> None:
+        header = {"format": CHECKPOINT, "version": VERSION, "config": self.config.to_dict()}
+        arrays.save(self.out / "checkpoint.npz", state, {**header, "book": book})
+
+    def load(self, template: Any) -> tuple[Any, dict] | None:
+        path = self.out / "checkpoint.npz"
+        if not path.exists():
+            return None
+        header, leaves = arrays.load(path, CHECKPOINT)
+        if header.get("version") != VERSION or header.get("config") != self.config.to_dict():
+            raise ConfigError(f"resume: {path} is not a checkpoint of this run's configuration")
+        book = header.get("book")
+        if not isinstance(book, dict) or not 0 <= int(book.get("updates", -1)) <= (
+            self.config.updates
+        ):
+            raise ConfigError(f"resume: {path} holds no valid counters")
+        return arrays.restore(template, leaves, str(path)), book
+
+    # -------------------------------------------------------------- the run
+    def run(self, resume: bool) -> dict:
+        cfg, lr = self.config, self.learner
+        spu = cfg.ppo.steps_per_update
+        state = lr.ppo.init(lr.keys)
+        loaded = self.load(state) if resume else None
+        envs = LevelEnvs(cfg.protocol)
+        try:
+            if loaded is None:
+                book: dict[str, Any] = {
+                    "updates": 0,
+                    "progress": [],
+                    "curve": [],
+                    "train_s": 0.0,
+                    "curve_s": 0.0,
+                    "resumed_at": [],
+                    "phases": self.random_phases(envs),
+                }
+            else:
+                state, book = loaded
+                book["resumed_at"] = [*book["resumed_at"], book["updates"] * spu]
+                self.log(f"resumed at {book['updates'] * spu} steps")
+            t = time.perf_counter()
+            run = lr.compiled_run(state)
+            compile_s = time.perf_counter() - t
+            self.log(f"compiled the update in {compile_s:.1f} s")
+            state, book = self._train(run, state, book)
+            return self._finish(state, book, envs, compile_s)
+        finally:
+            envs.close()
+
+    def _curve_point(self, state: Any, book: dict, curve: Curve) -> None:
+        t = time.perf_counter()
+        key = jax.random.fold_in(jax.random.PRNGKey(self.config.seed + 7), len(curve.rows))
+        figures = self.learner.twin(_first(state).params, self.config.episodes, key, False)
+        book["curve_s"] += time.perf_counter() - t
+        curve.add(
+            {
+                "timesteps": book["updates"] * self.config.ppo.steps_per_update,
+                "train_success": figures["train"]["success"],
+                "test_success": figures["test"]["success"],
+                "elapsed_s": round(book["train_s"] + book["curve_s"], 1),
+            }
+        )
+        book["curve"] = curve.rows
+
+    def _curve_due(self, curve: Curve, steps: int) -> bool:
+        """Whether the curve has a point to measure at ``steps``: ``curve_every`` steps after
+        its last one (or from 0), and at the end of training (the checkpoint comes first, so
+        a resumed run measures the point its checkpoint was saved before)."""
+        every = self.config.curve_every
+        if every is None or steps == 0:
+            return False
+        last = curve.rows[-1]["timesteps"] if curve.rows else 0
+        end = steps >= self.config.updates * self.config.ppo.steps_per_update
+        return last < steps and (steps >= last + every or end)
+
+    def _train(self, run, state: Any, book: dict) -> tuple[Any, dict]:
+        from tqdm import tqdm
+
+        cfg, out = self.config, self.out
+        spu, total = cfg.ppo.steps_per_update, cfg.updates
+        curve = Curve(out / "curve.csv", book["curve"])
+        bar = tqdm(
+            total=total * spu,
+            initial=book["updates"] * spu,
+            unit="step",
+            desc="training",
+            disable=not cfg.progress,
+            mininterval=1.0,
+        )
+        try:
+            last_ckpt = book["updates"] * spu
+            if self._curve_due(curve, last_ckpt):  # measured after the checkpoint we resume
+                self._curve_point(state, book, curve)
+            while book["updates"] < total:
+                n = min(cfg.chunk, total - book["updates"])
+                t = time.perf_counter()
+                state, rows = run(state, np.int32(n))
+                rows = np.asarray(jax.block_until_ready(rows))[0, :n]
+                book["train_s"] += time.perf_counter() - t
+                for i in range(n):
+                    book["updates"] += 1
+                    elapsed = round(book["train_s"] + book["curve_s"], 1)
+                    row = [book["updates"] * spu, book["updates"], *map(float, rows[i]), elapsed]
+                    book["progress"].append(row)
+                bar.update(n * spu)
+                steps = book["updates"] * spu
+                _write_progress(out / "progress.csv", book["progress"])
+                if steps - last_ckpt >= cfg.checkpoint_every or book["updates"] == total:
+                    self.save(state, book)
+                    last_ckpt = steps
+                if self._curve_due(curve, steps):
+                    self._curve_point(state, book, curve)
+        finally:
+            bar.close()
+        return state, book
+
+    def _finish(self, state: Any, book: dict, envs: LevelEnvs, compile_s: float) -> dict:
+        cfg, lr, out = self.config, self.learner, self.out
+        proto, spu = cfg.protocol, cfg.ppo.steps_per_update
+        timesteps = book["updates"] * spu
+        net_params = _first(state).params
+        policy = lr.policy(net_params, cfg, timesteps)
+        phases = dict(book["phases"])
+        phases["trained"] = self.evaluate(
+            envs, _policy_chooser(policy, False, cfg.seed + 2), cfg.episodes
+        )
+        phases["trained_greedy"] = self.evaluate(envs, _policy_chooser(policy, True, 0), 1)
+        key = jax.random.PRNGKey(cfg.seed + 11)
+        greedy = lr.twin(net_params, cfg.episodes, key, True)  # same shapes: no new compile
+        for split in ("test", "train"):  # deterministic: every episode of a level alike
+            greedy[split] = _figures(np.array(greedy[split]["per_level"]), 1)
+        twin = {"trained": lr.twin(net_params, cfg.episodes, key, False), "trained_greedy": greedy}
+        policy.save(out / "policy.npz")
+        train_s = book["train_s"]
+        result: dict[str, Any] = {
+            "config": cfg.to_dict(),
+            "env_id": proto.env_id,
+            "policy": f"jax_ppo:{cfg.ppo.network.kind}",
+            "observation_shape": list(lr.env.obs_shape),
+            "actions": lr.env.num_actions,
+            "test_levels": [vars(t) for t in lr.test_levels],
+            "train_levels": [vars(t) for t in lr.train_levels],
+            "train_budget_actions": proto.train_budget_actions(),
+            **dead_end_phases(phases, proto.game.name),
+            "twin": twin,
+            "timesteps": timesteps,
+            "train_s": round(train_s, 1),
+            "train_fps": round(timesteps / max(train_s, 1e-9), 1),
+            "compile_s": round(compile_s, 1),
+            "curve_s": round(book["curve_s"], 1),
+            "curve": book["curve"],
+            "resumed_at": book["resumed_at"],
+            "device": jax.devices()[0].platform,
+        }
+        py, tw = result["trained"]["test"], twin["trained"]["test"]
+        result["agreement"] = {
+            "python": py["success"],
+            "python_ci": py["ci"],
+            "twin": tw["success"],
+            "twin_ci": tw["ci"],
+            "overlap": py["ci"][0] <= tw["ci"][1] and tw["ci"][0] <= py["ci"][1],
+            "greedy_python": result["trained_greedy"]["test"]["per_level"],
+            "greedy_twin": twin["trained_greedy"]["test"]["per_level"],
+        }
+        result["total_s"] = round(time.perf_counter() - self.t0, 1)
+        if book["curve"]:
+            from puzzlegym.rl.plots import plot_run
+
+            jsonio.write_atomic(out / "curve.png", lambda tmp: plot_run(result, tmp))
+        self.log(
+            f"trained policy: held-out success {py['success']:.2f} (sampled; {tw['success']:.2f} "
+            f"in the twin), {result['trained_greedy']['test']['success']:.2f} (greedy); train "
+            f"levels {result['trained']['train']['success']:.2f} after {timesteps} steps "
+            f"({result['train_s']} s, {result['train_fps']} steps/s, compile {compile_s:.1f} s)"
+        )
+        jsonio.write_json(out / "result.json", result)
+        return result
+
+
+def config_from_mapping(protocol: Protocol, agent: Mapping[str, Any], seed: int) -> JaxTrainConfig:
+    """The config of a composed ``agent`` section (``configs/agent/jax_ppo.yaml``): its
+    ``ppo`` and ``network`` mappings and the run's fields; unknown keys refused by name."""
+    agent = dict(agent)
+    ppo = dict(agent.pop("ppo", None) or {})
+    network = agent.pop("network", None)
+    if network is not None:
+        ppo["network"] = network
+    allowed = ("timesteps", "episodes", "curve_every", "checkpoint_every", "progress")
+    for key in agent:
+        if key not in allowed:
+            raise ConfigError(
+                f"agent.{key}: unknown key; allowed: ppo, network, {', '.join(allowed)}"
+            )
+    try:
+        ppo_config = PPOConfig.from_dict(ppo)
+    except ConfigError as exc:
+        text = str(exc)
+        raise ConfigError(text if text.startswith("network") else f"ppo.{text}") from None
+    return JaxTrainConfig(protocol=protocol, ppo=ppo_config, seed=seed, **agent)

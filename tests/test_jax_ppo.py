@@ -1,0 +1,256 @@
+"""The JAX PPO (puzzlegym.jax.ppo) on a tiny masked gymnax env: masked actions are never
+taken (and the same PPO without the mask takes them), it learns, several seeds train in one
+jit, a state saved between two calls continues exactly; the network, config and file checks
+name what is wrong, and a policy file round-trips while hostile ones are refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+
+import jax.numpy as jnp  # noqa: E402
+from flax import struct  # noqa: E402
+from gymnax.environments import environment, spaces  # noqa: E402
+
+from puzzlegym.agents.jax_policy import arrays  # noqa: E402
+from puzzlegym.agents.jax_policy.network import MASKED, NetworkSpec, masked_logits  # noqa: E402
+from puzzlegym.agents.jax_policy.policy import Policy  # noqa: E402
+from puzzlegym.base.errors import ConfigError  # noqa: E402
+from puzzlegym.jax.ppo import METRICS, PPO, PPOConfig  # noqa: E402
+
+LENGTH = 5  # corridor cells
+TRAP = -10.0  # the reward of the forbidden action
+
+
+@struct.dataclass
+class CorridorState(environment.EnvState):
+    pos: jax.Array
+
+
+@struct.dataclass
+class CorridorParams(environment.EnvParams):
+    max_steps_in_episode: int = 3 * LENGTH
+    masked: bool = True  # False: the mask allows the trap (PPO's control, same compiled code)
+
+
+class Corridor(environment.Environment):
+    """Walk right to the last cell (+1, terminated). Actions: 0 left, 1 right, 2 a trap
+    (reward TRAP, episode over) that the mask forbids (unless ``params.masked`` is False),
+    as it forbids left at cell 0. Observations: (2, 1, LENGTH) planes (the agent's cell, the
+    goal's)."""
+
+    @property
+    def default_params(self):
+        return CorridorParams()
+
+    def action_space(self, params=None):
+        return spaces.Discrete(3)
+
+    def observation_space(self, params=None):
+        return spaces.Box(0, 1, (2, 1, LENGTH), jnp.uint8)
+
+    def get_obs(self, state, params=None, key=None):
+        cells = jnp.arange(LENGTH)
+        return jnp.stack([cells == state.pos, cells == LENGTH - 1])[:, None, :].astype(jnp.uint8)
+
+    def reset_env(self, key, params):
+        state = CorridorState(time=0, pos=jnp.int32(0))
+        return self.get_obs(state), state
+
+    def step_env(self, key, state, action, params):
+        pos = jnp.clip(state.pos + jnp.where(action == 1, 1, jnp.where(action == 0, -1, 0)), 0)
+        pos = jnp.minimum(pos, LENGTH - 1)
+        trapped = action == 2
+        won = (pos == LENGTH - 1) & ~trapped
+        reward = jnp.where(trapped, TRAP, jnp.where(won, 1.0, 0.0))
+        state = CorridorState(time=state.time + 1, pos=pos)
+        done = won | trapped | (state.time >= params.max_steps_in_episode)
+        info = {"terminated": won | trapped}
+        return self.get_obs(state), state, reward, done, info
+
+    def action_mask(self, state, params):
+        return jnp.stack([state.pos > 0, jnp.bool_(True), ~params.masked])
+
+
+SPEC = NetworkSpec(kind="conv", channels=(4,), features=16)
+CONFIG = PPOConfig(
+    num_envs=8, num_steps=16, num_epochs=2, num_minibatches=2, learning_rate=0.01, network=SPEC
+)
+UPDATES = 12
+
+
+@pytest.fixture(scope="module")
+def corridor():
+    env = Corridor()
+    return PPO(env, env.default_params, CONFIG, chunk=UPDATES)
+
+
+@pytest.fixture(scope="module")
+def trained(corridor):
+    """Three seeds in one jit, trained UPDATES updates; and the same from a state saved
+    after 5 updates and loaded again."""
+    keys = jax.random.split(jax.random.PRNGKey(0), 3)
+    start = corridor.init(keys)
+    end, rows = corridor.run(start, UPDATES)
+    return start, end, np.asarray(rows)
+
+
+def column(rows, name):
+    return rows[..., METRICS.index(name)]
+
+
+def test_masked_actions_are_never_taken_and_without_the_mask_they_are(corridor, trained):
+    _, _, rows = trained
+    # every episode of every update of every seed: the trap (the forbidden action) gives a
+    # return of -10, so a mean return below 0 would mean a masked action was taken
+    assert column(rows, "episodes").min() > 0
+    assert column(rows, "return_mean").min() >= 0.0
+    # the mask forbade a third or more of the (state, action) pairs
+    assert column(rows, "masked_share").min() >= 1 / 3
+    env = corridor.env  # the control: the same PPO and env, the trap allowed
+    control = PPO(env, env.default_params.replace(masked=False), CONFIG, chunk=UPDATES)
+    _, raw = control.run(control.init(jax.random.split(jax.random.PRNGKey(0), 3)), 2)
+    assert float(column(np.asarray(raw), "return_mean").min()) < 0.0
+    assert float(column(np.asarray(raw)[:, :2], "masked_share").max()) < 1 / 3
+
+
+def test_it_learns_to_walk_the_corridor(trained):
+    _, _, rows = trained
+    first, last = rows[:, 0], rows[:, -1]
+    # at first the random walk rarely reaches the end within the budget; after training
+    # every seed walks there in few steps
+    assert column(last, "terminated_share").min() == 1.0
+    assert column(last, "length_mean").max() < column(first, "length_mean").min()
+    assert column(last, "length_mean").max() <= LENGTH + 1
+
+
+def test_seeds_train_apart_in_one_jit(trained):
+    start, end, _ = trained
+    assert end.update.tolist() == [UPDATES] * 3
+    kernels = jax.tree_util.tree_leaves(end.params)[1]
+    assert not np.allclose(kernels[0], kernels[1])  # different seeds, different networks
+
+
+def test_a_saved_state_continues_exactly(corridor, trained, tmp_path):
+    start, end, rows = trained
+    half, rows1 = corridor.run(start, 5)
+    arrays.save(tmp_path / "state.npz", half, {"format": "test-state"})
+    _, leaves = arrays.load(tmp_path / "state.npz", "test-state")
+    loaded = arrays.restore(start, leaves, "state")
+    rest, rows2 = corridor.run(loaded, UPDATES - 5)
+    for a, b in zip(jax.tree_util.tree_leaves(rest), jax.tree_util.tree_leaves(end), strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    joined = np.concatenate([np.asarray(rows1)[:, :5], np.asarray(rows2)[:, : UPDATES - 5]], 1)
+    np.testing.assert_array_equal(joined, rows)
+
+
+def test_masked_logits_never_pick_a_masked_action():
+    logits = jnp.array([5.0, -3.0, 0.0, 9.0])
+    mask = jnp.array([False, True, True, False])
+    out = masked_logits(logits, mask)
+    assert out.tolist() == [MASKED, -3.0, 0.0, MASKED]
+    draws = jax.random.categorical(jax.random.PRNGKey(1), out, shape=(2000,))
+    assert set(np.unique(draws).tolist()) == {1, 2}
+
+
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"num_envs": 0}, "num_envs"),
+        ({"num_steps": 10**9}, "num_steps"),
+        ({"num_minibatches": 3}, "num_minibatches"),  # 8 * 16 steps do not split in 3
+        ({"learning_rate": float("nan")}, "learning_rate"),
+        ({"gamma": 1.5}, "gamma"),
+        ({"clip_eps": "0.2"}, "clip_eps"),
+        ({"network": {"kind": "mlp"}}, "network"),
+    ],
+)
+def test_ppo_config_names_the_bad_field(kwargs, field):
+    with pytest.raises(ConfigError, match=f"^{field}: "):
+        PPOConfig(**{"num_envs": 8, "num_steps": 16, **kwargs})
+
+
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"kind": "transformer"}, "network.kind"),
+        ({"kind": "conv", "channels": ()}, "network.channels"),
+        ({"kind": "mlp", "channels": (4,)}, "network.channels"),
+        ({"channels": (0,)}, r"network.channels\[0\]"),
+        ({"channels": "16"}, "network.channels"),
+        ({"features": 10**6}, "network.features"),
+        ({"hidden": [8] * 9}, "network.hidden"),
+    ],
+)
+def test_network_spec_names_the_bad_field(kwargs, field):
+    with pytest.raises(ConfigError, match=f"^{field}"):
+        NetworkSpec(**kwargs)
+
+
+def test_from_dict_refuses_unknown_keys():
+    with pytest.raises(ConfigError, match="^network.depth: unknown key"):
+        NetworkSpec.from_dict({"depth": 3})
+    with pytest.raises(ConfigError, match="^momentum: unknown key"):
+        PPOConfig.from_dict({"momentum": 0.9})
+    assert PPOConfig.from_dict(CONFIG.to_dict()) == CONFIG
+
+
+INFO = {
+    "env_id": "LongPuzzle/MazePaint-Easy",
+    "n_targets": 2,
+    "buttons": ["restart"],
+    "board_shape": [2, 1, LENGTH],
+    "level_bits": False,
+    "observation_shape": [2, 1, LENGTH],
+    "n_actions": 3,
+}
+
+
+def test_a_policy_file_round_trips(trained, tmp_path):
+    _, end, _ = trained
+    params = jax.tree.map(lambda x: x[0], end.params)
+    policy = Policy(SPEC, params, INFO)
+    path = policy.save(tmp_path / "policy.npz")
+    again = Policy.load(path)
+    obs = np.zeros((2, 1, LENGTH), np.uint8)
+    obs[0, 0, 0] = obs[1, 0, -1] = 1
+    mask = np.array([False, True, False])
+    np.testing.assert_array_equal(again.logits(obs), policy.logits(obs))
+    assert again.act(obs, mask) == 1  # trained: right, the one allowed move here anyway
+    rng = np.random.default_rng(0)
+    assert {again.act(obs, np.array([True, True, False]), rng) for _ in range(50)} <= {0, 1}
+
+
+def test_hostile_policy_files_are_refused_naming_the_file(trained, tmp_path):
+    _, end, _ = trained
+    params = jax.tree.map(lambda x: x[0], end.params)
+    good = Policy(SPEC, params, INFO).save(tmp_path / "good.npz")
+    cases = {}
+    (tmp_path / "text.npz").write_text("not a zip")
+    cases["text.npz"] = "not a readable"
+    with open(tmp_path / "pickle.npz", "wb") as fh:  # an object array: pickle, never loaded
+        np.savez(
+            fh,
+            header=np.frombuffer(b'{"format": "puzzlegym-jax-policy"}', np.uint8),
+            leaf00000=np.array([object()], dtype=object),
+        )
+    cases["pickle.npz"] = "not a readable|not numbers"
+    header, leaves = arrays.load(good, "puzzlegym-jax-policy")
+    arrays.save(tmp_path / "other.npz", leaves, {**header, "format": "something-else"})
+    cases["other.npz"] = "not a puzzlegym-jax-policy file"
+    arrays.save(tmp_path / "short.npz", leaves[:-1], header)
+    cases["short.npz"] = "holds .* arrays"
+    arrays.save(tmp_path / "shape.npz", [np.zeros((7, 7), np.float32)] + leaves[1:], header)
+    cases["shape.npz"] = "array 0 is"
+    bad_info = {**header, "info": {**header["info"], "n_actions": 10**9}}
+    arrays.save(tmp_path / "info.npz", leaves, bad_info)
+    cases["info.npz"] = "n_actions"
+    bad_net = {**header, "network": {**header["network"], "kind": "rnn"}}
+    arrays.save(tmp_path / "net.npz", leaves, bad_net)
+    cases["net.npz"] = "network.kind"
+    cases["missing.npz"] = "cannot read it"
+    for name, message in cases.items():
+        with pytest.raises(ConfigError, match=f"{tmp_path / name}: .*({message})"):
+            Policy.load(tmp_path / name)

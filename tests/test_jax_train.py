@@ -1,0 +1,288 @@
+"""``puzzlegym train agent=jax_ppo`` (puzzlegym.jax.train) end to end on MazePaint-Easy's
+twin: the SB3 path's run directory, a run killed for real (SIGKILL) and resumed to the same
+figures as the unbroken run, the trained policy's held-out success in the Python env and in
+the twin agreeing, the policy file playing the GUI through ``puzzlegym run --agent
+jax:PATH``, and bad settings named before anything runs. One tiny configuration for every
+run, so each function compiles once in this process."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax")
+
+from puzzlegym import cli  # noqa: E402
+from puzzlegym.agents.jax_policy import arrays  # noqa: E402
+from puzzlegym.jax.train import CHECKPOINT  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+UPDATES = 60  # of 64 steps: 8 envs x 8 steps
+TINY = (
+    "agent=jax_ppo",
+    "env=maze_paint_easy",
+    f"agent.timesteps={64 * UPDATES}",
+    "agent.episodes=2",
+    "agent.checkpoint_every=64",  # a checkpoint after every update: the kill lands mid-run
+    f"agent.curve_every={64 * 20}",
+    "agent.progress=false",
+    "agent.protocol.num_levels=20",
+    "agent.protocol.train_levels=2",
+    "agent.ppo.num_envs=8",
+    "agent.ppo.num_steps=8",
+    "agent.ppo.num_epochs=1",
+    "agent.ppo.num_minibatches=2",
+    "agent.network.features=16",
+)
+FILES = {
+    "config.json",
+    "progress.csv",
+    "curve.csv",
+    "checkpoint.npz",
+    "policy.npz",
+    "curve.png",
+    "result.json",
+}
+TIMES = ("train_s", "train_fps", "compile_s", "curve_s", "total_s", "resumed_at")
+WAIT_S = 900  # the killed run's first checkpoint (compiling on a loaded 2-core machine)
+
+
+def train(out: Path, *extra: str) -> dict:
+    """``puzzlegym train TINY --out out``, in this process; its last line, parsed."""
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert cli.main(["train", *TINY, *extra, "--out", str(out)]) == 0
+    return json.loads(buf.getvalue().strip().splitlines()[-1])
+
+
+def refused(args: list[str], capsys) -> str:
+    """The error ``puzzlegym ARGS`` stops with (exit code 2), without its prefix."""
+    capsys.readouterr()
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("puzzlegym: error: ")
+    return err[len("puzzlegym: error: ") :]
+
+
+def figures(result: dict) -> dict:
+    """A result without its times (what a resumed run must reproduce)."""
+    out = {k: v for k, v in result.items() if k not in TIMES}
+    out["curve"] = [{k: v for k, v in row.items() if k != "elapsed_s"} for row in result["curve"]]
+    return out
+
+
+def progress(out: Path) -> list[list[str]]:
+    """progress.csv's rows without the elapsed time (its last column)."""
+    return [line.split(",")[:-1] for line in (out / "progress.csv").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def unbroken(tmp_path_factory):
+    out = tmp_path_factory.mktemp("jax_run") / "run"
+    line = train(out)
+    return out, line, json.loads((out / "result.json").read_text())
+
+
+def test_the_run_directory_is_the_sb3_paths(unbroken):
+    out, line, result = unbroken
+    assert {p.name for p in out.iterdir()} - {".lock"} == FILES
+    for key in ("heldout_success", "train_success", "random_success", "random_masked_success"):
+        assert 0.0 <= line[key] <= 1.0
+    assert line["timesteps"] == result["timesteps"] == 64 * UPDATES
+    for phase in ("random_uniform", "random_masked", "trained", "trained_greedy"):
+        assert len(result[phase]["test"]["per_level"]) == 10  # the Easy catalogue
+        assert len(result[phase]["train"]["per_level"]) == 2
+        assert "dead_ends" in result[phase]["test"]
+    assert [row["timesteps"] for row in result["curve"]] == [1280, 2560, 3840]
+    assert len(progress(out)) == 1 + UPDATES
+    header, _ = arrays.load(out / "checkpoint.npz", CHECKPOINT)
+    assert header["book"]["updates"] == UPDATES
+    assert json.loads((out / "config.json").read_text())["algo"] == "jax_ppo"
+
+
+def test_the_twin_and_the_python_env_measure_the_same_success(unbroken):
+    _, _, result = unbroken
+    agree = result["agreement"]
+    assert agree["overlap"]  # sampled: 2 episodes a level, 95 % intervals over episodes
+    assert agree["python_ci"][0] <= agree["python"] <= agree["python_ci"][1]
+    # greedy: deterministic in both, so level by level the same outcome
+    assert agree["greedy_python"] == agree["greedy_twin"]
+
+
+def test_a_killed_run_resumes_to_the_unbroken_runs_figures(unbroken, tmp_path):
+    ref_out, _, ref = unbroken
+    out = tmp_path / "killed"
+    log = open(tmp_path / "killed.log", "wb")
+    child = subprocess.Popen(
+        [sys.executable, "-m", "puzzlegym", "train", *TINY, "--out", str(out)],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while not (out / "checkpoint.npz").exists():
+            assert child.poll() is None, (tmp_path / "killed.log").read_text()[-2000:]
+            assert time.monotonic() < deadline, "no checkpoint within the wait"
+            time.sleep(0.02)
+        os.kill(child.pid, signal.SIGKILL)
+        assert child.wait(timeout=60) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=60)
+        log.close()
+    header, _ = arrays.load(out / "checkpoint.npz", CHECKPOINT)
+    assert 1 <= header["book"]["updates"] < UPDATES  # killed in the middle of training
+    assert not (out / "result.json").exists()
+    line = train(out, "--resume")
+    resumed = json.loads((out / "result.json").read_text())
+    assert resumed["resumed_at"] == [64 * header["book"]["updates"]]
+    assert figures(resumed) == figures(ref)
+    assert progress(out) == progress(ref_out)
+    assert {k: v for k, v in line.items() if k not in ("seconds", "train_fps")} == {
+        k: v for k, v in json.loads(json.dumps(figures_line(ref))).items()
+    }
+
+
+def figures_line(result: dict) -> dict:
+    from puzzlegym.rl.train import summary
+
+    return {k: v for k, v in summary(result).items() if k not in ("seconds", "train_fps")}
+
+
+def test_a_finished_or_differently_configured_run_is_not_resumed(unbroken, tmp_path, capsys):
+    out, _, _ = unbroken
+    assert "holds a finished run" in refused(
+        ["train", *TINY, "--out", str(out), "--resume"], capsys
+    )
+    other = tmp_path / "other"
+    other.mkdir()
+    config = json.loads((out / "config.json").read_text())
+    (other / "config.json").write_text(json.dumps({**config, "seed": 5}))
+    message = refused(["train", *TINY, "--out", str(other), "--resume"], capsys)
+    assert "configured differently (seed)" in message
+    none = str(tmp_path / "none")
+    assert "holds no run to resume" in refused(["train", *TINY, "--out", none, "--resume"], capsys)
+    message = refused(["train", *TINY, "--resume"], capsys)
+    assert message.startswith("--resume: name the run directory")
+
+
+def test_the_policy_plays_the_gui_through_puzzlegym_run(unbroken, tmp_path, capsys):
+    out, _, result = unbroken
+    policy = out / "policy.npz"
+    buf = io.StringIO()
+    args = ["run", "LongPuzzle/MazePaint-Easy", "--agent", f"jax:{policy}", "--start", "board"]
+    budget = result["test_levels"][0]["budget_actions"]
+    with redirect_stdout(buf):
+        code = cli.main(
+            [
+                *args,
+                "--level",
+                "1",
+                "--budget-s",
+                str(budget - 0.5),
+                "--json",
+                "--no-gif",
+                "--out",
+                str(tmp_path / "play"),
+            ]
+        )
+    assert code == 0
+    played = json.loads(buf.getvalue().strip().splitlines()[-1])
+    assert played["agent"] == f"jax:{policy}"
+    assert 1 <= played["actions"] <= budget  # board actions became GUI actions, one each
+    assert played["success"] in (True, False)
+    home = ["run", "LongPuzzle/MazePaint-Easy", "--agent", f"jax:{policy}", "--json"]
+    assert "start the env there" in refused([*home, "--out", str(tmp_path / "home")], capsys)
+    missing = [*args[:3], f"jax:{tmp_path / 'missing.npz'}", "--json"]
+    assert "no policy file" in refused(missing, capsys)
+
+
+def test_the_agreement_example_measures_both_envs(unbroken):
+    """examples/jax_policy_agreement.py (run in this process, on the run's shapes: no new
+    compile): both figures with their intervals, which overlap."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "jax_policy_agreement", ROOT / "examples" / "jax_policy_agreement.py"
+    )
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    out, _, _ = unbroken
+    doc = example.agreement(str(out / "policy.npz"), episodes=2)
+    assert len(doc["python_per_level"]) == len(doc["twin_per_level"]) == 10
+    assert doc["python_ci"][0] <= doc["python"] <= doc["python_ci"][1]
+    assert doc["twin_ci"][0] <= doc["twin"] <= doc["twin_ci"][1]
+    assert doc["overlap"]
+
+
+def test_the_gui_agent_plays_each_level_as_the_twin_does(unbroken):
+    """JaxAgent (what --agent jax:PATH builds) on the raw env, GUI actions from the board,
+    greedy: level by level the twin's greedy outcome."""
+    import gymnasium as gym
+
+    from puzzlegym.agents.jax_policy.policy import JaxAgent, Policy
+    from puzzlegym.env.loop import play
+
+    out, _, result = unbroken
+    policy = Policy.load(out / "policy.npz")
+    won = []
+    for level in result["test_levels"]:
+        env = gym.make(
+            "LongPuzzle/MazePaint-Easy",
+            start="board",
+            level=level["index"],
+            budget_s=level["budget_actions"] - 0.5,
+        )
+        try:
+            agent = JaxAgent(env.unwrapped, policy, greedy=True)
+            play(env, agent, seed=0)
+            won.append(float(env.unwrapped.probe().success))
+        finally:
+            env.close()
+    assert won == result["agreement"]["greedy_twin"]
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("wrappers=rl", "^wrappers=rl: jax_ppo trains on the twin"),
+        ("agent.ppo.num_envs=0", "^agent.ppo.num_envs: "),
+        ("+agent.ppo.momentum=1", "^agent.ppo.momentum: unknown key"),
+        ("agent.network.kind=rnn", "^agent.network.kind: "),
+        ("agent.timesteps=0", "^agent.timesteps: "),
+        ("+agent.n_envs=4", "^agent.n_envs: unknown key"),
+        ("agent.protocol.budget_multiple=0.5", "^agent.protocol.budget_multiple: "),
+        ("env.kwargs.backend=browser", "^env.kwargs.backend: jax_ppo trains on the twin"),
+    ],
+)
+def test_bad_settings_are_named_before_anything_runs(override, message, tmp_path, capsys):
+    assert re.match(
+        message, refused(["train", *TINY, override, "--out", str(tmp_path / "run")], capsys)
+    )
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_sb3_path_does_not_pretend_to_resume(tmp_path, capsys):
+    (tmp_path / "run").mkdir()
+    message = refused(["train", "--out", str(tmp_path / "run"), "--resume"], capsys)
+    assert message.startswith("resume: agent=maskable_ppo")
+
+
+def test_checkpoints_are_bounded_numbers_only(unbroken):
+    out, _, _ = unbroken
+    _, leaves = arrays.load(out / "checkpoint.npz", CHECKPOINT)
+    assert all(isinstance(x, np.ndarray) and x.dtype.kind in "biuf" for x in leaves)
