@@ -601,7 +601,10 @@ def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(
     assert ep["won"] == [1] and ep["end"] == "answer" and ep["premature_exit"]
     assert ep["usage"]["malformed"] == 1
     assert aggregate([episode_row(ep)])["NGAR"] == pytest.approx(expected)
-    assert "refused: action(click).x: 5000 is off the screen" in sent
+    assert (
+        "refused: action(click).x: expected an integer 0..1279 (a pixel on the screen), got 5000"
+        in sent
+    )
     assert (
         "importing 'puzzlegym' is not allowed" in sent
         and "SyntaxError" in sent
