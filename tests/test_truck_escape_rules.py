@@ -133,7 +133,7 @@ def test_json_round_trip():
         (lambda d: d.update(cols=True), "cols: expected an integer 2..16"),
         (lambda d: d.update(trucks=[]), "trucks: expected at least one truck"),
         (lambda d: d.update(trucks="0"), "trucks: expected a list"),
-        (lambda d: d.update(longest_chain=-1), "longest_chain: expected a non-negative integer"),
+        (lambda d: d.update(longest_chain=-1), "longest_chain: expected an integer >= 0, got -1"),
         (lambda d: d["trucks"].__setitem__(1, [2, 1]), r"trucks\[1\]: expected an object"),
         (lambda d: d["trucks"][1].pop("length"), r"trucks\[1\]: missing key\(s\) length"),
         (lambda d: d["trucks"][1].update(speed=2), r"trucks\[1\]: unexpected key\(s\) speed"),
