@@ -52,8 +52,9 @@ def _bound(x: float) -> str:
 
 
 def _expected(kind: str, lo: Any, hi: Any, lo_open: bool, optional: bool, what: str | None) -> str:
-    if hi is None:
+    if hi is None:  # a number without an upper bound says it must be finite
         bounds = f"{'>' if lo_open else '>='} {lo}"
+        kind = kind.replace("a number", "a finite number")
     elif lo_open:
         bounds = f"> {lo} and <= {hi}"
     else:
@@ -188,7 +189,7 @@ def check_number(
         >>> check_number(float("inf"), "budget_s", 0, None, lo_open=True)
         Traceback (most recent call last):
         ...
-        ValueError: budget_s: expected a number > 0, got inf
+        ValueError: budget_s: expected a finite number > 0, got inf
     """
     if value is None and optional:
         return None
