@@ -105,7 +105,11 @@ def test_tool_calls_parse_strictly_and_errors_name_the_field():
     assert parse("answer", {"text": "BENCHMARK COMPLETED"}).kind == "answer"
     assert parse("wait", "").kind == "wait"
     cases = [
-        ("click", {"x": 640, "y": 3}, "click.x: 640 is outside the screenshot; allowed 0..639"),
+        (
+            "click",
+            {"x": 640, "y": 3},
+            "click.x: expected an integer 0..639 (a pixel of the screenshot), got 640",
+        ),
         ("click", {"x": "5", "y": 3}, "click.x: expected an integer"),
         ("click", {"x": 5}, "missing field 'y'"),
         ("click", {"x": 5, "y": 5, "button": "left"}, "unexpected field 'button'"),
@@ -274,9 +278,9 @@ def test_native_agent_completes_a_maze_paint_level_from_scripted_turns(tmp_path,
 
     sent = json.dumps(requests)
     assert "Your reply contained no tool call" in sent
-    assert "click.x: 900 is outside the screenshot; allowed 0..639" in sent
+    assert "click.x: expected an integer 0..639 (a pixel of the screenshot), got 900" in sent
     assert "arguments are not valid JSON" in sent and "unknown tool 'teleport'" in sent
-    assert any("outside the screenshot" in t for req in requests for t in last_texts(req))
+    assert any("(a pixel of the screenshot)" in t for req in requests for t in last_texts(req))
     # black box: nothing private, no key, in what the model received or in the records and logs
     for private in ("evaluator", "potential", "dead_end", "levels_won"):
         assert private not in sent
