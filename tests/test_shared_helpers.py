@@ -106,6 +106,11 @@ def test_bounded_checks_options_unbounded_optional_numpy_and_context():
     with pytest.raises(LevelError, match=r"^seed: expected an integer >= 0, got -1$"):
         check_count(-1, "seed", 0, None, LevelError)
     assert check_count(10**30, "seed", 0, None) == 10**30
+    assert check_count(-(10**30), "seed", None, None) == -(10**30)
+    with pytest.raises(ValueError, match=r"^seed: expected an integer, got 1.0$"):
+        check_count(1.0, "seed", None, None)
+    with pytest.raises(ValueError, match=r"^move: expected an integer <= 3, got 4$"):
+        check_count(4, "move", None, 3)
     assert check_count(None, "level", 1, 5, optional=True) is None
     with pytest.raises(ValueError, match=r"^level: expected an integer 1..5 or None, got 0$"):
         check_count(0, "level", 1, 5, optional=True)

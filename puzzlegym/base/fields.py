@@ -52,15 +52,18 @@ def _bound(x: float) -> str:
 
 
 def _expected(kind: str, lo: Any, hi: Any, lo_open: bool, optional: bool, what: str | None) -> str:
-    if hi is None:  # a number without an upper bound says it must be finite
-        bounds = f"{'>' if lo_open else '>='} {lo}"
-        kind = kind.replace("a number", "a finite number")
+    if hi is None and kind == "a number":  # a number without an upper bound must be finite
+        kind = "a finite number"
+    if lo is None:
+        bounds = "" if hi is None else f" <= {hi}"
+    elif hi is None:
+        bounds = f" {'>' if lo_open else '>='} {lo}"
     elif lo_open:
-        bounds = f"> {lo} and <= {hi}"
+        bounds = f" > {lo} and <= {hi}"
     else:
-        bounds = f"{lo}..{hi}"
+        bounds = f" {lo}..{hi}"
     return (
-        f"expected {kind} {bounds}"
+        f"expected {kind}{bounds}"
         + (" or None" if optional else "")
         + (f" ({what})" if what else "")
     )
@@ -70,7 +73,7 @@ def _expected(kind: str, lo: Any, hi: Any, lo_open: bool, optional: bool, what: 
 def check_count(
     value: Any,
     name: str,
-    lo: int,
+    lo: int | None,
     hi: int | None,
     error: Callable[[str], Exception] = ...,
     *,
@@ -82,7 +85,7 @@ def check_count(
 def check_count(
     value: Any,
     name: str,
-    lo: int,
+    lo: int | None,
     hi: int | None,
     error: Callable[[str], Exception] = ...,
     *,
@@ -93,7 +96,7 @@ def check_count(
 def check_count(
     value: Any,
     name: str,
-    lo: int,
+    lo: int | None,
     hi: int | None,
     error: Callable[[str], Exception] = ValueError,
     *,
@@ -101,7 +104,7 @@ def check_count(
     optional: bool = False,
     numpy: bool = False,
 ) -> int | None:
-    """``value`` as an int, an integer ``lo..hi`` (not a bool; ``hi`` None: no upper bound):
+    """``value`` as an int, an integer ``lo..hi`` (not a bool; a bound None: none that side):
     else ``error("{name}: expected an integer lo..hi, got ...")``.
 
     ``what`` says in the message what the field is; ``optional`` lets None through (returned
@@ -120,6 +123,10 @@ def check_count(
         Traceback (most recent call last):
         ...
         ValueError: seed: expected an integer >= 0 (the level seed), got -1
+        >>> check_count("7", "seed", None, None)
+        Traceback (most recent call last):
+        ...
+        ValueError: seed: expected an integer, got '7'
         >>> check_count(None, "level", 1, 10, optional=True) is None
         True
         >>> import numpy as np
