@@ -112,7 +112,7 @@ def test_a_blocking_cycle_is_found_rejected_and_certified_dead():
 def test_bad_moves_raise():
     s0 = R.initial_state(CHAIN)
     for move in (-1, 5, "3", 1.0, True, None):
-        with pytest.raises(ValueError, match="move: expected a truck index 0..4"):
+        with pytest.raises(ValueError, match=r"move: expected an integer 0..4 \(a truck index\)"):
             R.apply(CHAIN, s0, move)
 
 
@@ -181,7 +181,7 @@ def test_state_documents_are_strict_and_reachable_only():
         ({"remaining": [0], "x": 1}, "unexpected key"),
         ({}, "missing key remaining"),
         ({"remaining": "0"}, "remaining: expected a list"),
-        ({"remaining": [5]}, r"remaining\[0\]: expected a truck index 0..4"),
+        ({"remaining": [5]}, r"remaining\[0\]: expected an integer 0..4 \(a truck index\), got 5"),
         ({"remaining": [0, 0]}, r"remaining\[1\]: truck 0 is listed twice"),
         # truck 1 gone while truck 2, which blocks it, is still there
         (
