@@ -39,12 +39,21 @@ def test_dict_and_typed_forms_agree():
         ({"type": "click", "x": 1}, "missing field 'y'"),
         (
             {"type": "click", "x": 1280, "y": 5},
-            "action(click).x: 1280 is off the screen; allowed 0..1279",
+            "action(click).x: expected an integer 0..1279 (a pixel on the screen), got 1280",
         ),
-        ({"type": "click", "x": 5, "y": 900}, "y: 900 is off the screen; allowed 0..899"),
-        ({"type": "click", "x": -1, "y": 5}, "allowed 0..1279"),
-        ({"type": "click", "x": 1.5, "y": 5}, "expected an integer screen pixel"),
-        ({"type": "click", "x": True, "y": 5}, "expected an integer screen pixel"),
+        (
+            {"type": "click", "x": 5, "y": 900},
+            "y: expected an integer 0..899 (a pixel on the screen), got 900",
+        ),
+        ({"type": "click", "x": -1, "y": 5}, "x: expected an integer 0..1279"),
+        (
+            {"type": "click", "x": 1.5, "y": 5},
+            "x: expected an integer 0..1279 (a pixel on the screen)",
+        ),
+        (
+            {"type": "click", "x": True, "y": 5},
+            "x: expected an integer 0..1279 (a pixel on the screen)",
+        ),
         ({"type": "click", "x": 1, "y": 5, "z": 3}, "unexpected field 'z'"),
         ({"type": "press_key", "key": "F5"}, "'F5' is not an allowed key"),
         ({"type": "press_key", "key": "ab"}, "is not an allowed key"),
@@ -72,7 +81,9 @@ def test_rejections_name_the_problem(action, fragment):
 
 
 def test_typed_objects_are_validated_too():
-    with pytest.raises(ActionError, match="off the screen"):
+    with pytest.raises(
+        ActionError, match=r"x1: expected an integer 0..1279 \(a pixel on the screen\)"
+    ):
         parse_action(Drag(0, 0, 2000, 0))
     with pytest.raises(ActionError, match="not an allowed key"):
         parse_action(PressKey("Delete"))

@@ -318,7 +318,9 @@ def test_silent_worker_times_out_and_bad_timeouts_name_the_field():
         envs.async_reset()
         drain(envs)
         envs.send(np.array([3, 0, 0]), [0, 1, 2])
-        with pytest.raises(ConfigError, match=r"^timeout: expected seconds"):
+        with pytest.raises(
+            ConfigError, match=r"^timeout: expected a number > 0 and <= 3600 \(seconds\), got 0$"
+        ):
             envs.recv(timeout=0)
         assert envs._pool.outstanding == {0: "step"}
         with pytest.raises(

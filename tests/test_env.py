@@ -135,7 +135,10 @@ def test_rule_rejected_move_keeps_board_and_shows_neutral_feedback(make_env):
 def test_bad_config_is_rejected():
     with pytest.raises(ConfigError, match="start: 'middle'"):
         gym.make("LongPuzzle/MazePaint-Easy", start="middle")
-    with pytest.raises(ConfigError, match=r"allowed: None or 1\.\.10"):
+    with pytest.raises(
+        ConfigError,
+        match=r"level: expected an integer 1\.\.10 or None \(a level of MazePaint-Easy\), got 11",
+    ):
         gym.make("LongPuzzle/MazePaint-Easy", level=11)
     with pytest.raises(ConfigError, match="backend"):
         gym.make("LongPuzzle/MazePaint-Easy", backend="vnc")

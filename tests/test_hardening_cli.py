@@ -50,12 +50,12 @@ def broken_agent(env):
     "args,fragment",
     [
         (["--seed", "-1"], "seed: expected an integer 0..4294967295, got -1"),
-        (["--max-steps", "-5"], "max_steps: expected None or an integer 1..1000000000, got -5"),
+        (["--max-steps", "-5"], "max_steps: expected an integer 1..1000000000 or None, got -5"),
         (["--agent", "nope"], "agent: 'nope' is not 'solver', 'random'"),
         (["--agent", "os:system"], "agent: 'os:system' is not an agent factory"),
         (["--agent", "os:sep"], "agent: 'os:sep' is a str, not a callable agent factory"),
         (["--agent", "no_such_module_x:f"], "agent: cannot import 'no_such_module_x:f'"),
-        (["--budget-s", "inf"], "budget_s: must be a positive, finite number"),
+        (["--budget-s", "inf"], "budget_s: expected a finite number > 0 (seconds), got inf"),
     ],
 )
 def test_run_refuses_bad_options_writing_nothing(tmp_path, capsys, args, fragment):
@@ -97,11 +97,14 @@ def test_eval_refuses_a_run_dir_that_is_a_file_or_a_dangling_symlink(tmp_path, c
     [
         (["--seeds", "0-200000000"], "seeds: more than 10000 seeds in one run"),
         (["--seeds", "5-2"], "seeds: the range 5-2 is empty"),
-        (["--seeds", "99999999999"], "seeds: 99999999999 is not a seed"),
+        (
+            ["--seeds", "99999999999"],
+            "seeds: expected an integer 0..4294967295 (a seed), got 99999999999",
+        ),
         (["--seeds", "-3"], "seeds: '-3' is not a seed"),
         (["--workers", "65"], "workers: expected an integer 1..64, got 65"),
         (["--workers", "0"], "workers: expected an integer 1..64, got 0"),
-        (["--max-steps", "-5"], "max_steps: expected None or an integer 1..1000000000"),
+        (["--max-steps", "-5"], "max_steps: expected an integer 1..1000000000 or None"),
         (["--agents", "nope"], "agent: 'nope' is not"),
     ],
 )
@@ -274,7 +277,7 @@ def test_replay_of_a_damaged_manifest_or_log_line_names_it(tmp_path, capsys, goo
 @pytest.mark.parametrize(
     "kwargs,fragment",
     [
-        ({"budget_s": 10**400}, "budget_s: must be a positive, finite number"),
+        ({"budget_s": 10**400}, "budget_s: expected a finite number > 0 (seconds), got "),
         ({"foo": 1}, "foo: not a keyword argument of puzzlegym envs"),
         ({"agent": ["x"]}, "agent: expected None or the agent's name"),
         ({"agent": ""}, "agent: expected None or the agent's name"),
@@ -289,7 +292,7 @@ def test_gym_make_refuses_bad_keyword_arguments(kwargs, fragment):
     "override,fragment",
     [
         ("+env.kwargs.foo=1", "foo: not a keyword argument of puzzlegym envs"),
-        ("max_steps=-1", "max_steps: expected None or an integer 1..1000000000, got -1"),
+        ("max_steps=-1", "max_steps: expected an integer 1..1000000000 or None, got -1"),
     ],
 )
 def test_hydra_app_refuses_bad_overrides(tmp_path, override, fragment):

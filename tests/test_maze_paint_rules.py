@@ -179,7 +179,7 @@ def _without(key):
         (_doc(start=[0, 0]), r"start: \[0, 0\] is a wall"),
         (_doc(start=[1]), r"start: expected \[row, col\]"),
         (_doc(start=[1, True]), r"start: expected \[row, col\]"),
-        (_doc(optimal_slides=-1), r"optimal_slides: expected a non-negative integer"),
+        (_doc(optimal_slides=-1), r"optimal_slides: expected an integer >= 0, got -1"),
         # the ball never stops above (1, 1), so nothing ever rolls over it
         (
             _doc(grid=["....", "#.##"], start=[0, 0]),

@@ -105,7 +105,11 @@ def test_tool_calls_parse_strictly_and_errors_name_the_field():
     assert parse("answer", {"text": "BENCHMARK COMPLETED"}).kind == "answer"
     assert parse("wait", "").kind == "wait"
     cases = [
-        ("click", {"x": 640, "y": 3}, "click.x: 640 is outside the screenshot; allowed 0..639"),
+        (
+            "click",
+            {"x": 640, "y": 3},
+            "click.x: expected an integer 0..639 (a pixel of the screenshot), got 640",
+        ),
         ("click", {"x": "5", "y": 3}, "click.x: expected an integer"),
         ("click", {"x": 5}, "missing field 'y'"),
         ("click", {"x": 5, "y": 5, "button": "left"}, "unexpected field 'button'"),
@@ -274,9 +278,9 @@ def test_native_agent_completes_a_maze_paint_level_from_scripted_turns(tmp_path,
 
     sent = json.dumps(requests)
     assert "Your reply contained no tool call" in sent
-    assert "click.x: 900 is outside the screenshot; allowed 0..639" in sent
+    assert "click.x: expected an integer 0..639 (a pixel of the screenshot), got 900" in sent
     assert "arguments are not valid JSON" in sent and "unknown tool 'teleport'" in sent
-    assert any("outside the screenshot" in t for req in requests for t in last_texts(req))
+    assert any("(a pixel of the screenshot)" in t for req in requests for t in last_texts(req))
     # black box: nothing private, no key, in what the model received or in the records and logs
     for private in ("evaluator", "potential", "dead_end", "levels_won"):
         assert private not in sent
@@ -601,7 +605,10 @@ def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(
     assert ep["won"] == [1] and ep["end"] == "answer" and ep["premature_exit"]
     assert ep["usage"]["malformed"] == 1
     assert aggregate([episode_row(ep)])["NGAR"] == pytest.approx(expected)
-    assert "refused: action(click).x: 5000 is off the screen" in sent
+    assert (
+        "refused: action(click).x: expected an integer 0..1279 (a pixel on the screen), got 5000"
+        in sent
+    )
     assert (
         "importing 'puzzlegym' is not allowed" in sent
         and "SyntaxError" in sent

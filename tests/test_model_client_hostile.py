@@ -281,7 +281,7 @@ HUGE = "1" + "0" * 4999
 BAD_CALLS = {
     "a 5,000-digit integer": (
         tool("click", f'{{"x": {HUGE}, "y": 1}}'),
-        "click.x: expected an integer pixel of the screenshot in 0..1279, "
+        "click.x: expected an integer 0..1279 (a pixel of the screenshot), "
         "got <a number of 5000 digits>",
     ),
     "30,000 nested brackets": (

@@ -181,7 +181,7 @@ def test_json_round_trip_and_the_documented_example():
         ({"width": 10**5000}, "width: expected an integer 3..10, got <int>"),
         (
             {"vehicles": [{"row": 10**5000, "col": 0, "length": 2, "axis": "horizontal"}]},
-            r"vehicles\[0\].row: expected a small integer",
+            r"vehicles\[0\].row: expected an integer -1000..1000",
         ),
         ({"height": "6"}, "height: expected an integer"),
         ({"vehicles": []}, "vehicles: expected a list of 1..50"),
@@ -209,7 +209,7 @@ def test_json_round_trip_and_the_documented_example():
         ({"walls": [[1, 1], [1, 1]]}, "listed twice"),
         ({"walls": [[2, 5]]}, "blocks the target car"),
         ({"walls": "none"}, "walls: expected a list"),
-        ({"walls": [[1, True]]}, r"walls\[0\]\[1\]: expected a small integer"),
+        ({"walls": [[1, True]]}, r"walls\[0\]\[1\]: expected an integer -1000..1000"),
         ({"extra": 1}, "unexpected key"),
         ({"optimal_moves": -1}, "optimal_moves"),
     ],
@@ -230,10 +230,10 @@ def test_state_json_round_trip_and_validation():
         ({"vehicles": [[2, 0], [5, 2], [3, 3]]}, "does not fit"),
         ({"vehicles": [[2, 0], [2, 2], [3, 0]]}, "overlaps"),
         ({"vehicles": [[2, 0], [1, 2], [3, 1]], "ui": 1}, "exactly the key vehicles"),
-        ({"vehicles": [[2, 0], [1, 2], ["3", 1]]}, "expected a small integer"),
+        ({"vehicles": [[2, 0], [1, 2], ["3", 1]]}, "expected an integer -1000..1000"),
         (
             {"vehicles": [[2, 0], [1, 2], [10**5000, 1]]},
-            r"vehicles\[2\]\[0\]: expected a small integer, got <int>",
+            r"vehicles\[2\]\[0\]: expected an integer -1000..1000, got <int>",
         ),
     ]:
         with pytest.raises(ValueError, match=match):

@@ -149,7 +149,11 @@ def test_bad_requests_get_4xx_naming_the_problem_and_change_nothing(service):
     cases = [
         (dict(raw=b"{not json"), 400, "malformed JSON"),
         (dict(body={"type": "teleport"}), 400, "unknown action type 'teleport'"),
-        (dict(body={"type": "click", "x": 5000, "y": 3}), 400, "5000 is off the screen"),
+        (
+            dict(body={"type": "click", "x": 5000, "y": 3}),
+            400,
+            "x: expected an integer 0..1279 (a pixel on the screen), got 5000",
+        ),
         (dict(body={"type": "click", "x": 1}), 400, "missing field 'y'"),
         (
             dict(

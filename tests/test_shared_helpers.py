@@ -4,13 +4,23 @@ views), fields / textgrid (level and state documents), the ui mixins, find_docum
 from __future__ import annotations
 
 import json
+import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from puzzlegym.base.errors import LevelError
-from puzzlegym.base.fields import check_exact_keys, check_in_grid, grid_cell, row_col
+from puzzlegym.base.errors import ConfigError, LevelError
+from puzzlegym.base.fields import (
+    check_count,
+    check_exact_keys,
+    check_in_grid,
+    check_number,
+    grid_cell,
+    is_int,
+    row_col,
+)
 from puzzlegym.base.textgrid import TextGrid, check_text_grid
 from puzzlegym.game import StatelessUI
 from puzzlegym.lab.documents import find_documents
@@ -66,6 +76,68 @@ def test_field_checks_name_the_field_and_never_format_huge_numbers():
         match=r"^state: missing key\(s\) b; unexpected key\(s\) c; expected exactly a, b$",
     ):
         check_exact_keys({"a": 1, "c": 2}, ("a", "b"), "state")
+
+
+NOT_NUMBERS = [True, False, np.True_, None, "3", [3], 3j, float("nan"), math.inf, -math.inf]
+
+
+@pytest.mark.parametrize("value", NOT_NUMBERS)
+def test_bounded_checks_refuse_bools_and_non_numbers_naming_the_field(value):
+    with pytest.raises(ConfigError, match=r"^workers: expected an integer 0..9, got "):
+        check_count(value, "workers", 0, 9, ConfigError, numpy=True)
+    with pytest.raises(ConfigError, match=r"^timeout_s: expected a number 0..9, got "):
+        check_number(value if value is not None else "x", "timeout_s", 0, 9, ConfigError)
+    assert not is_int(value, numpy=True)
+
+
+@given(st.integers(-(2**70), 2**70), st.integers(-50, 50), st.integers(-50, 50))
+def test_check_count_takes_exactly_the_integers_in_its_bounds(value, lo, span):
+    hi = lo + span
+    if lo <= value <= hi:
+        assert check_count(value, "n", lo, hi) == value
+    else:
+        with pytest.raises(ValueError, match=rf"^n: expected an integer {lo}..{hi}, got "):
+            check_count(value, "n", lo, hi)
+    assert is_int(value, lo, None) == (value >= lo)
+    assert (check_count(value, "n", lo, None) == value) if value >= lo else True
+
+
+def test_bounded_checks_options_unbounded_optional_numpy_and_context():
+    with pytest.raises(LevelError, match=r"^seed: expected an integer >= 0, got -1$"):
+        check_count(-1, "seed", 0, None, LevelError)
+    assert check_count(10**30, "seed", 0, None) == 10**30
+    assert check_count(-(10**30), "seed", None, None) == -(10**30)
+    with pytest.raises(ValueError, match=r"^seed: expected an integer, got 1.0$"):
+        check_count(1.0, "seed", None, None)
+    with pytest.raises(ValueError, match=r"^move: expected an integer <= 3, got 4$"):
+        check_count(4, "move", None, 3)
+    assert check_count(None, "level", 1, 5, optional=True) is None
+    with pytest.raises(ValueError, match=r"^level: expected an integer 1..5 or None, got 0$"):
+        check_count(0, "level", 1, 5, optional=True)
+    with pytest.raises(ValueError, match=r"^level: expected an integer 1..5, got None$"):
+        check_count(None, "level", 1, 5)
+    with pytest.raises(ValueError, match=r"got np.int64\(3\)$"):  # numpy only where asked
+        check_count(np.int64(3), "action", 0, 9)
+    out = check_count(np.int64(3), "action", 0, 9, numpy=True)
+    assert out == 3 and type(out) is int
+    with pytest.raises(ValueError, match=r"^start_level: expected an integer 0..9 \(the first "):
+        check_count(10, "start_level", 0, 9, what="the first level seed")
+    assert check_number(np.float32(0.5), "f", 0, 1, numpy=True) == 0.5
+    with pytest.raises(ValueError, match=r"^f: expected a number 0..1, got "):
+        check_number(np.float32(0.5), "f", 0, 1)
+    with pytest.raises(ValueError, match=r"^idle_s: expected a number > 0 and <= 10000000, got 0$"):
+        check_number(0, "idle_s", 0, 10**7, lo_open=True)
+    assert check_number(1e-9, "idle_s", 0, 10**7, lo_open=True) == 1e-9
+    with pytest.raises(ValueError, match=r"^budget_s: expected a finite number > 0, got <int>$"):
+        check_number(10**5000, "budget_s", 0, None, lo_open=True)  # too large for a float
+    assert check_number(1e300, "budget_s", 0, math.inf) == 1e300
+    assert check_number(None, "temperature", 0, 2, optional=True) is None
+
+    def request_error(message):  # an error type that takes more than the message
+        return ConfigError(f"400 {message}")
+
+    with pytest.raises(ConfigError, match=r"^400 seed: expected an integer 0..9, got 10$"):
+        check_count(10, "seed", 0, 9, request_error)
 
 
 def test_text_grid_geometry_and_check():

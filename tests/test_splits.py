@@ -53,7 +53,10 @@ BAD = [
     ({"levels": "catalogue", "start_level": 0}, "start_level: only with levels='generated'"),
     ({"levels": "procgen"}, "levels: 'procgen' is not allowed"),
     ({"levels": ["generated"]}, "levels: "),
-    ({"levels": "generated", "num_levels": -1}, "num_levels: expected a non-negative integer"),
+    (
+        {"levels": "generated", "num_levels": -1},
+        r"num_levels: expected an integer >= 0 \(0: unbounded\), got -1",
+    ),
     ({"levels": "generated", "num_levels": True}, "num_levels: expected"),
     ({"levels": "generated", "num_levels": 2.0}, "num_levels: expected"),
     ({"levels": "generated", "num_levels": "5"}, "num_levels: expected"),

@@ -134,7 +134,7 @@ def test_generate_differs_across_seeds_and_rejects_bad_arguments():
         generate("Hard", 0)
     with pytest.raises(ConfigError, match="seed"):
         generate("Default", "1")
-    with pytest.raises(ConfigError, match="slot: expected 0..4"):
+    with pytest.raises(ConfigError, match="slot: expected an integer 0..4, got 5"):
         generate("Default", 1, slot=5)
     with pytest.raises(ConfigError, match="tier"):
         load_catalogue("Hard")

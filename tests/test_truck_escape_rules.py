@@ -112,7 +112,7 @@ def test_a_blocking_cycle_is_found_rejected_and_certified_dead():
 def test_bad_moves_raise():
     s0 = R.initial_state(CHAIN)
     for move in (-1, 5, "3", 1.0, True, None):
-        with pytest.raises(ValueError, match="move: expected a truck index 0..4"):
+        with pytest.raises(ValueError, match=r"move: expected an integer 0..4 \(a truck index\)"):
             R.apply(CHAIN, s0, move)
 
 
@@ -133,7 +133,7 @@ def test_json_round_trip():
         (lambda d: d.update(cols=True), "cols: expected an integer 2..16"),
         (lambda d: d.update(trucks=[]), "trucks: expected at least one truck"),
         (lambda d: d.update(trucks="0"), "trucks: expected a list"),
-        (lambda d: d.update(longest_chain=-1), "longest_chain: expected a non-negative integer"),
+        (lambda d: d.update(longest_chain=-1), "longest_chain: expected an integer >= 0, got -1"),
         (lambda d: d["trucks"].__setitem__(1, [2, 1]), r"trucks\[1\]: expected an object"),
         (lambda d: d["trucks"][1].pop("length"), r"trucks\[1\]: missing key\(s\) length"),
         (lambda d: d["trucks"][1].update(speed=2), r"trucks\[1\]: unexpected key\(s\) speed"),
@@ -181,7 +181,7 @@ def test_state_documents_are_strict_and_reachable_only():
         ({"remaining": [0], "x": 1}, "unexpected key"),
         ({}, "missing key remaining"),
         ({"remaining": "0"}, "remaining: expected a list"),
-        ({"remaining": [5]}, r"remaining\[0\]: expected a truck index 0..4"),
+        ({"remaining": [5]}, r"remaining\[0\]: expected an integer 0..4 \(a truck index\), got 5"),
         ({"remaining": [0, 0]}, r"remaining\[1\]: truck 0 is listed twice"),
         # truck 1 gone while truck 2, which blocks it, is still there
         (

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from puzzlegym.base.errors import ConfigError, LevelError
+from puzzlegym.base.fields import check_count
 from puzzlegym.envs.bolt_unscrew import geometry as G
 from puzzlegym.envs.bolt_unscrew.catalogue import CATALOGUE
 from puzzlegym.envs.bolt_unscrew.rules import TIERS, Board, Level
@@ -336,8 +337,7 @@ def generate(tier: str, seed: int, *, with_stats: bool = False):
     from puzzlegym.solvers.bolt_unscrew import SearchLimitReached, certify, model, playout_stats
 
     spec = _spec(tier)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"seed: expected an integer, got {seed!r}")
+    check_count(seed, "seed", None, None, ConfigError)
     rng = _rng(tier, seed)
     for _attempt in range(MAX_ATTEMPTS):
         level = _candidate(rng, spec, tier)

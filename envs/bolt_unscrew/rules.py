@@ -29,6 +29,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from puzzlegym.base.errors import LevelError, shown
+from puzzlegym.base.fields import check_count, is_int
 from puzzlegym.base.symmetry import SYMMETRIES
 from puzzlegym.game import Rejected
 from puzzlegym.game.catalogue import check_id, check_level_header, check_tier
@@ -195,12 +196,7 @@ class Level:
                 raise LevelError(
                     f"{where}.kind: expected one of {', '.join(KINDS)}, got {shown(bd.kind)}"
                 )
-            if (
-                isinstance(bd.layer, bool)
-                or not isinstance(bd.layer, int)
-                or not 0 <= bd.layer < 16
-            ):
-                raise LevelError(f"{where}.layer: expected an integer 0..15, got {shown(bd.layer)}")
+            check_count(bd.layer, f"{where}.layer", 0, 15, LevelError)
             want = (1, 1) if bd.kind == "pad" else (2, 4)
             if not want[0] <= len(bd.holes) <= want[1]:
                 raise LevelError(
@@ -208,8 +204,7 @@ class Level:
                     f"got {len(bd.holes)}"
                 )
             for a in bd.holes:
-                if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < n:
-                    raise LevelError(f"{where}.holes: {shown(a)} is not an anchor index 0..{n - 1}")
+                check_count(a, f"{where}.holes", 0, n - 1, LevelError, what="an anchor index")
             if len(set(bd.holes)) != len(bd.holes):
                 raise LevelError(f"{where}.holes: an anchor is listed twice")
             if bd.kind == "bar":
@@ -237,8 +232,7 @@ class Level:
                         f"{self.boards[b].layer}"
                     )
         for a in self.screws:
-            if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < n:
-                raise LevelError(f"screws: {shown(a)} is not an anchor index 0..{n - 1}")
+            check_count(a, "screws", 0, n - 1, LevelError, what="an anchor index")
         if len(set(self.screws)) != len(self.screws):
             raise LevelError("screws: an anchor is listed twice")
         for a in self.screws:
@@ -338,11 +332,7 @@ def canonical(level: Level) -> dict[str, Any]:
 
 
 def _int_pair(v: Any) -> bool:
-    return (
-        isinstance(v, list | tuple)
-        and len(v) == 2
-        and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
-    )
+    return isinstance(v, list | tuple) and len(v) == 2 and all(is_int(x) for x in v)
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,7 +376,7 @@ def _check_move(level: Level, move: Any) -> tuple[int, int]:
     if (
         not isinstance(move, list | tuple)
         or len(move) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n for v in move)
+        or not all(is_int(v, 0, n - 1) for v in move)
     ):
         raise ValueError(
             f"move: expected (source anchor, target anchor), indices 0..{n - 1}; got {shown(move)}"
@@ -469,8 +459,7 @@ def _index_mask(raw: Any, n: int, name: str) -> int:
         raise ValueError(f"{name}: expected a list of indices")
     mask = 0
     for v in raw:
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n:
-            raise ValueError(f"{name}: {shown(v)} is not an index 0..{n - 1}")
+        check_count(v, name, 0, n - 1, what="an index")
         if mask >> v & 1:
             raise ValueError(f"{name}: {v} is listed twice")
         mask |= 1 << v

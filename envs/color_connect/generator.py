@@ -28,6 +28,7 @@ import random
 from dataclasses import dataclass
 
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import check_count
 from puzzlegym.envs.color_connect.catalogue import CATALOGUE
 from puzzlegym.envs.color_connect.rules import BLOCKED, FREE, PAIR_LETTERS, TIERS, Level
 from puzzlegym.game.catalogue import generator_main
@@ -178,8 +179,7 @@ def generate(tier: str, seed: int, *, side: int | None = None, pairs: int | None
     from puzzlegym.solvers.color_connect import AUTO_NODES, SearchLimitReached, route_search
 
     spec = _spec(tier)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"seed: expected an integer, got {seed!r}")
+    check_count(seed, "seed", None, None, ConfigError)
     rng = _rng(tier, seed)
     if side is None:
         side = rng.randint(*spec.sizes)

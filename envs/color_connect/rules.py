@@ -29,7 +29,7 @@ from functools import cached_property
 from typing import Any, ClassVar, NamedTuple
 
 from puzzlegym.base.errors import LevelError
-from puzzlegym.base.fields import grid_cell
+from puzzlegym.base.fields import check_count, grid_cell, is_int
 from puzzlegym.base.symmetry import SYMMETRIES, relabelled_rows
 from puzzlegym.base.textgrid import TextGrid, check_text_grid
 from puzzlegym.game import Rejected
@@ -290,16 +290,14 @@ def _check_move(level: Level, move: Any) -> Move:
     """The move if it is well formed (else ValueError naming the problem)."""
     if not isinstance(move, Connect | Remove):
         raise ValueError(f"move: expected Connect(pair, cells) or Remove(pair), got {move!r}")
-    pair = move.pair
-    if isinstance(pair, bool) or not isinstance(pair, int) or not 0 <= pair < level.n_pairs:
-        raise ValueError(f"move.pair: expected a pair index 0..{level.n_pairs - 1}, got {pair!r}")
+    check_count(move.pair, "move.pair", 0, level.n_pairs - 1, what="a pair index")
     if isinstance(move, Connect):
         cells = move.cells
         n = level.n_cells
         if (
             not isinstance(cells, tuple)
             or len(cells) > n
-            or any(isinstance(x, bool) or not isinstance(x, int) or not 0 <= x < n for x in cells)
+            or not all(is_int(x, 0, n - 1) for x in cells)
         ):
             raise ValueError(f"move.cells: expected a tuple of at most {n} cell indices 0..{n - 1}")
     return move

@@ -22,6 +22,7 @@ import random
 from dataclasses import dataclass
 
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import check_count
 from puzzlegym.envs.maze_paint.catalogue import CATALOGUE
 from puzzlegym.envs.maze_paint.rules import FLOOR_CHAR, TIERS, WALL_CHAR, Level
 from puzzlegym.game.catalogue import generator_main
@@ -150,11 +151,9 @@ def generate(tier: str, seed: int, *, length: int | None = None) -> Level:
     )
 
     spec = _spec(tier)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"seed: expected an integer, got {seed!r}")
+    check_count(seed, "seed", None, None, ConfigError)
     lo, hi = spec.band
-    if length is not None and not lo <= length <= hi:
-        raise ConfigError(f"length: expected {lo}..{hi} for tier {tier}, got {length!r}")
+    check_count(length, "length", lo, hi, ConfigError, optional=True, what=f"for tier {tier}")
     rng = _rng(tier, seed)
     for _attempt in range(MAX_ATTEMPTS):
         level = _candidate(rng, spec, tier)

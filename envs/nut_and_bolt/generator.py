@@ -23,6 +23,7 @@ import random
 from dataclasses import dataclass
 
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import check_count
 from puzzlegym.envs.nut_and_bolt import rules as R
 from puzzlegym.envs.nut_and_bolt.catalogue import CATALOGUE
 from puzzlegym.envs.nut_and_bolt.rules import TIERS, Level
@@ -121,8 +122,7 @@ def generate(tier: str, seed: int, *, slot: int | None = None) -> Level:
     from puzzlegym.solvers.nut_and_bolt import Unsolvable, clear_memo, lower_bound, solve
 
     spec = _spec(tier)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"seed: expected an integer, got {seed!r}")
+    check_count(seed, "seed", None, None, ConfigError)
     if slot is None:
         slot = seed % len(spec.sizes)
     colours, capacity = spec.sizes[slot]

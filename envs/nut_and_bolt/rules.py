@@ -23,6 +23,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from puzzlegym.base.errors import LevelError, shown
+from puzzlegym.base.fields import check_count, is_int
 from puzzlegym.base.symmetry import canonical_sequences
 from puzzlegym.game import Rejected
 from puzzlegym.game.catalogue import check_id, check_level_header, check_tier
@@ -108,7 +109,7 @@ class Level:
                     f"bolts[{i}]: expected a list of colors, got {type(bolt).__name__}"
                 )
             for j, nut in enumerate(bolt):
-                if isinstance(nut, bool) or not isinstance(nut, int):
+                if not is_int(nut):
                     raise LevelError(
                         f"bolts[{i}][{j}]: expected an integer color, got {shown(nut)}"
                     )
@@ -131,14 +132,7 @@ def canonical(level: Level) -> dict[str, Any]:
 
 
 def _check_capacity(value: Any) -> None:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int)
-        or not MIN_CAPACITY <= value <= MAX_CAPACITY
-    ):
-        raise LevelError(
-            f"capacity: expected an integer {MIN_CAPACITY}..{MAX_CAPACITY}, got {shown(value)}"
-        )
+    check_count(value, "capacity", MIN_CAPACITY, MAX_CAPACITY, LevelError)
 
 
 def _check_bolts(bolts: tuple[tuple[int, ...], ...], capacity: int) -> None:
@@ -224,7 +218,7 @@ def _check_move(level: Level, move: Any) -> Move:
     if (
         not isinstance(move, tuple | list)
         or len(move) != 2
-        or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n for v in move)
+        or not all(is_int(v, 0, n - 1) for v in move)
     ):
         raise ValueError(
             f"move: expected (source, destination) bolt indices in 0..{n - 1}, got {shown(move)}"
@@ -295,7 +289,7 @@ def state_from_json(level: Level, data: Any) -> State:
                 f"bolts[{i}]: expected a list of at most {level.capacity} colors, got {shown(bolt)}"
             )
         for j, nut in enumerate(bolt):
-            if isinstance(nut, bool) or not isinstance(nut, int) or nut not in level.colours:
+            if not is_int(nut) or nut not in level.colours:
                 raise ValueError(f"bolts[{i}][{j}]: {shown(nut)} is not a color of this level")
         bolts.append(tuple(bolt))
     counts = sorted(n for b in bolts for n in b)

@@ -33,6 +33,7 @@ import random
 from dataclasses import dataclass
 
 from puzzlegym.base.errors import ConfigError, shown
+from puzzlegym.base.fields import check_count, is_int
 from puzzlegym.envs.rush_hour.catalogue import CATALOGUE
 from puzzlegym.envs.rush_hour.rules import TIERS, Level, State, Vehicle
 from puzzlegym.game.catalogue import generator_main
@@ -240,14 +241,13 @@ def generate(tier: str, seed: int, *, moves: tuple[int, int] | None = None) -> L
     cluster whose farthest distance is in the tier's band (in ``moves``, inclusive, if given).
     Its id is ``rush-<tier>-seed<seed>``."""
     spec = _spec(tier)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"seed: expected an integer, got {shown(seed)}")
+    check_count(seed, "seed", None, None, ConfigError)
     lo, hi = spec.band
     if moves is not None:
         if (
             not isinstance(moves, tuple | list)
             or len(moves) != 2
-            or any(isinstance(m, bool) or not isinstance(m, int) for m in moves)
+            or not all(is_int(m) for m in moves)
             or not lo <= moves[0] <= moves[1] <= hi
         ):
             raise ConfigError(

@@ -31,7 +31,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from puzzlegym.base.errors import LevelError, shown
-from puzzlegym.base.fields import check_exact_keys, check_in_grid, is_int
+from puzzlegym.base.fields import check_count, check_exact_keys, check_in_grid, is_int
 from puzzlegym.game import Rejected
 from puzzlegym.game.catalogue import check_id, check_level_header, check_tier
 
@@ -171,10 +171,7 @@ class Level:
         check_id(self.id)
         check_tier(self.tier, TIERS)
         for name, value in (("width", self.width), ("height", self.height)):
-            if not is_int(value) or not MIN_SIZE <= value <= MAX_SIZE:
-                raise LevelError(
-                    f"{name}: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {shown(value)}"
-                )
+            check_count(value, name, MIN_SIZE, MAX_SIZE, LevelError)
         if not 1 <= len(self.vehicles) <= MAX_VEHICLES:
             raise LevelError(
                 f"vehicles: expected 1..{MAX_VEHICLES} vehicles, got {len(self.vehicles)}"
@@ -283,10 +280,7 @@ class Level:
         """
         if not isinstance(notation, str):
             raise LevelError(f"notation: expected a string, got {type(notation).__name__}")
-        if not is_int(width) or not MIN_SIZE <= width <= MAX_SIZE:
-            raise LevelError(
-                f"width: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {shown(width)}"
-            )
+        check_count(width, "width", MIN_SIZE, MAX_SIZE, LevelError)
         n = len(notation)
         if n % width or not MIN_SIZE <= n // width <= MAX_SIZE:
             raise LevelError(
@@ -365,9 +359,7 @@ def canonical(level: Level) -> dict[str, Any]:
 
 
 def _int(value: Any, name: str) -> int:
-    if not is_int(value) or not -1000 <= value <= 1000:
-        raise LevelError(f"{name}: expected a small integer, got {shown(value)}")
-    return value
+    return check_count(value, name, -1000, 1000, LevelError)
 
 
 def _pair(value: Any, name: str) -> tuple[int, int]:
@@ -453,11 +445,7 @@ def legal_moves(level: Level, state: State) -> tuple[Move, ...]:
 
 
 def _check_move(level: Level, move: Any) -> Move:
-    if (
-        not isinstance(move, tuple | list)
-        or len(move) != 2
-        or any(isinstance(v, bool) or not isinstance(v, int) for v in move)
-    ):
+    if not isinstance(move, tuple | list) or len(move) != 2 or not all(is_int(v) for v in move):
         raise ValueError(f"move: expected (vehicle, position) as two integers, got {shown(move)}")
     i, p = move
     if not 0 <= i < level.n_vehicles:

@@ -25,6 +25,7 @@ import random
 from dataclasses import dataclass
 
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import check_count
 from puzzlegym.envs.truck_escape.catalogue import CATALOGUE
 from puzzlegym.envs.truck_escape.rules import DELTAS, DIRECTIONS, TIERS, Level, Truck
 from puzzlegym.game.catalogue import generator_main
@@ -120,12 +121,10 @@ def generate(tier: str, seed: int, *, slot: int | None = None) -> Level:
     from puzzlegym.solvers.truck_escape import rounds
 
     slots = _slots(tier)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"seed: expected an integer, got {seed!r}")
+    check_count(seed, "seed", None, None, ConfigError)
     if slot is None:
         slot = seed % len(slots)
-    if isinstance(slot, bool) or not isinstance(slot, int) or not 0 <= slot < len(slots):
-        raise ConfigError(f"slot: expected 0..{len(slots) - 1}, got {slot!r}")
+    check_count(slot, "slot", 0, len(slots) - 1, ConfigError)
     spec = slots[slot]
     rng = _rng(tier, seed, slot)
     for _attempt in range(MAX_ATTEMPTS):

@@ -28,7 +28,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from puzzlegym.base.errors import LevelError
-from puzzlegym.base.fields import check_exact_keys, is_int, row_col
+from puzzlegym.base.fields import check_count, check_exact_keys, is_int, row_col
 from puzzlegym.base.symmetry import SYMMETRIES
 from puzzlegym.game import Rejected
 from puzzlegym.game.catalogue import check_id, check_level_header, check_tier
@@ -231,8 +231,7 @@ def canonical(level: Level) -> dict[str, Any]:
 
 
 def _check_size(value: Any, name: str) -> None:
-    if not is_int(value) or not MIN_SIZE <= value <= MAX_SIZE:
-        raise LevelError(f"{name}: expected an integer {MIN_SIZE}..{MAX_SIZE}, got {value!r}")
+    check_count(value, name, MIN_SIZE, MAX_SIZE, LevelError)
 
 
 def _truck_from_json(item: Any, i: int) -> Truck:
@@ -248,11 +247,7 @@ def _truck_from_json(item: Any, i: int) -> Truck:
         raise LevelError(
             f"{where}.facing: expected one of {', '.join(DIRECTIONS)}, got {item['facing']!r}"
         )
-    length = item["length"]
-    if not is_int(length) or not MIN_LENGTH <= length <= MAX_LENGTH:
-        raise LevelError(
-            f"{where}.length: expected an integer {MIN_LENGTH}..{MAX_LENGTH}, got {length!r}"
-        )
+    length = check_count(item["length"], f"{where}.length", MIN_LENGTH, MAX_LENGTH, LevelError)
     return Truck(cab[0], cab[1], item["facing"], length)
 
 
@@ -266,10 +261,7 @@ def _check_truck(truck: Any, i: int, rows: int, cols: int) -> None:
         raise LevelError(
             f"{where}.facing: expected one of {', '.join(DIRECTIONS)}, got {truck.facing!r}"
         )
-    if not is_int(truck.length) or not MIN_LENGTH <= truck.length <= MAX_LENGTH:
-        raise LevelError(
-            f"{where}.length: expected an integer {MIN_LENGTH}..{MAX_LENGTH}, got {truck.length!r}"
-        )
+    check_count(truck.length, f"{where}.length", MIN_LENGTH, MAX_LENGTH, LevelError)
     for k, (r, c) in enumerate(truck.cells):
         if not (0 <= r < rows and 0 <= c < cols):
             part = "cab" if k == 0 else "tail" if k == truck.length - 1 else "middle"
@@ -339,8 +331,7 @@ def apply(level: Level, state: State, move: int) -> State | Rejected:
     Returns :class:`Rejected` (and nothing changes) when that truck is blocked or already
     gone; raises :class:`ValueError` for a value that is not a truck index of the level.
     """
-    if not is_int(move) or not 0 <= move < len(level.trucks):
-        raise ValueError(f"move: expected a truck index 0..{len(level.trucks) - 1}, got {move!r}")
+    check_count(move, "move", 0, len(level.trucks) - 1, what="a truck index")
     bit = 1 << move
     if not state.remaining & bit:
         return Rejected(GONE_REASON)
@@ -381,8 +372,7 @@ def state_from_json(level: Level, data: Any) -> State:
     n = len(level.trucks)
     remaining = 0
     for k, i in enumerate(raw):
-        if not is_int(i) or not 0 <= i < n:
-            raise ValueError(f"remaining[{k}]: expected a truck index 0..{n - 1}, got {i!r}")
+        check_count(i, f"remaining[{k}]", 0, n - 1, what="a truck index")
         if remaining >> i & 1:
             raise ValueError(f"remaining[{k}]: truck {i} is listed twice")
         remaining |= 1 << i

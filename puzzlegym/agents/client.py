@@ -48,6 +48,7 @@ from puzzlegym.agents.replies import (
 )
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import ConfigError, PuzzleGymError
+from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.base.version import __version__
 
 __all__ = [
@@ -130,12 +131,6 @@ class Totals:
         }
 
 
-def _number(name: str, value: Any, lo: float, hi: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
-        raise ConfigError(f"{name}: expected a number in {lo}..{hi}, got {value!r}")
-    return float(value)
-
-
 class _Failure(Exception):
     """One failed attempt: ``kind`` (timeout, connection, malformed, or the HTTP status),
     whether it may be retried, the server's text (masked), and a Retry-After in seconds."""
@@ -190,28 +185,16 @@ class ChatClient:
         key = api_key or os.environ.get(API_KEY_ENV) or NO_KEY
         self._key = key
         self.key_hint = mask_secret(None if key == NO_KEY else key)
-        self.timeout_s = _number("timeout_s", timeout_s, 0.001, MAX_TIMEOUT_S)
-        if (
-            isinstance(max_retries, bool)
-            or not isinstance(max_retries, int)
-            or not 0 <= max_retries <= MAX_RETRIES
-        ):
-            raise ConfigError(
-                f"max_retries: expected an integer in 0..{MAX_RETRIES}, got {max_retries!r}"
-            )
-        self.max_retries = max_retries
-        self.backoff_s = _number("backoff_s", backoff_s, 0.0, 60.0)
-        self.backoff_max_s = _number("backoff_max_s", backoff_max_s, 0.0, 600.0)
-        self.temperature = (
-            None if temperature is None else _number("temperature", temperature, 0.0, 2.0)
+        self.timeout_s = check_number(timeout_s, "timeout_s", 0.001, MAX_TIMEOUT_S, ConfigError)
+        self.max_retries = check_count(max_retries, "max_retries", 0, MAX_RETRIES, ConfigError)
+        self.backoff_s = check_number(backoff_s, "backoff_s", 0.0, 60.0, ConfigError)
+        self.backoff_max_s = check_number(backoff_max_s, "backoff_max_s", 0.0, 600.0, ConfigError)
+        self.temperature = check_number(
+            temperature, "temperature", 0.0, 2.0, ConfigError, optional=True
         )
-        if max_tokens is not None and (
-            isinstance(max_tokens, bool)
-            or not isinstance(max_tokens, int)
-            or not 1 <= max_tokens <= 1_000_000
-        ):
-            raise ConfigError(f"max_tokens: expected an integer in 1..1000000, got {max_tokens!r}")
-        self.max_tokens = max_tokens
+        self.max_tokens = check_count(
+            max_tokens, "max_tokens", 1, 1_000_000, ConfigError, optional=True
+        )
         self.totals = Totals()
 
     def describe(self) -> dict:

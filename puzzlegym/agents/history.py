@@ -24,6 +24,7 @@ import json
 from typing import Any
 
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import check_count
 
 __all__ = [
     "MAX_MESSAGE_CHARS",
@@ -124,25 +125,9 @@ class History:
         images: int = 2,
         chars: int = WINDOW_CHARS,
     ) -> None:
-        if turns is not None and (
-            isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS
-        ):
-            raise ConfigError(
-                f"history_turns: expected None or an integer in 1..{MAX_TURNS}, got {turns!r}"
-            )
-        if isinstance(images, bool) or not isinstance(images, int) or not 1 <= images <= MAX_IMAGES:
-            raise ConfigError(
-                f"history_images: expected an integer in 1..{MAX_IMAGES}, got {images!r}"
-            )
-        if (
-            isinstance(chars, bool)
-            or not isinstance(chars, int)
-            or not MAX_MESSAGE_CHARS <= chars <= MAX_WINDOW_CHARS
-        ):
-            raise ConfigError(
-                f"history_chars: expected an integer in {MAX_MESSAGE_CHARS}..{MAX_WINDOW_CHARS}, "
-                f"got {chars!r}"
-            )
+        check_count(turns, "history_turns", 1, MAX_TURNS, ConfigError, optional=True)
+        check_count(images, "history_images", 1, MAX_IMAGES, ConfigError)
+        check_count(chars, "history_chars", MAX_MESSAGE_CHARS, MAX_WINDOW_CHARS, ConfigError)
         self.head = [{"role": "system", "content": system}, {"role": "user", "content": task}]
         self.turns, self.images, self.chars = turns, images, chars
         self.units: list[list[dict]] = []

@@ -43,6 +43,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import is_int
 
 __all__ = [
     "HOST_UID",
@@ -451,7 +452,7 @@ def read_child_pid(fd: int, deadline: float) -> int | None:
         except ValueError:
             continue
         pid = doc.get("child-pid") if isinstance(doc, dict) else None
-        return pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 1 else None
+        return pid if is_int(pid, 2) else None
     return None
 
 

@@ -38,6 +38,7 @@ from puzzlegym.agents.screenshots import ScreenEncoder
 from puzzlegym.agents.tools import NATIVE_TOOLS, ParsedCall, ToolError, parse_call, tool_schemas
 from puzzlegym.base.actions import Action, Wait, flatten, to_dict
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import check_count
 from puzzlegym.suite.registry import parse_env_id
 from puzzlegym.wrappers.blackbox import BlackBox
 
@@ -69,15 +70,7 @@ class NativeAgent:
         wall_clock: bool = True,
     ) -> None:
         game, tier = parse_env_id(env_id)
-        if (
-            isinstance(max_idle_requests, bool)
-            or not isinstance(max_idle_requests, int)
-            or not 1 <= max_idle_requests <= MAX_IDLE_REQUESTS
-        ):
-            raise ConfigError(
-                f"max_idle_requests: expected an integer in 1..{MAX_IDLE_REQUESTS}, "
-                f"got {max_idle_requests!r}"
-            )
+        check_count(max_idle_requests, "max_idle_requests", 1, MAX_IDLE_REQUESTS, ConfigError)
         if not isinstance(rule_card, bool):
             raise ConfigError(f"rule_card: expected true or false, got {rule_card!r}")
         self.client = client

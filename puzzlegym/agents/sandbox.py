@@ -44,13 +44,13 @@ import struct
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from puzzlegym.agents import isolation, seccomp
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import check_count, check_number, is_int
 
 __all__ = ["Sandbox", "SandboxError", "SandboxLimits"]
 
@@ -79,21 +79,13 @@ class SandboxLimits:
         gui_calls: int = 1000,
         file_mb: int = 64,
     ) -> None:
-        def check(name: str, value: Any, lo: float, hi: float, integer: bool = True) -> None:
-            ok = not isinstance(value, bool) and isinstance(value, int if integer else (int, float))
-            if not ok or not lo <= value <= hi:
-                raise ConfigError(
-                    f"{name}: expected {'an integer' if integer else 'a number'} in {lo}..{hi}, "
-                    f"got {value!r}"
-                )
-
-        check("code_time_limit_s", time_s, 0.1, 3600.0, integer=False)
-        check("code_memory_mb", memory_mb, 128, 65536)
-        check("code_output_chars", output_chars, 100, 100_000)
-        check("code_gui_calls", gui_calls, 1, 100_000)
-        check("code_file_mb", file_mb, 1, 4096)
-        self.time_s, self.memory_mb, self.output_chars = float(time_s), memory_mb, output_chars
-        self.gui_calls, self.file_mb = gui_calls, file_mb
+        self.time_s = check_number(time_s, "code_time_limit_s", 0.1, 3600.0, ConfigError)
+        self.memory_mb = check_count(memory_mb, "code_memory_mb", 128, 65536, ConfigError)
+        self.output_chars = check_count(
+            output_chars, "code_output_chars", 100, 100_000, ConfigError
+        )
+        self.gui_calls = check_count(gui_calls, "code_gui_calls", 1, 100_000, ConfigError)
+        self.file_mb = check_count(file_mb, "code_file_mb", 1, 4096, ConfigError)
 
     def to_json(self) -> dict:
         return {
@@ -467,7 +459,7 @@ class Sandbox:
         """A child frame checked against its exact shape (anything else is a violation); None
         for a well-formed frame of an earlier run."""
         run = msg.pop("run", None)
-        if isinstance(run, bool) or not isinstance(run, int):
+        if not is_int(run):
             raise _Violation("a frame without its run number")
         op = msg.get("op")
         keys = set(msg)

@@ -12,6 +12,7 @@ from PIL import Image
 
 from puzzlegym.base.actions import SCREEN_HEIGHT, SCREEN_WIDTH
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import check_count
 
 __all__ = ["FORMATS", "MIN_WIDTH", "ScreenEncoder"]
 
@@ -32,16 +33,8 @@ class ScreenEncoder:
             raise ConfigError(
                 f"image_format: {fmt!r} is not allowed; allowed: {', '.join(FORMATS)}"
             )
-        if (
-            isinstance(width, bool)
-            or not isinstance(width, int)
-            or not MIN_WIDTH <= width <= SCREEN_WIDTH
-        ):
-            raise ConfigError(
-                f"image_width: expected an integer in {MIN_WIDTH}..{SCREEN_WIDTH}, got {width!r}"
-            )
-        if isinstance(quality, bool) or not isinstance(quality, int) or not 1 <= quality <= 100:
-            raise ConfigError(f"image_quality: expected an integer in 1..100, got {quality!r}")
+        check_count(width, "image_width", MIN_WIDTH, SCREEN_WIDTH, ConfigError)
+        check_count(quality, "image_quality", 1, 100, ConfigError)
         self.format, self.quality = fmt, quality
         self.width = width
         self.height = max(1, round(SCREEN_HEIGHT * width / SCREEN_WIDTH))

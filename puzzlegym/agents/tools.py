@@ -29,6 +29,7 @@ from puzzlegym.base.actions import (
     parse_action,
 )
 from puzzlegym.base.errors import ActionError, shown
+from puzzlegym.base.fields import check_count
 
 __all__ = [
     "CODE_TOOLS",
@@ -211,14 +212,9 @@ def _arguments(name: str, raw: Any) -> dict:
 def _pixel(where: str, field: str, value: Any, limit: int) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ToolError(
-            f"{where}.{field}: expected an integer pixel of the screenshot in 0..{limit}, "
-            f"got {value!r}"
-        )
-    if not 0 <= value <= limit:
-        raise ToolError(f"{where}.{field}: {value} is outside the screenshot; allowed 0..{limit}")
-    return value
+    return check_count(
+        value, f"{where}.{field}", 0, limit, ToolError, what="a pixel of the screenshot"
+    )
 
 
 def _to_screen(where: str, kind: Any, args: dict, enc: ScreenEncoder) -> dict:

@@ -48,6 +48,7 @@ from puzzlegym.base.actions import (
     Wait,
 )
 from puzzlegym.base.errors import PuzzleGymError
+from puzzlegym.base.fields import check_number
 from puzzlegym.screen.input import Event
 from puzzlegym.screen.render import SCREEN, Rect
 
@@ -257,9 +258,9 @@ class BrowserBackend(FrameBuffer):
                 timeout_s = float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT_S))
             except ValueError:
                 raise BrowserUnavailable(f"{TIMEOUT_ENV}: expected a number of seconds") from None
-        if not 0 < timeout_s <= 3600:
-            raise BrowserUnavailable(f"timeout_s: expected seconds in (0, 3600], got {timeout_s!r}")
-        self.timeout_s = float(timeout_s)  # bound of every call into the browser
+        self.timeout_s = check_number(  # bound of every call into the browser
+            timeout_s, "timeout_s", 0, 3600, BrowserUnavailable, lo_open=True, what="seconds"
+        )
         self.timeouts = 0  # calls that hit the bound (Chromium killed and relaunched)
         self._marker: str | None = None  # a switch on this Chromium's command line
         self._driver: Driver | None = None

@@ -20,6 +20,7 @@ import numpy as np
 from gymnasium import spaces
 
 from puzzlegym.base.errors import ActionError, shown
+from puzzlegym.base.fields import check_count
 
 SCREEN_WIDTH = 1280
 SCREEN_HEIGHT = 900
@@ -129,13 +130,9 @@ ACTION_TYPES = tuple(_TYPES)
 
 def _coordinate(where: str, name: str, value: Any) -> int:
     limit = SCREEN_WIDTH - 1 if name.startswith("x") else SCREEN_HEIGHT - 1
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ActionError(
-            f"{where}.{name}: expected an integer screen pixel in 0..{limit}, got {shown(value)}"
-        )
-    if not 0 <= int(value) <= limit:
-        raise ActionError(f"{where}.{name}: {int(value)} is off the screen; allowed 0..{limit}")
-    return int(value)
+    return check_count(
+        value, f"{where}.{name}", 0, limit, ActionError, numpy=True, what="a pixel on the screen"
+    )
 
 
 def _check_text(where: str, name: str, value: Any, *, allow_empty: bool, printable: bool) -> str:

@@ -4,16 +4,14 @@ the first bad keyword and what is allowed."""
 
 from __future__ import annotations
 
-import math
 import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from puzzlegym.base.errors import ConfigError, shown
+from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.game import Game
 from puzzlegym.game.splits import Split, check_split
 from puzzlegym.suite.registry import get_game
@@ -50,15 +48,8 @@ REWARDS = ("potential", "sparse")
 ANNOTATION_KINDS = ("intervention",)  # record lines wrappers may add (PuzzleEnv.annotate)
 
 
-def _positive_finite(value: Any) -> bool:
-    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(
-        value, (bool, np.bool_)
-    ):
-        return False
-    try:
-        return bool(math.isfinite(value) and value > 0)
-    except OverflowError:  # an int beyond any float (10**400)
-        return False
+def _seconds(value: Any, name: str) -> float:
+    return check_number(value, name, 0, None, ConfigError, numpy=True, lo_open=True, what="seconds")
 
 
 def _check_record_dir(record_dir: Any) -> str:
@@ -141,52 +132,36 @@ def parse_config(
     n = len(the_game.load_catalogue(tier))
     if start not in STARTS:
         raise ConfigError(f"start: {start!r} is not allowed; allowed: {', '.join(STARTS)}")
-    if level is not None and (
-        isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= n
-    ):
-        raise ConfigError(
-            f"level: {level!r} is not a level of {game}-{tier}; allowed: None or 1..{n}"
-        )
+    level = check_count(
+        level, "level", 1, n, ConfigError, optional=True, what=f"a level of {game}-{tier}"
+    )
     if clock not in ("sim", "wall"):
         raise ConfigError(f"clock: {clock!r} is not allowed; allowed: sim, wall")
-    if not _positive_finite(budget_s):
-        raise ConfigError(
-            f"budget_s: must be a positive, finite number of seconds, got {shown(budget_s)}"
-        )
+    budget_s = _seconds(budget_s, "budget_s")
     if reward not in REWARDS:
         raise ConfigError(f"reward: {reward!r} is not allowed; allowed: {', '.join(REWARDS)}")
     if render_mode not in (None, "rgb_array"):
         raise ConfigError(
             f"render_mode: {render_mode!r} is not supported; allowed: None, 'rgb_array'"
         )
-    if not _positive_finite(action_cost_s):
-        raise ConfigError(
-            "action_cost_s: must be a positive, finite number of seconds, "
-            f"got {shown(action_cost_s)}"
-        )
+    action_cost_s = _seconds(action_cost_s, "action_cost_s")
     split = check_split(levels, num_levels, start_level)
     if record_frames not in (None, "hash"):
         raise ConfigError(f"record_frames: {record_frames!r} is not allowed; allowed: None, 'hash'")
     if record_dir is not None:
         record_dir = _check_record_dir(record_dir)
-    if render_cache_bytes is not None and (
-        isinstance(render_cache_bytes, bool)
-        or not isinstance(render_cache_bytes, int)
-        or render_cache_bytes < 0
-    ):
-        raise ConfigError(
-            "render_cache_bytes: expected None or a non-negative integer, "
-            f"got {render_cache_bytes!r}"
-        )
+    render_cache_bytes = check_count(
+        render_cache_bytes, "render_cache_bytes", 0, None, ConfigError, optional=True
+    )
     config: dict[str, Any] = {
         "env_id": the_game.env_id(tier),
         "backend": backend,
         "start": start,
         "level": level,
         "clock": clock,
-        "budget_s": float(budget_s),
+        "budget_s": budget_s,
         "reward": reward,
-        "action_cost_s": float(action_cost_s),
+        "action_cost_s": action_cost_s,
         "levels": levels,
     }
     if split is not None:  # catalogue configs stay as they were (records, checkpoints)

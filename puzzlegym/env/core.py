@@ -28,6 +28,7 @@ from puzzlegym.base.actions import (
     to_dict,
 )
 from puzzlegym.base.errors import CheckpointError, ConfigError, PuzzleGymError, shown
+from puzzlegym.base.fields import check_count
 from puzzlegym.base.version import __version__
 from puzzlegym.env.checkpoint import Checkpoint
 from puzzlegym.env.config import (
@@ -343,12 +344,7 @@ class PuzzleEnv(Checkpointing, gym.Env):
                     "reset options: 'first_level' and 'checkpoint' do not go together"
                 )
             first = self.split.check_first_level(first, "reset options['first_level']")
-        if seed is not None and (
-            isinstance(seed, bool)
-            or not isinstance(seed, (int, np.integer))
-            or not 0 <= seed < 2**64
-        ):
-            raise ConfigError(f"seed: expected None or an integer 0..2**64-1, got {shown(seed)}")
+        seed = check_count(seed, "seed", 0, 2**64 - 1, ConfigError, optional=True, numpy=True)
         restoring: tuple[dict[str, Any], Checkpoint] | None = None
         if ckpt is not None:
             self._check_checkpoint(ckpt)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import check_count
 
 __all__ = ["EpisodeEnd", "Observer", "Step", "play"]
 
@@ -80,19 +81,6 @@ class Observer:
         """After the last step (not called when the loop raised)."""
 
 
-def _check_max_steps(max_steps: Any) -> None:
-    if max_steps is None:
-        return
-    if (
-        isinstance(max_steps, bool)
-        or not isinstance(max_steps, int)
-        or not 0 <= max_steps <= MAX_STEPS
-    ):
-        raise ConfigError(
-            f"max_steps: expected None or an integer 0..{MAX_STEPS}, got {max_steps!r}"
-        )
-
-
 def play(
     env: Any,
     policy: Callable[[Any, dict], Any],
@@ -109,7 +97,7 @@ def play(
     ``start`` is ``(obs, info)`` when the caller has already reset (or restored) the env;
     otherwise ``env.reset(seed=seed, options=options)`` starts the episode. ``stop(step)``
     is asked after every step that did not end the episode."""
-    _check_max_steps(max_steps)
+    check_count(max_steps, "max_steps", 0, MAX_STEPS, ConfigError, optional=True)
     observers = list(observers)
     base = getattr(env, "unwrapped", env)
     subscribe = getattr(base, "subscribe", None)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import check_count
 
 __all__ = ["LOOPBACK_ENV", "MAX_CPUS", "ray_results", "start_local_ray"]
 
@@ -50,8 +51,7 @@ def start_local_ray(num_cpus: int = 2, **init_kwargs: Any):
     or set ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` in the environment first. A ``ray``
     imported without it is refused (:class:`~puzzlegym.base.errors.ConfigError`) rather than
     started on the machine's outward address."""
-    if isinstance(num_cpus, bool) or not isinstance(num_cpus, int) or not 1 <= num_cpus <= MAX_CPUS:
-        raise ConfigError(f"num_cpus: expected an integer in 1..{MAX_CPUS}, got {num_cpus!r}")
+    check_count(num_cpus, "num_cpus", 1, MAX_CPUS, ConfigError)
     if "ray" in sys.modules and os.environ.get(LOOPBACK_ENV) != "0":
         raise ConfigError(
             f"Ray: imported before {LOOPBACK_ENV}=0 was set, so a local instance would listen "

@@ -40,8 +40,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from puzzlegym.base.errors import ConfigError, RecordError, shown
-from puzzlegym.base.fields import MAX_SEED
+from puzzlegym.base.errors import ConfigError, RecordError
+from puzzlegym.base.fields import MAX_SEED, check_count
 from puzzlegym.base.jsonio import write_json
 from puzzlegym.base.version import __version__
 from puzzlegym.record.files import SUPERSEDED, lock_file, read_json, unused_path
@@ -95,10 +95,7 @@ def parse_seeds(spec: str | list[int]) -> list[int]:
     for item in items:
         lo, hi = item if isinstance(item, tuple) else (item, item)
         for v in (lo, hi):
-            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_SEED:
-                raise ConfigError(
-                    f"seeds: {shown(v)} is not a seed; seeds are integers 0..{MAX_SEED}"
-                )
+            check_count(v, "seeds", 0, MAX_SEED, ConfigError, what="a seed")
         if hi < lo:
             raise ConfigError(f"seeds: the range {lo}-{hi} is empty (write it low-high)")
         if len(seeds) + (hi - lo + 1) > MAX_SEEDS:
@@ -227,8 +224,7 @@ def run_eval(
     run = Path(run_dir)
     if not agents:
         raise ConfigError("agents: empty")
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-        raise ConfigError(f"workers: expected an integer 1..{MAX_WORKERS}, got {shown(workers)}")
+    check_count(workers, "workers", 1, MAX_WORKERS, ConfigError)
     seeds = parse_seeds(seeds)
     check_run_limits(max_steps=max_steps)
     labels = {

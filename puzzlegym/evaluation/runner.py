@@ -13,8 +13,8 @@ from PIL import Image
 from tqdm import tqdm
 
 from puzzlegym.agents import agent_label, make_agent
-from puzzlegym.base.errors import ConfigError, PuzzleGymError, shown
-from puzzlegym.base.fields import MAX_SEED
+from puzzlegym.base.errors import ConfigError, PuzzleGymError
+from puzzlegym.base.fields import MAX_SEED, check_count
 from puzzlegym.base.jsonio import write_atomic, write_json
 from puzzlegym.env import puzzle_env
 from puzzlegym.env.loop import EpisodeEnd, Observer, Step, play
@@ -90,16 +90,8 @@ MAX_STEPS = 10**9
 def check_run_limits(seed: Any = 0, max_steps: Any = None) -> None:
     """An episode's ``seed`` (0..MAX_SEED) and harness cap ``max_steps`` (None or
     1..10**9): :class:`ConfigError` naming the field."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ConfigError(f"seed: expected an integer 0..{MAX_SEED}, got {shown(seed)}")
-    if max_steps is not None and (
-        isinstance(max_steps, bool)
-        or not isinstance(max_steps, int)
-        or not 1 <= max_steps <= MAX_STEPS
-    ):
-        raise ConfigError(
-            f"max_steps: expected None or an integer 1..{MAX_STEPS}, got {shown(max_steps)}"
-        )
+    check_count(seed, "seed", 0, MAX_SEED, ConfigError)
+    check_count(max_steps, "max_steps", 1, MAX_STEPS, ConfigError, optional=True)
 
 
 def holds_output(out: Path) -> bool:

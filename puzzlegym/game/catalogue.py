@@ -21,6 +21,7 @@ from typing import Any
 
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import ConfigError, LevelError, shown
+from puzzlegym.base.fields import check_count
 
 DOC_KEYS = ("game", "tier", "levels")
 
@@ -53,14 +54,6 @@ def check_tier(value: Any, tiers: Sequence[str]) -> None:
         raise LevelError(f"tier: expected one of {', '.join(tiers)}, got {shown(value)}")
 
 
-def check_count(data: dict, key: str) -> None:
-    """``data[key]``, when present, is a non-negative integer (catalogue metadata)."""
-    if key in data:
-        n = data[key]
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise LevelError(f"{key}: expected a non-negative integer, got {shown(n)}")
-
-
 # ----------------------------------------------------------------------------- catalogue
 
 
@@ -76,7 +69,8 @@ def check_level_header(
     non-negative integer when present, ``id`` and ``tier``."""
     check_level_keys(data, required, optional)
     for key in counts:
-        check_count(data, key)
+        if key in data:
+            check_count(data[key], key, 0, None, LevelError)
     check_id(data["id"])
     check_tier(data["tier"], tiers)
 

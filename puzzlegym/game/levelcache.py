@@ -42,6 +42,7 @@ from typing import Any
 
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import ConfigError, LevelError, PuzzleGymError
+from puzzlegym.base.fields import check_count
 from puzzlegym.base.version import __version__
 from puzzlegym.game import Game
 
@@ -151,8 +152,7 @@ class LevelCache:
 
     def path(self, game: Game, tier: str, seed: int) -> Path:
         """The file of ``game.generate(tier, seed)``."""
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ConfigError(f"seed: expected a non-negative integer, got {seed!r}")
+        check_count(seed, "seed", 0, None, ConfigError)
         if tier not in game.tiers:
             raise ConfigError(f"tier: {tier!r} is not a tier of {game.name}")
         return (

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from puzzlegym.base.errors import shown
+from puzzlegym.base.fields import check_count
 from puzzlegym.screen.input import Gesture
 from puzzlegym.screen.render import Rect, Widget
 
@@ -153,9 +154,7 @@ class SelectionUI(ResetUI):
         return ui
 
     def ui_from_json(self, data: Any) -> Any:
-        if data is None or (isinstance(data, int) and not isinstance(data, bool) and data >= 0):
-            return data
-        raise ValueError(f"ui state: expected null or a {self.selected_item}, got {data!r}")
+        return check_count(data, "ui state", 0, None, optional=True, what=self.selected_item)
 
 
 @dataclass(frozen=True)

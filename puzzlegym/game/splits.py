@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from puzzlegym.base.errors import ConfigError, LevelError, shown
+from puzzlegym.base.fields import check_count
 from puzzlegym.game import Game
 from puzzlegym.game.levelcache import LevelCache
 from puzzlegym.game.levelhash import catalogue_hashes, level_hash
@@ -48,10 +49,6 @@ MAX_REDRAWS = 64  # candidates tried for one level seed before giving up
 MEMO_LEVELS = 1024  # generated levels an env keeps in memory
 
 _TIER_TARGETS: dict[tuple[str, str], int] = {}
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 @dataclass(frozen=True)
@@ -76,12 +73,9 @@ class Split:
 
     def check_first_level(self, value: Any, where: str) -> int:
         """``value`` as an episode's first training level (``where`` names it in errors)."""
-        if not _is_int(value) or not 0 <= value < self.size:
-            raise ConfigError(
-                f"{where}: expected an integer 0..{self.size - 1} (a training level), "
-                f"got {shown(value)}"
-            )
-        return int(value)
+        return check_count(
+            value, where, 0, self.size - 1, ConfigError, numpy=True, what="a training level"
+        )
 
 
 def check_split(levels: Any, num_levels: Any = None, start_level: Any = None) -> Split | None:
@@ -98,23 +92,30 @@ def check_split(levels: Any, num_levels: Any = None, start_level: Any = None) ->
                     f"got {name}={shown(value)} with levels='catalogue'"
                 )
         return None
-    start = 0 if start_level is None else start_level
-    if not _is_int(start) or not 0 <= start < SEED_LIMIT:
-        raise ConfigError(
-            f"start_level: expected an integer 0..{SEED_LIMIT - 1} (the first level seed), "
-            f"got {shown(start_level)}"
-        )
-    n = 0 if num_levels is None else num_levels
-    if not _is_int(n) or n < 0:
-        raise ConfigError(
-            f"num_levels: expected a non-negative integer (0: unbounded), got {shown(num_levels)}"
-        )
+    start = check_count(
+        0 if start_level is None else start_level,
+        "start_level",
+        0,
+        SEED_LIMIT - 1,
+        ConfigError,
+        numpy=True,
+        what="the first level seed",
+    )
+    n = check_count(
+        0 if num_levels is None else num_levels,
+        "num_levels",
+        0,
+        None,
+        ConfigError,
+        numpy=True,
+        what="0: unbounded",
+    )
     if start + n > SEED_LIMIT:
         raise ConfigError(
             f"num_levels: start_level + num_levels must be at most 2**31 (level seeds are "
-            f"0..{SEED_LIMIT - 1}), got start_level={int(start)}, num_levels={int(n)}"
+            f"0..{SEED_LIMIT - 1}), got start_level={start}, num_levels={n}"
         )
-    return Split(int(n), int(start))
+    return Split(n, start)
 
 
 def level_targets(game: Game, level: Any) -> int:
@@ -189,9 +190,7 @@ class TrainingLevels:
 
     def entry(self, index: int) -> tuple[int, Any]:
         """``(generator seed, level)`` of training level ``index``."""
-        if not _is_int(index) or index < 0:
-            raise ConfigError(f"index: expected a non-negative integer, got {shown(index)}")
-        seed = self.split.level_seed(int(index))
+        seed = self.split.level_seed(check_count(index, "index", 0, None, ConfigError, numpy=True))
         found = self._memo.get(seed)
         if found is not None:
             self._memo.move_to_end(seed)

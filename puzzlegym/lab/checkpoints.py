@@ -45,6 +45,7 @@ from typing import Any
 
 from puzzlegym.base.actions import Answer, Batch, parse_action
 from puzzlegym.base.errors import ActionError, CheckpointError
+from puzzlegym.base.fields import check_count, is_int
 from puzzlegym.env.checkpoint import Checkpoint
 
 __all__ = [
@@ -82,6 +83,7 @@ _REQUIRED = {
     "source": dict,
 }
 _OPTIONAL = ("seed", "solution", "fatal_move", "match")
+_LEAST = {"level": 1, "depth": 0, "actions": 0, "legal_moves": 0}  # the counts' lowest values
 
 
 def check_certificate(cert: Any) -> dict:
@@ -98,7 +100,9 @@ def check_certificate(cert: Any) -> dict:
         if name not in cert:
             raise CheckpointError(f"certificate.{name}: missing")
         value = cert[name]
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        if name in _LEAST:
+            check_count(value, f"certificate.{name}", _LEAST[name], None, CheckpointError)
+        elif not isinstance(value, kind):
             raise CheckpointError(
                 f"certificate.{name}: expected {kind.__name__}, got {value!r:.60}"
             )
@@ -111,12 +115,8 @@ def check_certificate(cert: Any) -> dict:
             f"certificate.verdict: a {cert['class']} checkpoint is "
             f"{VERDICTS[cert['class']]!r}, got {cert['verdict']!r}"
         )
-    if cert["level"] < 1 or cert["depth"] < 0 or cert["actions"] < 0 or cert["legal_moves"] < 0:
-        raise CheckpointError(
-            "certificate: level must be >= 1 and depth, actions, legal_moves >= 0"
-        )
     seed = cert.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+    if seed is not None and not is_int(seed):
         raise CheckpointError(f"certificate.seed: expected an integer or null, got {seed!r}")
     if len(cert["prefix"]) > MAX_PREFIX:
         raise CheckpointError(

@@ -35,6 +35,7 @@ import gymnasium as gym
 from puzzlegym import solvers
 from puzzlegym.base.actions import to_dict
 from puzzlegym.base.errors import CheckpointError, ConfigError, LevelError
+from puzzlegym.base.fields import check_count
 from puzzlegym.env import puzzle_env
 from puzzlegym.env.checkpoint import Checkpoint
 from puzzlegym.env.probe import LEVEL, Board
@@ -420,8 +421,8 @@ def find_in_random_play(
     proves the board unsolvable (the D board), the level is solved, no move is left, or
     ``max_moves``; at most ``max_playouts`` playouts. Each D gets its N control at the same
     depth on the solver's path."""
-    if not 1 <= max_playouts <= MAX_PLAYOUTS or not 1 <= max_moves <= MAX_PLAYOUT_MOVES:
-        raise ConfigError(f"max_playouts: 1..{MAX_PLAYOUTS}, max_moves: 1..{MAX_PLAYOUT_MOVES}")
+    check_count(max_playouts, "max_playouts", 1, MAX_PLAYOUTS, ConfigError)
+    check_count(max_moves, "max_moves", 1, MAX_PLAYOUT_MOVES, ConfigError)
     config = _board_config(env_id, level, **env_kwargs)
     lv, rules = _board_of(config, seed)
     source = {"kind": "random", "env_id": env_id, "level": level, "seed": seed}

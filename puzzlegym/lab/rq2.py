@@ -36,6 +36,7 @@ from pathlib import Path
 
 from puzzlegym.agents import make_agent
 from puzzlegym.base.errors import ConfigError, PuzzleGymError
+from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.base.version import __version__
 from puzzlegym.env.checkpoint import Checkpoint
 from puzzlegym.env.loop import Observer, Step, play
@@ -73,13 +74,17 @@ class Limits:
 
     def __post_init__(self) -> None:
         for name in ("timely_actions", "max_actions"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 100_000:
-                raise ConfigError(f"limits.{name}: expected an integer 1..100000, got {v!r}")
+            check_count(getattr(self, name), f"limits.{name}", 1, 100_000, ConfigError)
         for name in ("timely_s", "window_s"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 86_400:
-                raise ConfigError(f"limits.{name}: expected seconds in (0, 86400], got {v!r}")
+            check_number(
+                getattr(self, name),
+                f"limits.{name}",
+                0,
+                86_400,
+                ConfigError,
+                lo_open=True,
+                what="seconds",
+            )
 
 
 # ---------------------------------------------------------------------- outcomes

@@ -24,6 +24,7 @@ import gymnasium as gym
 
 from puzzlegym.agents import make_agent
 from puzzlegym.base.errors import ConfigError, PuzzleGymError
+from puzzlegym.base.fields import check_count
 from puzzlegym.base.version import __version__
 from puzzlegym.env import puzzle_env
 from puzzlegym.env.loop import play
@@ -102,12 +103,7 @@ def run_session(
     ``out_dir/session.json`` when ``out_dir`` is given; an existing session is never
     overwritten)."""
     parse_env_id(env_id)
-    if max_steps is not None and (
-        isinstance(max_steps, bool)
-        or not isinstance(max_steps, int)
-        or not 1 <= max_steps <= MAX_STEPS
-    ):
-        raise ConfigError(f"max_steps: expected 1..{MAX_STEPS} or None, got {max_steps!r}")
+    check_count(max_steps, "max_steps", 1, MAX_STEPS, ConfigError, optional=True)
     cell = cell_name(rule_card, workflow, restart)
     agent_name = (
         agent if isinstance(agent, str) else getattr(agent, "__name__", type(agent).__name__)

@@ -38,6 +38,7 @@ def warm_cache(
     from concurrent.futures import ProcessPoolExecutor
 
     from puzzlegym.base.errors import ConfigError
+    from puzzlegym.base.fields import check_count
     from puzzlegym.game.levelcache import LevelCache
     from puzzlegym.game.splits import check_split
     from puzzlegym.suite.registry import parse_env_id
@@ -45,12 +46,10 @@ def warm_cache(
     parse_env_id(env_id)
     split = check_split("generated", num_levels, start_level)
     assert split is not None  # levels="generated" always has a split
-    if not 1 <= split.num_levels <= MAX_WARM_LEVELS:
-        raise ConfigError(
-            f"num_levels: expected 1..{MAX_WARM_LEVELS} levels to generate, got {num_levels!r}"
-        )
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-        raise ConfigError(f"workers: expected 1..{MAX_WORKERS}, got {workers!r}")
+    check_count(
+        split.num_levels, "num_levels", 1, MAX_WARM_LEVELS, ConfigError, what="levels to generate"
+    )
+    check_count(workers, "workers", 1, MAX_WORKERS, ConfigError)
     cache = LevelCache.from_env()
     if cache is None:
         raise ConfigError("PUZZLEGYM_CACHE is off: there is no level cache to generate into")

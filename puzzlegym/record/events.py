@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, overload
 
 from puzzlegym.base.errors import RecordError, shown
+from puzzlegym.base.fields import is_int
 
 __all__ = [
     "ActionTaken",
@@ -335,8 +336,8 @@ def upgrade_line(rec: Mapping) -> Mapping:
 
 
 def _int(rec: Mapping, name: str, where: str) -> int:
-    value = rec.get(name)
-    if isinstance(value, bool) or not isinstance(value, int):
+    value: Any = rec.get(name)
+    if not is_int(value):
         raise RecordError(f"{where}: {name} must be an integer, got {shown(value)}")
     return value
 

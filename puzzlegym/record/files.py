@@ -24,6 +24,7 @@ from typing import Any
 
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import RecordError, shown
+from puzzlegym.base.fields import is_int
 from puzzlegym.record.events import upgrade_line
 
 try:  # POSIX
@@ -304,14 +305,13 @@ def read_manifest(directory: str | os.PathLike) -> dict:
                 f"'LongPuzzle/MazePaint-Easy', got {shown(value)}"
             )
     seed = doc.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+    if seed is not None and not is_int(seed):
         raise bad("seed", "null or an integer")
     if doc.get("result") is not None and not isinstance(doc["result"], dict):
         raise bad("result", "null or an object")
     targets = doc.get("targets")
     if targets is not None and (
-        not isinstance(targets, list)
-        or not all(isinstance(t, int) and not isinstance(t, bool) for t in targets)
+        not isinstance(targets, list) or not all(is_int(t) for t in targets)
     ):
         raise bad("targets", "a list of level numbers")
     return doc

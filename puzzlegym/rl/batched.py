@@ -46,6 +46,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, iterate
 
 from puzzlegym.base.errors import ActionError, ConfigError, WorkerError, shown
+from puzzlegym.base.fields import is_int
 from puzzlegym.rl.infos import batch_infos
 from puzzlegym.rl.workers import (
     DEFAULT_SPIN_US,
@@ -101,10 +102,6 @@ def probe_spaces(fn: Callable) -> tuple:
         )
     finally:
         env.close()
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 def _rows(observations, lo: int, hi: int, copy: bool):
@@ -203,12 +200,12 @@ class BatchedVectorEnv(VectorEnv):
         n = self.num_envs
         if seed is None:
             return [None] * n
-        if _is_int(seed):
+        if is_int(seed, numpy=True):
             return [int(seed) + i for i in range(n)]
         if (
             isinstance(seed, Sequence)
             and len(seed) == n
-            and all(s is None or _is_int(s) for s in seed)
+            and all(s is None or is_int(s, numpy=True) for s in seed)
         ):
             return list(seed)
         raise ConfigError(

@@ -21,7 +21,6 @@ Needs the ``rllib`` extra (``ray[rllib]``; it pins its own Gymnasium, inside our
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 
 from puzzlegym.base.errors import ConfigError, WorkerError, shown
-from puzzlegym.base.fields import MAX_SEED
+from puzzlegym.base.fields import MAX_SEED, check_count, check_number
 from puzzlegym.evaluation.distributed import start_local_ray
 from puzzlegym.suite.registry import env_ids
 from puzzlegym.wrappers.action_mask import ActionMaskObservation
@@ -156,15 +155,9 @@ def check_sampled(*, result: dict, **kwargs: Any) -> None:
 
 def _number(name: str, value: Any, integer: bool = True) -> Any:
     low, high = LIMITS[name]
-    ok = not isinstance(value, bool) and (
-        isinstance(value, int)
-        if integer
-        else isinstance(value, (int, float)) and math.isfinite(value)
-    )
-    if not ok or not low <= value <= high:
-        kind = "an integer" if integer else "a number"
-        raise ConfigError(f"{name}: expected {kind} in {low}..{high}, got {shown(value)}")
-    return value
+    if integer:
+        return check_count(value, name, int(low), int(high), ConfigError)
+    return check_number(value, name, low, high, ConfigError)
 
 
 def ppo_config(
@@ -210,10 +203,7 @@ def ppo_config(
             f"minibatch_size: {minibatch_size} is larger than train_batch_size ({train_batch_size})"
         )
     _check_name(env_name)
-    if seed is not None and (
-        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED
-    ):
-        raise ConfigError(f"seed: expected an integer in 0..{MAX_SEED} or None, got {shown(seed)}")
+    check_count(seed, "seed", 0, MAX_SEED, ConfigError, optional=True)
     env_config = {"id": env_id, **env_options}
     masks = _masks(env_config)
     env = make_rllib_env(env_config)

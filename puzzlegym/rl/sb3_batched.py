@@ -18,6 +18,7 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from puzzlegym.base.errors import ActionError, ConfigError
+from puzzlegym.base.fields import check_count
 from puzzlegym.rl.batched import check_env_fns, default_workers, probe_spaces
 from puzzlegym.rl.workers import DEFAULT_SPIN_US, ArrayPayload, WorkerPool, shared_observations
 
@@ -121,14 +122,9 @@ class BatchedVecEnv(VecEnv):
     def _by_worker(self, indices) -> dict[int, list[int]]:
         chosen: dict[int, list[int]] = {}
         for i in self._get_indices(indices):
-            if (
-                isinstance(i, bool)
-                or not isinstance(i, (int, np.integer))
-                or not 0 <= i < self.num_envs
-            ):
-                raise ConfigError(
-                    f"indices: expected env indices 0..{self.num_envs - 1}, got {i!r}"
-                )
+            i = check_count(
+                i, "indices", 0, self.num_envs - 1, ConfigError, numpy=True, what="env indices"
+            )
             for w, (lo, hi) in enumerate(self._pool.slices):
                 if lo <= i < hi:
                     chosen.setdefault(w, []).append(int(i) - lo)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from puzzlegym.base.errors import ConfigError, RecordError, shown
+from puzzlegym.base.fields import check_count
 from puzzlegym.record.files import lock_file, unused_path
 from puzzlegym.rl.train import TrainConfig, train
 
@@ -118,8 +119,7 @@ def run_sweep(
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ConfigError(f"runs: the name {dup[0]!r} is given twice")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
-        raise ConfigError(f"jobs: expected an integer 1..{MAX_JOBS}, got {shown(jobs)}")
+    check_count(jobs, "jobs", 1, MAX_JOBS, ConfigError)
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     with open(root / ".sweep.lock", "a+", encoding="utf-8") as lock:

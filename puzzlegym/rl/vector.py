@@ -22,6 +22,7 @@ import os
 from typing import Any
 
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import check_count
 from puzzlegym.wrappers.sb3 import make_sb3_env
 
 __all__ = ["KINDS", "MAX_ENVS", "SB3_KINDS", "env_fns", "make_vector_env", "set_torch_threads"]
@@ -33,8 +34,7 @@ MAX_ENVS = 256  # processes or envs in one vector env
 
 def env_fns(env_id: str, n_envs: int, **make_kwargs: Any) -> list:
     """``n_envs`` picklable factories of ``make_sb3_env(env_id, **make_kwargs)``."""
-    if isinstance(n_envs, bool) or not isinstance(n_envs, int) or not 1 <= n_envs <= MAX_ENVS:
-        raise ConfigError(f"n_envs: expected 1..{MAX_ENVS}, got {n_envs!r}")
+    check_count(n_envs, "n_envs", 1, MAX_ENVS, ConfigError)
     return [functools.partial(make_sb3_env, env_id, **make_kwargs) for _ in range(n_envs)]
 
 
@@ -99,7 +99,6 @@ def set_torch_threads(threads: int | None = None, env_processes: int = 0) -> int
 
     if threads is None:
         threads = max(1, (os.cpu_count() or 1) - int(env_processes))
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ConfigError(f"torch_threads: expected a positive integer, got {threads!r}")
+    check_count(threads, "torch_threads", 1, None, ConfigError)
     torch.set_num_threads(threads)
     return threads

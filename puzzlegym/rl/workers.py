@@ -44,6 +44,7 @@ from gymnasium.vector.utils import (
 )
 
 from puzzlegym.base.errors import ConfigError, PuzzleGymError, WorkerError
+from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.rl.infos import pack_infos
 
 __all__ = [
@@ -301,14 +302,7 @@ def _worker(
 
 
 def _positive_seconds(name: str, value) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not 0 < value <= MAX_TIMEOUT_S
-        or math.isnan(value)
-    ):
-        raise ConfigError(f"{name}: expected seconds in (0, {MAX_TIMEOUT_S:g}], got {value!r}")
-    return float(value)
+    return check_number(value, name, 0, MAX_TIMEOUT_S, ConfigError, lo_open=True, what="seconds")
 
 
 class WorkerPool:
@@ -335,25 +329,12 @@ class WorkerPool:
                 f"autoreset: {autoreset!r} is not allowed; allowed: {', '.join(AUTORESET)}"
             )
         self.timeout = _positive_seconds("timeout", timeout)
-        if (
-            isinstance(spin_us, bool)
-            or not isinstance(spin_us, (int, float))
-            or math.isnan(spin_us)
-            or not 0 <= spin_us <= MAX_SPIN_US
-        ):
-            raise ConfigError(
-                f"spin_us: expected microseconds in [0, {MAX_SPIN_US:g}], got {spin_us!r}"
-            )
+        check_number(spin_us, "spin_us", 0, MAX_SPIN_US, ConfigError, what="microseconds")
         start_timeout = _positive_seconds("start_timeout", start_timeout)
         n = len(env_fns)
-        if (
-            isinstance(workers, bool)
-            or not isinstance(workers, int)
-            or not 1 <= workers <= min(n, MAX_WORKERS)
-        ):
-            raise ConfigError(
-                f"workers: expected 1..{min(n, MAX_WORKERS)} (at most one per env), got {workers!r}"
-            )
+        check_count(
+            workers, "workers", 1, min(n, MAX_WORKERS), ConfigError, what="at most one per env"
+        )
         ctx = get_context(context)
         self.n = n
         self.slices = split(n, workers)
@@ -443,13 +424,7 @@ class WorkerPool:
         that cannot be pickled changes nothing)."""
         if self.closed:
             raise WorkerError(f"{cmd}: the vector env is closed")
-        if (
-            isinstance(w, bool)
-            or not isinstance(w, (int, np.integer))
-            or not 0 <= w < len(self.conns)
-        ):
-            raise ConfigError(f"worker: expected 0..{len(self.conns) - 1}, got {w!r}")
-        w = int(w)
+        w = check_count(w, "worker", 0, len(self.conns) - 1, ConfigError, numpy=True)
         if self._in_request is not None:
             raise ConfigError(
                 f"{cmd}: refused while the lockstep request {self._in_request!r} runs"
@@ -516,7 +491,7 @@ class WorkerPool:
         pending, rank = set(asked), {w: i for i, w in enumerate(asked)}
         replies: list = [None] * len(self.conns)
         answered: list[int] = []
-        errors: list[tuple[int, Any]] = []
+        errors: list[tuple[int, Any]] = []  # (worker, its error reply)
         deadline = time.monotonic() + timeout
         while pending and not (first and answered):
             left = deadline - time.monotonic()

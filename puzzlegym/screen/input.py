@@ -23,6 +23,7 @@ from puzzlegym.base.actions import (
     TypeText,
     Wait,
 )
+from puzzlegym.base.fields import is_int
 
 EventKind = Literal["pointer_down", "pointer_move", "pointer_up", "key", "text", "wheel"]
 
@@ -171,7 +172,7 @@ class GestureRecognizer:
             if value is not None and (
                 not isinstance(value, list | tuple)
                 or len(value) != 3
-                or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value)
+                or not all(is_int(v, 0) for v in value)
             ):
                 raise ValueError(
                     f"recognizer.{name}: expected null or [x, y, t_ms] as non-negative integers"

@@ -34,6 +34,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from puzzlegym.base.actions import SCREEN_HEIGHT, SCREEN_WIDTH
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import check_count
 from puzzlegym.screen.resolution import Resolution
 
 Painter = Callable[[ImageDraw.ImageDraw, Image.Image, Any], None]
@@ -182,9 +183,7 @@ class Canvas:
         self.resolution = Resolution.full() if resolution is None else resolution
         if cache_bytes is None:
             cache_bytes = DEFAULT_CACHE_BYTES
-        if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
-            raise ConfigError(f"cache_bytes: expected a non-negative integer, got {cache_bytes!r}")
-        self.cache_bytes = cache_bytes
+        self.cache_bytes = check_count(cache_bytes, "cache_bytes", 0, None, ConfigError)
         res = self.resolution
         self.width, self.height = res.width, res.height
         self._identity = res.is_full

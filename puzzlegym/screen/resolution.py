@@ -25,13 +25,13 @@ renders that window in the training style (:mod:`puzzlegym.screen.palette`).
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
 
 from puzzlegym.base.actions import SCREEN_HEIGHT, SCREEN_WIDTH
 from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.fields import check_count
 
 __all__ = ["FITS", "MIN_SIDE", "SCREEN_WINDOW", "Resolution", "TrainingView"]
 
@@ -59,15 +59,7 @@ def _fraction(value, name: str) -> Fraction:
 
 
 def _side(value, name: str, limit: int) -> int:
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        v = operator.index(value)
-    except TypeError:
-        raise ConfigError(f"{name}: expected an integer number of pixels, got {value!r}") from None
-    if not MIN_SIDE <= v <= limit:
-        raise ConfigError(f"{name}: must be {MIN_SIDE}..{limit} pixels, got {v}")
-    return v
+    return check_count(value, name, MIN_SIDE, limit, ConfigError, numpy=True, what="pixels")
 
 
 def _round(x: int, f: Fraction) -> int:

@@ -39,6 +39,7 @@ from collections.abc import Callable
 from typing import Any
 
 from puzzlegym.base import jsonio
+from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.service.http import Reply, RequestError, make_server, serve_until_interrupted
 
 __all__ = ["MAX_KEPT", "ScriptedModel", "demo_script", "make_scripted_server"]
@@ -64,18 +65,10 @@ def _check_turns(turns: Any, where: str) -> list[dict]:
             raise ValueError(
                 f"{at}: unknown field {unknown[0]!r}; allowed: tool_calls, content, status, delay_s"
             )
-        delay = turn.get("delay_s", 0)
-        if (
-            isinstance(delay, bool)
-            or not isinstance(delay, (int, float))
-            or not 0 <= delay <= MAX_DELAY_S
-        ):
-            raise ValueError(f"{at}.delay_s: expected a number of seconds in 0..{MAX_DELAY_S}")
-        status = turn.get("status")
-        if status is not None and (
-            isinstance(status, bool) or not isinstance(status, int) or not 400 <= status <= 599
-        ):
-            raise ValueError(f"{at}.status: expected an HTTP error status 400..599")
+        check_number(turn.get("delay_s", 0), f"{at}.delay_s", 0, MAX_DELAY_S, what="seconds")
+        check_count(
+            turn.get("status"), f"{at}.status", 400, 599, optional=True, what="an HTTP error status"
+        )
         for j, call in enumerate(turn.get("tool_calls") or []):
             if not isinstance(call, dict) or not isinstance(call.get("name"), str):
                 raise ValueError(f"{at}.tool_calls[{j}]: expected an object with a name")

@@ -28,6 +28,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ import numpy as np
 
 from puzzlegym.base.actions import Answer, parse_action
 from puzzlegym.base.errors import ConfigError, PuzzleGymError, shown
-from puzzlegym.base.fields import MAX_SEED
+from puzzlegym.base.fields import MAX_SEED, check_count, check_number
 from puzzlegym.env import puzzle_env
 from puzzlegym.service.http import (
     HTTPServer,
@@ -117,17 +118,11 @@ class Service:
         max_sessions: int = 16,
         idle_s: float = 900.0,
     ) -> None:
-        if (
-            isinstance(max_sessions, bool)
-            or not isinstance(max_sessions, int)
-            or not 1 <= max_sessions <= 10_000
-        ):
-            raise ConfigError(f"max_sessions: expected an integer 1..10000, got {max_sessions!r}")
-        if not isinstance(idle_s, (int, float)) or not 0 < idle_s <= 10**7:
-            raise ConfigError(f"idle_s: expected a number of seconds in (0, 1e7], got {idle_s!r}")
+        check_count(max_sessions, "max_sessions", 1, 10_000, ConfigError)
+        idle_s = check_number(idle_s, "idle_s", 0, 10**7, ConfigError, lo_open=True, what="seconds")
         self.backend, self.clock = backend, clock
         self.record_dir = Path(record_dir)
-        self.max_sessions, self.idle_s = max_sessions, float(idle_s)
+        self.max_sessions, self.idle_s = max_sessions, idle_s
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
         self._records = 0  # the highest episode number seen or allocated
@@ -238,11 +233,9 @@ class Service:
                 f"got {shown(objective)}",
             )
         env_id = objective if objective.startswith(ID_PREFIX) else ID_PREFIX + objective
-        seed = body.get("seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-            raise RequestError(
-                400, f"reset.seed: expected an integer 0..{MAX_SEED}, got {shown(seed)}"
-            )
+        seed = check_count(
+            body.get("seed", 0), "reset.seed", 0, MAX_SEED, partial(RequestError, 400)
+        )
         kwargs: dict[str, Any] = {"backend": self.backend, "clock": self.clock}
         for key in ("level", "start"):
             if body.get(key) is not None:

@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from puzzlegym.base.errors import shown
+from puzzlegym.base.fields import check_count, is_int
 from puzzlegym.game import Game, Rejected
 from puzzlegym.screen.input import Gesture
 from puzzlegym.screen.layout import (
@@ -343,19 +344,15 @@ class Suite:
             )
         if screen != HOME and game is None:
             raise ValueError(f"suite.game: screen {screen!r} needs a game")
-        page = doc.get("page", 0)
         pages = home_pages(len(self.games))
-        if isinstance(page, bool) or not isinstance(page, int) or not 0 <= page < pages:
-            raise ValueError(f"suite.page: {shown(page)} is not a home page 0..{pages - 1}")
+        page = check_count(doc.get("page", 0), "suite.page", 0, pages - 1, what="a home page")
         progress: dict[tuple[str, str], set[int]] = {}
         for key, indices in doc["progress"].items():
             g, _, t = key.partition("/")
             if t not in self._game(g, f"suite.progress[{shown(key)}]").tiers:
                 raise ValueError(f"suite.progress[{shown(key)}]: {shown(t)} is not a tier of {g}")
             n = len(self.levels(g, t))
-            if any(
-                isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n for i in indices
-            ):
+            if not all(is_int(i, 0, n - 1) for i in indices):
                 raise ValueError(
                     f"suite.progress[{shown(key)}]: level indices must be in 0..{n - 1}"
                 )
@@ -372,15 +369,9 @@ class Suite:
                     f"of {doc['game']}-{tier}"
                 )
             levels = self.levels(g.name, bd["tier"])
-            index = bd["index"]
-            if (
-                isinstance(index, bool)
-                or not isinstance(index, int)
-                or not 0 <= index < len(levels)
-            ):
-                raise ValueError(
-                    f"suite.board.index: {shown(index)} is not a level index 0..{len(levels) - 1}"
-                )
+            index = check_count(
+                bd["index"], "suite.board.index", 0, len(levels) - 1, what="a level index"
+            )
             level = levels[index]
             board = Board(
                 g,

@@ -10,6 +10,7 @@ from gymnasium import spaces
 
 from puzzlegym.base.actions import SCREEN_HEIGHT, SCREEN_WIDTH, GUIActionSpace
 from puzzlegym.base.errors import ActionError, ConfigError
+from puzzlegym.base.fields import check_count
 
 __all__ = ["ARROW_KEYS", "SWIPES", "SWIPE_PX", "DiscreteGUIActions"]
 
@@ -101,11 +102,7 @@ class DiscreteGUIActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         """The GUI action dict of discrete action ``index`` (a new dict)."""
         if isinstance(index, np.ndarray) and index.shape == ():
             index = index.item()  # a 0-d array, as some vectorised callers pass
-        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
-            raise ActionError(f"action: expected an integer index, got {index!r}")
-        i = int(index)
-        if not 0 <= i < len(self._table):
-            raise ActionError(f"action: {i} is out of range; allowed 0..{len(self._table) - 1}")
+        i = check_count(index, "action", 0, len(self._table) - 1, ActionError, numpy=True)
         return dict(self._table[i])
 
     def action(self, action: Any) -> dict:

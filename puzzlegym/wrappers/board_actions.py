@@ -16,6 +16,7 @@ from gymnasium import spaces
 
 from puzzlegym.base.actions import Action, Click, GUIActionSpace, Wait, to_dict
 from puzzlegym.base.errors import ActionError, ConfigError, PuzzleGymError
+from puzzlegym.base.fields import check_count
 from puzzlegym.env import PuzzleEnv
 from puzzlegym.env.probe import LEVEL
 from puzzlegym.game.splits import level_targets, tier_targets
@@ -98,12 +99,14 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         self._button_names = tuple(self._suite_name(b) for b in buttons)
         n = self._objective_targets()
         if max_targets is not None:
-            if isinstance(max_targets, bool) or not isinstance(max_targets, int) or max_targets < n:
-                raise ConfigError(
-                    f"max_targets: expected an integer of at least {n} (the most board targets "
-                    f"of a level of this objective), got {max_targets!r}"
-                )
-            n = max_targets
+            n = check_count(
+                max_targets,
+                "max_targets",
+                n,
+                None,
+                ConfigError,
+                what="the most board targets of a level of this objective",
+            )
         self.n_targets = n
         self._n_actions = n + len(buttons)
         self.action_space = spaces.Discrete(self._n_actions)
@@ -177,12 +180,7 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     def _index(self, index: Any) -> int:
         if isinstance(index, np.ndarray) and index.shape == ():
             index = index.item()
-        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
-            raise ActionError(f"action: expected an integer index, got {index!r}")
-        i = int(index)
-        if not 0 <= i < self._n_actions:
-            raise ActionError(f"action: {i} is out of range; allowed 0..{self._n_actions - 1}")
-        return i
+        return check_count(index, "action", 0, self._n_actions - 1, ActionError, numpy=True)
 
     def action_meaning(self, index: int) -> dict:
         """The GUI action dict index ``index`` performs now (``{"type": "wait"}`` when its
