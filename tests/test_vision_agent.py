@@ -211,9 +211,15 @@ def test_a_frame_that_is_no_screen_of_the_suite_is_refused_with_the_reason():
     ("kwargs", "message"),
     [
         ({"objective": "MazePaint"}, "objective: expected a name"),
-        ({"objective": "MazePaint-Easy", "level": 0}, "level: expected None or an integer"),
-        ({"objective": "MazePaint-Easy", "level": True}, "level: expected None or an integer"),
-        ({"objective": "MazePaint-Easy", "max_readings": 0}, "max_readings: expected a positive"),
+        ({"objective": "MazePaint-Easy", "level": 0}, "level: expected an integer 1..999 or None"),
+        (
+            {"objective": "MazePaint-Easy", "level": True},
+            "level: expected an integer 1..999 or None",
+        ),
+        (
+            {"objective": "MazePaint-Easy", "max_readings": 0},
+            "max_readings: expected an integer >= 1",
+        ),
     ],
 )
 def test_bad_arguments_are_refused_naming_the_field(kwargs, message):

@@ -37,6 +37,7 @@ from puzzlegym.agents.vision.screens import (
 )
 from puzzlegym.agents.vision.text import Vocabulary
 from puzzlegym.base.actions import MAX_TEXT_LENGTH, TEXT_CHARACTERS, Answer, Click, to_dict
+from puzzlegym.base.fields import check_count
 from puzzlegym.game import Rejected
 from puzzlegym.screen.labels import LABELS, label
 
@@ -97,13 +98,8 @@ class VisionAgent:
         self, objective: str, level: int | None = None, max_readings: int = MAX_READINGS
     ) -> None:
         self.game, self.tier = parse_objective(objective)
-        if level is not None and (
-            isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 999
-        ):
-            raise ValueError(f"level: expected None or an integer 1..999, got {level!r}")
-        if isinstance(max_readings, bool) or not isinstance(max_readings, int) or max_readings < 1:
-            raise ValueError(f"max_readings: expected a positive integer, got {max_readings!r}")
-        self.level = level
+        self.level = check_count(level, "level", 1, 999, optional=True)
+        max_readings = check_count(max_readings, "max_readings", 1, None)
         self.failure: str | None = None
         self.reader: GameReader | None
         try:
