@@ -636,12 +636,31 @@ def test_a_larger_board_shape_pads_and_a_level_too_large_is_named():
 def test_agent_facing_surfaces_never_reach_the_symbolic_board():
     """The agents, the HTTP services, the page, the evaluation tools and the lab neither
     import the board encoders nor switch an env's frames off: what they hand an agent stays
-    pixels, public info and text."""
+    pixels, public info and text. The one agent that reads the board by design, a policy
+    trained in JAX on the board's planes (``--agent jax:PATH``, ``agents/jax_policy/``), is
+    reached from the agent factory only inside its own branch, so building any other agent
+    never loads it."""
+    import ast
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1] / "puzzlegym"
+    factory = ast.parse((root / "agents" / "factory.py").read_text(encoding="utf-8"))
+    top_level = {
+        alias.name if isinstance(node, ast.Import) else node.module
+        for node in factory.body
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    }
+    assert not any(w in str(name) for name in top_level for w in ("jax_policy", "board"))
+    lazy = [
+        node.module
+        for node in ast.walk(factory)
+        if isinstance(node, ast.ImportFrom)
+        and any(w in str(node.module) for w in ("jax_policy", "board"))
+    ]
+    assert lazy == ["puzzlegym.agents.jax_policy.policy"]
     surfaces = [
-        *root.glob("agents/*.py"),
+        *(p for p in root.glob("agents/*.py") if p.name != "factory.py"),
         *root.glob("service/*.py"),
         *root.glob("backends/page/*"),
         *root.glob("evaluation/*.py"),
