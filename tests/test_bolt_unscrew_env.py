@@ -43,7 +43,9 @@ def test_select_deselect_and_rejected_clicks(make_env):
     env = make_env(HARD, start="board", level=1)
     env.reset(seed=0)
     u = env.unwrapped
-    b = u.suite.board
+    b = (
+        u.suite.board
+    )  # the board as reset left it (a board is immutable: each change makes a new one)
     level, s0 = b.level, b.state
     pinned = next(a for a in R.bits(s0.occupied) if not R.selectable(level, s0, a))
     free = next(R.bits(R.available(level, s0)))
@@ -54,28 +56,32 @@ def test_select_deselect_and_rejected_clicks(make_env):
     before = frame_hash(u.backend.observe(u.suite))
     # a pinned screw: nothing selected, neutral feedback
     _, _, _, _, info = click_anchor(env, pinned)
-    assert b.ui is None and b.state == s0 and info["feedback"] == R.COVERED_SCREW_REASON
+    assert (
+        u.suite.board.ui is None
+        and u.suite.board.state == s0
+        and info["feedback"] == R.COVERED_SCREW_REASON
+    )
     # an empty anchor with nothing selected
     _, _, _, _, info = click_anchor(env, free)
-    assert b.ui is None and info["feedback"] == V.NEED_SCREW
+    assert u.suite.board.ui is None and info["feedback"] == V.NEED_SCREW
     # select, deselect: the ring appears and goes
     obs, *_ = click_anchor(env, top)
-    assert b.ui == top
+    assert u.suite.board.ui == top
     ring = obs.copy()
     obs, *_ = click_anchor(env, top)
-    assert b.ui is None
+    assert u.suite.board.ui is None
     assert frame_hash(ring) != before
     # select, then a blocked anchor: rejected, board unchanged, selection kept
     click_anchor(env, top)
     _, reward, _, _, info = click_anchor(env, blocked)
-    assert b.state == s0 and b.ui == top and reward == 0.0
+    assert u.suite.board.state == s0 and u.suite.board.ui == top and reward == 0.0
     assert info["feedback"] == R.BAD_TARGET_REASON and info["accepted"] is False
     # a click off every anchor changes nothing
     _, _, _, _, info = env.step({"type": "click", "x": BOARD_AREA.x + 2, "y": BOARD_AREA.y + 2})
-    assert b.state == s0 and b.ui == top
+    assert u.suite.board.state == s0 and u.suite.board.ui == top
     # then a free anchor: the move happens and the selection clears
     click_anchor(env, free)
-    assert b.state == R.apply(level, s0, (top, free)) and b.ui is None
+    assert u.suite.board.state == R.apply(level, s0, (top, free)) and u.suite.board.ui is None
 
 
 def test_picture_agrees_with_the_rules(make_env):
