@@ -64,7 +64,11 @@ def test_bad_cli_input_is_rejected_with_a_clear_error():
     assert proc.returncode == 2 and "is not registered; allowed: " in proc.stderr
     assert "LongPuzzle/MazePaint-Easy" in proc.stderr
     proc = cli("run", "LongPuzzle/MazePaint-Easy", "--level", "99", check=False)
-    assert proc.returncode == 2 and "level: 99" in proc.stderr
+    assert (
+        proc.returncode == 2
+        and "level: expected an integer 1..10 or None" in proc.stderr
+        and "got 99" in proc.stderr
+    )
     proc = cli("run", "LongPuzzle/MazePaint-Easy", "--backend", "x", check=False)
     assert proc.returncode == 2 and "invalid choice: 'x'" in proc.stderr
 

@@ -100,7 +100,7 @@ def test_run_hydra_reports_a_bad_setting(tmp_path):
     proc = run(
         "run_hydra.py", *hydra_args(tmp_path, "env.kwargs.level=99"), cwd=tmp_path, expect_rc=2
     )
-    assert "level: 99" in proc.stderr
+    assert "level: expected an integer" in proc.stderr and "got 99" in proc.stderr
 
 
 # ---------------------------------------------------------------------- the other examples
