@@ -516,7 +516,7 @@ class WorkerPool:
         pending, rank = set(asked), {w: i for i, w in enumerate(asked)}
         replies: list = [None] * len(self.conns)
         answered: list[int] = []
-        errors = []
+        errors: list[tuple[int, tuple]] = []
         deadline = time.monotonic() + timeout
         while pending and not (first and answered):
             left = deadline - time.monotonic()
