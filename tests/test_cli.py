@@ -63,6 +63,13 @@ def test_bad_cli_input_is_rejected_with_a_clear_error():
     proc = cli("run", "LongPuzzle/Nope-Easy", check=False)
     assert proc.returncode == 2 and "is not registered; allowed: " in proc.stderr
     assert "LongPuzzle/MazePaint-Easy" in proc.stderr
+    proc = cli("run", "LongPuzzle/MazePaint-Esy", check=False)  # a typo: the nearest id named
+    assert proc.returncode == 2 and (
+        "'LongPuzzle/MazePaint-Esy' is not registered; did you mean 'LongPuzzle/MazePaint-Easy'? "
+        "allowed: " in proc.stderr
+    )
+    proc = cli("run", "rushhour-hard", check=False)  # case and the prefix forgotten
+    assert proc.returncode == 2 and "did you mean 'LongPuzzle/RushHour-Hard'?" in proc.stderr
     proc = cli("run", "LongPuzzle/MazePaint-Easy", "--level", "99", check=False)
     assert proc.returncode == 2 and "level: 99" in proc.stderr
     proc = cli("run", "LongPuzzle/MazePaint-Easy", "--backend", "x", check=False)
