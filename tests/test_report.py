@@ -230,7 +230,7 @@ def test_an_objectives_figures_keep_to_it_and_play_outside_it_is_its_own_line(wa
         assert {r["Game"] for r in csv.DictReader(fh)} == {"outside the objective (MazePaint-Hard)"}
     index = (out / "index.md").read_text()
     assert "A line *outside the objective* pools the attempts" in index
-    assert "0 of 1 episodes have a viewer page;" in index
+    assert "0 of 1 episode has a viewer page;" in index
 
 
 def test_the_report_links_each_episodes_viewer_page(wandering_run, tmp_path):
@@ -245,5 +245,5 @@ def test_the_report_links_each_episodes_viewer_page(wandering_run, tmp_path):
     assert (out / row["Page"]).is_file()
     assert f"[view](../{record.relative_to(run)}/view.html)" in (out / "table18.md").read_text()
     index = (out / "index.md").read_text()
-    assert "1 of 1 episodes have a viewer page (linked in [Table 18](table18.md))" in index
+    assert "1 of 1 episode has a viewer page (linked in [Table 18](table18.md))" in index
     assert "[an index of them](../view.html)" in index

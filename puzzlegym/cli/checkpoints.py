@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from puzzlegym.base import jsonio
-from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.errors import ConfigError, counted
 from puzzlegym.lab import checkpoints as files
 from puzzlegym.lab.controller import Controller
 from puzzlegym.lab.find import (
@@ -115,7 +115,7 @@ def _list(args: argparse.Namespace) -> int:
             print(f"{row['file']}\terror: {row['error']}")
         else:
             print("\t".join(str(row.get(k, "")) for k in _LIST_COLUMNS))
-    print(f"{len(rows)} checkpoint file{'' if len(rows) == 1 else 's'}")
+    print(counted(len(rows), "checkpoint file"))
     print(CLASS_LEGEND)
     return 0
 

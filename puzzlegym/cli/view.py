@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from puzzlegym.base.errors import counted
 from puzzlegym.cli.args import int_in
 
 __all__ = ["register"]
@@ -47,7 +48,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
         )
         print(
             f"{page['page']}: {page['actions']} actions, {page['bytes'] / MiB:.1f} MiB, "
-            f"{sampled}, {page['spans']} dead-end span{'' if page['spans'] == 1 else 's'}, "
+            f"{sampled}, {counted(page['spans'], 'dead-end span')}, "
             f"{verdict} ({page['seconds']:.0f} s)",
             flush=True,
         )
@@ -68,7 +69,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
         )
     elif result["index"]:
         n = len(result["pages"])
-        print(f"index of {n} episode page{'' if n == 1 else 's'}: {result['index']}")
+        print(f"index of {counted(n, 'episode page')}: {result['index']}")
     bad = result["failed"] or any(not p["replay_ok"] for p in result["pages"])
     return 1 if bad else 0
 

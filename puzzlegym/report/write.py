@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from puzzlegym.base import jsonio
+from puzzlegym.base.errors import counted
 from puzzlegym.record.files import VIEW_PAGE
 from puzzlegym.report.load import Section, load_run
 from puzzlegym.report.plots import plot_cumulative_lc, plot_dead_end_delays, plot_lc_heatmap
@@ -194,7 +195,9 @@ def write_report(
         lines += [
             "## Episode pages",
             "",
-            f"{viewed} of {n} episodes have a viewer page"
+            f"{viewed} of {counted(n, 'episode')} "
+            + ("has" if n == 1 else "have")
+            + " a viewer page"
             + (" (linked in [Table 18](table18.md))" if viewed else "")
             + "; `puzzlegym view RUN_DIR` writes them (frames, actions, the timeline, dead "
             "ends, model turns)"
