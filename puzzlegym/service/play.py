@@ -25,7 +25,6 @@ import base64
 import html
 import socket
 import threading
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, cast, get_args
 
@@ -122,31 +121,75 @@ MAX_PATCHES = 8  # a frame with more changed regions is sent whole
 CONFIRM_RESTART_MOVES = 10  # a restart that throws away this many moves is confirmed first
 
 
-@lru_cache(maxsize=256)
-def _par(game: str, tier: str, index: int) -> int | None:
-    """The solver-optimal length of a catalogue level (None when the solver finds none)."""
-    level = get_game(game).load_catalogue(tier)[index]
-    try:
-        return solvers.solve(level).length
-    except Exception:  # a level the solver gives up on: no par shown
+class _Pars:
+    """Catalogue levels' solver-optimal lengths, solved one at a time on a background thread
+    (a hard level takes seconds, which a reply must not wait for): :meth:`get` answers at
+    once, None until the level's length is known (or when the solver finds none)."""
+
+    MAX = 256  # levels remembered
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[str, str, int], int | None] = {}
+        self.wanted: list[tuple[str, str, int]] = []
+        self.lock = threading.Condition()
+        self.thread: threading.Thread | None = None
+
+    def get(self, game: str, tier: str, index: int) -> int | None:
+        key = (game, tier, index)
+        with self.lock:
+            if key in self.known:
+                return self.known[key]
+            if key not in self.wanted and len(self.known) < self.MAX:
+                self.wanted.append(key)
+                self.lock.notify()
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="par", daemon=True)
+                self.thread.start()
         return None
+
+    def wait(self, game: str, tier: str, index: int, timeout: float = 60.0) -> int | None:
+        """The length once known (tests), waiting at most ``timeout`` seconds."""
+        self.get(game, tier, index)
+        with self.lock:
+            self.lock.wait_for(lambda: (game, tier, index) in self.known, timeout=timeout)
+            return self.known.get((game, tier, index))
+
+    def _run(self) -> None:
+        while True:
+            with self.lock:
+                self.lock.wait_for(lambda: bool(self.wanted))
+                game, tier, index = self.wanted[0]
+            try:
+                par: int | None = solvers.solve(get_game(game).load_catalogue(tier)[index]).length
+            except Exception:  # a level the solver gives up on: no par shown
+                par = None
+            with self.lock:
+                self.known[(game, tier, index)] = par
+                self.wanted.pop(0)
+                self.lock.notify_all()
+
+
+PARS = _Pars()
 
 
 def play_status(probe: Probe) -> dict:
-    """The human page's status line for the episode now: ``text`` (the level's moves and par
-    on a level screen, else the objective), ``warning`` (play outside the objective, or
-    None) and ``restart`` (``[x, y, w, h]`` of Restart while restarting would throw away
-    :data:`CONFIRM_RESTART_MOVES` moves or more, else None)."""
+    """The human page's status line for the episode now: ``text`` (on a level screen the
+    level's moves, and its par once :data:`PARS` has solved the level; else the objective),
+    ``warning`` (play outside the objective, or None) and ``restart`` (``[x, y, w, h]`` of
+    Restart while restarting would throw away :data:`CONFIRM_RESTART_MOVES` moves or more,
+    else None)."""
     obj, board = probe.objective, probe.board
     target = f"{get_game(obj.game).title} {obj.tier}"
     text, warning, restart = f"objective: {target}", None, None
     if probe.game is not None and (probe.game.name, probe.tier) != obj.key:
+        where = probe.game.title + ("" if probe.tier is None else f" {probe.tier}")
         warning = (
-            f"{probe.game.title} {probe.tier} is outside this episode's objective ({target}): "
-            "play here does not count. Menu leads back to it."
+            f"{where} is outside this episode's objective ({target}): play here does not "
+            f"count. Go back to the home screen and choose {get_game(obj.game).title}, "
+            f"then {obj.tier}."
         )
     if probe.screen == LEVEL and board is not None:
-        par = _par(board.game.name, board.tier, board.index)
+        par = PARS.get(board.game.name, board.tier, board.index)
         text = f"{board.game.title} {board.tier} level {board.number} · moves {board.depth}"
         text += "" if par is None else f" · par {par}"
         rect = probe.control("restart")
