@@ -90,3 +90,11 @@ def scripted(script: dict):
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def view_records(tmp_path_factory):
+    """The episode viewer's small records (tests/view_episodes.py), made once per session."""
+    from tests.view_episodes import make_records
+
+    return make_records(tmp_path_factory.mktemp("view-records"))

@@ -63,6 +63,13 @@ def test_bad_cli_input_is_rejected_with_a_clear_error():
     proc = cli("run", "LongPuzzle/Nope-Easy", check=False)
     assert proc.returncode == 2 and "is not registered; allowed: " in proc.stderr
     assert "LongPuzzle/MazePaint-Easy" in proc.stderr
+    proc = cli("run", "LongPuzzle/MazePaint-Esy", check=False)  # a typo: the nearest id named
+    assert proc.returncode == 2 and (
+        "'LongPuzzle/MazePaint-Esy' is not registered; did you mean 'LongPuzzle/MazePaint-Easy'? "
+        "allowed: " in proc.stderr
+    )
+    proc = cli("run", "rushhour-hard", check=False)  # case and the prefix forgotten
+    assert proc.returncode == 2 and "did you mean 'LongPuzzle/RushHour-Hard'?" in proc.stderr
     proc = cli("run", "LongPuzzle/MazePaint-Easy", "--level", "99", check=False)
     assert (
         proc.returncode == 2
@@ -101,3 +108,20 @@ def test_levels_stats_json_for_maze_paint():
         assert row["branching"] > 1.0 and row["states"] > row["n_step"]
     easy = [r["n_step"] for r in rows if r["tier"] == "Easy"]
     assert sum(easy) == 88
+
+
+def test_play_help_describes_every_option_and_takes_start_and_level():
+    """Issue 33, item 3: every option of `puzzlegym play` has a help line; --start and
+    --level parse as `run`'s do (a bad choice is refused)."""
+    import argparse
+
+    from puzzlegym.cli.main import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    play = sub.choices["play"]
+    undescribed = [a.dest for a in play._actions if a.dest != "help" and not a.help]
+    assert undescribed == [] and play.description
+    args = play.parse_args(["LongPuzzle/RushHour-Easy", "--start", "board", "--level", "3"])
+    assert (args.start, args.level) == ("board", 3)
+    proc = cli("play", "--start", "table", check=False)
+    assert proc.returncode == 2 and "invalid choice: 'table'" in proc.stderr

@@ -91,7 +91,9 @@ def test_eval_and_report_from_the_command_line(tmp_path, capsys):
         ]
     )
     assert code == 0
-    assert "solver: OSR 100.0  LC 100.0  FGP 100.0" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "solver: OSR 100.0  LC 100.0  FGP 100.0  (1 episode, 1 objective)" in out
+    assert f"1 episode, records under {run / 'episodes'}; " in out  # not "1 episodes"
     assert main(["report", str(run)]) == 0
     assert (run / "report" / "index.md").exists()
 

@@ -402,3 +402,44 @@ def test_training_without_the_rl_extra_says_how_to_install_it(tmp_path, how):
         "build), then pip install -e '.[rl]' (scripts/setup.sh dev does both)"
     )
     assert not out.exists()  # refused before anything was written
+
+
+def test_the_demo_says_what_it_installs_before_it_installs(tmp_path):
+    """Issue 33, item 5: scripts/demo.sh was silent for about a minute while pip ran. Run on a
+    copy of the scripts whose .venv holds stand-ins for python and puzzlegym (each logs its
+    arguments), every step is announced before it runs."""
+    import shutil
+    import stat
+
+    root = Path(__file__).resolve().parents[1]
+    (tmp_path / "scripts").mkdir()
+    for name in ("demo.sh", "setup.sh"):
+        shutil.copy(root / "scripts" / name, tmp_path / "scripts" / name)
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for name, line in {
+        "python": 'case "$*" in *"print(puzzlegym.__version__)"*) echo 9.9;; '
+        '*) echo "ran python $*";; esac',
+        "puzzlegym": 'echo "ran puzzlegym $*"',
+    }.items():
+        stub = bin_dir / name
+        stub.write_text(f"#!/bin/sh\n{line}\n")
+        stub.chmod(stub.stat().st_mode | stat.S_IXUSR)
+    proc = subprocess.run(
+        ["bash", str(tmp_path / "scripts" / "demo.sh")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "OUT": "runs/x"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "demo: installing puzzlegym into .venv first (scripts/setup.sh)"
+    assert lines[1].startswith("setup: installing puzzlegym (editable) and its dependencies")
+    assert lines[2] == "ran python -m pip install -q -e ."  # after it was announced
+    assert lines[3] == "setup: done: .venv/bin/puzzlegym 9.9"
+    assert lines[4] == (
+        "demo: the solver agent plays LongPuzzle/MazePaint-Easy from the suite home screen "
+        "through GUI actions"
+    )
+    assert lines[5] == "ran puzzlegym run LongPuzzle/MazePaint-Easy --agent solver --out runs/x"

@@ -123,3 +123,33 @@ def test_checkpoints_bad_input_is_rejected_with_a_clear_error(tmp_path, capsys):
     assert rc == 2 and "not a directory" in out.err
     rc, out = run("checkpoints", "list", str(tmp_path))
     assert rc == 0 and "x.ckpt.json\terror:" in out.out
+
+
+def test_checkpoints_find_says_why_it_wrote_nothing_and_list_explains_d_and_n(tmp_path, capsys):
+    """Issue 33, item 5: random play on Rush Hour (every move can be undone) never reaches a
+    certified dead end; find exits 0, writes nothing and says what it searched."""
+    from puzzlegym.cli import main
+
+    out = tmp_path / "ck"
+    rc = main(
+        ["checkpoints", "find", "--env-id", "LongPuzzle/RushHour-Easy", "--level", "1"]
+        + ["--out", str(out)]
+    )
+    printed = capsys.readouterr()
+    reason = (
+        "200 seeded random playouts of up to 500 moves on LongPuzzle/RushHour-Easy level 1 "
+        "reached no certified dead end"
+    )
+    assert rc == 0 and not out.exists()
+    assert f"puzzlegym checkpoints find: nothing written: {reason}" in printed.err
+    summary = json.loads(printed.out.splitlines()[-1])
+    assert summary["written"] == 0 and summary["reason"].startswith(reason)
+    out.mkdir()
+    (out / "x.ckpt.json").write_text("{}")
+    assert main(["checkpoints", "list", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2] == "1 checkpoint file"
+    assert (
+        lines[-1].startswith("class D: a certified dead end")
+        and "class N: its solvable" in (lines[-1])
+    )

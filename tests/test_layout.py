@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("bench", ("bench",)),
     ("rl", ("rl",)),
     ("jax", ("jax",)),
+    ("view", ("view",)),
     ("cli", ("cli",)),
 ]
 PUBLIC = "public surface"  # the top-level modules

@@ -325,6 +325,35 @@ def test_dead_end_statistics_per_attempt():
     assert st["overall"]["mean_delay"] == 2  # B has no recovered run
 
 
+def test_dead_end_statistics_keep_play_outside_the_objective_on_its_own_line():
+    def attempt(game, tier, dead, runs):
+        return {"kind": "attempt", "game": game, "tier": tier, "dead_end": dead, "runs": runs}
+
+    eps = [
+        {
+            "attempts": [attempt("A", "Easy", False, [])],
+            "outside_attempts": [
+                attempt("B", "Hard", True, [{"delay": 4, "recovered_by": "restart"}]),
+                attempt("A", "Hard", False, []),
+                attempt("B", "Hard", False, []),
+            ],
+        }
+    ]
+    st = dead_end_stats(eps)
+    assert set(st["per_game"]) == {"A"} and st["per_game"]["A"]["attempts"] == 1
+    assert st["overall"]["dead_end_share"] == 0.0 and st["overall"]["attempts"] == 1
+    out = st["outside"]
+    assert out["games"] == ["A-Hard", "B-Hard"]
+    assert (out["attempts"], out["dead_end_attempts"], out["runs"], out["recovered"]) == (
+        3,
+        1,
+        1,
+        1,
+    )
+    assert out["delays"] == [4] and out["dead_end_share"] == pytest.approx(100 / 3)
+    assert dead_end_stats([{"attempts": eps[0]["attempts"]}])["outside"] is None
+
+
 # --------------------------------------------------------------------------- scripted env episodes
 def _click(env, name):
     x, y = env.unwrapped.suite.targets()[name].center

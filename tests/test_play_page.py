@@ -20,6 +20,7 @@ import pytest
 from PIL import Image
 
 from puzzlegym import solvers
+from puzzlegym.base.actions import to_dict
 from puzzlegym.envs.bolt_unscrew import rules as BR
 from puzzlegym.envs.bolt_unscrew import view as BV
 from puzzlegym.envs.rush_hour import rules as RR
@@ -42,11 +43,12 @@ class Page:
         self.draw(session.full_frame())
 
     def draw(self, reply: dict) -> dict:
-        assert set(reply) == {"frames", "cursor"} and reply["cursor"] in (
+        assert set(reply) == {"frames", "cursor", "status"} and reply["cursor"] in (
             "default",
             "pointer",
             "grab",
         )
+        assert set(reply["status"]) == {"text", "warning", "restart"}
         json.dumps(reply)  # plain JSON
         for patches in reply["frames"]:
             for x, y, data in patches:
@@ -335,5 +337,137 @@ def test_the_play_page_fits_the_window_and_clicks_land_on_the_screen_pixel(sessi
             want_xy.append(TV.click_point(level, move, BOARD_AREA))
             state = TR.apply(level, state, move)
         assert [(a["x"], a["y"]) for a in actions] == want_xy  # the exact screen pixels
+    finally:
+        server.close()
+
+
+def test_the_status_line_shows_moves_par_a_warning_off_the_objective_and_restart(
+    session, monkeypatch
+):
+    """Issue 33, item 3: the human page's own status (never in a frame): the level's moves
+    and par (the solver-optimal length), a warning while the person plays another game than
+    the objective, and Restart's rectangle once a restart would throw away
+    CONFIRM_RESTART_MOVES moves."""
+    from puzzlegym.service import play
+    from puzzlegym.suite.registry import get_game
+
+    monkeypatch.setattr(play, "CONFIRM_RESTART_MOVES", 2)
+    s = session("LongPuzzle/MazePaint-Easy", start="board", level=1)
+    u = s.env.unwrapped
+    par = solvers.solve(get_game("MazePaint").load_catalogue("Easy")[0]).length
+    # the par is solved on a background thread: the first replies may come before it
+    assert play.PARS.wait("MazePaint", "Easy", 0) == par
+    status = s.full_frame()["status"]
+    assert status == {
+        "text": f"Maze Paint Easy level 1 · moves 0 · par {par}",
+        "warning": None,
+        "restart": None,
+    }
+    board = u.probe().board
+    for move in solvers.solve(board.level).moves[:2]:  # two moves (played as GUI actions)
+        for action in u.probe().board.actions_for_move(move):
+            s.env.step(to_dict(action))
+    status = s.full_frame()["status"]
+    r = u.probe().control("restart")
+    assert status["text"] == f"Maze Paint Easy level 1 · moves 2 · par {par}"
+    assert status["restart"] == [r.x, r.y, r.w, r.h]
+    # from the home screen into another game: the warning names it and the objective
+    h = session("LongPuzzle/MazePaint-Easy")
+    home = Page(h)
+    assert h.full_frame()["status"] == {
+        "text": "objective: Maze Paint Easy",
+        "warning": None,
+        "restart": None,
+    }
+    card = h.env.unwrapped.probe().control("game:RushHour")
+    status = home.click(*card.center)["status"]
+    assert h.env.unwrapped.probe().game.name == "RushHour"
+    assert status["warning"] == (
+        "Rush Hour is outside this episode's objective (Maze Paint Easy): play here does not "
+        "count. Go back to the home screen and choose Maze Paint, then Easy."
+    )
+    tier = h.env.unwrapped.probe().control("tier:Medium")
+    status = home.click(*tier.center)["status"]
+    assert status["warning"].startswith("Rush Hour Medium is outside this episode's objective")
+
+
+def test_the_play_page_is_titled_by_the_objective_and_has_a_favicon():
+    from puzzlegym.service.play import FAVICON, page_title, play_page
+
+    assert page_title("LongPuzzle/NutAndBolt-Hard") == "Nut and Bolt Hard · puzzlegym play"
+    html = play_page(page_title("LongPuzzle/NutAndBolt-Hard")).decode()
+    assert "<title>Nut and Bolt Hard · puzzlegym play</title>" in html
+    assert '<link rel="icon" href="favicon.svg" type="image/svg+xml">' in html
+    assert "<title>a&lt;b</title>" in play_page("a<b").decode()  # escaped
+    assert FAVICON.startswith(b"<svg") and len(FAVICON) < 1000
+
+
+@pytest.mark.browser
+def test_the_play_page_in_chromium_titles_its_tab_shows_its_status_and_confirms_restart(
+    session, monkeypatch
+):
+    """Issue 33, item 3, in a real Chromium at 1366x768: the tab names the game, the favicon
+    loads (no request fails), the status line shows the moves and par, and a click on Restart
+    after a move asks first: dismissed, nothing is played; accepted, the level restarts."""
+    from playwright.sync_api import sync_playwright
+
+    from puzzlegym.backends.browser import CHROMIUM_ARGS, chromium_path
+    from puzzlegym.service import play
+
+    monkeypatch.setattr(play, "CONFIRM_RESTART_MOVES", 1)
+    par = play.PARS.wait("MazePaint", "Easy", 0)  # known before the page's first reply
+    s = session("LongPuzzle/MazePaint-Easy", start="board", level=1)
+    server = _Server(s)
+    u = s.env.unwrapped
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium_path(), args=list(CHROMIUM_ARGS))
+            page = browser.new_page(viewport={"width": 1366, "height": 768})
+            failed: list[str] = []
+            page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
+            dialogs: list[str] = []
+            answer = {"accept": False}
+
+            def on_dialog(d):
+                dialogs.append(d.message)
+                d.accept() if answer["accept"] else d.dismiss()
+
+            page.on("dialog", on_dialog)
+            page.goto(server.url + "/")
+            assert page.title() == "Maze Paint Easy · puzzlegym play"
+            left, top, w, _h = page.evaluate(
+                "(() => { const r = document.getElementById('screen').getBoundingClientRect();"
+                " return [r.left, r.top, r.width, r.height]; })()"
+            )
+            scale = w / 1280
+
+            def at(x, y):
+                return left + (x + 0.5) * scale, top + (y + 0.5) * scale
+
+            _wait(lambda: f"moves 0 · par {par}" in page.inner_text("#status"))
+            (drag,) = u.probe().board.actions_for_move(
+                solvers.solve(u.probe().board.level).moves[0]
+            )
+            page.mouse.move(*at(drag.x0, drag.y0))
+            page.mouse.down()
+            page.mouse.move(*at(drag.x1, drag.y1), steps=4)
+            page.mouse.up()
+            _wait(
+                lambda: (
+                    page.inner_text("#status") == f"Maze Paint Easy level 1 · moves 1 · par {par}"
+                )
+            )
+            restart = u.probe().control("restart")
+            page.mouse.click(*at(*restart.center))
+            assert dialogs == ["Restart this level? The moves of this attempt are lost."]
+            time.sleep(0.3)
+            assert u.probe().board.depth == 1  # dismissed: nothing was sent
+            answer["accept"] = True
+            page.mouse.click(*at(*restart.center))
+            _wait(lambda: u.probe().board.depth == 0)
+            assert len(dialogs) == 2
+            page.goto(server.url + "/favicon.ico")
+            browser.close()
+        assert failed == []
     finally:
         server.close()

@@ -190,3 +190,60 @@ def test_cumulative_lc_plot_spans_the_episodes_and_shows_a_line_at_zero(run_dir,
     assert last / x1 > 0.9  # the episodes fill the axis
     assert y0 < 0.0 and y1 > 100.0  # 0 % and 100 % lines are inside the frame, not on it
     assert (tmp_path / "lc.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def wandering_run(tmp_path_factory):
+    """The random agent on Maze Paint Easy from the home screen: in 1,500 actions it plays
+    Maze Paint Hard, Nut and Bolt Hard (a certified dead end there), Rush Hour Medium and
+    Truck Escape, and never a level of its objective."""
+    run = tmp_path_factory.mktemp("wander")
+    run_eval(["random"], ["LongPuzzle/MazePaint-Easy"], [0], run, budget_s=1500, progress=False)
+    return run
+
+
+def test_an_objectives_figures_keep_to_it_and_play_outside_it_is_its_own_line(wandering_run):
+    """Issue 33, item 4: no dead-end or RQ1 row of another game or tier counts for the
+    objective; the attempts elsewhere are one labelled line."""
+    from puzzlegym.lab.tables import LAB_SECTION
+
+    out = write_report(wandering_run, sections=[LAB_SECTION])
+    (ep,) = load_run(wandering_run)["episodes"]["random"]
+    assert {(a["game"], a["tier"]) for a in ep["attempts"]} <= {("MazePaint", "Easy")}
+    assert {(a["game"], a["tier"]) for a in ep["outside_attempts"]} == {
+        ("MazePaint", "Hard"),
+        ("NutAndBolt", "Hard"),
+        ("RushHour", "Medium"),
+        ("TruckEscape", "Default"),
+    }
+    with open(out / "dead_ends.csv") as fh:
+        games = [r["Game"] for r in csv.DictReader(fh)]
+    label = (
+        "outside the objective "
+        "(MazePaint-Hard, NutAndBolt-Hard, RushHour-Medium, TruckEscape-Default)"
+    )
+    assert games == ["all (game-macro)", label]
+    with open(out / "dead_ends.csv") as fh:
+        outside = list(csv.DictReader(fh))[1]
+    assert (outside["Attempts"], outside["Dead-end attempts"], outside["Runs"]) == ("7", "1", "1")
+    with open(out / "rq1_coverage.csv") as fh:
+        assert {r["Game"] for r in csv.DictReader(fh)} == {"outside the objective (MazePaint-Hard)"}
+    index = (out / "index.md").read_text()
+    assert "A line *outside the objective* pools the attempts" in index
+    assert "0 of 1 episode has a viewer page;" in index
+
+
+def test_the_report_links_each_episodes_viewer_page(wandering_run, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(wandering_run, run)
+    record = next(p.parent for p in run.rglob("manifest.json"))
+    assert main(["view", str(run), "--quiet"]) == 0
+    out = write_report(run)
+    with open(out / "table18.csv") as fh:
+        (row,) = list(csv.DictReader(fh))
+    assert row["Page"] == f"../{record.relative_to(run)}/view.html"
+    assert (out / row["Page"]).is_file()
+    assert f"[view](../{record.relative_to(run)}/view.html)" in (out / "table18.md").read_text()
+    index = (out / "index.md").read_text()
+    assert "1 of 1 episode has a viewer page (linked in [Table 18](table18.md))" in index
+    assert "[an index of them](../view.html)" in index

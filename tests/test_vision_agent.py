@@ -420,3 +420,27 @@ def test_the_client_refuses_a_reply_that_is_not_a_screen():
         screen({"png": 12})
     with pytest.raises(RuntimeError, match="too large"):
         screen({"png": "A" * (12 * 2**20)})
+
+
+def test_the_client_through_serve_shows_its_progress_on_stderr(tmp_path, capsys):
+    """Issue 33, item 5: through a real serve process, the client's progress bar counts the
+    levels won as seen and the actions sent (stderr); ``--quiet`` prints none. The JSON
+    result stays the last line of stdout."""
+    from puzzlegym.agents.vision.__main__ import main
+    from puzzlegym.service.launch import start_service
+
+    server, url = start_service(["serve", "--clock", "sim", "--record-dir", str(tmp_path)])
+    try:
+        base = ["--url", url, "--objective", "MazePaint-Easy", "--level", "1"]
+        assert main(base) == 0
+        out = capsys.readouterr()
+        result = json.loads(out.out.strip().splitlines()[-1])
+        assert result["levels_won"] == [1]
+        last = out.err.replace("\r", "\n").strip().splitlines()[-1]
+        assert last.startswith("MazePaint-Easy level 1: 100%") and "1/1 [" in last
+        assert f"{result['actions']} actions, {result['elapsed_s']:.0f} s]" in last
+        assert main([*base, "--seed", "1", "--quiet"]) == 0
+        assert capsys.readouterr().err == ""
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -176,6 +176,7 @@ class CodeAgent(NativeAgent):
 
     def _code_done(self, call: ParsedCall, event: tuple) -> None:
         n, shots = self._run_counts["gui"], self._run_counts["screenshots"]
+        stdout = ""
         if event[0] == "done":
             _, stdout, error = event
             text = (
@@ -200,6 +201,7 @@ class CodeAgent(NativeAgent):
                 "screenshots": shots,
                 "error": (error or None) and str(error)[:MAX_RECORD_TEXT],
                 "code": (call.code or "")[:MAX_RECORD_TEXT],
+                "output": str(stdout or "")[:MAX_RECORD_TEXT],
             }
         )
 

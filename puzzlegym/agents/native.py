@@ -243,6 +243,13 @@ class NativeAgent:
                 "tool_calls": [c["name"] for c in reply.tool_calls],
                 # the failed attempts (malformed replies, timeouts, 5xx) retried
                 "faults": reply.faults,
+                # what the model said (the episode viewer shows it), each text cut
+                "content": reply.content[:MAX_RECORD_TEXT],
+                "reasoning": reply.reasoning[:MAX_RECORD_TEXT],
+                "calls": [
+                    {"name": c["name"], "arguments": c["arguments"][:MAX_RECORD_TEXT]}
+                    for c in reply.tool_calls
+                ],
             }
         )
 
@@ -312,6 +319,7 @@ class NativeAgent:
     # ------------------------------------------------------------------ bookkeeping
     def _result(self, call_id: str | None, text: str) -> None:
         assert self.history is not None
+        self._records.append({"kind": "result", "text": text[:MAX_RECORD_TEXT]})
         if call_id:
             self.history.add({"role": "tool", "tool_call_id": call_id, "content": text})
         else:

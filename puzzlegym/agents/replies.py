@@ -11,6 +11,8 @@ memory than its text) and validated with pydantic in strict mode:
 * ``choices``: a non-empty list; its first element has a ``message`` object whose
   ``content`` is a string or null and whose ``tool_calls`` (a list, or absent/null) each have a
   ``function`` with a string ``name`` and ``arguments`` as a string, an object, or null;
+* the message's ``reasoning_content`` or ``reasoning`` (what some servers return of the
+  model's reasoning; a string or null) is kept for the record, never sent back;
 * ``usage`` (absent or null allowed): ``prompt_tokens`` and ``completion_tokens`` are integers
   in ``0..MAX_USAGE_TOKENS`` or null (no strings, floats, booleans, NaN or huge numbers);
 * other fields are ignored.
@@ -65,6 +67,7 @@ class Reply:
     retries: int
     dropped_tool_calls: int = 0  # calls past MAX_TOOL_CALLS
     faults: list[dict] = field(default_factory=list)  # the failed attempts before this reply
+    reasoning: str = ""  # the server's reasoning text, if it returned one (record only)
 
     @property
     def message(self) -> dict:
@@ -98,6 +101,8 @@ class _ToolCall(_Strict):
 
 class _Message(_Strict):
     content: str | None = None
+    reasoning_content: str | None = None
+    reasoning: str | None = None
     tool_calls: list[_ToolCall] | None = Field(None, max_length=MAX_CALLS_IN_REPLY)
 
 
@@ -168,4 +173,5 @@ def parse_reply(body: bytes | bytearray, latency_s: float = 0.0, retries: int = 
         latency_s=latency_s,
         retries=retries,
         dropped_tool_calls=max(0, len(calls) - MAX_TOOL_CALLS),
+        reasoning=choice.message.reasoning_content or choice.message.reasoning or "",
     )

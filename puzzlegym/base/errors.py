@@ -52,3 +52,14 @@ def shown(value: object) -> str:
         return _SHOWN.repr(value)
     except Exception:  # a value whose own __repr__ fails
         return f"<{type(value).__name__}>"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and ``noun`` for a message, the noun plural unless ``n`` is 1 (``plural``, or
+    the noun with an ``s``).
+
+    Examples:
+        >>> counted(1, "episode"), counted(3, "episode"), counted(0, "index", "indexes")
+        ('1 episode', '3 episodes', '0 indexes')
+    """
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"

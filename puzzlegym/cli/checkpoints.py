@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from puzzlegym.base import jsonio
-from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.errors import ConfigError, counted
 from puzzlegym.lab import checkpoints as files
 from puzzlegym.lab.controller import Controller
-from puzzlegym.lab.find import MAX_FOUND, find_in_random_play, find_in_record, find_on_solution
+from puzzlegym.lab.find import (
+    MAX_FOUND,
+    PLAYOUT_MOVES,
+    PLAYOUTS,
+    find_in_random_play,
+    find_in_record,
+    find_on_solution,
+)
 
 __all__ = ["cmd", "register"]
 
@@ -30,6 +38,29 @@ _LIST_COLUMNS = (
 
 
 MAX_COUNT = 100
+
+CLASS_LEGEND = (
+    "class D: a certified dead end (a settled, unfinished board the exhaustive certifier "
+    "proves unsolvable); class N: its solvable control (a board on a verified solution path "
+    "of the same level, at the same depth)"
+)
+
+
+def _nothing_found(args: argparse.Namespace) -> str:
+    """Why ``find`` wrote nothing: what was searched and found no certified dead end."""
+    if args.record is not None:
+        where = f"the record {args.record} reached no certified dead end (no move of it left "
+        return where + "a board the certifier proves unsolvable)"
+    if args.source == "solution":
+        return (
+            f"no legal move off the solver's path of {args.env_id} level {args.level} leads to "
+            "a certified dead end"
+        )
+    return (
+        f"{PLAYOUTS} seeded random playouts of up to {PLAYOUT_MOVES} moves on {args.env_id} "
+        f"level {args.level} reached no certified dead end (in a game whose every board stays "
+        "solvable, such as Rush Hour, where each move can be undone, there is none to find)"
+    )
 
 
 def _find(args: argparse.Namespace) -> int:
@@ -59,17 +90,17 @@ def _find(args: argparse.Namespace) -> int:
                 f"after {row['actions']} actions)"
             )
     classes = [files.certificate_of(c)["class"] for c in found]
-    print(
-        json.dumps(
-            {
-                "out": str(args.out),
-                "written": len(written),
-                "D": classes.count("D"),
-                "N": classes.count("N"),
-                "files": [p.name for p in written],
-            }
-        )
-    )
+    summary = {
+        "out": str(args.out),
+        "written": len(written),
+        "D": classes.count("D"),
+        "N": classes.count("N"),
+        "files": [p.name for p in written],
+    }
+    if not found:
+        summary["reason"] = _nothing_found(args)
+        print(f"puzzlegym checkpoints find: nothing written: {summary['reason']}", file=sys.stderr)
+    print(json.dumps(summary))
     return 0
 
 
@@ -84,7 +115,8 @@ def _list(args: argparse.Namespace) -> int:
             print(f"{row['file']}\terror: {row['error']}")
         else:
             print("\t".join(str(row.get(k, "")) for k in _LIST_COLUMNS))
-    print(f"{len(rows)} checkpoint file(s)")
+    print(counted(len(rows), "checkpoint file"))
+    print(CLASS_LEGEND)
     return 0
 
 
@@ -179,7 +211,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--out", required=True, metavar="DIR", help="directory for the checkpoint files"
     )
     fd.add_argument("--json", action="store_true", help="only the summary JSON line")
-    ls = cks.add_parser("list", help="the lab checkpoints in a directory")
+    ls = cks.add_parser(
+        "list",
+        help="the lab checkpoints in a directory",
+        description="The lab checkpoints in a directory, one line each. " + CLASS_LEGEND + ".",
+    )
     ls.add_argument("dir")
     ls.add_argument("--json", action="store_true")
     sh = cks.add_parser("show", help="one checkpoint: env, summary and its (private) certificate")

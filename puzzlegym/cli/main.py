@@ -1,4 +1,4 @@
-"""The ``puzzlegym`` command line: run, bench, replay, levels, eval, report, serve, play,
+"""The ``puzzlegym`` command line: run, bench, replay, levels, eval, report, view, serve, play,
 checkpoints, train. Each command group registers its own subcommands
 (``puzzlegym.cli.<group>.register``)."""
 
@@ -8,12 +8,12 @@ import argparse
 import sys
 
 from puzzlegym.base.errors import PuzzleGymError
-from puzzlegym.cli import checkpoints, episodes, evaluation, levels, services, training
+from puzzlegym.cli import checkpoints, episodes, evaluation, levels, services, training, view
 
 __all__ = ["COMMAND_GROUPS", "build_parser", "main"]
 
 # the command groups, in the order ``puzzlegym --help`` lists their commands
-COMMAND_GROUPS = (episodes, services, levels, evaluation, checkpoints, training)
+COMMAND_GROUPS = (episodes, services, levels, evaluation, view, checkpoints, training)
 
 
 def build_parser() -> argparse.ArgumentParser:

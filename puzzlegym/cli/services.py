@@ -49,7 +49,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from puzzlegym.suite.registry import parse_env_id
 
     parse_env_id(args.env_id)
-    kwargs = {} if args.level is None else {"level": args.level}
+    kwargs: dict = {"start": args.start}
+    if args.level is not None:
+        kwargs["level"] = args.level
     sock = listen(args.host, args.port)  # a port in use is refused before a record is opened
     try:
         play = PlaySession(args.env_id, args.record_dir, **kwargs)
@@ -89,10 +91,45 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     serve.set_defaults(func=_cmd_serve)
 
-    play = sub.add_parser("play", help="play in an ordinary browser; the play is recorded")
-    play.add_argument("env_id", nargs="?", default="LongPuzzle/MazePaint-Easy")
-    play.add_argument("--level", type=int, default=None)
-    play.add_argument("--host", default="127.0.0.1")
-    play.add_argument("--port", type=PORT, default=8766, help="0 picks a free port (printed)")
-    play.add_argument("--record-dir", default="runs/human")
+    play = sub.add_parser(
+        "play",
+        help="play in an ordinary browser; the play is recorded",
+        description="Serve the game to an ordinary browser: you play the objective with the "
+        "mouse and keyboard, every gesture is played as a GUI action and recorded as an "
+        "episode in the agents' format (agent 'human'). The page shows the level's moves and "
+        "par, warns when you play outside the objective, and asks before a Restart throws "
+        "away a long attempt; the screens are the agents' own.",
+    )
+    play.add_argument(
+        "env_id",
+        nargs="?",
+        default="LongPuzzle/MazePaint-Easy",
+        help="the objective to play (default LongPuzzle/MazePaint-Easy)",
+    )
+    play.add_argument(
+        "--level",
+        type=int,
+        default=None,
+        help="play only level K of the objective (1-based; default: every level in turn)",
+    )
+    play.add_argument(
+        "--start",
+        default="home",
+        choices=["home", "board"],
+        help="open on the suite's home screen (default, as agents start) or on the level's board",
+    )
+    play.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)"
+    )
+    play.add_argument(
+        "--port",
+        type=PORT,
+        default=8766,
+        help="the port to listen on (default 8766; 0 picks a free port, printed)",
+    )
+    play.add_argument(
+        "--record-dir",
+        default="runs/human",
+        help="the directory the episode is recorded in (default runs/human)",
+    )
     play.set_defaults(func=_cmd_play)

@@ -40,7 +40,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from puzzlegym.base.errors import ConfigError, RecordError
+from puzzlegym.base.errors import ConfigError, RecordError, counted
 from puzzlegym.base.fields import MAX_SEED, check_count
 from puzzlegym.base.jsonio import write_json
 from puzzlegym.base.version import __version__
@@ -453,7 +453,7 @@ def summary_lines(run_dir: str | Path) -> list[str]:
     for agent, fig in data["figures"].items():
         lines.append(
             f"{agent}: OSR {fig['OSR']:.1f}  LC {fig['LC']:.1f}  FGP {fig['FGP']:.1f}  "
-            f"({fig['n']} episodes, {fig['objectives']} objectives)"
+            f"({counted(fig['n'], 'episode')}, {counted(fig['objectives'], 'objective')})"
         )
     return lines
 
@@ -491,7 +491,7 @@ def cmd(args) -> int:
     for line in summary_lines(args.run_dir):
         print(line)
     print(
-        f"{len(results)} episodes, records under {Path(args.run_dir) / 'episodes'}; "
+        f"{counted(len(results), 'episode')}, records under {Path(args.run_dir) / 'episodes'}; "
         f"tables and plots: puzzlegym report {args.run_dir}"
     )
     return 1 if errors else 0

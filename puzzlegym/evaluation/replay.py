@@ -16,19 +16,29 @@ outside (``PuzzleEnv.end_episode``: a ``serve`` session deleted, expired, reset 
 stopped; its result says ``ended``) is ended the same way after its last action. Each action
 line carries that action's own acceptance, so a batch replays member by member when the
 record has no frame hashes to group it by.
+
+:func:`rerun` is the same replay for tools that watch it (the episode viewer): observers of
+the episode loop see every frame, one env step per logged action (``per_action=True``), and
+the record's frame hashes are checked against those frames at the actions they were taken.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from puzzlegym.base.errors import PuzzleGymError, RecordError
-from puzzlegym.env.loop import play
+from puzzlegym.env.loop import Observer, Step, play
 from puzzlegym.record.files import check_line, read_log, read_manifest
+
+__all__ = ["ReplayClock", "format_report", "replay", "rerun"]
 
 
 class ReplayClock:
@@ -67,10 +77,11 @@ class ReplayClock:
 # the env settings a manifest's config holds (PuzzleEnv.config)
 
 
-def _steps(log: list[dict]) -> list[list[dict]]:
+def _steps(log: list[dict], per_action: bool = False) -> list[list[dict]]:
     """The logged actions grouped into env steps: with frame lines, the actions between two
-    frame lines form one step; without, every primitive action is its own step."""
-    has_frames = any(rec.get("kind") == "frame" for rec in log)
+    frame lines form one step; without (or ``per_action``), every primitive action is its own
+    step."""
+    has_frames = not per_action and any(rec.get("kind") == "frame" for rec in log)
     steps: list[list[dict]] = []
     current: list[dict] = []
     for rec in log:
@@ -105,6 +116,21 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
     ``steps``, ``lines_compared``, ``snapshots`` and ``frames`` checked, ``finished`` (the
     record has a final result), ``torn_tail`` (lines after the last complete action of an
     unfinished record, not compared) and ``mismatch`` (the first difference, or None)."""
+    return rerun(directory, backend=backend)
+
+
+def rerun(
+    directory: str | os.PathLike,
+    observers: Iterable[Observer] = (),
+    *,
+    per_action: bool = False,
+    backend: str | None = None,
+) -> dict[str, Any]:
+    """:func:`replay`, with ``observers`` of the episode loop watching it. With
+    ``per_action`` every logged primitive action is one env step (a batch played member by
+    member: the same events, so the same log), the record's frame hashes are compared with
+    the frames of the actions they were taken after, and the log is compared without its
+    frame lines. The report is :func:`replay`'s."""
     from puzzlegym.suite.registry import catalogue_sha256, parse_env_id
 
     d = Path(directory)
@@ -118,12 +144,19 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
     warnings = []
     if manifest.get("catalogue_sha256") not in (None, catalogue_sha256([game.name])):
         warnings.append("the record was made with another level catalogue")
-    steps = _steps(original)
+    steps = _steps(original, per_action)
     times = [float(r["t"]) for r in original if r.get("kind") == "action"]
-    replayed, n_steps = _rerun(game.name, tier, manifest, config, steps, times)
+    hashes = _FrameHashes(original) if per_action else None
+    watching = [*observers, *([hashes] if hashes is not None else [])]
+    replayed, n_steps = _rerun(
+        game.name, tier, manifest, config, steps, times, watching, hashes is None
+    )
     finished = manifest.get("result") is not None
-    n, mismatch, torn = _compare(original, replayed, finished)
-    compared = original[:n]
+    compared_log = original if hashes is None else [r for r in original if r.get("kind") != "frame"]
+    n, mismatch, torn = _compare(compared_log, replayed, finished)
+    if hashes is not None and mismatch is None and hashes.mismatch is not None:
+        mismatch = hashes.mismatch
+    compared = compared_log[:n]
     return {
         "ok": mismatch is None,
         "record": str(d),
@@ -133,13 +166,48 @@ def replay(directory: str | os.PathLike, backend: str | None = None) -> dict[str
         "steps": n_steps,
         "lines_compared": n,
         "snapshots": sum(1 for r in compared if r.get("kind") == "snapshot"),
-        "frames": sum(1 for r in compared if r.get("kind") == "frame"),
+        "frames": sum(1 for r in compared if r.get("kind") == "frame")
+        if hashes is None
+        else hashes.checked,
         "finished": finished,
         "torn_tail": torn,
         "torn_line": original.torn_line,
         "mismatch": mismatch,
         "warnings": warnings,
     }
+
+
+class _FrameHashes(Observer):
+    """Checks a per-action rerun's frames against the record's frame hashes (each taken after
+    the action count it names)."""
+
+    def __init__(self, original: list[dict]) -> None:
+        self.want = {
+            int(r["actions"]): r.get("sha256")
+            for r in original
+            if r.get("kind") == "frame" and isinstance(r.get("actions"), int)
+        }
+        self.checked = 0
+        self.mismatch: dict | None = None
+
+    def _check(self, actions: int, frame: Any) -> None:
+        want = self.want.get(actions)
+        if want is None:
+            return
+        got = hashlib.sha256(np.ascontiguousarray(frame).tobytes()).hexdigest()
+        self.checked += 1
+        if got != want and self.mismatch is None:
+            self.mismatch = {
+                "line": None,
+                "detail": f"the frame after action {actions}: recorded sha256 {want}, "
+                f"replayed {got}",
+            }
+
+    def on_start(self, obs: Any, info: dict) -> None:
+        self._check(0, obs)
+
+    def on_step(self, step: Step) -> None:
+        self._check(int(step.info["actions"]), step.obs)
 
 
 def _replay_config(d: Path, manifest: dict, original: list[dict]) -> dict[str, Any]:
@@ -167,9 +235,17 @@ def _replay_config(d: Path, manifest: dict, original: list[dict]) -> dict[str, A
 
 
 def _rerun(
-    game: str, tier: str, manifest: dict, config: dict, steps: list[list[dict]], times: list[float]
+    game: str,
+    tier: str,
+    manifest: dict,
+    config: dict,
+    steps: list[list[dict]],
+    times: list[float],
+    observers: Iterable[Observer] = (),
+    frames: bool = True,
 ) -> tuple[list[dict], int]:
-    """The log of the recorded ``steps`` played again on a fresh env, and the steps played."""
+    """The log of the recorded ``steps`` played again on a fresh env, and the steps played
+    (``frames``: record frame hashes as the record did)."""
     from puzzlegym.env import PuzzleEnv
 
     with tempfile.TemporaryDirectory(prefix="puzzlegym-replay-") as tmp:
@@ -178,13 +254,13 @@ def _rerun(
             tier,
             record_dir=tmp,
             agent=manifest.get("agent"),
-            record_frames=manifest.get("record_frames"),
+            record_frames=manifest.get("record_frames") if frames else None,
             **config,
         )
         try:
             # a generated episode's levels: its first training level, as recorded
             first = manifest.get("first_level")
-            env.reset(
+            start = env.reset(
                 seed=manifest.get("seed"), options=None if first is None else {"first_level": first}
             )
             if config.get("clock") == "wall":
@@ -194,7 +270,11 @@ def _rerun(
                 for actions in steps
             )
             end = play(
-                env, lambda obs, info: next(recorded), max_steps=len(steps), start=(None, {})
+                env,
+                lambda obs, info: next(recorded),
+                observers,
+                max_steps=len(steps),
+                start=start,
             )
             _finish_as_recorded(env, manifest.get("result") or {}, config, end.done)
         finally:

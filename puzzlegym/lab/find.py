@@ -54,6 +54,8 @@ from puzzlegym.suite.registry import catalogue_sha256, parse_env_id
 
 __all__ = [
     "MAX_FOUND",
+    "PLAYOUTS",
+    "PLAYOUT_MOVES",
     "find_in_random_play",
     "find_in_record",
     "find_on_solution",
@@ -65,6 +67,8 @@ __all__ = [
 MAX_FOUND = 1000  # D checkpoints taken from one source
 MAX_PLAYOUT_MOVES = 2000
 MAX_PLAYOUTS = 10_000
+PLAYOUTS = 200  # find_in_random_play's default playouts
+PLAYOUT_MOVES = 500  # and moves per playout
 
 
 # ---------------------------------------------------------------------- shared
@@ -412,8 +416,8 @@ def find_in_random_play(
     *,
     count: int = 3,
     seed: int = 0,
-    max_moves: int = 500,
-    max_playouts: int = 200,
+    max_moves: int = PLAYOUT_MOVES,
+    max_playouts: int = PLAYOUTS,
     **env_kwargs: Any,
 ) -> list[Checkpoint]:
     """Up to ``count`` D checkpoints from seeded random play on ``level`` (1-based, the env

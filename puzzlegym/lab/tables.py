@@ -15,6 +15,7 @@ from pathlib import Path
 
 from puzzlegym.lab import rq1, rq2, rq4
 from puzzlegym.report.load import Table
+from puzzlegym.report.tables import outside_label
 
 __all__ = ["LAB_SECTION", "LabSection", "is_takeover_record", "lab_tables"]
 
@@ -74,6 +75,14 @@ def rq2_table(run_dir: str | os.PathLike) -> Table | None:
     return "rq2", caption, header, body
 
 
+def _row_game(ep: dict, move: dict) -> str:
+    """A move's row: its game when it was played on the episode's objective (game and tier),
+    else one labelled line of play outside the objective."""
+    if (move["game"], move["tier"]) == (ep["game"], ep["tier"]):
+        return move["game"]
+    return outside_label([f"{move['game']}-{move['tier']}"])
+
+
 def rq1_tables(episodes: dict[str, list[dict]]) -> list[Table]:
     capacity: dict[tuple, list[dict]] = defaultdict(list)
     coverage: dict[tuple, list[dict]] = defaultdict(list)
@@ -81,9 +90,9 @@ def rq1_tables(episodes: dict[str, list[dict]]) -> list[Table]:
         for ep in eps:
             moves = rq1.record_moves(ep["dir"])
             for m in moves["capacity"]:
-                capacity[(agent, m["game"])].append(m)
+                capacity[(agent, _row_game(ep, m))].append(m)
             for m in moves["coverage"]:
-                coverage[(agent, m["game"])].append(m)
+                coverage[(agent, _row_game(ep, m))].append(m)
     out: list[Table] = []
     if capacity:
         header = [

@@ -36,11 +36,13 @@ __all__ = [
     "AGENT_LOG",
     "RECORD_FILES",
     "SUPERSEDED",
+    "VIEW_PAGE",
     "AgentLog",
     "EpisodeRecorder",
     "Log",
     "RecordWriter",
     "holds_record",
+    "is_being_written",
     "is_superseded",
     "lock_file",
     "check_line",
@@ -54,6 +56,9 @@ __all__ = [
 RECORD_FILES = ("manifest.json", "log.jsonl")
 # where a run keeps episodes it ran again (`eval --resume`): kept, never counted
 SUPERSEDED = "superseded"
+# the episode viewer's page of a record, in the record's directory (`puzzlegym view`); a run's
+# index page has the same name in the run directory
+VIEW_PAGE = "view.html"
 
 
 def is_superseded(path: str | os.PathLike, root: str | os.PathLike) -> bool:
@@ -75,6 +80,23 @@ def unused_path(base: str | os.PathLike, taken=holds_record, limit: int = 100_00
         if not taken(path):
             return path
     raise RecordError(f"{base}: {limit} earlier records already use this name; choose another")
+
+
+def is_being_written(directory: str | os.PathLike) -> bool:
+    """Whether a running episode holds the lock on the record's log (it is still written)."""
+    if fcntl is None:  # pragma: no cover
+        return False
+    try:
+        fh = open(Path(directory) / "log.jsonl", "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        return False
+    with fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    return False
 
 
 def lock_file(fh: Any, what: str) -> None:

@@ -330,7 +330,9 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
     target levels), ``best`` (max potential per reached level), ``success``, ``lc``, ``fgp``
     (fractions), ``mismatch``, ``answered``, ``premature_exit``, ``end`` (``complete``,
     ``answer``, ``timeout`` or ``stopped``), ``elapsed_s``, ``actions``, ``win_times``
-    (``[t, level]`` of target wins), ``attempts`` (closed attempt events), ``n_native``,
+    (``[t, level]`` of target wins), ``attempts`` (closed attempts on the objective's game
+    and tier), ``outside_attempts`` (closed attempts anywhere else: play outside the
+    objective, kept apart so that an objective's figures are its own), ``n_native``,
     ``n_other`` (None unless the agent's turns carry ``native``: Code Execution CUA turns in
     ``agent.jsonl``, or action lines), ``usage`` (a model agent's totals from ``agent.jsonl``:
     requests, tokens, latency, retries, malformed calls; None for other agents),
@@ -391,7 +393,8 @@ def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:
         "elapsed_s": o.elapsed_s,
         "actions": o.actions,
         "win_times": [[t, level] for t, level in o.win_times],
-        "attempts": [a.to_record() for a in o.attempts],
+        "attempts": [a.to_record() for a in o.attempts if (a.game, a.tier) == (game, tier)],
+        "outside_attempts": [a.to_record() for a in o.attempts if (a.game, a.tier) != (game, tier)],
         "n_native": native if annotated else None,
         "n_other": other if annotated else None,
         "usage": usage,
@@ -487,46 +490,65 @@ def aggregate_records(directories: Iterable[str | os.PathLike]) -> dict[str, Any
 
 
 # --------------------------------------------------------------------------- dead ends
-def dead_end_stats(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Per-attempt dead-end statistics (closed attempts from the records).
-
-    An attempt is one try at a level (ready board to restart / leaving / win / episode end).
-    For each game: ``attempts``, ``dead_end_attempts`` (attempts that reached a certified
-    dead end), ``dead_end_share`` (%), ``runs`` (dead-end runs: from the fatal move to the
-    move, undo or restart that leaves the unsolvable board, or the end of the attempt),
-    ``recovered`` (runs left by an undo or a restart), ``delays`` (moves of each recovered
-    run, counting the fatal move), ``mean_delay``, ``median_delay``. ``overall`` averages the
-    share and the mean delay equally over games (games with attempts / with recovered runs).
-    """
+def _dead_end_counts(attempts: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The per-game dead-end counts of closed attempts (see :func:`dead_end_stats`)."""
     per_game: dict[str, dict[str, Any]] = {}
-    for ep in episodes:
-        for a in ep.get("attempts", []):
-            g = per_game.setdefault(
-                a["game"],
-                {
-                    "attempts": 0,
-                    "dead_end_attempts": 0,
-                    "runs": 0,
-                    "recovered": 0,
-                    "unrecovered": 0,
-                    "delays": [],
-                },
-            )
-            g["attempts"] += 1
-            g["dead_end_attempts"] += bool(a.get("dead_end"))
-            for run in a.get("runs", []):
-                g["runs"] += 1
-                if run.get("recovered_by") in ("undo", "restart"):
-                    g["recovered"] += 1
-                    g["delays"].append(int(run["delay"]))
-                else:
-                    g["unrecovered"] += 1
+    for a in attempts:
+        g = per_game.setdefault(
+            a["game"],
+            {
+                "attempts": 0,
+                "dead_end_attempts": 0,
+                "runs": 0,
+                "recovered": 0,
+                "unrecovered": 0,
+                "delays": [],
+            },
+        )
+        g["attempts"] += 1
+        g["dead_end_attempts"] += bool(a.get("dead_end"))
+        for run in a.get("runs", []):
+            g["runs"] += 1
+            if run.get("recovered_by") in ("undo", "restart"):
+                g["recovered"] += 1
+                g["delays"].append(int(run["delay"]))
+            else:
+                g["unrecovered"] += 1
     for g in per_game.values():
         g["dead_end_share"] = (
             100.0 * g["dead_end_attempts"] / g["attempts"] if g["attempts"] else None
         )
         g["mean_delay"] = statistics.mean(g["delays"]) if g["delays"] else None
         g["median_delay"] = statistics.median(g["delays"]) if g["delays"] else None
+    return per_game
+
+
+def dead_end_stats(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per-attempt dead-end statistics (closed attempts from the records).
+
+    An attempt is one try at a level (ready board to restart / leaving / win / episode end).
+    For each game of the episodes' objectives (their attempts on the objective's game and
+    tier): ``attempts``, ``dead_end_attempts`` (attempts that reached a certified dead end),
+    ``dead_end_share`` (%), ``runs`` (dead-end runs: from the fatal move to the move, undo or
+    restart that leaves the unsolvable board, or the end of the attempt), ``recovered`` (runs
+    left by an undo or a restart), ``delays`` (moves of each recovered run, counting the
+    fatal move), ``mean_delay``, ``median_delay``. ``overall`` averages the share and the
+    mean delay equally over games (games with attempts / with recovered runs). ``outside``
+    pools the attempts played outside the episodes' objectives (another game or tier, such
+    as a random agent's wandering from the home screen) with the same counts and ``games``
+    (the games and tiers they were in, as ``Game-Tier``), or is None when there were none:
+    it is never part of the per-game figures or ``overall``.
+    """
+    episodes = list(episodes)
+    per_game = _dead_end_counts(a for ep in episodes for a in ep.get("attempts", []))
+    outside_attempts = [a for ep in episodes for a in ep.get("outside_attempts", [])]
+    outside = None
+    if outside_attempts:
+        pooled = _dead_end_counts({**a, "game": "outside"} for a in outside_attempts)["outside"]
+        outside = {
+            **pooled,
+            "games": sorted({f"{a['game']}-{a['tier']}" for a in outside_attempts}),
+        }
     overall = {
         "attempts": sum(g["attempts"] for g in per_game.values()),
         "dead_end_attempts": sum(g["dead_end_attempts"] for g in per_game.values()),
@@ -535,7 +557,7 @@ def dead_end_stats(episodes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         "dead_end_share": _mean(g["dead_end_share"] for g in per_game.values()),
         "mean_delay": _mean(g["mean_delay"] for g in per_game.values()),
     }
-    return {"per_game": per_game, "overall": overall}
+    return {"per_game": per_game, "overall": overall, "outside": outside}
 
 
 # --------------------------------------------------------------------------- LC over time

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from pathlib import Path
 from typing import Any
 
 from puzzlegym.base import jsonio
 from puzzlegym.record import metrics
+from puzzlegym.record.files import VIEW_PAGE
 
 __all__ = [
     "TABLE2_COLUMNS",
     "dead_end_table",
+    "episode_page",
     "fmt",
     "markdown_table",
+    "outside_label",
     "per_game_table",
     "table2",
     "table17",
@@ -40,8 +44,16 @@ def fmt(value: Any, digits: int = 1) -> str:
 
 
 def markdown_table(header: list[str], body: list[list[Any]]) -> str:
+    """The table in Markdown; a ``Page`` column's paths become links."""
+    page = header.index("Page") if "Page" in header else None
+
+    def cell(i: int, c: Any) -> str:
+        if i == page and isinstance(c, str):
+            return f"[view]({c})"
+        return fmt(c)
+
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in body]
+    lines += ["| " + " | ".join(cell(i, c) for i, c in enumerate(row)) + " |" for row in body]
     return "\n".join(lines) + "\n"
 
 
@@ -91,27 +103,46 @@ def table17(data: dict) -> tuple[list[str], list[list[Any]]]:
     return header, body
 
 
-def table18(data: dict) -> tuple[list[str], list[list[Any]]]:
+def episode_page(ep: dict, links_from: Path) -> str | None:
+    """The path of an episode's viewer page relative to ``links_from`` (the report's
+    directory), or None when ``puzzlegym view`` has not written one."""
+    page = Path(ep["dir"]) / VIEW_PAGE
+    return os.path.relpath(page, links_from) if page.is_file() else None
+
+
+def table18(data: dict, links_from: Path | None = None) -> tuple[list[str], list[list[Any]]]:
+    """Every episode's row; with ``links_from`` (the report's directory) and at least one
+    episode page (``puzzlegym view``), a last column links each episode's page."""
     header = ["Agent", "Objective", "Seed", "S", "LC", "FGP", "P", "M", "NGAR", "|L_o|", "End"]
+    pages = {
+        e["dir"]: episode_page(e, links_from)
+        for eps in data["episodes"].values()
+        for e in eps
+        if links_from is not None
+    }
+    linked = any(pages.values())
+    if linked:
+        header.append("Page")
     body = []
     for a in data["agents"]:
         for e, r in zip(data["episodes"][a], data["rows"][a], strict=True):
             ng = None if r["n_native"] is None else metrics.ngar(r["n_native"], r["n_other"])
-            body.append(
-                [
-                    a,
-                    f"{r['game']} / {r['difficulty']}",
-                    r["seed"],
-                    r["solved"],
-                    r["lc"],
-                    r["fgp"],
-                    r["premature_exit"],
-                    r["mismatch"],
-                    ng,
-                    r["n_levels"],
-                    e["end"],
-                ]
-            )
+            row = [
+                a,
+                f"{r['game']} / {r['difficulty']}",
+                r["seed"],
+                r["solved"],
+                r["lc"],
+                r["fgp"],
+                r["premature_exit"],
+                r["mismatch"],
+                ng,
+                r["n_levels"],
+                e["end"],
+            ]
+            if linked:
+                row.append(pages[e["dir"]])
+            body.append(row)
     return header, body
 
 
@@ -215,4 +246,25 @@ def dead_end_table(data: dict) -> tuple[list[str], list[list[Any]]]:
                 None,
             ]
         )
+        out = de.get("outside")
+        if out is not None:  # play outside the objectives: its own line, in no figure above
+            body.append(
+                [
+                    a,
+                    outside_label(out["games"]),
+                    out["attempts"],
+                    out["dead_end_attempts"],
+                    out["dead_end_share"],
+                    out["runs"],
+                    out["recovered"],
+                    out["mean_delay"],
+                    out["median_delay"],
+                ]
+            )
     return header, body
+
+
+def outside_label(games: list[str]) -> str:
+    """The label of a table's line of play outside the objectives (``games``: where it was,
+    as ``Game-Tier``)."""
+    return f"outside the objective ({', '.join(games)})"

@@ -6,7 +6,8 @@ Writes (default ``RUN_DIR/report/``):
 * ``table2.md/.csv`` — the paper's Table 2 layout (OSR, LC, FGP, LPR, H50, LC_hard, PER, NGAR
   per agent), plus SMR;
 * ``table17.md/.csv`` — the denominators (n, S, PER and SMR counts, native/other steps, cells);
-* ``table18.md/.csv`` — the paper's Table 18 layout: every episode's objective row;
+* ``table18.md/.csv`` — the paper's Table 18 layout: every episode's objective row, and a
+  link to the episode's viewer page where ``puzzlegym view`` wrote one;
 * ``per_game.md/.csv`` — OSR / LC / FGP / LC_hard per agent and game;
 * ``dead_ends.md/.csv`` — per-attempt dead-end statistics per agent and game;
 * ``lc_heatmap.png`` (LC per objective and agent), ``cumulative_lc.png`` (game-macro LC over
@@ -31,6 +32,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from puzzlegym.base import jsonio
+from puzzlegym.base.errors import counted
+from puzzlegym.record.files import VIEW_PAGE
 from puzzlegym.report.load import Section, load_run
 from puzzlegym.report.plots import plot_cumulative_lc, plot_dead_end_delays, plot_lc_heatmap
 from puzzlegym.report.tables import (
@@ -68,7 +71,7 @@ def write_report(
             "per_game": ("Per game (mean over the game's objectives)", per_game_table(data)),
             "table17": ("Table 17 layout: denominators", table17(data)),
             "dead_ends": ("Per-attempt dead-end statistics", dead_end_table(data)),
-            "table18": ("Table 18 layout: every episode", table18(data)),
+            "table18": ("Table 18 layout: every episode", table18(data, out)),
         }
         usage = usage_table(data)
         if usage[1]:
@@ -154,6 +157,16 @@ def write_report(
             "## Dead ends",
             "",
             md["dead_ends"],
+            *(
+                [
+                    "A line *outside the objective* pools the attempts an agent played in "
+                    "another game or tier than its episode's objective (a random agent wanders "
+                    "from the home screen); they count in no objective's figures.",
+                    "",
+                ]
+                if any(f["dead_ends"].get("outside") for f in data["figures"].values())
+                else []
+            ),
             *(["## Model requests and tokens", "", md["usage"]] if "usage" in md else []),
         ]
     for name, caption, _header, _body in data["sections"]:
@@ -174,6 +187,27 @@ def write_report(
         ]
     lines += [f"- [{name}]({name}.md) ([csv]({name}.csv))" for name, *_ in data["sections"]]
     lines += ["- [summary.json](summary.json)", ""]
+    if data["agents"]:
+        header, body = tables["table18"][1]
+        viewed = sum(1 for row in body if "Page" in header and row[-1])
+        n = len(body)
+        index = Path(run_dir) / VIEW_PAGE
+        lines += [
+            "## Episode pages",
+            "",
+            f"{viewed} of {counted(n, 'episode')} "
+            + ("has" if n == 1 else "have")
+            + " a viewer page"
+            + (" (linked in [Table 18](table18.md))" if viewed else "")
+            + "; `puzzlegym view RUN_DIR` writes them (frames, actions, the timeline, dead "
+            "ends, model turns)"
+            + (
+                f", with [an index of them]({os.path.relpath(index, out)})."
+                if index.is_file()
+                else "."
+            ),
+            "",
+        ]
     if data["errors"]:
         lines += ["## Episodes that failed", ""]
         lines += [

@@ -9,12 +9,20 @@ The page shown to a person is a :class:`~puzzlegym.backends.human.HumanPage`: th
 settled frames, plus, for the person only, a move's in-between frames and a drag's preview
 (pointer moves are never actions). A reply is ``{"frames": [...], "cursor": shape}``: the
 frames to draw in order (each a list of ``[x, y, base64 PNG]`` patches) and the pointer's
-shape (``default``, ``pointer`` or ``grab``) at the last pointer position the batch held.
+shape (``default``, ``pointer`` or ``grab``) at the last pointer position the batch held,
+and ``status``, the page's own line beside the screen (never part of a frame): the level's
+move counter and par (its solver-optimal length), a warning while the person plays outside
+the episode's objective, and where the Restart control is while a restart would throw away
+:data:`CONFIRM_RESTART_MOVES` moves or more (the page asks before it sends that click).
+
+Everything the status says is the human page's own addition: the frames, the env's
+observations and the recorded episode are those of any other client.
 """
 
 from __future__ import annotations
 
 import base64
+import html
 import socket
 import threading
 from pathlib import Path
@@ -22,15 +30,27 @@ from typing import Any, cast, get_args
 
 import gymnasium as gym
 
+from puzzlegym import solvers
 from puzzlegym.backends.browser import page_file
 from puzzlegym.backends.human import HumanPage
 from puzzlegym.base.errors import PuzzleGymError, shown
 from puzzlegym.env import puzzle_env
+from puzzlegym.env.probe import LEVEL, Probe
 from puzzlegym.screen.input import Event, EventKind, Gesture, GestureRecognizer
 from puzzlegym.screen.render import SCREEN, Rect
 from puzzlegym.service.http import HTTPServer, Reply, RequestError, make_server, png_bytes
+from puzzlegym.suite.registry import get_game, parse_env_id
 
-__all__ = ["PlaySession", "gesture_action", "make_play_server", "parse_events", "play_page"]
+__all__ = [
+    "CONFIRM_RESTART_MOVES",
+    "PlaySession",
+    "gesture_action",
+    "make_play_server",
+    "page_title",
+    "parse_events",
+    "play_page",
+    "play_status",
+]
 
 
 def gesture_action(g: Gesture) -> dict | None:
@@ -98,12 +118,91 @@ def parse_events(raw: Any) -> list[Event]:
 
 
 MAX_PATCHES = 8  # a frame with more changed regions is sent whole
+CONFIRM_RESTART_MOVES = 10  # a restart that throws away this many moves is confirmed first
+
+
+class _Pars:
+    """Catalogue levels' solver-optimal lengths, solved one at a time on a background thread
+    (a hard level takes seconds, which a reply must not wait for): :meth:`get` answers at
+    once, None until the level's length is known (or when the solver finds none)."""
+
+    MAX = 256  # levels remembered
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[str, str, int], int | None] = {}
+        self.wanted: list[tuple[str, str, int]] = []
+        self.lock = threading.Condition()
+        self.thread: threading.Thread | None = None
+
+    def get(self, game: str, tier: str, index: int) -> int | None:
+        key = (game, tier, index)
+        with self.lock:
+            if key in self.known:
+                return self.known[key]
+            if key not in self.wanted and len(self.known) < self.MAX:
+                self.wanted.append(key)
+                self.lock.notify()
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="par", daemon=True)
+                self.thread.start()
+        return None
+
+    def wait(self, game: str, tier: str, index: int, timeout: float = 60.0) -> int | None:
+        """The length once known (tests), waiting at most ``timeout`` seconds."""
+        self.get(game, tier, index)
+        with self.lock:
+            self.lock.wait_for(lambda: (game, tier, index) in self.known, timeout=timeout)
+            return self.known.get((game, tier, index))
+
+    def _run(self) -> None:
+        while True:
+            with self.lock:
+                self.lock.wait_for(lambda: bool(self.wanted))
+                game, tier, index = self.wanted[0]
+            try:
+                par: int | None = solvers.solve(get_game(game).load_catalogue(tier)[index]).length
+            except Exception:  # a level the solver gives up on: no par shown
+                par = None
+            with self.lock:
+                self.known[(game, tier, index)] = par
+                self.wanted.pop(0)
+                self.lock.notify_all()
+
+
+PARS = _Pars()
+
+
+def play_status(probe: Probe) -> dict:
+    """The human page's status line for the episode now: ``text`` (on a level screen the
+    level's moves, and its par once :data:`PARS` has solved the level; else the objective),
+    ``warning`` (play outside the objective, or None) and ``restart`` (``[x, y, w, h]`` of
+    Restart while restarting would throw away :data:`CONFIRM_RESTART_MOVES` moves or more,
+    else None)."""
+    obj, board = probe.objective, probe.board
+    target = f"{get_game(obj.game).title} {obj.tier}"
+    text, warning, restart = f"objective: {target}", None, None
+    if probe.game is not None and (probe.game.name, probe.tier) != obj.key:
+        where = probe.game.title + ("" if probe.tier is None else f" {probe.tier}")
+        warning = (
+            f"{where} is outside this episode's objective ({target}): play here does not "
+            f"count. Go back to the home screen and choose {get_game(obj.game).title}, "
+            f"then {obj.tier}."
+        )
+    if probe.screen == LEVEL and board is not None:
+        par = PARS.get(board.game.name, board.tier, board.index)
+        text = f"{board.game.title} {board.tier} level {board.number} · moves {board.depth}"
+        text += "" if par is None else f" · par {par}"
+        rect = probe.control("restart")
+        if rect is not None and board.depth >= CONFIRM_RESTART_MOVES:
+            restart = [rect.x, rect.y, rect.w, rect.h]
+    return {"text": text, "warning": warning, "restart": restart}
 
 
 class PlaySession:
     """A human playing one objective in an ordinary browser, recorded as an episode."""
 
     def __init__(self, env_id: str, record_dir: str | Path, **env_kwargs: Any) -> None:
+        self.env_id = env_id
         self.env = gym.make(
             env_id, clock="wall", record_dir=str(record_dir), agent="human", **env_kwargs
         )
@@ -123,7 +222,11 @@ class PlaySession:
         return [[r.x, r.y, base64.b64encode(png_bytes(frame, r)).decode("ascii")] for r in rects]
 
     def _reply(self, frames: list[list]) -> dict:
-        return {"frames": frames, "cursor": self.page.cursor(*self._pointer)}
+        return {
+            "frames": frames,
+            "cursor": self.page.cursor(*self._pointer),
+            "status": play_status(self.base.probe()),
+        }
 
     def full_frame(self) -> dict:
         with self.lock:
@@ -180,12 +283,35 @@ class PlaySession:
         self.env.close()
 
 
-def play_page() -> bytes:
-    html = page_file("index.html").read_text(encoding="utf-8")
-    return html.replace(
+FAVICON = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+    b'<rect width="16" height="16" rx="3" fill="#243047"/>'
+    b'<rect x="3" y="3" width="4" height="4" fill="#f2c94c"/>'
+    b'<rect x="9" y="3" width="4" height="4" fill="#56ccf2"/>'
+    b'<rect x="3" y="9" width="4" height="4" fill="#6fcf97"/>'
+    b'<rect x="9" y="9" width="4" height="4" fill="#eb5757"/></svg>'
+)
+
+
+def play_page(title: str = "puzzlegym") -> bytes:
+    """The human page: the browser backend's page in remote mode, its tab titled ``title``
+    and given the favicon."""
+    page = page_file("index.html").read_text(encoding="utf-8")
+    page = page.replace("<title>puzzlegym</title>", f"<title>{html.escape(title)}</title>")
+    page = page.replace(
+        '<meta charset="utf-8">',
+        '<meta charset="utf-8">\n<link rel="icon" href="favicon.svg" type="image/svg+xml">',
+    )
+    return page.replace(
         '<script src="page.js"></script>',
         '<script>window.PUZZLEGYM_REMOTE = true;</script>\n<script src="page.js"></script>',
     ).encode()
+
+
+def page_title(env_id: str) -> str:
+    """The human page's tab title: the objective's game and tier (``Maze Paint Easy``)."""
+    game, tier = parse_env_id(env_id)
+    return f"{game.title} {tier} · puzzlegym play"
 
 
 def make_play_server(
@@ -194,8 +320,11 @@ def make_play_server(
     """The ``play`` HTTP server (``sock``: a socket from
     :func:`~puzzlegym.service.http.listen`, else one is bound here)."""
     script = page_file("page.js").read_bytes()
+    page = play_page(page_title(play.env_id))
     routes = {
-        ("GET", "/"): lambda s, _: Reply(200, play_page(), "text/html; charset=utf-8"),
+        ("GET", "/"): lambda s, _: Reply(200, page, "text/html; charset=utf-8"),
+        ("GET", "/favicon.svg"): lambda s, _: Reply(200, FAVICON, "image/svg+xml"),
+        ("GET", "/favicon.ico"): lambda s, _: Reply(200, FAVICON, "image/svg+xml"),
         ("GET", "/page.js"): lambda s, _: Reply(200, script, "text/javascript"),
         ("GET", "/play/frame"): lambda s, _: Reply.json(play.full_frame()),
         ("POST", "/play/events"): lambda s, body: Reply.json(play.events(body)),

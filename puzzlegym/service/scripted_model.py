@@ -12,6 +12,8 @@ so agents running in parallel each follow their own script). The turns:
   a reply with tool calls (``arguments`` an object, or a string sent as it is, e.g. malformed
   JSON);
 * ``{"content": "..."}``: a text reply;
+* any turn with ``"reasoning": "..."``: the reply's ``reasoning_content`` (as reasoning
+  servers return it);
 * ``{"status": 429}`` (or 500, 503, ...): an error response of that status;
 * any turn with ``"delay_s": 2.5``: the server waits that long before answering (a client
   with a shorter timeout times out and its retry gets the next turn).
@@ -60,11 +62,14 @@ def _check_turns(turns: Any, where: str) -> list[dict]:
         at = f"{where}[{i}]"
         if not isinstance(turn, dict):
             raise ValueError(f"{at}: expected an object")
-        unknown = sorted(set(turn) - {"tool_calls", "content", "status", "delay_s"})
+        unknown = sorted(set(turn) - {"tool_calls", "content", "reasoning", "status", "delay_s"})
         if unknown:
             raise ValueError(
-                f"{at}: unknown field {unknown[0]!r}; allowed: tool_calls, content, status, delay_s"
+                f"{at}: unknown field {unknown[0]!r}; allowed: tool_calls, content, reasoning, "
+                "status, delay_s"
             )
+        if not isinstance(turn.get("reasoning", ""), str):
+            raise ValueError(f"{at}.reasoning: expected a string")
         check_number(turn.get("delay_s", 0), f"{at}.delay_s", 0, MAX_DELAY_S, what="seconds")
         check_count(
             turn.get("status"), f"{at}.status", 400, 599, optional=True, what="an HTTP error status"
@@ -169,6 +174,8 @@ class ScriptedModel:
                 }
             )
         message: dict[str, Any] = {"role": "assistant", "content": turn.get("content")}
+        if turn.get("reasoning"):
+            message["reasoning_content"] = turn["reasoning"]
         if calls:
             message["tool_calls"] = calls
         return {
@@ -261,9 +268,12 @@ def demo_script(
 
     turns: list[dict] = []
     if setting == "native":
-        for a in gui:
+        for i, a in enumerate(gui, 1):
             turns.append(
-                {"content": "", "tool_calls": [{"name": a["type"], "arguments": image_args(a)}]}
+                {
+                    "content": f"Step {i} of {len(gui)}.",
+                    "tool_calls": [{"name": a["type"], "arguments": image_args(a)}],
+                }
             )
     else:
         lines = ["shot = screenshot()", "print('screen', shot.width, shot.height)"]

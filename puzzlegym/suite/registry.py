@@ -16,6 +16,7 @@ is taken.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import importlib.metadata
@@ -91,17 +92,47 @@ def env_ids() -> list[str]:
     return [g.env_id(t) for g in games().values() for t in g.tiers]
 
 
+def nearest_env_id(env_id: object) -> str | None:
+    """The registered id closest to a mistyped one (case, the prefix or a few letters off), as
+    Gymnasium's ``gym.make`` suggests one; None when no id is close.
+
+    Examples:
+        >>> nearest_env_id("LongPuzzle/MazePaint-Esy"), nearest_env_id("mazepaint-easy")
+        ('LongPuzzle/MazePaint-Easy', 'LongPuzzle/MazePaint-Easy')
+        >>> nearest_env_id("longpuzzle/truckescape"), nearest_env_id("CartPole-v1") is None
+        ('LongPuzzle/TruckEscape-Default', True)
+    """
+    if not isinstance(env_id, str) or len(env_id) > 200:
+        return None
+    # compared without the prefix (it would make every id look alike) and case-folded
+    by_name = {i[len(ID_PREFIX) :].lower(): i for i in env_ids()}
+    wanted = env_id.strip().lower().removeprefix(ID_PREFIX.lower())
+    if wanted in by_name:
+        return by_name[wanted]
+    for name, game in games().items():  # a game named without its tier: its first tier
+        if wanted == name.lower():
+            return game.env_id(game.tiers[0])
+    close = difflib.get_close_matches(wanted, list(by_name), n=1, cutoff=0.75)
+    return by_name[close[0]] if close else None
+
+
+def _unregistered(env_id: object, hint: str = "") -> ConfigError:
+    near = nearest_env_id(env_id)
+    mean = "" if near is None else f"did you mean {near!r}? "
+    return ConfigError(
+        f"env id: {env_id!r} is not registered{hint}; {mean}allowed: {', '.join(env_ids())}"
+    )
+
+
 def parse_env_id(env_id: str) -> tuple[Game, str]:
-    """``LongPuzzle/MazePaint-Easy`` -> (game, "Easy"); ConfigError naming the allowed ids."""
+    """``LongPuzzle/MazePaint-Easy`` -> (game, "Easy"); ConfigError naming the nearest id
+    (:func:`nearest_env_id`) and the allowed ids."""
     if not isinstance(env_id, str) or not env_id.startswith(ID_PREFIX) or "-" not in env_id:
-        raise ConfigError(
-            f"env id: {env_id!r} is not registered (ids look like {ID_PREFIX}<Game>-<Tier>); "
-            f"allowed: {', '.join(env_ids())}"
-        )
+        raise _unregistered(env_id, f" (ids look like {ID_PREFIX}<Game>-<Tier>)")
     name, _, tier = env_id[len(ID_PREFIX) :].partition("-")
     game = games().get(name)
     if game is None or tier not in game.tiers:
-        raise ConfigError(f"env id: {env_id!r} is not registered; allowed: {', '.join(env_ids())}")
+        raise _unregistered(env_id)
     return game, tier
 
 

@@ -7,7 +7,9 @@ screen it is shown (POST /action, POST /answer) until the server says the episod
 It sees nothing but the PNG screens and the public counters of the answers (docs/service.md).
 The last line it prints is a JSON result like ``puzzlegym run --json``'s: ``success``, ``lc``
 and ``levels_won`` as the agent saw them on the screens, ``steps``, ``elapsed_s``, and the
-``record`` path the server returned (the operator's record has the real results).
+``record`` path the server returned (the operator's record has the real results). While it
+plays, a progress bar on stderr counts the levels won as seen and the actions sent
+(``--quiet``: none).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -74,10 +77,19 @@ def screen(reply: dict) -> np.ndarray:
         return np.asarray(img.convert("RGB"))
 
 
+Progress = Callable[[VisionAgent, dict, int], None]  # (the agent, the last reply, actions sent)
+
+
 def play(
-    client: Client, objective: str, seed: int, max_actions: int, level: int | None = None
+    client: Client,
+    objective: str,
+    seed: int,
+    max_actions: int,
+    level: int | None = None,
+    progress: Progress | None = None,
 ) -> dict:
-    """One episode of ``objective`` (one ``level`` of it, if given) from the home screen."""
+    """One episode of ``objective`` (one ``level`` of it, if given) from the home screen;
+    ``progress`` hears of each reply."""
     agent = VisionAgent(objective, level)
     t0 = time.perf_counter()
     body = {"objective": objective, "start": "home", "seed": seed}
@@ -96,7 +108,11 @@ def play(
             reply = client.call("POST", "/answer", {"text": action["text"]})
         else:
             reply = client.call("POST", "/action", action)
+        if progress is not None:
+            progress(agent, reply, actions)
     agent.see(screen(reply))
+    if progress is not None:  # the last screen: the last level won shows
+        progress(agent, reply, actions)
     if not reply.get("done"):
         client.call("DELETE", "/session")
     out = {
@@ -111,6 +127,39 @@ def play(
         "record": record,
     }
     return out
+
+
+class ProgressBar:
+    """A tqdm bar on stderr over the levels won as the agent saw them (its total the level
+    count read from a header, or 1 with ``--level``), with the actions sent and the
+    episode's simulated time."""
+
+    def __init__(self, objective: str, level: int | None) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(
+            desc=objective if level is None else f"{objective} level {level}",
+            total=1 if level is not None else None,
+            unit="level",
+            file=sys.stderr,
+            mininterval=0.5,
+        )
+
+    def __call__(self, agent: VisionAgent, reply: dict, actions: int) -> None:
+        if agent.level is None and agent.levels and self.bar.total != agent.levels:
+            self.bar.total = agent.levels
+        won = len(agent.won)
+        if won != self.bar.n:
+            self.bar.update(won - self.bar.n)
+        elapsed = reply.get("elapsed_s")
+        self.bar.set_postfix_str(
+            f"{actions} actions"
+            + (f", {elapsed:.0f} s" if isinstance(elapsed, int | float) else ""),
+            refresh=False,
+        )
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,14 +177,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-actions", type=int, default=10_000, help="give up after this many actions"
     )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     args = parser.parse_args(argv)
+    bar = None
     try:
         parse_objective(args.objective)
         if not 1 <= args.max_actions <= 1_000_000:
             raise ValueError(f"--max-actions: expected 1..1000000, got {args.max_actions}")
         client = Client(args.url, args.session, args.token)
-        result = play(client, args.objective, args.seed, args.max_actions, args.level)
+        if not args.quiet:
+            bar = ProgressBar(args.objective, args.level)
+        result = play(client, args.objective, args.seed, args.max_actions, args.level, bar)
     except (ValueError, RuntimeError, OSError) as exc:
+        if bar is not None:
+            bar.close()
         print(
             json.dumps(
                 {
@@ -147,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         return 1
+    if bar is not None:
+        bar.close()
     print(f"record: {result['record']}")
     print(json.dumps(result))
     return 0 if result["success"] else 2

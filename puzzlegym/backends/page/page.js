@@ -5,7 +5,9 @@
 // For human play (`puzzlegym play`, window.PUZZLEGYM_REMOTE) the canvas is scaled to fit the
 // window (aspect kept, centred) and pointer positions are mapped back to screen pixels; the
 // server's replies also carry the frames of a move's motion and a drag's preview, and the
-// pointer's shape (one of CURSORS).
+// pointer's shape (one of CURSORS) and a status line the page shows over the window's corner,
+// outside the frames: the level's moves and par, a warning off the objective, and where
+// Restart is while a restart would throw away a long attempt (the page asks first).
 (function () {
   "use strict";
   const W = 1280, H = 900;
@@ -49,14 +51,47 @@
     canvas.style.left = (window.innerWidth - w) / 2 + "px";
     canvas.style.top = (window.innerHeight - h) / 2 + "px";
   }
+  let status = null;  // the server's last status (remote only)
+  let swallow = false;  // the pointer-up of a press already handled (a Restart confirmation)
+  const statusBox = remote ? document.createElement("div") : null;
   if (remote) {
     canvas.style.position = "absolute";
     fit();
     window.addEventListener("resize", fit);
+    statusBox.id = "status";
+    statusBox.setAttribute("aria-live", "polite");
+    statusBox.style.cssText = "position:fixed;left:8px;top:6px;z-index:2;pointer-events:none;" +
+      "font:13px/1.35 system-ui,'DejaVu Sans',sans-serif;color:#f3f5f9;max-width:40ch;" +
+      "background:rgba(27,36,51,0.82);padding:3px 8px;border-radius:4px;";
+    document.body.appendChild(statusBox);
+  }
+  function showStatus(s) {
+    status = s;
+    statusBox.textContent = s.text;
+    if (s.warning) {
+      const w = document.createElement("div");
+      w.id = "warning";
+      w.style.color = "#ffcf5c";
+      w.textContent = "\u26a0 " + s.warning;
+      statusBox.appendChild(w);
+    }
+  }
+  function onRestart(x, y) {
+    const r = status && status.restart;
+    return !!r && x >= r[0] && x < r[0] + r[2] && y >= r[1] && y < r[1] + r[3];
   }
   canvas.addEventListener("pointerdown", (e) => {
     canvas.setPointerCapture(e.pointerId);
     const [x, y] = pos(e);
+    if (remote && onRestart(x, y)) {
+      // a restart would throw away a long attempt: ask, then click (or not) at once
+      swallow = true;
+      if (window.confirm("Restart this level? The moves of this attempt are lost.")) {
+        push({ kind: "pointer_down", t: t(), x: x, y: y });
+        push({ kind: "pointer_up", t: t(), x: x, y: y });
+      }
+      return;
+    }
     pressed = true;
     showCursor();
     push({ kind: "pointer_down", t: t(), x: x, y: y });
@@ -69,6 +104,7 @@
     push({ kind: "pointer_move", t: t(), x: x, y: y });
   });
   canvas.addEventListener("pointerup", (e) => {
+    if (swallow) { swallow = false; return; }
     const [x, y] = pos(e);
     pressed = false;
     showCursor();
@@ -119,6 +155,7 @@
         await drawPatches(frames[i]);
       }
       if (CURSORS.has(reply.cursor)) { cursor = reply.cursor; showCursor(); }
+      if (reply.status && typeof reply.status.text === "string") showStatus(reply.status);
     }
     let busy = false;
     async function send(path, batch) {
