@@ -8,6 +8,7 @@ from puzzlegym.base.errors import (
     LevelError,
     PuzzleGymError,
     RecordError,
+    UnknownKeywordError,
     WorkerError,
     shown,
 )
@@ -18,6 +19,7 @@ __all__ = [
     "LevelError",
     "CheckpointError",
     "ConfigError",
+    "UnknownKeywordError",
     "RecordError",
     "WorkerError",
     "shown",

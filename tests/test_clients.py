@@ -254,3 +254,41 @@ def test_torchrl_reads_python_scalars_no_more_than_before():
     with pytest.raises(AttributeError, match="has no attribute 'dtype'"):
         env.rollout(3)
     env.close()
+
+
+def test_torchrl_gym_env_builds_a_puzzlegym_id_by_name():
+    """TorchRL's GymEnv makes the env by id and passes ``frameskip``, dropping it only on a
+    TypeError saying "unexpected keyword argument 'frameskip'": our refusal is that error, so
+    an id whose entry point is make_sb3_env builds, passes TorchRL's checks and rolls out."""
+    from torchrl.envs import GymEnv
+    from torchrl.envs.utils import check_env_specs
+
+    env_id = "PuzzleGymTest/MazePaintBoard-v0"
+    if env_id not in gym.registry:
+        gym.register(
+            id=env_id,
+            entry_point="puzzlegym.wrappers:make_sb3_env",
+            kwargs={
+                "env_id": "LongPuzzle/MazePaint-Easy",
+                "observation": "board",
+                "actions": "board",
+                "start": "board",
+                "level": 1,
+                "budget_s": 20,
+            },
+        )
+    env = GymEnv(env_id)
+    assert env.wrapper_frame_skip == 1  # TorchRL dropped the keyword and skips no frames
+    check_env_specs(env)
+    rollout = env.rollout(5)
+    assert tuple(rollout["next", "observation"].shape) == (5, 13, 8, 8)
+    env.close()
+
+
+def test_torchrl_gym_env_on_the_raw_id_gets_past_the_keyword_probe():
+    """The raw env's GUI action space has no TorchRL spec; before the fix GymEnv failed
+    earlier, on our refusal of ``frameskip`` (a ConfigError that was no TypeError)."""
+    from torchrl.envs import GymEnv
+
+    with pytest.raises(KeyError, match="GUIActionSpace"):
+        GymEnv("LongPuzzle/MazePaint-Easy", start="board", level=1)

@@ -1,13 +1,16 @@
 """The Gymnasium env: API checks, objective play through GUI actions, determinism,
 rejections that leave the episode unchanged, reward and budget."""
 
+import subprocess
+import sys
+
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
 from puzzlegym.agents import SolverAgent
-from puzzlegym.base.errors import ActionError, ConfigError, PuzzleGymError
+from puzzlegym.base.errors import ActionError, ConfigError, PuzzleGymError, UnknownKeywordError
 from puzzlegym.suite.registry import games
 
 from .conftest import ALL_IDS, frame_hash
@@ -146,6 +149,44 @@ def test_bad_config_is_rejected():
         gym.make("LongPuzzle/MazePaint-Easy", reward="dense")
     with pytest.raises(gym.error.Error):
         gym.make("LongPuzzle/MazePaint-Impossible")
+
+
+def test_an_unknown_keyword_is_a_config_error_and_pythons_type_error():
+    """Clients probe for optional keywords and drop one on Python's own TypeError (TorchRL's
+    GymEnv passes frameskip): the refusal is both that TypeError and a ConfigError naming it,
+    through gym.make (which re-raises a TypeError as ``type(e)(message)``)."""
+    with pytest.raises(UnknownKeywordError) as caught:
+        gym.make("LongPuzzle/MazePaint-Easy", frameskip=4)
+    assert isinstance(caught.value, TypeError) and isinstance(caught.value, ConfigError)
+    message = str(caught.value)
+    assert message.startswith(
+        "frameskip: not a keyword argument of puzzlegym envs "
+        "(unexpected keyword argument 'frameskip'); allowed: backend, start, level,"
+    )
+
+
+def test_a_fresh_process_makes_an_env_without_importing_puzzlegym():
+    """A Ray task or a subprocess that never imports puzzlegym: Gymnasium 1.x loads no env
+    plugins, so the bare id is unknown there; the ``puzzlegym:`` prefix makes gym.make import
+    puzzlegym (which registers every id) first."""
+    code = (
+        "import sys, gymnasium as gym\n"
+        "try:\n"
+        "    gym.make('LongPuzzle/MazePaint-Easy')\n"
+        "except gym.error.Error as exc:\n"
+        "    print('bare:', type(exc).__name__)\n"
+        "assert 'puzzlegym' not in sys.modules\n"
+        "env = gym.make('puzzlegym:LongPuzzle/MazePaint-Easy', start='board', level=1)\n"
+        "obs, info = env.reset(seed=0)\n"
+        "print('prefixed:', env.spec.id, obs.shape, info['screen'])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    ).stdout.splitlines()
+    assert out == [
+        "bare: NamespaceNotFound",
+        "prefixed: LongPuzzle/MazePaint-Easy (900, 1280, 3) level",
+    ]
 
 
 def test_step_after_end_and_before_reset_raise(make_env):

@@ -29,6 +29,23 @@ class ConfigError(PuzzleGymError, ValueError):
     """An env id, keyword argument or CLI option is not one of the allowed values."""
 
 
+class UnknownKeywordError(ConfigError, TypeError):
+    """A keyword argument the callee does not take. It is a :class:`ConfigError` and also the
+    ``TypeError`` Python raises for an unknown keyword, with the same "unexpected keyword
+    argument 'NAME'" words, so a client that probes for optional keywords (TorchRL's
+    ``GymEnv`` passes ``frameskip`` and drops it on that ``TypeError``) works unchanged.
+    Built from one message, as ``gym.make`` re-raises a ``TypeError`` (``type(e)(message)``);
+    :meth:`naming` writes the message."""
+
+    @classmethod
+    def naming(cls, name: str, callee: str, allowed: str) -> UnknownKeywordError:
+        """The error for keyword ``name`` of ``callee``, listing the ``allowed`` keywords."""
+        return cls(
+            f"{name}: not a keyword argument of {callee} (unexpected keyword argument "
+            f"{name!r}); allowed: {allowed}"
+        )
+
+
 class RecordError(PuzzleGymError, ValueError):
     """An episode record or a run directory is damaged (a corrupted log line, an unreadable
     result file) or in use by another run."""

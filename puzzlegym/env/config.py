@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.base.errors import ConfigError, shown
+from puzzlegym.base.errors import ConfigError, UnknownKeywordError, shown
 from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.game import Game
 from puzzlegym.game.splits import Split, check_split
@@ -114,11 +114,12 @@ def parse_config(
 ) -> EnvConfig:
     """Check every keyword of :class:`puzzlegym.env.PuzzleEnv` (see its docstring)."""
     if unknown:
-        raise ConfigError(
-            f"{sorted(unknown)[0]}: not a keyword argument of puzzlegym envs; allowed: "
+        raise UnknownKeywordError.naming(
+            sorted(unknown)[0],
+            "puzzlegym envs",
             "backend, start, level, clock, budget_s, reward, render_mode, action_cost_s, "
             "levels, num_levels, start_level, record_dir, agent, record_frames, "
-            "render_cache_bytes"
+            "render_cache_bytes",
         )
     if agent is not None and (not isinstance(agent, str) or not 1 <= len(agent) <= 200):
         raise ConfigError(
