@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Create .venv (if needed) and install puzzlegym into it.
 #   scripts/setup.sh          the library (in-process backend)
+#   scripts/setup.sh rl       + Stable-Baselines3 and sb3-contrib with CPU torch (the
+#                             README's RL snippet)
 #   scripts/setup.sh dev      + test tools, the docs tools (MkDocs), Stable-Baselines3 and
 #                             sb3-contrib (CPU torch), a SAT solver, JAX (the jax extra:
 #                             jax, flax, optax, gymnax, rejax), Ray and RLlib (when
@@ -47,6 +49,11 @@ if [ "${1:-}" = "dev" ]; then
     echo "note: the rllib extra does not resolve with the others here; installing without it" >&2
     $PIP install -q -e '.[dev,rl,openai,sat,distributed,torchrl,jax]'
   fi
+elif [ "${1:-}" = "rl" ]; then
+  # the CPU build of torch first (a plain 'torch' would pull a CUDA build), then the rl extra
+  $PIP install -q 'torch==2.13.0' 2>/dev/null || $PIP install -q 'torch>=2.3,<2.14'
+  TORCH=$(.venv/bin/python -c 'import torch; print(torch.__version__)')
+  $PIP install -q -e '.[rl]' "torch==$TORCH"
 else
   say "installing puzzlegym (editable) and its dependencies (Gymnasium, NumPy, Pillow, Playwright, Hydra, Matplotlib, Uvicorn, ...) into .venv (pip; about a minute the first time)"
   $PIP install -q -e .

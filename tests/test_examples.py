@@ -443,3 +443,42 @@ def test_the_demo_says_what_it_installs_before_it_installs(tmp_path):
         "through GUI actions"
     )
     assert lines[5] == "ran puzzlegym run LongPuzzle/MazePaint-Easy --agent solver --out runs/x"
+
+
+# ---------------------------------------------------------------------- the README's RL snippet
+def readme_rl_snippet() -> str:
+    """The first Python block under the README's "Reinforcement learning" heading."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Reinforcement learning") :]
+    start = section.index("```python\n") + len("```python\n")
+    return section[start : section.index("```", start)]
+
+
+def test_readme_rl_snippet_runs_as_pasted_with_fewer_steps(tmp_path):
+    """The snippet, pasted into a fresh interpreter, with only its step count and PPO's
+    rollout made small: it imports what setup.sh's rl mode installs, sets torch's threads,
+    observes the board view and learns with masks."""
+    snippet = readme_rl_snippet()
+    assert "scripts/setup.sh rl" in snippet
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    assert "install -q -e '.[rl]'" in setup  # what the snippet tells to run installs sb3_contrib
+    assert "torch.set_num_threads(1)" in snippet and 'view="board"' in snippet
+    for piece in ('MaskablePPO("CnnPolicy", env)', ".learn(16_384)"):
+        assert snippet.count(piece) == 1, piece
+    tiny = snippet.replace(
+        'MaskablePPO("CnnPolicy", env)',
+        'MaskablePPO("CnnPolicy", env, n_steps=16, batch_size=16, n_epochs=1, seed=0)',
+    ).replace(".learn(16_384)", ".learn(32)")
+    tiny += (
+        "\nprint(torch.get_num_threads(), model.num_timesteps, env.observation_space.shape,"
+        " env.action_masks().dtype)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", tiny],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "1 32 (84, 84, 3) bool"
