@@ -171,6 +171,7 @@ _AGENT_KEYS = (
     "curve_every",
     "curve_episodes",
     "torch_threads",
+    "checkpoint_every",
     "progress",
 )
 
@@ -306,12 +307,7 @@ def _train(cfg: DictConfig, resume: bool = False) -> dict:
     from puzzlegym.rl.train import train
 
     config = train_config(cfg)
-    if resume:
-        raise ConfigError(
-            f"resume: agent={cfg.agent.name} (Stable-Baselines3) does not resume a killed run "
-            "yet; agent=jax_ppo does"
-        )
-    result = train(config, cfg.out_dir, log=log)
+    result = train(config, cfg.out_dir, log=log, resume=resume)
     return summary(result)
 
 
@@ -325,7 +321,7 @@ def _study(cfg: DictConfig) -> dict:
 
 def run(cfg: DictConfig, resume: bool = False) -> dict:
     """Run the composed config (see the module docstring); returns the result dict.
-    ``resume`` continues the unfinished training run in ``out_dir`` (``agent=jax_ppo``)."""
+    ``resume`` continues the unfinished training run in ``out_dir`` from its checkpoint."""
     from puzzlegym.suite.registry import parse_env_id
 
     if cfg.get("study") is not None:  # +experiment=rq2 / rq4: a dead-end lab study

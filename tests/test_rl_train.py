@@ -518,3 +518,66 @@ def test_the_readme_run_is_one_configuration_under_its_three_names():
         "ent_coef": 0.01,
         "gamma": 0.99,
     }
+
+
+# ---------------------------------------------------------------------- checkpoints and --resume
+def test_a_killed_run_resumes_to_the_figures_of_an_unbroken_run(tmp_path, monkeypatch):
+    """Checkpoints every rollout (2 envs x 32 steps); the run is stopped right after its first
+    checkpoint (the process dies there: nothing after the save runs), then resumed: every
+    figure, the curve and the final parameters equal an unbroken run's with the same seed."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from puzzlegym.rl import checkpoints
+
+    config = tiny(seed=3, timesteps=128, checkpoint_every=64, curve_every=64)
+    unbroken = train(config, tmp_path / "unbroken", log=lambda line: None)
+
+    real_save = checkpoints.save
+
+    def save_then_die(*args, **kwargs):
+        real_save(*args, **kwargs)
+        raise KeyboardInterrupt("killed after the first checkpoint")
+
+    monkeypatch.setattr(checkpoints, "save", save_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, tmp_path / "killed", log=lambda line: None)
+    monkeypatch.setattr(checkpoints, "save", real_save)
+    killed = tmp_path / "killed"
+    assert not (killed / "result.json").exists() and not (killed / "model.zip").exists()
+    with pytest.raises(ConfigError, match="holds an unfinished run"):
+        train(config, killed, log=lambda line: None)  # without --resume: refused
+    with pytest.raises(ConfigError, match="configured differently"):
+        train(tiny(seed=4, timesteps=128, checkpoint_every=64, curve_every=64), killed, resume=True)
+    lines: list[str] = []
+    resumed = train(config, killed, log=lines.append, resume=True)
+    assert "resumed at 64 steps (segment 1)" in lines
+    assert resumed["resumed_at"] == [64] and unbroken["resumed_at"] == []
+    same = {k: v for k, v in figures(resumed).items() if k != "resumed_at"}
+    assert same == {k: v for k, v in figures(unbroken).items() if k != "resumed_at"}
+    assert [row["timesteps"] for row in resumed["curve"]] == [2, 66, 128]
+    assert (killed / "progress-2.csv").exists()  # the first run's log is kept
+    a = MaskablePPO.load(tmp_path / "unbroken" / "model.zip").policy.state_dict()
+    b = MaskablePPO.load(killed / "model.zip").policy.state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    with pytest.raises(ConfigError, match="holds a finished run"):
+        train(config, killed, resume=True)
+
+
+def test_a_forged_checkpoint_is_refused_before_training(tmp_path):
+    """A checkpoint.zip that is not ours (a model zip with pickled code, a broken zip) is a
+    CheckpointError; nothing of it is unpickled."""
+    import zipfile
+
+    from puzzlegym.base.errors import CheckpointError
+
+    config = tiny(seed=3, timesteps=64, checkpoint_every=64)
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "config.json").write_text(json.dumps(json.loads(json.dumps(config.to_dict()))))
+    with zipfile.ZipFile(out / "checkpoint.zip", "w") as zf:
+        zf.writestr("state.json", "{}")
+        zf.writestr("evil.pkl", b"cos\nsystem\n(S'touch pwned'\ntR.")
+    with pytest.raises(CheckpointError, match="expected the members"):
+        train(config, out, log=lambda line: None, resume=True)
+    assert not (tmp_path / "pwned").exists() and not (out / "result.json").exists()

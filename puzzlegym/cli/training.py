@@ -33,6 +33,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     tr.add_argument(
         "--resume",
         action="store_true",
-        help="continue the unfinished run in --out from its last checkpoint (agent=jax_ppo)",
+        help="continue the unfinished run in --out from its last checkpoint",
     )
     tr.set_defaults(func=lazy("puzzlegym.run:cmd_train"))

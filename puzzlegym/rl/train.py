@@ -13,6 +13,13 @@ so the directory stays usable), then writes there, in order:
 * ``model.zip``, ``curve.png`` (the curve beside both random policies) and last
   ``result.json``: every figure (:func:`summary` picks the headline ones).
 
+With ``checkpoint_every``, training runs in segments of that many steps (rounded up to whole
+rollouts, ``n_steps`` x ``n_envs``); each segment after the first starts its envs afresh
+(``venv.seed(segment_seed(seed, k))``), and ``checkpoint.zip`` is saved after each
+(:mod:`puzzlegym.rl.checkpoints`). ``train(..., resume=True)`` continues an unfinished run
+of the same configuration from its checkpoint (from the start when it has none) and ends
+with the figures an unbroken run has.
+
 A run directory is never reused: one that holds anything is refused (a finished run's
 ``result.json`` or an unfinished run's files: :mod:`puzzlegym.rl.sweep` moves those aside
 and starts the run again), and it is locked while a run writes it. A run is a function of
@@ -35,8 +42,10 @@ from gymnasium.spaces import Discrete
 from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.base.jsonio import write_atomic, write_json
-from puzzlegym.record.files import lock_file
+from puzzlegym.record.files import lock_file, unused_path
 from puzzlegym.record.metrics import dead_end_stats
+from puzzlegym.rl import checkpoints
+from puzzlegym.rl.checkpoints import check_resumable
 from puzzlegym.rl.protocol import (
     MAX_EPISODES,
     LevelEnvs,
@@ -103,7 +112,9 @@ class TrainConfig:
     (:data:`HYPERPARAMETERS`); ``episodes`` per level in the final evaluations of the random
     and the sampled trained policy (the greedy one plays each level once: the env is
     deterministic),
-    ``curve_every`` (None: no curve) and ``curve_episodes`` for the learning curve."""
+    ``curve_every`` (None: no curve) and ``curve_episodes`` for the learning curve;
+    ``checkpoint_every`` (None: none) the steps between checkpoints (rounded up to whole
+    rollouts: see the module docstring)."""
 
     protocol: Protocol
     algo: str = "maskable_ppo"
@@ -119,6 +130,7 @@ class TrainConfig:
     curve_every: int | None = None
     curve_episodes: int = 2
     torch_threads: int = 1
+    checkpoint_every: int | None = None
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -172,6 +184,8 @@ class TrainConfig:
             _int(self.curve_every, "curve_every", 1, MAX_TIMESTEPS)
         _int(self.curve_episodes, "curve_episodes", 1, MAX_EPISODES)
         _int(self.torch_threads, "torch_threads", 1, MAX_THREADS)
+        if self.checkpoint_every is not None:
+            _int(self.checkpoint_every, "checkpoint_every", 1, MAX_TIMESTEPS)
         if not isinstance(self.progress, bool):
             raise ConfigError(f"progress: expected true or false, got {shown(self.progress)}")
         if (
@@ -202,6 +216,7 @@ class TrainConfig:
             "curve_every": self.curve_every,
             "curve_episodes": self.curve_episodes,
             "torch_threads": self.torch_threads,
+            "checkpoint_every": self.checkpoint_every,
         }
 
     @classmethod
@@ -344,15 +359,26 @@ def require_rl_extra() -> None:
             ) from None
 
 
-def train(config: TrainConfig, out_dir: str | Path, log: Callable[[str], None] = print) -> dict:
-    """Run ``config`` into ``out_dir`` (see the module docstring); returns the result (also
-    written to ``out_dir/result.json``). Without the rl extra, a :class:`ConfigError` says how
-    to install it, before anything is written."""
+def train(
+    config: TrainConfig,
+    out_dir: str | Path,
+    log: Callable[[str], None] = print,
+    resume: bool = False,
+) -> dict:
+    """Run ``config`` into ``out_dir`` (see the module docstring), or continue the unfinished
+    run there from its checkpoint (``resume``); returns the result (also written to
+    ``out_dir/result.json``). Without the rl extra, a :class:`ConfigError` says how to
+    install it, before anything is written."""
     if not isinstance(config, TrainConfig):
         raise ConfigError(f"config: expected a TrainConfig, got {shown(config)}")
+    if not isinstance(resume, bool):
+        raise ConfigError(f"resume: expected true or false, got {shown(resume)}")
     require_rl_extra()
     out = Path(out_dir)
-    prepare_dir(out)
+    if resume:
+        check_resumable(out, _config_doc(config))
+    else:
+        prepare_dir(out)
     threads = set_torch_threads(config.torch_threads)
     proto = config.protocol
     probe = make_sb3_env(
@@ -379,7 +405,10 @@ def train(config: TrainConfig, out_dir: str | Path, log: Callable[[str], None] =
     lock = open(out / ".lock", "a+", encoding="utf-8")  # held until the run ends
     try:
         lock_file(lock, f"the run directory {out}")
-        check_still_empty(out)
+        if resume:
+            check_resumable(out, _config_doc(config))
+        else:
+            check_still_empty(out)
         return _run(
             config,
             out,
@@ -391,6 +420,7 @@ def train(config: TrainConfig, out_dir: str | Path, log: Callable[[str], None] =
             n_actions=n_actions,
             test_levels=test_levels,
             train_levels=train_levels,
+            resume=resume,
         )
     finally:
         lock.close()
@@ -417,6 +447,7 @@ def _run(
     n_actions,
     test_levels,
     train_levels,
+    resume: bool = False,
 ) -> dict:
     proto, seed = config.protocol, config.seed
     t0 = time.perf_counter()
@@ -442,7 +473,7 @@ def _run(
             ),
         }
 
-    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.logger import CSVOutputFormat, Logger
     from stable_baselines3.common.vec_env import VecMonitor
 
     # the learner first (an error in its settings leaves the directory empty); the random
@@ -471,11 +502,25 @@ def _run(
         raise
     venv_open = [True]
     try:
-        write_json(out / "config.json", config.to_dict())
-        model.set_logger(configure(str(out), ["csv"]))
-        phases: dict[str, dict] = {}
-        phases["random_uniform"] = evaluate(random_chooser(seed, False), config.episodes, 0)
-        phases["random_masked"] = evaluate(random_chooser(seed + 1, True), config.episodes, 0)
+        doc = _config_doc(config)
+        ckpt_path = out / checkpoints.CHECKPOINT
+        segment = 0
+        book: dict[str, Any] = {}
+        if resume and ckpt_path.exists():
+            segment, book = checkpoints.load(ckpt_path, model, doc)
+            book["resumed_at"] = [*book.get("resumed_at", []), int(model.num_timesteps)]
+            log(f"resumed at {model.num_timesteps} steps (segment {segment})")
+        if not resume:
+            write_json(out / "config.json", doc)
+        # SB3's CSV logger truncates its file: a resumed run logs to progress-2.csv, ...
+        progress_csv = unused_path(
+            out / "progress", taken=lambda p: p.with_suffix(".csv").exists()
+        ).with_suffix(".csv")
+        model.set_logger(Logger(str(out), [CSVOutputFormat(str(progress_csv))]))
+        phases: dict[str, dict] = book.get("phases") or {}
+        if not phases:
+            phases["random_uniform"] = evaluate(random_chooser(seed, False), config.episodes, 0)
+            phases["random_masked"] = evaluate(random_chooser(seed + 1, True), config.episodes, 0)
         log(
             f"random policy: held-out success {phases['random_uniform']['test']['success']:.2f} "
             f"(uniform), {phases['random_masked']['test']['success']:.2f} "
@@ -483,9 +528,9 @@ def _run(
             f"train levels {phases['random_uniform']['train']['success']:.2f}, "
             f"{phases['random_masked']['train']['success']:.2f}"
         )
-        curve = Curve(out / "curve.csv")
-        t1 = time.perf_counter()
-        curve_s = [0.0]
+        curve = Curve(out / "curve.csv", book.get("curve"))
+        t1 = time.perf_counter() - float(book.get("elapsed_s", 0.0))
+        curve_s = [float(book.get("curve_s", 0.0))]
 
         def measure(timesteps: int) -> None:
             t = time.perf_counter()
@@ -502,7 +547,30 @@ def _run(
             )
 
         callbacks = _callbacks(config, measure if config.curve_every is not None else None)
-        model.learn(total_timesteps=config.timesteps, callback=callbacks)
+        if len(callbacks) > 1:
+            callbacks[1].next_at = int(book.get("curve_next_at", 0))
+        length = _segment_steps(config, model)
+        while model.num_timesteps < config.timesteps:
+            if segment > 0:  # each segment starts its envs afresh, from seeds of its own
+                venv.seed(segment_seed(seed, segment))
+                model._last_obs = None
+            target = min(config.timesteps, (segment + 1) * length)
+            model.learn(
+                total_timesteps=max(1, target - model.num_timesteps),
+                callback=callbacks,
+                reset_num_timesteps=False,
+            )
+            segment += 1
+            if config.checkpoint_every is not None:
+                book = {
+                    "phases": phases,
+                    "curve": curve.rows,
+                    "curve_next_at": callbacks[1].next_at if len(callbacks) > 1 else 0,
+                    "curve_s": curve_s[0],
+                    "elapsed_s": time.perf_counter() - t1,
+                    "resumed_at": book.get("resumed_at", []),
+                }
+                checkpoints.save(ckpt_path, model, doc, segment, book)
         venv_open[0] = False
         venv.close()
         if config.curve_every is not None and (
@@ -523,6 +591,7 @@ def _run(
     result.update(dead_end_phases(phases, proto.game.name))
     result.update(
         {
+            "resumed_at": book.get("resumed_at", []),
             "timesteps": int(model.num_timesteps),
             "train_s": round(train_s, 1),
             "train_fps": round(model.num_timesteps / max(train_s, 1e-9), 1),
@@ -543,6 +612,27 @@ def _run(
     )
     write_json(out / "result.json", result)
     return result
+
+
+def _config_doc(config: TrainConfig) -> dict:
+    """The configuration as ``config.json`` holds it (JSON's types)."""
+    import json
+
+    return json.loads(json.dumps(config.to_dict()))
+
+
+def _segment_steps(config: TrainConfig, model: Any) -> int:
+    """The steps of one training segment: ``checkpoint_every`` rounded up to whole rollouts
+    (``n_steps`` x ``n_envs``), or the whole run without checkpoints."""
+    if config.checkpoint_every is None:
+        return config.timesteps
+    rollout = int(model.n_steps) * int(model.n_envs)
+    return -(-config.checkpoint_every // rollout) * rollout
+
+
+def segment_seed(seed: int, segment: int) -> int:
+    """The envs' seed at the start of training segment ``segment`` (> 0)."""
+    return (seed * 1_000_003 + segment * 7_919) % 2**31
 
 
 def dead_end_phases(phases: dict, game: str) -> dict:

@@ -1,0 +1,138 @@
+"""The checkpoint of a Stable-Baselines3 training run (:mod:`puzzlegym.rl.train`):
+``checkpoint.zip`` in the run directory, written atomically, replaced at each save.
+
+It holds ``model.zip`` (SB3's file: the policy's and the optimiser's parameters), the torch,
+numpy and Python random generators' states (``torch_rng.bin`` and ``state.json``) and the
+run's book (``state.json``: the run's configuration, the step and update counters, the
+segment reached, the learning curve so far and the random policies' figures). Loading
+reads nothing but parameters into a model built from the run's configuration: the model's
+pickled attributes in ``model.zip`` are never unpickled (SB3's ``set_parameters``), and the
+JSON is checked key by key; a damaged or foreign file is a :class:`CheckpointError`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from puzzlegym.base.errors import CheckpointError, ConfigError, shown
+from puzzlegym.base.jsonio import write_atomic
+
+__all__ = ["CHECKPOINT", "FORMAT", "MAX_BYTES", "check_resumable", "load", "save"]
+
+CHECKPOINT = "checkpoint.zip"
+FORMAT = "puzzlegym-sb3-checkpoint"
+MAX_BYTES = 2**31  # the largest checkpoint file read (and any one member of it)
+BOOK_KEYS = ("config", "num_timesteps", "n_updates", "segment", "book")
+MEMBERS = ("model.zip", "state.json", "torch_rng.bin")
+
+
+def _rng_state() -> dict:
+    name, keys, pos, has_gauss, cached = np.random.get_state(legacy=True)
+    version, internal, gauss_next = random.getstate()
+    return {
+        "numpy": [name, [int(k) for k in keys], int(pos), int(has_gauss), float(cached)],
+        "python": [version, list(internal), gauss_next],
+    }
+
+
+def _set_rng_state(doc: Any) -> None:
+    try:
+        name, keys, pos, has_gauss, cached = doc["numpy"]
+        version, internal, gauss_next = doc["python"]
+        np.random.set_state((name, np.asarray(keys, dtype=np.uint32), pos, has_gauss, cached))
+        random.setstate((version, tuple(internal), gauss_next))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"checkpoint rng: not a generator state ({exc})") from None
+
+
+def save(path: Path, model: Any, config: dict, segment: int, book: dict) -> None:
+    """Write ``model`` (parameters, optimiser, counters), the random generators and
+    ``book`` (JSON) to ``path`` atomically."""
+    import torch
+
+    buffer = io.BytesIO()
+    model.save(buffer)
+    state = {
+        "format": FORMAT,
+        "format_version": 1,
+        "config": config,
+        "num_timesteps": int(model.num_timesteps),
+        "n_updates": int(model._n_updates),
+        "segment": int(segment),
+        "book": book,
+        "rng": _rng_state(),
+    }
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("model.zip", buffer.getvalue())
+        zf.writestr("state.json", json.dumps(state, allow_nan=False))
+        zf.writestr("torch_rng.bin", torch.get_rng_state().numpy().tobytes())
+    write_atomic(path, data.getvalue())
+
+
+def load(path: Path, model: Any, config: dict) -> tuple[int, dict]:
+    """Load the checkpoint at ``path`` into ``model`` (built from ``config``) and set the
+    random generators; returns ``(segment, book)``."""
+    import torch
+
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise CheckpointError(f"{path}: larger than {MAX_BYTES} bytes")
+        with zipfile.ZipFile(path) as zf:
+            infos = {i.filename: i for i in zf.infolist()}
+            if sorted(infos) != sorted(MEMBERS):
+                raise CheckpointError(
+                    f"{path}: expected the members {', '.join(MEMBERS)}, got {shown(sorted(infos))}"
+                )
+            if any(i.file_size > MAX_BYTES for i in infos.values()):
+                raise CheckpointError(f"{path}: a member is larger than {MAX_BYTES} bytes")
+            parts = {name: zf.read(name) for name in MEMBERS}
+        state = json.loads(parts["state.json"])
+    except CheckpointError:
+        raise
+    except (OSError, zipfile.BadZipFile, ValueError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"{path}: not a readable checkpoint ({exc})") from None
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise CheckpointError(f"{path}: not a {FORMAT} file")
+    if state.get("config") != config:
+        raise CheckpointError(f"{path}: a checkpoint of another configuration")
+    counts = [state.get(k) for k in ("num_timesteps", "n_updates", "segment")]
+    if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
+        raise CheckpointError(f"{path}: its counters are not non-negative integers")
+    if not isinstance(state.get("book"), dict):
+        raise CheckpointError(f"{path}: its book is not a mapping")
+    try:
+        model.set_parameters(io.BytesIO(parts["model.zip"]), exact_match=True)
+        rng = torch.frombuffer(bytearray(parts["torch_rng.bin"]), dtype=torch.uint8)
+        torch.set_rng_state(rng)
+    except (ValueError, RuntimeError, KeyError, zipfile.BadZipFile) as exc:
+        raise CheckpointError(f"{path}: its parameters do not fit this model ({exc})") from None
+    _set_rng_state(state.get("rng"))
+    steps, updates, segment = (int(c) for c in counts)  # type: ignore[arg-type]
+    model.num_timesteps, model._n_updates = steps, updates
+    return segment, state["book"]
+
+
+def check_resumable(out: Path, config: dict) -> None:
+    """Refuse to resume ``out`` unless it holds an unfinished run of ``config``."""
+    if not (out / "config.json").is_file():
+        raise ConfigError(f"resume: {out} holds no run to resume (no config.json)")
+    if (out / "result.json").exists():
+        raise ConfigError(f"resume: {out} holds a finished run (result.json)")
+    try:
+        saved = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"resume: {out / 'config.json'} is unreadable ({exc})") from None
+    if saved != config:
+        differ = sorted(k for k in set(saved) | set(config) if saved.get(k) != config.get(k))
+        raise ConfigError(
+            f"resume: {out}'s run was configured differently ({', '.join(differ) or 'config'}); "
+            "resume it with its own configuration"
+        )
