@@ -499,6 +499,7 @@ def test_the_readme_run_is_one_configuration_under_its_three_names():
                 "agent.timesteps=80000",
                 "agent.episodes=10",
                 "agent.curve_every=10000",
+                "agent.checkpoint_every=null",
                 "out_dir=null",
             ],
         )
