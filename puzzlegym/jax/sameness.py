@@ -116,14 +116,9 @@ def replay(env: PuzzleJaxEnv, params: EnvParams, row: Any, actions: Any):
     (``step_env``: no automatic reset): the observations and masks before each action and
     after the last (``T + 1``), the rewards, ``terminated``, ``truncated`` and the twin's
     states (``T + 1``). Jitted once per env structure and ``T``: the level is cut out of
-    the tables first, so the number of levels does not shape the compiled code."""
-    row = int(row)
-    one = params.replace(
-        levels=jax.tree.map(lambda x: x[row : row + 1], params.levels),
-        index=params.index[row : row + 1],
-        last=params.last[row : row + 1],
-        budget=params.budget[row : row + 1],
-    )
+    the tables first (:meth:`~puzzlegym.jax.PuzzleJaxEnv.take`: the twin cuts its own
+    tables), so the number of levels does not shape the compiled code."""
+    one = env.take(params, [int(row)])
     return _replayer(env.structure(), env)(one, jnp.int32(0), actions)
 
 
