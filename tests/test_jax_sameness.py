@@ -31,22 +31,33 @@ def clean(report) -> None:
     assert report.transitions > 0
 
 
-@pytest.mark.parametrize("env_id", TWIN_IDS)
-def test_catalogue_levels_play_the_same(env_id):
-    """Every catalogue level once, within a budget that holds its solution (60 actions, more
-    where a tier's solutions are longer: Nut and Bolt's from Hard on), so the episodes that
-    play the whole solution first (0, 3, 6, ...) win in both envs, and the win, its reward
-    and its termination are compared too."""
+SOLUTIONS: dict = {}  # the solver's solutions as GUI actions, shared by the tests' pools
+
+
+def budget_s(env_id: str) -> float:
+    """60 actions, or more where a tier's catalogue solutions are longer (Nut and Bolt's
+    from Hard on): room for the longest and :data:`SLACK` more. One budget per id for the
+    catalogue and the generated levels, so both replay with one compiled function."""
     game, tier = TIERS[env_id]
-    pool: dict = {"solutions": {}}
-    longest = max(
-        len(solution_actions(game, level, pool["solutions"])) for level in game.load_catalogue(tier)
-    )
-    env, params = pj.make(env_id, budget_s=max(BUDGET_S, float(longest + SLACK)))
+    longest = max(len(solution_actions(game, lv, SOLUTIONS)) for lv in game.load_catalogue(tier))
+    return max(BUDGET_S, float(longest + SLACK))
+
+
+def compared(env, params, **kwargs):
+    pool: dict = {"solutions": SOLUTIONS}
     try:
-        report = compare(env, params, episodes=env.n_levels, seed=1, pool=pool)
+        return compare(env, params, pool=pool, **kwargs)
     finally:
         close_pool(pool)
+
+
+@pytest.mark.parametrize("env_id", TWIN_IDS)
+def test_catalogue_levels_play_the_same(env_id):
+    """Every catalogue level once, within a budget that holds its solution, so the episodes
+    that play the whole solution first (0, 3, 6, ...) win in both envs, and the win, its
+    reward and its termination are compared too."""
+    env, params = pj.make(env_id, budget_s=budget_s(env_id))
+    report = compared(env, params, episodes=env.n_levels, seed=1)
     clean(report)
     assert report.episodes == env.n_levels  # every level once
     assert report.terminated >= -(-env.n_levels // 3)  # each whole solution played won
@@ -55,9 +66,9 @@ def test_catalogue_levels_play_the_same(env_id):
 @pytest.mark.parametrize("env_id", TWIN_IDS)
 def test_generated_levels_play_the_same(env_id):
     env, params = pj.make(
-        env_id, levels="generated", num_levels=3, start_level=7, budget_s=BUDGET_S
+        env_id, levels="generated", num_levels=3, start_level=7, budget_s=budget_s(env_id)
     )
-    clean(compare(env, params, episodes=3, seed=2))
+    clean(compared(env, params, episodes=3, seed=2))
 
 
 @settings(
