@@ -20,9 +20,11 @@ if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
 # backend starts; subprocesses inherit it): the same programs, about a third less compile
 # time; the twins compute in integers, and each test compares runs compiled alike. Figures
 # of speed come from benchmarks/, which run with XLA's defaults.
-QUICK_XLA = "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"
 if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
-    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {QUICK_XLA}".strip()
+    os.environ["XLA_FLAGS"] = (
+        os.environ.get("XLA_FLAGS", "")
+        + " --xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"
+    ).strip()
 
 import threading  # noqa: E402
 from contextlib import contextmanager
