@@ -1,13 +1,15 @@
 """A policy trained in JAX, measured twice on its objective's catalogue levels: in the Python
 env (``make_sb3_env(..., actions="board", observation="board", start="board")``, the env the
 GUI agent plays) and in the twin, each level ``--episodes`` times within the protocol's
-budget, with 95 % intervals over episodes; the two figures must agree within them.
+budget, with 95 % intervals over episodes; the two figures must agree within them. With
+``--greedy`` the policy takes its most probable action in both envs: both are deterministic,
+so each level's outcome must be the same in the two, exactly.
 
     .venv/bin/python examples/jax_policy_agreement.py runs/train/MazePaint-Easy/seed0/policy.npz \\
         --episodes 200
 
 Prints one row per level, then a JSON line: ``python``, ``python_ci``, ``twin``, ``twin_ci``,
-``overlap`` and the per-level shares.
+``overlap`` (whether the two intervals meet), ``greedy`` and the per-level shares.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ from puzzlegym.jax.train import jax_protocol
 from puzzlegym.rl.protocol import LevelEnvs, masks, play_levels
 
 
-def agreement(path: str, episodes: int, budget_multiple: float = 2.0, seed: int = 0) -> dict:
+def agreement(
+    path: str, episodes: int, budget_multiple: float = 2.0, seed: int = 0, greedy: bool = False
+) -> dict:
     policy = Policy.load(path)
     env_id = policy.info["env_id"]
     protocol = jax_protocol(env_id, budget_multiple=budget_multiple)
@@ -40,9 +44,10 @@ def agreement(path: str, episodes: int, budget_multiple: float = 2.0, seed: int 
         [level.budget_actions for level in levels],
         episodes,
         jax.random.PRNGKey(seed),
+        greedy=greedy,
     )
     twin_s = time.perf_counter() - t
-    rng = np.random.default_rng(seed)
+    rng = None if greedy else np.random.default_rng(seed)
     envs = LevelEnvs(protocol)
     t = time.perf_counter()
     try:
@@ -56,6 +61,7 @@ def agreement(path: str, episodes: int, budget_multiple: float = 2.0, seed: int 
     out = {
         "env_id": env_id,
         "episodes": episodes,
+        "greedy": greedy,
         "python": round(float(py.mean()), 4),
         "python_ci": episode_interval(py, episodes),
         "twin": round(float(twin.mean()), 4),
@@ -77,8 +83,9 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=100, help="per level, in each env")
     parser.add_argument("--budget-multiple", type=float, default=2.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--greedy", action="store_true", help="the most probable action")
     args = parser.parse_args()
-    out = agreement(args.policy, args.episodes, args.budget_multiple, args.seed)
+    out = agreement(args.policy, args.episodes, args.budget_multiple, args.seed, args.greedy)
     for k, (p, t) in enumerate(zip(out["python_per_level"], out["twin_per_level"], strict=True), 1):
         print(f"catalogue level {k:2d}: Python env {p:.3f}, twin {t:.3f}")
     print(

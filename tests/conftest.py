@@ -16,6 +16,16 @@ if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
     os.environ["JAX_COMPILATION_CACHE_DIR"] = _jax_cache
     atexit.register(shutil.rmtree, _jax_cache, True)
 
+# the tests' XLA compiles without the CPU backend's costly optimisations (read when jax's
+# backend starts; subprocesses inherit it): the same programs, about a third less compile
+# time; the twins compute in integers, and each test compares runs compiled alike. Figures
+# of speed come from benchmarks/, which run with XLA's defaults.
+if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (
+        os.environ.get("XLA_FLAGS", "")
+        + " --xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"
+    ).strip()
+
 import threading  # noqa: E402
 from contextlib import contextmanager
 

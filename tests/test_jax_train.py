@@ -114,8 +114,11 @@ def test_the_run_directory_is_the_sb3_paths(unbroken):
 def test_the_twin_and_the_python_env_measure_the_same_success(unbroken):
     _, _, result = unbroken
     agree = result["agreement"]
-    assert agree["overlap"]  # sampled: 2 episodes a level, 95 % intervals over episodes
+    # sampled, 2 episodes a level: each figure inside its interval, the report of whether
+    # the intervals meet true to them (their meeting is chance at 2 episodes)
     assert agree["python_ci"][0] <= agree["python"] <= agree["python_ci"][1]
+    assert agree["twin_ci"][0] <= agree["twin"] <= agree["twin_ci"][1]
+    assert agree["overlap"] == intervals_meet(agree)
     # greedy: deterministic in both, so level by level the same outcome
     assert agree["greedy_python"] == agree["greedy_twin"]
 
@@ -210,9 +213,20 @@ def test_the_policy_plays_the_gui_through_puzzlegym_run(unbroken, tmp_path, caps
     assert "no policy file" in refused(missing, capsys)
 
 
+def intervals_meet(doc: dict) -> bool:
+    """Whether a figure's two 95 % intervals (``python_ci``, ``twin_ci``) have a point in
+    common."""
+    (a, b), (c, d) = doc["python_ci"], doc["twin_ci"]
+    return max(a, c) <= min(b, d)
+
+
 def test_the_agreement_example_measures_both_envs(unbroken):
     """examples/jax_policy_agreement.py (run in this process, on the run's shapes: no new
-    compile): both figures with their intervals, which overlap."""
+    compile). Greedy, both envs are deterministic: level by level the same outcome (the
+    claim that holds with any number of episodes). Sampled, 2 episodes a level: each
+    figure is a share of its episodes inside its own interval and the example reports
+    whether the intervals meet as they do (whether they meet is chance at 2 episodes; the
+    example's command runs 100 or more)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
@@ -222,11 +236,18 @@ def test_the_agreement_example_measures_both_envs(unbroken):
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
     out, _, _ = unbroken
+    greedy = example.agreement(str(out / "policy.npz"), episodes=2, greedy=True)
+    assert greedy["greedy"] and len(greedy["python_per_level"]) == 10
+    assert greedy["python_per_level"] == greedy["twin_per_level"]
+    assert set(greedy["twin_per_level"]) <= {0.0, 1.0}  # deterministic: all or none
     doc = example.agreement(str(out / "policy.npz"), episodes=2)
+    assert not doc["greedy"]
     assert len(doc["python_per_level"]) == len(doc["twin_per_level"]) == 10
-    assert doc["python_ci"][0] <= doc["python"] <= doc["python_ci"][1]
-    assert doc["twin_ci"][0] <= doc["twin"] <= doc["twin_ci"][1]
-    assert doc["overlap"]
+    for side in ("python", "twin"):
+        assert set(doc[f"{side}_per_level"]) <= {0.0, 0.5, 1.0}  # shares of 2 episodes
+        assert doc[side] == round(float(np.mean(doc[f"{side}_per_level"])), 4)
+        assert doc[f"{side}_ci"][0] <= doc[side] <= doc[f"{side}_ci"][1]
+    assert doc["overlap"] == intervals_meet(doc)
 
 
 def test_the_gui_agent_plays_each_level_as_the_twin_does(unbroken):

@@ -1,11 +1,14 @@
 """Color Connect's JAX twin (envs/color_connect/twin.py) is the game, index for index: random
 masked index sequences (the solver's solution first in half of them; Restart among the
 indices) from catalogue levels of both tiers, generated levels of both tiers and
-Hypothesis-chosen grids, played on the twin and on the rules + view and compared at every
-step (tests/twin_checks_rush_color.py: mask, tried and computed; planes; potential; solved;
-rules state and the path being drawn). One binding fits both tiers, so each check compiles once."""
+Hypothesis-chosen grids, played on the twin and on the rules + view through the suite and
+compared at every step (tests/twin_checks.py: rules state and the path being drawn; planes;
+mask, tried and computed; potential; solved; the win). One binding fits both tiers, so each
+check compiles once."""
 
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 import pytest
@@ -19,7 +22,7 @@ from puzzlegym.envs.color_connect import GAME  # noqa: E402
 from puzzlegym.envs.color_connect.rules import BLOCKED, FREE, PAIR_LETTERS, Level  # noqa: E402
 from puzzlegym.envs.color_connect.twin import TWIN  # noqa: E402
 from puzzlegym.game.splits import tier_targets  # noqa: E402
-from tests.twin_checks_rush_color import Rollouts, check_sequences, solution_indices  # noqa: E402
+from tests.twin_checks import TwinCheck  # noqa: E402
 
 CATALOGUE = {"Easy": (1,), "Hard": (1, 10)}  # Hard 10: the tier's largest board, 12x12
 GENERATED = {"Easy": (1,), "Hard": (5,)}  # seeds quick to generate
@@ -38,68 +41,77 @@ def levels_played() -> list[Level]:
 
 
 @pytest.fixture(scope="module")
-def played():
+def check():
     catalogue = [level for tier in GAME.tiers for level in GAME.load_catalogue(tier)]
-    sizes = TWIN.sizes_for(catalogue)
-    assert sizes == {"height": MAX_SIDE, "width": MAX_SIDE, "pairs": MAX_PAIRS}
+    assert TWIN.sizes_for(catalogue) == {"height": MAX_SIDE, "width": MAX_SIDE, "pairs": MAX_PAIRS}
     assert max(tier_targets(GAME, tier) for tier in GAME.tiers) == MAX_SIDE * MAX_SIDE
-    twin = TWIN.bind(sizes, MAX_SIDE * MAX_SIDE, STEPS)
-    shape = GAME.planes.shape(catalogue)
     levels = levels_played()
-    rows = [row for row in range(len(levels)) for _ in range(2)]
-    check = Rollouts(twin, shape, len(levels), len(rows), STEPS)
-    stacked = check.stack(levels)
-    prefixes = [
-        solution_indices(GAME, levels[row]) if i % 2 == 0 else [] for i, row in enumerate(rows)
-    ]
-    return check, levels, rows, check.run(stacked, rows, 0, prefixes)
+    return TwinCheck(
+        GAME,
+        TWIN,
+        catalogue,
+        STEPS,
+        batch=2 * len(levels),
+        table=len(levels),
+        targets=MAX_SIDE * MAX_SIDE,
+    )
 
 
-def test_catalogue_and_generated_levels_play_the_same(played):
-    check, levels, rows, out = played
-    twin, shape = check.twin, check.shape
-    assert check_sequences(GAME, twin, shape, levels, rows, out) == len(rows) * (STEPS + 1)
-    assert out["solved"].any(axis=1)[::2].all()  # every solution played first wins
-    assert (out["index"] == twin.n_targets).any()  # Restart was played
+@pytest.fixture(scope="module")
+def played(check):
+    """Two sequences a level: the solver's solution first in the first, random play only
+    in the second."""
+    levels = levels_played()
+    scripts = {i: [check.solution(level)] for i, level in enumerate(levels)}
+    sequences, out = check.play(levels, 2, seed=0, scripts=scripts)
+    return levels, sequences, out
+
+
+def test_catalogue_and_generated_levels_play_the_same(check, played):
+    _, sequences, out = played
+    seen = check.compare(sequences, out)
+    assert seen["steps"] == len(sequences) * STEPS
+    assert out.won.any(axis=1)[::2].all()  # every solution played first wins
+    assert seen["restart"] > 0
     # random play starts, extends, cuts back and cancels paths, and finishes some
-    drawing = out["state"]["draw_pair"] >= 0
+    drawing = out.states["draw_pair"] >= 0
     assert drawing.any(axis=1).all() and (~drawing).any(axis=1).all()
-    assert (out["state"]["draw_len"] > 3).any()
-    assert out["state"]["connected"][1::2].any()
+    assert (out.states["draw_len"] > 3).any()
+    assert out.states["connected"][1::2].any()
 
 
-def test_a_wrong_record_is_caught(played):
+def test_a_wrong_record_is_caught(check, played):
     """The comparison can fail: a mask entry flipped, a plane's cell flipped, a path being
     drawn one cell short."""
-    check, levels, rows, out = played
-    twin, shape = check.twin, check.shape
-    k = int(np.flatnonzero(out["state"]["draw_len"][1] >= 2)[0])  # sequence 1 draws a path
+    _, sequences, out = played
+    k = int(np.flatnonzero(out.states["draw_len"][1] >= 2)[0])  # sequence 1 draws a path
     for change in (
-        lambda o: o["mask"].__setitem__((0, 2, 0), ~o["mask"][0, 2, 0]),
-        lambda o: o["planes"].__setitem__((1, k, 3, 0, 0), 1 - o["planes"][1, k, 3, 0, 0]),
-        lambda o: o["state"]["draw_order"][1, k].__setitem__(
-            int(o["state"]["draw_head"][1, k]), -1
-        ),
+        lambda o: o.mask.__setitem__((0, 2, 0), ~o.mask[0, 2, 0]),
+        lambda o: o.planes.__setitem__((1, k, 3, 0, 0), 1 - o.planes[1, k, 3, 0, 0]),
+        lambda o: o.states["draw_order"][1, k].__setitem__(int(o.states["draw_head"][1, k]), -1),
     ):
-        wrong = {
-            key: ({n: v.copy() for n, v in value.items()} if key == "state" else value.copy())
-            for key, value in out.items()
-        }
+        wrong = copy.copy(out)
+        wrong.mask, wrong.planes = out.mask.copy(), out.planes.copy()
+        wrong.states = {n: v.copy() for n, v in out.states.items()}
         change(wrong)
         with pytest.raises(AssertionError):
-            check_sequences(GAME, twin, shape, levels, rows[:2], wrong)
+            check.compare(sequences[:2], wrong)
 
 
-def test_to_python_reads_paths_from_endpoint_a(played):
+def test_to_python_reads_paths_from_endpoint_a(check, played):
     """The twin's state reads back as the rules' (paths from endpoint ``a``, the drawing from
-    the dot where it started), here on the solved board of a played solution."""
-    check, levels, rows, out = played
-    step = int(np.flatnonzero(out["solved"][0])[0])
-    state = {key: value[0, step] for key, value in out["state"].items()}
+    the dot where it started), here on the board one click before a played solution wins:
+    every pair connected but the one being drawn."""
+    levels, _, out = played
+    step = int(np.flatnonzero(out.won[0])[0])
+    state = {key: value[0, step] for key, value in out.states.items()}
     rules_state, ui = check.twin.to_python(levels[0], state)
-    assert ui is None and all(path is not None for path in rules_state.paths)
+    assert ui is not None and rules_state.paths[ui.pair] is None
+    assert sum(path is None for path in rules_state.paths) == 1
     for (a, b), path in zip(levels[0].endpoints, rules_state.paths, strict=True):
-        assert (path[0], path[-1]) == (a, b)
+        assert path is None or (path[0], path[-1]) == (a, b)
+    r, c = ui.cells[0]
+    assert r * levels[0].width + c in levels[0].endpoints[ui.pair]  # drawn from a dot
 
 
 @st.composite
@@ -124,9 +136,7 @@ def grids(draw):
 
 @settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(level=grids(), seed=st.integers(0, 2**16))
-def test_hypothesis_chosen_levels_play_the_same(played, level, seed):
-    check = played[0]  # its compiled rollout: the level padded to the module's table shape
-    out = check.run(check.stack([level]), [0, 0, 0], seed)
-    assert check_sequences(GAME, check.twin, check.shape, [level], [0, 0, 0], out) == 3 * (
-        STEPS + 1
-    )
+def test_hypothesis_chosen_levels_play_the_same(check, level, seed):
+    # the module's compiled player: the level padded to its table's shape
+    sequences, out = check.play([level], 3, seed)
+    assert check.compare(sequences, out)["steps"] == 3 * STEPS

@@ -2,11 +2,13 @@
 index sequences (the solver's solution first in half of them; Restart among the indices)
 from catalogue levels of every tier, generated levels of every tier, a level that can never
 be won and Hypothesis-chosen generated levels, played on the twin and on the rules + view
-and compared at every step (tests/twin_checks_rush_color.py: mask, tried and computed; planes;
-potential; solved; state). One binding fits every tier, so each check compiles once."""
+and compared at every step through the suite (tests/twin_checks.py: state and selection;
+planes; mask, tried and computed; potential; solved; the win). One binding fits every tier,
+so each check compiles once."""
 
 from __future__ import annotations
 
+import copy
 import random
 
 import numpy as np
@@ -24,7 +26,7 @@ from puzzlegym.envs.rush_hour.rules import Level, Vehicle  # noqa: E402
 from puzzlegym.envs.rush_hour.twin import TWIN, key_layout  # noqa: E402
 from puzzlegym.game.splits import tier_targets  # noqa: E402
 from puzzlegym.solvers.rush_hour import cluster_table  # noqa: E402
-from tests.twin_checks_rush_color import Rollouts, check_sequences, solution_indices  # noqa: E402
+from tests.twin_checks import TwinCheck  # noqa: E402
 
 # per tier, catalogue levels (1-based) with small clusters (the solver's search of a cluster
 # is most of the cost); Hard 8 needs two key words
@@ -48,51 +50,61 @@ def levels_played() -> list[Level]:
 
 
 @pytest.fixture(scope="module")
-def played():
+def check():
     catalogue = [level for tier in GAME.tiers for level in GAME.load_catalogue(tier)]
     assert max(tier_targets(GAME, tier) for tier in GAME.tiers) <= MAX_TARGETS
-    twin = TWIN.bind(TWIN.sizes_for(catalogue), MAX_TARGETS, STEPS)
     levels = levels_played()
-    rows = [row for row in range(len(levels)) for _ in range(2)]
-    check = Rollouts(twin, (8, 6, 6), len(levels), len(rows), STEPS)
-    stacked = check.stack(levels)
-    prefixes = [
-        solution_indices(GAME, levels[row]) if i % 2 == 0 and levels[row] is not NEVER_WON else []
-        for i, row in enumerate(rows)
-    ]
-    return check, levels, stacked, rows, check.run(stacked, rows, 0, prefixes)
+    check = TwinCheck(
+        GAME,
+        TWIN,
+        catalogue + levels,
+        STEPS,
+        batch=2 * len(levels),
+        table=len(levels),
+        targets=MAX_TARGETS,
+    )
+    assert check.shape == (8, 6, 6)
+    return check
 
 
-def test_catalogue_and_generated_levels_play_the_same(played):
-    check, levels, _, rows, out = played
-    twin, shape = check.twin, check.shape
-    assert check_sequences(GAME, twin, shape, levels, rows, out) == len(rows) * (STEPS + 1)
-    won = out["solved"].any(axis=1)
-    assert won[::2][:-1].all()  # every solution played first wins
-    assert (out["index"] == twin.n_targets).any()  # Restart was played
-    assert not out["solved"][-2:].any() and (out["potential"][-2:] == 0).all()
+@pytest.fixture(scope="module")
+def played(check):
+    """Two sequences a level: the solver's solution first in the first (none for the
+    level that can never be won), random play only in the second."""
+    levels = levels_played()
+    scripts = {i: [check.solution(level)] for i, level in enumerate(levels[:-1])}
+    sequences, out = check.play(levels, 2, seed=0, scripts=scripts)
+    return levels, sequences, out
 
 
-def test_a_wrong_record_is_caught(played):
+def test_catalogue_and_generated_levels_play_the_same(check, played):
+    _, sequences, out = played
+    seen = check.compare(sequences, out)
+    assert seen["steps"] == len(sequences) * STEPS
+    assert out.won.any(axis=1)[::2][:-1].all()  # every solution played first wins
+    assert seen["restart"] > 0 and seen["unchanged"] > 0
+    assert not out.solved[-2:].any() and (out.potential[-2:] == 0).all()  # never won
+
+
+def test_a_wrong_record_is_caught(check, played):
     """The comparison can fail: one mask entry flipped, one potential off by a float32 step."""
-    check, levels, _, rows, out = played
-    twin, shape = check.twin, check.shape
+    _, sequences, out = played
     for field, change in (
         ("mask", lambda a: a.__setitem__((0, 3, 0), ~a[0, 3, 0])),
         ("potential", lambda a: a.__setitem__((1, 5), np.nextafter(a[1, 5], np.float32(2)))),
     ):
-        wrong = {key: value.copy() for key, value in out.items() if key != "state"}
-        wrong["state"] = out["state"]
-        change(wrong[field])
+        wrong = copy.copy(out)
+        setattr(wrong, field, getattr(out, field).copy())
+        change(getattr(wrong, field))
         with pytest.raises(AssertionError):
-            check_sequences(GAME, twin, shape, levels, rows[:2], wrong)
+            check.compare(sequences[:2], wrong)
 
 
-def test_the_cluster_tables_are_ragged_and_exact(played):
+def test_the_cluster_tables_are_ragged_and_exact(check, played):
     """Each level's range of the concatenated tables holds exactly its cluster (the solver's
     states, keys sorted and distinct); take() cuts levels out with their own tables."""
-    check, levels, stacked, _, _ = played
-    twin = check.twin
+    levels = played[0]
+    twin, stacked = check.twin, check.stack(levels)
     starts, sizes = stacked["table_start"], stacked["table_size"]
     assert len(stacked["keys"]) >= sizes.sum() and len(stacked["keys"]) % (1 << 16) == 0
     for i, level in enumerate(levels):
@@ -165,7 +177,9 @@ def placements(draw):
 
 @settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(level=placements(), seed=st.integers(0, 2**16))
-def test_hypothesis_chosen_levels_play_the_same(played, level, seed):
-    check = played[0]  # its compiled rollout: the level padded to the module's table shape
-    out = check.run(check.stack([level]), [0, 0], seed, [solution_indices(GAME, level), []])
-    assert check_sequences(GAME, check.twin, check.shape, [level], [0, 0], out) == 2 * (STEPS + 1)
+def test_hypothesis_chosen_levels_play_the_same(check, level, seed):
+    # the module's compiled player: the level padded to its table's shape
+    solution = check.solution(level)
+    sequences, out = check.play([level], 2, seed, scripts={0: [solution]})
+    assert check.compare(sequences, out)["steps"] == 2 * STEPS
+    assert out.won[0].any() or len(solution) > STEPS  # the solution played first wins

@@ -1,8 +1,11 @@
-"""Shared sameness checks of a game's JAX twin (``envs/<game>/twin.py``) against its Python
-rules and view on the level screen, used by tests/test_twin_<game>.py.
+"""The sameness checks of a game's JAX twin (``envs/<game>/twin.py``) against its Python
+rules and view on the level screen, used by every tests/test_twin_<game>.py (the env-level
+check, the twin env against the Python board env, is ``puzzlegym.jax.sameness``).
 
 The twin plays many random index sequences at once (``vmap`` over sequences, ``lax.scan``
-over steps, compiled once per :class:`TwinCheck`, i.e. per tier's padding); the Python side
+over steps, compiled once per :class:`TwinCheck`: one padding, one table of ``table``
+levels, which each sequence picks its row of with ``Twin.select``, so twins with ragged
+level tables, such as Rush Hour's cluster tables, play as the others do); the Python side
 then plays each sequence through a real :class:`~puzzlegym.suite.shell.Suite` (board
 targets as GUI clicks through the gesture recognizer, Restart and Undo as clicks on the
 level screen's buttons) and compares, before every action: the rules state and the
@@ -28,6 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from puzzlegym import solvers
 from puzzlegym.base.actions import Click
 from puzzlegym.game import Game
 from puzzlegym.game.splits import level_targets
@@ -58,17 +62,31 @@ class Played:
 
 
 class TwinCheck:
-    """A twin bound to ``levels`` (their padding; ``steps`` bounds Undo's history) with its
-    sequence player compiled once (``batch`` sequences at a time): :meth:`play` any levels
-    of that padding, then :meth:`compare` the Python side."""
+    """A twin bound to ``levels`` (their padding; ``targets`` board targets, default the
+    most any of them has; ``steps`` bounds Undo's history) with its sequence player
+    compiled once (``batch`` sequences at a time on a table of ``table`` levels, default
+    ``len(levels)``): :meth:`play` any levels of that padding, then :meth:`compare` the
+    Python side."""
 
-    def __init__(self, game: Game, twin: Twin, levels: list, steps: int, batch: int) -> None:
+    def __init__(
+        self,
+        game: Game,
+        twin: Twin,
+        levels: list,
+        steps: int,
+        batch: int,
+        table: int | None = None,
+        targets: int | None = None,
+    ) -> None:
         self.game, self.steps, self.batch = game, steps, batch
+        self.table = len(levels) if table is None else table
         self.shape = tuple(int(v) for v in game.planes.shape(levels))
-        targets = max(level_targets(game, level) for level in levels)
+        if targets is None:
+            targets = max(level_targets(game, level) for level in levels)
         self.twin = twin.bind(twin.sizes_for(levels), targets, steps)
         self.buttons = ("restart", "undo") if game.has_undo else ("restart",)
-        self._play = jax.jit(jax.vmap(self._sequence), compiler_options=QUICK_COMPILE)
+        sequences = jax.vmap(self._sequence, in_axes=(None, 0, 0, 0, 0))
+        self._play = jax.jit(sequences, compiler_options=QUICK_COMPILE)
 
     def fits(self, level: Any) -> bool:
         """Whether ``level`` fits this check's padding, targets and planes."""
@@ -87,8 +105,9 @@ class TwinCheck:
             parts.append(twin.undoable(lv, state)[None])
         return jnp.concatenate(parts)
 
-    def _sequence(self, lv: Any, forced: Any, pick: Any, masked: Any) -> Any:
+    def _sequence(self, stacked: Any, row: Any, forced: Any, pick: Any, masked: Any) -> Any:
         twin, k = self.twin, self.twin.n_targets
+        lv = twin.select(stacked, row)
 
         def step(state: Any, draw: Any) -> Any:
             script, u, use_mask = draw
@@ -128,8 +147,7 @@ class TwinCheck:
         of each sequence and what the twin did. ``scripts`` maps a level's position in
         ``levels`` to index lists that some of its sequences play first (one each, in order:
         e.g. its solution, half of it), random play following."""
-        twin = self.twin
-        encoded = [twin.encode(level) for level in levels]
+        stacked = self.stack(levels)
         rng = np.random.default_rng(seed)
         rows = np.repeat(np.arange(len(levels), dtype=np.int32), per_level)
         forced = np.full((len(rows), self.steps), -1, dtype=np.int32)
@@ -144,15 +162,24 @@ class TwinCheck:
             part = [a[start : start + self.batch] for a in (rows, forced, pick, masked)]
             pad = self.batch - len(part[0])
             part = [np.concatenate([a, np.repeat(a[:1], pad, axis=0)]) for a in part]
-            lv = twin.stack([encoded[i] for i in part[0]])  # each sequence's level
-            chunks.append(jax.device_get(self._play(lv, *part[1:])))
+            chunks.append(jax.device_get(self._play(stacked, *part)))
         out = jax.tree.map(lambda *xs: np.concatenate(xs)[:n], *chunks)
         return [levels[i] for i in rows], Played(*out)
 
-    def solution(self, level: Any, moves: list) -> list[int]:
-        """The board-target indices that play the rules ``moves`` from the level's start
-        (each move's GUI actions, ``GameView.actions_for_move``, found among the targets)."""
+    def stack(self, levels: list) -> Any:
+        """The twin's table of ``levels`` (at most :attr:`table`; padded with copies of the
+        last, so every table has the compiled shape)."""
+        assert 1 <= len(levels) <= self.table, (len(levels), self.table)
+        encoded = [self.twin.encode(level) for level in levels]
+        return self.twin.stack(encoded + encoded[-1:] * (self.table - len(levels)))
+
+    def solution(self, level: Any, moves: list | None = None) -> list[int]:
+        """The board-target indices that play the rules ``moves`` (default: the solver's
+        solution) from the level's start (each move's GUI actions,
+        ``GameView.actions_for_move``, found among the targets)."""
         game = self.game
+        if moves is None:
+            moves = list(solvers.solve(level).moves)
         suite = Suite({game.name: game}, lambda g, t: [level, level])
         suite.open_level(game.name, level.tier, 0)
         out = []

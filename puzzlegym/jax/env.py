@@ -170,6 +170,30 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
             }
         )
 
+    def take(self, params: EnvParams, rows: Any) -> EnvParams:
+        """Levels ``rows`` (Python integers) of ``params`` as params of the same form, outside
+        ``jit``: the level tables cut by the twin (:meth:`~puzzlegym.game.twin.Twin.take`, so a
+        twin's ragged tables go with their levels), ``index``, ``last`` and ``budget`` row by
+        row. What any code that plays some levels of an env on their own calls.
+
+        Examples:
+            >>> import puzzlegym.jax
+            >>> env, params = puzzlegym.jax.make("LongPuzzle/MazePaint-Easy")
+            >>> env.take(params, [2, 0]).index.tolist()
+            [2, 0]
+        """
+        n = int(params.budget.shape[0])
+        picked = [check_count(r, "rows[]", 0, n - 1, ConfigError) for r in rows]
+        if not picked:
+            raise ConfigError("rows: expected at least one level row")
+        index = jnp.asarray(picked, jnp.int32)
+        return params.replace(
+            levels=self.twin.take(params.levels, picked),
+            index=params.index[index],
+            last=params.last[index],
+            budget=params.budget[index],
+        )
+
     def _level(self, params: EnvParams, state: EnvState) -> Any:
         return self.twin.select(params.levels, state.level)
 

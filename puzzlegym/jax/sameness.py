@@ -5,9 +5,10 @@ sequences from the same levels, compared at every step.
 observation="board", start="board", buttons=env.buttons, ...)`` on the level of each
 episode, with the twin env's budget, reward, level bits and board shape), choosing each
 index at random from the Python env's own mask (a board target mostly, a button now and
-then, any index at all now and then: waits and rejected moves count too; a third of the
-episodes first play the solver's whole solution, a third a random part of it, so levels
-are won and deep boards reached), then replays each
+then, any index at all now and then: waits and rejected moves count too; episodes 0, 3, 6,
+... first play the solver's whole solution (:func:`solution_actions`), episodes 1, 4, 7, ...
+a random part of it, so levels are won, where the budget holds the solution, and deep
+boards reached), then replays each
 episode's indices on the twin (``step_env`` in one jitted ``lax.scan``) and compares, step
 by step, the observation, the action mask, the reward (within :data:`REWARD_TOLERANCE`:
 float32 against float64), ``terminated`` and ``truncated``, and with ``states=True`` the
@@ -42,6 +43,7 @@ __all__ = [
     "compare",
     "python_env",
     "replay",
+    "solution_actions",
 ]
 
 REWARD_TOLERANCE = 1e-6  # |twin - Python| of one step's reward (float32 against float64)
@@ -116,14 +118,9 @@ def replay(env: PuzzleJaxEnv, params: EnvParams, row: Any, actions: Any):
     (``step_env``: no automatic reset): the observations and masks before each action and
     after the last (``T + 1``), the rewards, ``terminated``, ``truncated`` and the twin's
     states (``T + 1``). Jitted once per env structure and ``T``: the level is cut out of
-    the tables first, so the number of levels does not shape the compiled code."""
-    row = int(row)
-    one = params.replace(
-        levels=jax.tree.map(lambda x: x[row : row + 1], params.levels),
-        index=params.index[row : row + 1],
-        last=params.last[row : row + 1],
-        budget=params.budget[row : row + 1],
-    )
+    the tables first (:meth:`~puzzlegym.jax.PuzzleJaxEnv.take`: the twin cuts its own
+    tables), so the number of levels does not shape the compiled code."""
+    one = env.take(params, [int(row)])
     return _replayer(env.structure(), env)(one, jnp.int32(0), actions)
 
 
@@ -156,8 +153,10 @@ def _replay(env: PuzzleJaxEnv, params: EnvParams, row: Any, actions: Any):
     return obs, masks, rewards, terminated, truncated, boards
 
 
-def _solution(game: Any, level: Any, memo: dict) -> list:
-    """The GUI actions of the solver's solution of ``level`` from its start (memoised)."""
+def solution_actions(game: Any, level: Any, memo: dict | None = None) -> list:
+    """The GUI actions of the solver's solution of ``level`` from its start (kept in
+    ``memo``, a dict the caller keeps, if given: a :func:`compare` pool's ``"solutions"``)."""
+    memo = {} if memo is None else memo
     found = memo.get(level)
     if found is None:
         rules, view = game.rules, game.view
@@ -224,6 +223,7 @@ def compare(
                     env,
                     params,
                     row,
+                    e,
                     py,
                     options,
                     np.random.default_rng([seed, e]),
@@ -247,7 +247,9 @@ def close_pool(pool: dict) -> None:
     pool.clear()
 
 
-def _episode(env, params, row, py, options, rng, states: bool, mask_kind: str, memo) -> Report:
+def _episode(
+    env, params, row, episode, py, options, rng, states: bool, mask_kind: str, memo
+) -> Report:
     masks_of = py.get_wrapper_attr("action_masks" if mask_kind == "computed" else "tried_masks")
     k = env.spec.n_targets
     obs, _ = py.reset(seed=int(rng.integers(2**31)), options=options)
@@ -270,8 +272,8 @@ def _episode(env, params, row, py, options, rng, states: bool, mask_kind: str, m
 
     boards.append(board() if states else None)
     probe = py.unwrapped.probe()
-    plan = _solution(probe.board.game, probe.board.level, memo)
-    kind = rng.integers(3)  # the whole solution first, a random part of it, or none
+    plan = solution_actions(probe.board.game, probe.board.level, memo)
+    kind = episode % 3  # the whole solution first, a random part of it, or none
     plan = plan if kind == 0 else plan[: rng.integers(len(plan) + 1)] if kind == 1 else []
     targets_of = py.get_wrapper_attr("targets")
     done = False
