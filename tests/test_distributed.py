@@ -91,7 +91,7 @@ def test_cli_eval_executor_ray(local_ray, tmp_path, capsys):
     assert (
         tmp_path / "run" / "episodes" / "solver" / "MazePaint-Easy" / "seed1" / "result.json"
     ).exists()
-    assert "1 episodes" in capsys.readouterr().out
+    assert "(1 episode, 1 objective)" in capsys.readouterr().out
 
 
 def test_eval_rejects_a_bad_executor_before_writing(tmp_path):

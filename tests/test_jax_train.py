@@ -297,10 +297,10 @@ def test_bad_settings_are_named_before_anything_runs(override, message, tmp_path
     assert not (tmp_path / "run").exists()
 
 
-def test_the_sb3_path_does_not_pretend_to_resume(tmp_path, capsys):
+def test_resuming_an_empty_directory_is_refused_naming_it(tmp_path, capsys):
     (tmp_path / "run").mkdir()
     message = refused(["train", "--out", str(tmp_path / "run"), "--resume"], capsys)
-    assert message.startswith("resume: agent=maskable_ppo")
+    assert message.startswith("resume: ") and "holds no run to resume" in message
 
 
 def test_checkpoints_are_bounded_numbers_only(unbroken):

@@ -244,6 +244,7 @@ def test_masks_on_a_scripted_nut_and_bolt_board(make_env):
     assert not mask[restart] and not mask[undo] and not mask[len(b.state.bolts) : n].any()
     src = full[0]
     env.step(src)
+    b = env.unwrapped.suite.board  # the board with the selection (each change makes a new one)
     assert b.ui == src
     mask = env.action_masks()
     rules = b.game.rules

@@ -50,7 +50,7 @@ def test_drags_slide_vehicles_and_misses_change_nothing(make_env):
         Click(ex, ey),
     ):
         _, reward, _, _, info = env.step(to_dict(miss))
-        assert b.state == s0 and reward == 0.0 and info["accepted"] is False
+        assert board(env).state == s0 and reward == 0.0 and info["accepted"] is False
     assert env.unwrapped.checkpoint().payload["suite"]["board"]["state"] == before["board"]["state"]
     assert env.unwrapped.evaluator.snapshots[-1]["state"] == R.state_to_json(level, s0)
     # a solver move through a drag: the board changes and the potential follows the distance
@@ -58,7 +58,7 @@ def test_drags_slide_vehicles_and_misses_change_nothing(make_env):
     (action,) = V.RushHourView().actions_for_move(level, s0, None, move, BOARD_AREA)
     obs, reward, _, _, info = env.step(to_dict(action))
     d0 = solver.distance(level, s0)
-    assert b.state == R.apply(level, s0, move)
+    assert board(env).state == R.apply(level, s0, move)
     assert info["evaluator"]["potential"] == pytest.approx(1 - (d0 - 1) / d0)
     assert reward > 0 and frame_hash(obs) != frame_hash(obs0)
     snap = env.unwrapped.evaluator.snapshots[-1]
@@ -76,6 +76,8 @@ def test_a_detour_lowers_the_potential(make_env):
     env.step(to_dict(V.RushHourView().actions_for_move(level, b.state, None, step, BOARD_AREA)[0]))
     p1 = env.unwrapped.evaluator.snapshots[-1]["potential"]
     assert p1 == pytest.approx(1 - (d0 - 1) / d0)
+    b = board(env)  # the board after the move (a board is immutable: each move makes a new one)
+    assert solver.distance(level, b.state) == d0 - 1
     back = next(
         m
         for m in R.legal_moves(level, b.state)

@@ -238,8 +238,14 @@ def test_play_serves_the_page_and_records_a_human_episode(tmp_path):
                         {"type": "drag", "x0": item[1], "y0": item[2], "x1": item[3], "y1": item[4]}
                     )
                 page.wait_for_timeout(400)
-            shot = np.asarray(Image.open(io.BytesIO(page.screenshot())).convert("RGB"))
+            # the canvas's own pixels: the frame the human is shown (the page's status line is
+            # an overlay of the human page above it, never painted into the frame)
+            data_url = page.evaluate("document.getElementById('screen').toDataURL('image/png')")
+            png = base64.b64decode(data_url.partition(",")[2])
+            shot = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+            status = page.evaluate("document.getElementById('status').textContent")
             browser.close()
+        assert "Maze Paint" in status or "move" in status.lower(), status
         assert (
             env.unwrapped.suite.screen == "level"
             and env.unwrapped.suite.board.game.name == "MazePaint"
