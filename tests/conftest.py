@@ -70,6 +70,18 @@ def frame_hash(frame: np.ndarray) -> str:
     return hashlib.sha256(frame.tobytes()).hexdigest()
 
 
+class LiveBoard:
+    """The board ``env`` plays now, read at every attribute access. A board is immutable (each
+    change makes a new one), so a test that keeps ``suite.board`` across steps keeps the board
+    as it was; this handle follows the play."""
+
+    def __init__(self, env) -> None:
+        self._env = env
+
+    def __getattr__(self, name: str):
+        return getattr(self._env.unwrapped.suite.board, name)
+
+
 ALL_IDS = env_ids()
 
 

@@ -17,7 +17,7 @@ from puzzlegym.envs.truck_escape import rules as R
 from puzzlegym.envs.truck_escape import view as V
 from puzzlegym.screen.layout import BOARD_AREA, LEVEL
 
-from .conftest import frame_hash
+from .conftest import LiveBoard, frame_hash
 
 ID = "LongPuzzle/TruckEscape-Default"
 
@@ -34,13 +34,13 @@ def click_truck(env, i):
 def board_env(make_env, k=1):
     env = make_env(ID, start="board", level=k)
     env.reset(seed=0)
-    return env, env.unwrapped.suite.board
+    return env, LiveBoard(env)
 
 
 def test_blocked_truck_is_a_rejected_request_and_a_free_one_leaves(make_env, tmp_path):
     env = make_env(ID, start="board", level=1, record_dir=str(tmp_path / "rec"))
     env.reset(seed=0)
-    b = env.unwrapped.suite.board
+    b = LiveBoard(env)
     level, s0 = b.level, b.state
     free = R.legal_moves(level, s0)
     blocked = next(i for i in range(level.n_trucks) if i not in free)
