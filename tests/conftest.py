@@ -120,3 +120,29 @@ def view_records(tmp_path_factory):
     from tests.view_episodes import make_records
 
     return make_records(tmp_path_factory.mktemp("view-records"))
+
+
+# ------------------------------------------------------------ running on several workers
+# scripts/test.sh runs the suite on pytest-xdist workers (--dist loadgroup). A worker takes a
+# whole group: a test module (its module-scoped fixtures, a Chromium, a JAX compile shared by
+# its tests, are made once), except the two kinds of tests that must not run beside each other
+# on two workers: those that start the Code Execution sandbox (the kernel's RLIMIT_NPROC counts
+# the tasks of its unprivileged uid, which every sandbox shares, and the tests fill it on
+# purpose) and those that start a local Ray instance.
+SANDBOX_MODULES = frozenset({"test_sandbox_escapes.py"})
+RAY_MODULES = frozenset({"test_distributed.py", "test_rllib.py"})
+
+
+def worker_group(module: str, fixtures: list[str]) -> str:
+    """The xdist group of a test of file ``module`` that uses ``fixtures``."""
+    if module in SANDBOX_MODULES or "sandbox_available" in fixtures:
+        return "sandbox"
+    if module in RAY_MODULES:
+        return "ray"
+    return module
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        group = worker_group(item.path.name, list(getattr(item, "fixturenames", ())))
+        item.add_marker(pytest.mark.xdist_group(group))

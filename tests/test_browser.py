@@ -236,6 +236,8 @@ def test_killed_chromium_is_replaced_and_nothing_is_lost():
 
 
 def test_memory_stays_bounded_over_100_resets():
+    """Chromium's RSS after 100 resets stays near its RSS after 10: a page, a context or a
+    listener left behind by each reset would grow it with the resets."""
     before = set(chromium_processes())
     env = gym.make("LongPuzzle/MazePaint-Easy", backend="browser")
     rng = np.random.default_rng(0)
@@ -243,7 +245,7 @@ def test_memory_stays_bounded_over_100_resets():
     try:
         for r in range(100):
             env.reset(seed=r)
-            for _ in range(10):
+            for _ in range(2):
                 env.step(
                     {"type": "click", "x": int(rng.integers(1280)), "y": int(rng.integers(900))}
                 )
