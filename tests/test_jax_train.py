@@ -7,6 +7,7 @@ run, so each function compiles once in this process."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -39,6 +40,7 @@ TINY = (
     "agent.progress=false",
     "agent.protocol.num_levels=20",
     "agent.protocol.train_levels=2",
+    "agent.heldout_generated=30",
     "agent.ppo.num_envs=8",
     "agent.ppo.num_steps=8",
     "agent.ppo.num_epochs=1",
@@ -105,6 +107,15 @@ def test_the_run_directory_is_the_sb3_paths(unbroken):
         assert len(result[phase]["train"]["per_level"]) == 2
         assert "dead_ends" in result[phase]["test"]
     assert [row["timesteps"] for row in result["curve"]] == [1280, 2560, 3840]
+    held = result["generated"]
+    assert held["set"]["levels"] == len(held["trained"]["per_level"]) == 30
+    assert held["set"]["start_level"] == 1_000_000 and held["set"]["candidates"] >= 30
+    for player in ("trained", "random_masked"):
+        figures = held[player]
+        assert figures["ci"][0] <= figures["success"] <= figures["ci"][1]
+        assert set(figures["per_level"]) <= {0.0, 0.5, 1.0}  # shares of 2 episodes
+    assert line["heldout_generated_success"] == held["trained"]["success"]
+    assert line["random_masked_generated_ci"] == held["random_masked"]["ci"]
     assert len(progress(out)) == 1 + UPDATES
     header, _ = arrays.load(out / "checkpoint.npz", CHECKPOINT)
     assert header["book"]["updates"] == UPDATES
@@ -277,6 +288,46 @@ def test_the_gui_agent_plays_each_level_as_the_twin_does(unbroken):
     assert won == result["agreement"]["greedy_twin"]
 
 
+@pytest.mark.browser
+def test_the_gui_agent_plays_in_chromium_as_the_twin_does(unbroken):
+    """The same agent on the browser backend (a real Chromium page): the GUI actions it
+    answers reach the game through the page, frame for frame as in the in-process env, and
+    level 1 ends as the twin's greedy play ends."""
+    import gymnasium as gym
+
+    from puzzlegym.agents.jax_policy.policy import JaxAgent, Policy
+    from puzzlegym.env.loop import play
+
+    out, _, result = unbroken
+    policy = Policy.load(out / "policy.npz")
+    level = result["test_levels"][0]
+    played = {}
+    for backend in ("native", "browser"):
+        env = gym.make(
+            "LongPuzzle/MazePaint-Easy",
+            backend=backend,
+            start="board",
+            level=level["index"],
+            budget_s=level["budget_actions"] - 0.5,
+        )
+        try:
+            agent = JaxAgent(env.unwrapped, policy, greedy=True)
+            frames = []
+
+            def watched(obs, info, agent=agent, frames=frames):
+                frames.append(hashlib.sha256(obs.tobytes()).hexdigest())
+                return agent(obs, info)
+
+            play(env, watched, seed=0)
+            probe = env.unwrapped.probe()
+            played[backend] = (float(probe.success), probe.actions, frames)
+        finally:
+            env.close()
+    assert len(played["native"][2]) == played["native"][1] >= 1  # a frame before each action
+    assert played["browser"] == played["native"]
+    assert played["browser"][0] == result["agreement"]["greedy_twin"][0]
+
+
 @pytest.mark.parametrize(
     "override, message",
     [
@@ -288,6 +339,8 @@ def test_the_gui_agent_plays_each_level_as_the_twin_does(unbroken):
         ("+agent.n_envs=4", "^agent.n_envs: unknown key"),
         ("agent.protocol.budget_multiple=0.5", "^agent.protocol.budget_multiple: "),
         ("env.kwargs.backend=browser", "^env.kwargs.backend: jax_ppo trains on the twin"),
+        ("agent.heldout_generated_start=4", "^agent.heldout_generated_start: the held-out seeds"),
+        ("agent.heldout_generated=-1", "^agent.heldout_generated: "),
     ],
 )
 def test_bad_settings_are_named_before_anything_runs(override, message, tmp_path, capsys):

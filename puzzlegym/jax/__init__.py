@@ -3,7 +3,8 @@
 same game index for index as the Python board env.
 
 ``make(env_id, levels=..., num_levels=..., start_level=..., reward=...)`` returns ``(env,
-params)`` (:mod:`puzzlegym.jax.factory`); the env is a :class:`PuzzleJaxEnv`
+params)`` (:mod:`puzzlegym.jax.factory`; ``make_held_out`` the same on a generated held-out
+set, :mod:`puzzlegym.game.heldout`); the env is a :class:`PuzzleJaxEnv`
 (:mod:`puzzlegym.jax.env`): ``reset``, ``step`` (auto-reset), ``step_env``,
 ``reset_level``, ``action_mask``, jittable and vmappable. JAX picks the device.
 """
@@ -11,7 +12,13 @@ params)`` (:mod:`puzzlegym.jax.factory`); the env is a :class:`PuzzleJaxEnv`
 from __future__ import annotations
 
 from puzzlegym.jax.env import EnvParams, EnvState, PuzzleJaxEnv
-from puzzlegym.jax.factory import MAX_BUDGET_ACTIONS, MAX_LEVELS, budget_actions, make
+from puzzlegym.jax.factory import (
+    MAX_BUDGET_ACTIONS,
+    MAX_LEVELS,
+    budget_actions,
+    make,
+    make_held_out,
+)
 
 __all__ = [
     "MAX_BUDGET_ACTIONS",
@@ -21,4 +28,5 @@ __all__ = [
     "PuzzleJaxEnv",
     "budget_actions",
     "make",
+    "make_held_out",
 ]

@@ -81,7 +81,7 @@ class Spec:
     """The static configuration of an env (what traced code reads besides its params)."""
 
     env_id: str
-    levels: str  # "catalogue" or "generated"
+    levels: str  # "catalogue", "generated" or "held-out" (factory.make_held_out)
     num_levels: int | None  # the split (generated levels only)
     start_level: int | None
     n_targets: int

@@ -3,6 +3,7 @@ every argument checked before anything is built (errors name the argument)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from typing import Any
@@ -14,13 +15,14 @@ import numpy as np
 from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.env import REWARDS
+from puzzlegym.game.heldout import HeldOut
 from puzzlegym.game.splits import TrainingLevels, check_split, tier_targets
 from puzzlegym.game.twin import find_twin
 from puzzlegym.jax.env import EnvParams, PuzzleJaxEnv, Spec
 from puzzlegym.rl.protocol import MAX_BUDGET_MULTIPLE, Protocol
 from puzzlegym.suite.registry import parse_env_id
 
-__all__ = ["MAX_BUDGET_ACTIONS", "MAX_LEVELS", "budget_actions", "make"]
+__all__ = ["MAX_BUDGET_ACTIONS", "MAX_LEVELS", "budget_actions", "make", "make_held_out"]
 
 MAX_LEVELS = 65_536  # generated levels one env holds (each is generated, or read from the cache)
 MAX_BUDGET_ACTIONS = 10_000  # actions in one episode (the twin's history is sized by it)
@@ -137,7 +139,99 @@ def make(
                 f"more than {MAX_BUDGET_ACTIONS}"
             )
 
-    every = catalogue + (played if split is not None else [])
+    return _assemble(
+        game,
+        tier,
+        twin,
+        catalogue,
+        played,
+        index,
+        last,
+        budget,
+        Spec(
+            env_id=game.env_id(tier),
+            levels=levels,
+            num_levels=None if split is None else split.num_levels,
+            start_level=None if split is None else split.start_level,
+            n_targets=0,
+            buttons=(),
+            board_shape=(0, 0, 0),
+            level_bits=max(1, (n_catalogue - 1).bit_length()) if level_bits else 0,
+            reward=reward,
+            fingerprint="",
+        ),
+        generated=split is not None,
+    )
+
+
+def make_held_out(
+    env_id: str,
+    held: HeldOut,
+    reward: str = "potential",
+    budget_multiple: float = 2.0,
+    action_cost_s: float = 1.0,
+) -> tuple[PuzzleJaxEnv, EnvParams]:
+    """The twin env of objective ``env_id`` on a generated held-out set
+    (:func:`puzzlegym.game.heldout.held_out`): level row ``i`` is ``held.levels[i]``, each
+    with the training budget (``budget_multiple`` times the tier's longest catalogue
+    solution, as the training levels of :func:`make`), no level bits. Its planes and actions
+    are those of :func:`make`'s envs of the same tier (generated levels fit the tier)."""
+    game, tier = parse_env_id(env_id)
+    twin = find_twin(game)
+    if twin is None:
+        raise ConfigError(f"env id: {game.name} has no JAX twin yet (envs/<game>/twin.py)")
+    if not isinstance(held, HeldOut) or not held.levels:
+        raise ConfigError(f"held: expected a HeldOut set with levels, got {shown(held)}")
+    check_count(len(held.levels), "held.levels", 1, MAX_LEVELS, ConfigError)
+    if reward not in REWARDS:
+        raise ConfigError(f"reward: {shown(reward)} is not allowed; allowed: {', '.join(REWARDS)}")
+    cost = _positive(action_cost_s, "action_cost_s")
+    multiple = check_number(
+        budget_multiple, "budget_multiple", 1.0, MAX_BUDGET_MULTIPLE, ConfigError
+    )
+    protocol = Protocol(env_id, budget_multiple=multiple, env_kwargs={"action_cost_s": cost})
+    n = len(held.levels)
+    catalogue = list(game.load_catalogue(tier))
+    return _assemble(
+        game,
+        tier,
+        twin,
+        catalogue,
+        list(held.levels),
+        np.zeros(n, dtype=np.int32),
+        np.full(n, len(catalogue) == 1),
+        np.full(n, protocol.train_budget_actions(), dtype=np.int32),
+        Spec(
+            env_id=game.env_id(tier),
+            levels="held-out",
+            num_levels=None,
+            start_level=held.start_level,
+            n_targets=0,
+            buttons=(),
+            board_shape=(0, 0, 0),
+            level_bits=0,
+            reward=reward,
+            fingerprint="",
+        ),
+        generated=True,
+    )
+
+
+def _assemble(
+    game: Any,
+    tier: str,
+    twin: Any,
+    catalogue: list,
+    played: list,
+    index: np.ndarray,
+    last: np.ndarray,
+    budget: np.ndarray,
+    spec: Spec,
+    generated: bool,
+) -> tuple[PuzzleJaxEnv, EnvParams]:
+    """The env over the levels ``played`` (their tables, padded to the sizes of the tier's
+    catalogue and ``played``), with ``spec``'s static fields completed."""
+    every = catalogue + (played if generated else [])
     board_shape = tuple(int(v) for v in game.planes.shape(every))
     bound = twin.bind(twin.sizes_for(every), tier_targets(game, tier), int(budget.max()))
     tables = bound.stack([bound.encode(level) for level in played])
@@ -146,17 +240,11 @@ def make(
         array = np.ascontiguousarray(array)
         digest.update(f"{name}:{array.dtype}:{array.shape}\n".encode())
         digest.update(array.tobytes())
-    buttons = ("restart", "undo") if game.has_undo else ("restart",)
-    spec = Spec(
-        env_id=game.env_id(tier),
-        levels=levels,
-        num_levels=None if split is None else split.num_levels,
-        start_level=None if split is None else split.start_level,
+    spec = dataclasses.replace(
+        spec,
         n_targets=bound.n_targets,
-        buttons=buttons,
+        buttons=("restart", "undo") if game.has_undo else ("restart",),
         board_shape=(board_shape[0], board_shape[1], board_shape[2]),
-        level_bits=max(1, (n_catalogue - 1).bit_length()) if level_bits else 0,
-        reward=reward,
         fingerprint=digest.hexdigest(),
     )
     params = EnvParams(

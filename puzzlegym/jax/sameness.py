@@ -94,6 +94,11 @@ def python_env(env: PuzzleJaxEnv, params: EnvParams, row: int):
     """The Python board env that plays level row ``row`` of ``params`` as ``env`` does, and
     the ``reset`` options that start it there."""
     spec = env.spec
+    if spec.levels == "held-out":
+        raise ConfigError(
+            "env: a held-out set's twin (make_held_out) has no Python env of its own; compare "
+            "the generated split it was drawn from (make(..., levels='generated'))"
+        )
     budget = int(params.budget[row])
     kwargs: dict[str, Any] = dict(
         actions="board",

@@ -12,7 +12,12 @@ observation="board", buttons=<the level screen's>)``, :func:`~puzzlegym.rl.proto
 play_levels`) on the catalogue's levels and the first ``train_levels`` training levels, as
 for SB3; the trained policy is measured again in the **twin** on the same levels and
 budgets (:class:`~puzzlegym.jax.evaluate.TwinEvaluator`), and ``result["agreement"]`` sets
-the two held-out figures side by side with their 95 % intervals over episodes. The learning
+the two held-out figures side by side with their 95 % intervals over episodes. The second
+held-out set is generated: ``heldout_generated`` levels (default 1,000) from level seed
+``heldout_generated_start`` (:mod:`puzzlegym.game.heldout`: no training level's board, no
+catalogue level, no board twice), each played ``episodes`` times in the twin within the
+training budget by the trained policy (sampled) and by the masked random policy;
+``result["generated"]`` holds both with 95 % intervals over levels and episodes. The learning
 curve is measured in the twin (``episodes`` per level, every ``curve_every`` steps).
 
 :func:`train` validates the whole :class:`JaxTrainConfig`, makes the twins and the learner
@@ -48,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from puzzlegym.agents.jax_policy import arrays
@@ -55,8 +61,9 @@ from puzzlegym.agents.jax_policy.policy import Policy
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import check_count
-from puzzlegym.jax.evaluate import TwinEvaluator, episode_interval
-from puzzlegym.jax.factory import make
+from puzzlegym.game.heldout import MAX_HELD_OUT, HeldOut, held_out
+from puzzlegym.jax.evaluate import TwinEvaluator, episode_interval, level_interval
+from puzzlegym.jax.factory import make, make_held_out
 from puzzlegym.jax.ppo import METRICS, PPO, PPOConfig
 from puzzlegym.record.files import lock_file
 from puzzlegym.rl.protocol import MAX_EPISODES, LevelEnvs, Protocol, masks, play_levels
@@ -82,6 +89,7 @@ CHECKPOINT = "puzzlegym-jax-checkpoint"
 VERSION = 1
 ENV_KEYS = ("reward", "action_cost_s")  # env keywords the twin plays as the Python env does
 PROGRESS_COLUMNS = ("timesteps", "update", *METRICS, "elapsed_s")
+HELDOUT_START = 1_000_000  # the generated held-out set's first level seed (training: 0 .. 499)
 
 
 def level_buttons(game: Any) -> tuple[str, ...]:
@@ -121,6 +129,8 @@ class JaxTrainConfig:
     curve_every: int | None = 400_000
     checkpoint_every: int = 400_000
     progress: bool = True
+    heldout_generated: int = 1000
+    heldout_generated_start: int = HELDOUT_START
 
     def __post_init__(self) -> None:
         if not isinstance(self.protocol, Protocol):
@@ -149,6 +159,14 @@ class JaxTrainConfig:
         if self.curve_every is not None:
             _count(self.curve_every, "curve_every", 1, MAX_TIMESTEPS)
         _count(self.checkpoint_every, "checkpoint_every", 1, MAX_TIMESTEPS)
+        _count(self.heldout_generated, "heldout_generated", 0, MAX_HELD_OUT)
+        start = _count(self.heldout_generated_start, "heldout_generated_start", 0, 2**31 - 1)
+        lo, hi = self.protocol.start_level, self.protocol.start_level + self.protocol.num_levels
+        if self.heldout_generated and start < hi and lo < start + 4 * self.heldout_generated:
+            raise ConfigError(
+                f"heldout_generated_start: the held-out seeds [{start}, "
+                f"{start + 4 * self.heldout_generated}) overlap the training seeds [{lo}, {hi})"
+            )
         if not isinstance(self.progress, bool):
             raise ConfigError(f"progress: expected true or false, got {shown(self.progress)}")
 
@@ -173,6 +191,8 @@ class JaxTrainConfig:
             "episodes": self.episodes,
             "curve_every": self.curve_every,
             "checkpoint_every": self.checkpoint_every,
+            "heldout_generated": self.heldout_generated,
+            "heldout_generated_start": self.heldout_generated_start,
         }
 
 
@@ -209,6 +229,30 @@ class _Learner:
         self.ppo = PPO(self.env, self.params, config.ppo, chunk=config.chunk)
         self.test_eval = TwinEvaluator(self.test_env, self.test_params, self.ppo.network)
         self.train_eval = TwinEvaluator(self.env, self.params, self.ppo.network)
+        self.held: HeldOut | None = None
+        if config.heldout_generated:
+            self.held = held_out(
+                proto.game,
+                proto.tier,
+                proto.split,
+                config.heldout_generated_start,
+                config.heldout_generated,
+            )
+            held_env, held_params = make_held_out(
+                proto.env_id,
+                self.held,
+                reward=kw["reward"],
+                budget_multiple=proto.budget_multiple,
+                action_cost_s=proto.action_cost_s,
+            )
+            if (held_env.obs_shape, held_env.num_actions) != (
+                self.env.obs_shape,
+                self.env.num_actions,
+            ):  # pragma: no cover - generated levels fit the tier's sizes
+                raise ConfigError(
+                    f"env id: {proto.env_id}'s held-out levels need planes {held_env.obs_shape}"
+                )
+            self.held_eval = TwinEvaluator(held_env, held_params, self.ppo.network)
         self.keys = jax.random.PRNGKey(config.seed)[None]  # one seed
         self._run: Any = None
 
@@ -238,6 +282,25 @@ class _Learner:
             greedy,
         )
         return {"test": _figures(test, episodes), "train": _figures(train, episodes)}
+
+    def held_out(self, net_params: Any, episodes: int, key: Any) -> dict:
+        """The generated held-out set in the twin: the policy of ``net_params`` (sampled) and
+        the masked random policy (the same network with every weight 0: equal logits, so
+        uniform over the legal actions), each level ``episodes`` times; intervals over
+        levels and episodes (:func:`~puzzlegym.jax.evaluate.level_interval`)."""
+        assert self.held is not None
+        k_trained, k_random = jax.random.split(key)
+        rows = np.arange(len(self.held.levels))
+        budgets = np.asarray(self.held_eval.params.budget)
+        out: dict[str, Any] = {"set": self.held.to_dict()}
+        zero = jax.tree.map(jnp.zeros_like, net_params)
+        players = (("trained", net_params, k_trained), ("random_masked", zero, k_random))
+        for name, params, k in players:
+            per_level = self.held_eval.success(params, rows, budgets, episodes, k)
+            figures = _figures(per_level, episodes)
+            figures["ci"] = level_interval(per_level, episodes)
+            out[name] = figures
+        return out
 
     def policy(self, net_params: Any, config: JaxTrainConfig, timesteps: int) -> Policy:
         env = self.env
@@ -516,6 +579,11 @@ class _Run:
         for split in ("test", "train"):  # deterministic: every episode of a level alike
             greedy[split] = _figures(np.array(greedy[split]["per_level"]), 1)
         twin = {"trained": lr.twin(net_params, cfg.episodes, key, False), "trained_greedy": greedy}
+        generated = (
+            None
+            if lr.held is None
+            else lr.held_out(net_params, cfg.episodes, jax.random.PRNGKey(cfg.seed + 13))
+        )
         policy.save(out / "policy.npz")
         train_s = book["train_s"]
         result: dict[str, Any] = {
@@ -529,6 +597,7 @@ class _Run:
             "train_budget_actions": proto.train_budget_actions(),
             **dead_end_phases(phases, proto.game.name),
             "twin": twin,
+            **({} if generated is None else {"generated": generated}),
             "timesteps": timesteps,
             "train_s": round(train_s, 1),
             "train_fps": round(timesteps / max(train_s, 1e-9), 1),
@@ -559,6 +628,13 @@ class _Run:
             f"levels {result['trained']['train']['success']:.2f} after {timesteps} steps "
             f"({result['train_s']} s, {result['train_fps']} steps/s, compile {compile_s:.1f} s)"
         )
+        if generated is not None:
+            self.log(
+                f"generated held-out set ({generated['set']['levels']} levels): "
+                f"{generated['trained']['success']:.2f} {generated['trained']['ci']} trained, "
+                f"{generated['random_masked']['success']:.2f} "
+                f"{generated['random_masked']['ci']} masked random"
+            )
         jsonio.write_json(out / "result.json", result)
         return result
 
@@ -571,7 +647,15 @@ def config_from_mapping(protocol: Protocol, agent: Mapping[str, Any], seed: int)
     network = agent.pop("network", None)
     if network is not None:
         ppo["network"] = network
-    allowed = ("timesteps", "episodes", "curve_every", "checkpoint_every", "progress")
+    allowed = (
+        "timesteps",
+        "episodes",
+        "curve_every",
+        "checkpoint_every",
+        "progress",
+        "heldout_generated",
+        "heldout_generated_start",
+    )
     for key in agent:
         if key not in allowed:
             raise ConfigError(

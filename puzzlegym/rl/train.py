@@ -662,4 +662,20 @@ def summary(result: dict) -> dict:
         "timesteps": result["timesteps"],
         "train_fps": result["train_fps"],
         "seconds": result["total_s"],
+        **generated_summary(result),
+    }
+
+
+def generated_summary(result: dict) -> dict:
+    """The generated held-out set's headline figures of a run that measured one (the JAX
+    path: ``result["generated"]``), else none."""
+    held = result.get("generated")
+    if held is None:
+        return {}
+    return {
+        "heldout_generated_success": held["trained"]["success"],
+        "heldout_generated_ci": held["trained"]["ci"],
+        "random_masked_generated_success": held["random_masked"]["success"],
+        "random_masked_generated_ci": held["random_masked"]["ci"],
+        "heldout_generated_levels": held["set"]["levels"],
     }
