@@ -478,6 +478,28 @@ def test_aggregate_and_dead_end_rows_pool_the_seeds():
     assert d["random_masked"]["dead_end_share"] == 0.0 and d["random_masked"]["mean_delay"] is None
     tie = aggregate([_fake_result(s, [0.1, 0.0], [0.1, 0.0], dead=1) for s in range(3)], reps=200)
     assert tie["beats_masked"] is False
+    assert "trained_generated" not in row  # no generated held-out set in these runs
+
+
+def test_aggregate_adds_the_generated_held_out_set_when_every_run_has_one():
+    pytest.importorskip("rliable")
+    results = [_fake_result(s, [1.0, 0.8], [0.1, 0.0], dead=3) for s in range(3)]
+    for s, r in enumerate(results):
+        r["generated"] = {
+            "set": {"levels": 4},
+            "trained": {"per_level": [0.5, 0.5, 1.0, 0.0], "success": 0.5 + s / 100},
+            "random_masked": {"per_level": [0.0, 0.0, 0.5, 0.0], "success": 0.125},
+        }
+    row = aggregate(results, reps=200)
+    assert row["trained_generated"]["mean"] == pytest.approx(0.5)
+    assert row["random_masked_generated"]["mean"] == pytest.approx(0.125)
+    assert row["per_seed_generated"] == [0.5, 0.51, 0.52] and row["levels"]["generated"] == 4
+    assert row["beats_masked_generated"] is True
+    for r in results:  # masked random as good as trained: the intervals meet
+        r["generated"]["random_masked"]["per_level"] = [0.5, 0.5, 1.0, 0.0]
+    assert aggregate(results, reps=200)["beats_masked_generated"] is False
+    results[0].pop("generated")
+    assert "trained_generated" not in aggregate(results, reps=200)
 
 
 def test_the_readme_run_is_one_configuration_under_its_three_names():

@@ -5,7 +5,8 @@ ends trained and random policies walk into.
 
 Scores are success rates per (run, level): the runs are the seeds, the tasks the levels
 (the catalogue's for held-out success, the split's first training levels for train
-success). ``rliable.library.get_interval_estimates`` resamples runs within each level
+success, and for a JAX run's generated held-out set its levels).
+``rliable.library.get_interval_estimates`` resamples runs within each level
 (stratified bootstrap) for the mean and the interquartile mean (IQM) over every (run, level)
 score. Needs the ``rl`` extra (``rliable``).
 """
@@ -90,6 +91,18 @@ def aggregate(results: Sequence[Mapping[str, Any]], reps: int = REPS) -> dict:
     row["beats_masked"] = (
         row["trained_test"]["mean_ci"][0] > row["random_masked_test"]["mean_ci"][1]
     )
+    if all("generated" in r for r in results):  # the JAX path's generated held-out set
+        for phase in ("trained", "random_masked"):
+            scores = np.array([r["generated"][phase]["per_level"] for r in results], dtype=float)
+            row[f"{phase}_generated"] = interval(scores, reps)
+        row["per_seed_generated"] = [r["generated"]["trained"]["success"] for r in results]
+        row["per_seed_masked_generated"] = [
+            r["generated"]["random_masked"]["success"] for r in results
+        ]
+        row["levels"]["generated"] = results[0]["generated"]["set"]["levels"]
+        row["beats_masked_generated"] = (
+            row["trained_generated"]["mean_ci"][0] > row["random_masked_generated"]["mean_ci"][1]
+        )
     return row
 
 
