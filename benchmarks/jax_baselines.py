@@ -5,6 +5,7 @@ plays both random policies beside the trained one. One row an objective, with rl
 stratified-bootstrap intervals over seeds and levels (:func:`puzzlegym.rl.report.aggregate`)
 and the per-seed figures.
 
+    .venv/bin/python benchmarks/jax_baselines.py                # every game's first tier
     .venv/bin/python benchmarks/jax_baselines.py --objectives MazePaint-Easy NutAndBolt-Easy \\
         --seeds 0 1 2 --timesteps 4000000
 
@@ -27,9 +28,10 @@ from pathlib import Path
 
 from puzzlegym import cli
 from puzzlegym.base import jsonio
+from puzzlegym.game.twin import has_twin
 from puzzlegym.rl.report import aggregate
 from puzzlegym.run import env_config_name
-from puzzlegym.suite.registry import parse_env_id
+from puzzlegym.suite.registry import games, parse_env_id
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -128,12 +130,17 @@ def table(rows: list[dict]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--objectives", nargs="+", default=["MazePaint-Easy"])
+    parser.add_argument(
+        "--objectives", nargs="+", default=None, help="default: every game's first tier"
+    )
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--timesteps", type=int, default=4_000_000)
     parser.add_argument("--root", type=Path, default=ROOT / "runs" / "jax_baselines")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
+    if args.objectives is None:
+        firsts = [game.env_id(game.tiers[0]) for game in games().values() if has_twin(game)]
+        args.objectives = [env_id.split("/", 1)[1] for env_id in firsts]
     for objective in args.objectives:
         parse_env_id(f"LongPuzzle/{objective}")  # a bad name stops here, before any run
     started = time.perf_counter()

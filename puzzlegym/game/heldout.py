@@ -11,7 +11,8 @@ symmetries and names) is that of a training level or of a candidate kept before 
 seed ranges can still hold the same board (a small generator space gives the same board to
 several seeds), so the hashes, not the seeds, make the set disjoint.
 
-At most ``max_candidates`` candidates are tried (default ``4 * size``): a tier whose
+At most ``max_candidates`` candidates are tried (default :data:`CANDIDATES_PER_LEVEL` times
+``size``): a tier whose
 generator has fewer new boards gives fewer levels, and :attr:`HeldOut.levels` says how many
 (with :attr:`HeldOut.dropped_training` and :attr:`HeldOut.dropped_repeats`, the candidates
 left out and why). The levels are generated now or read from the level cache.
@@ -35,9 +36,10 @@ from puzzlegym.game import Game
 from puzzlegym.game.levelhash import level_hash
 from puzzlegym.game.splits import SEED_LIMIT, Split, TrainingLevels
 
-__all__ = ["MAX_HELD_OUT", "HeldOut", "held_out"]
+__all__ = ["CANDIDATES_PER_LEVEL", "MAX_HELD_OUT", "HeldOut", "check_seeds", "held_out"]
 
 MAX_HELD_OUT = 100_000  # levels a held-out set may hold
+CANDIDATES_PER_LEVEL = 4  # candidates tried per level asked for, by default
 
 
 @dataclass
@@ -67,6 +69,38 @@ class HeldOut:
         }
 
 
+def check_seeds(
+    train: Split,
+    start_level: Any,
+    size: int,
+    max_candidates: Any = None,
+    name: str = "start_level",
+) -> tuple[int, int]:
+    """``(start_level, max_candidates)`` of a held-out set of ``size`` levels, checked: the
+    candidate seeds ``[start_level, start_level + max_candidates)`` (default
+    :data:`CANDIDATES_PER_LEVEL` a level) lie below ``2**31`` and outside ``train``'s range.
+    Errors name ``name`` (the caller's key for ``start_level``)."""
+    if not isinstance(train, Split):
+        raise ConfigError(f"train: expected a puzzlegym.game.splits.Split, got {train!r}")
+    if train.num_levels == 0:
+        raise ConfigError("train: an unbounded training split leaves no level seed held out")
+    most = check_count(
+        CANDIDATES_PER_LEVEL * size if max_candidates is None else max_candidates,
+        "max_candidates",
+        size,
+        CANDIDATES_PER_LEVEL * MAX_HELD_OUT,
+        ConfigError,
+    )
+    start = check_count(start_level, name, 0, SEED_LIMIT - most, ConfigError)
+    lo, hi = train.start_level, train.start_level + train.num_levels
+    if start < hi and lo < start + most:
+        raise ConfigError(
+            f"{name}: the held-out seeds [{start}, {start + most}) overlap the training "
+            f"seeds [{lo}, {hi}); start at {hi} or above"
+        )
+    return start, most
+
+
 def held_out(
     game: Game,
     tier: str,
@@ -77,25 +111,8 @@ def held_out(
 ) -> HeldOut:
     """The generated held-out set of ``size`` levels of ``game``'s ``tier`` for a run trained
     on ``train``, from level seed ``start_level`` (see the module docstring)."""
-    if not isinstance(train, Split):
-        raise ConfigError(f"train: expected a puzzlegym.game.splits.Split, got {train!r}")
-    if train.num_levels == 0:
-        raise ConfigError("train: an unbounded training split leaves no level seed held out")
     size = check_count(size, "size", 1, MAX_HELD_OUT, ConfigError)
-    most = check_count(
-        4 * size if max_candidates is None else max_candidates,
-        "max_candidates",
-        size,
-        4 * MAX_HELD_OUT,
-        ConfigError,
-    )
-    start = check_count(start_level, "start_level", 0, SEED_LIMIT - most, ConfigError)
-    lo, hi = train.start_level, train.start_level + train.num_levels
-    if start < hi and lo < start + most:
-        raise ConfigError(
-            f"start_level: the held-out seeds [{start}, {start + most}) overlap the training "
-            f"seeds [{lo}, {hi}); start at {hi} or above"
-        )
+    start, most = check_seeds(train, start_level, size, max_candidates)
     training = TrainingLevels(game, tier, train)
     seen = {level_hash(game, training.level(i)) for i in range(train.num_levels)}
     candidates = TrainingLevels(game, tier, Split(0, start))
@@ -103,12 +120,11 @@ def held_out(
     for j in range(most):
         if len(out.levels) == size:
             break
+        out.candidates += 1
         try:
             source, level = candidates.entry(j)
         except LevelError:  # this seed's candidates are all refused: the next seed
-            out.candidates += 1
             continue
-        out.candidates += 1
         digest = level_hash(game, level)
         if digest in seen:
             if digest in out.hashes:

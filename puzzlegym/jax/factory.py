@@ -3,7 +3,6 @@ every argument checked before anything is built (errors name the argument)."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import math
 from typing import Any
@@ -93,24 +92,13 @@ def make(
         >>> env.action_mask(state, params).astype(int).tolist()
         [1, 1, 0, 1, 0]
     """
-    game, tier = parse_env_id(env_id)
-    twin = find_twin(game)
-    if twin is None:
-        raise ConfigError(
-            f"env id: {game.name} has no JAX twin yet (envs/<game>/twin.py with TWIN); "
-            "the Python env plays it: puzzlegym.wrappers.make_sb3_env"
-        )
+    game, tier, twin = _objective(env_id)
     split = check_split(levels, num_levels, start_level)
     if split is not None:
         check_count(split.num_levels, "num_levels", 1, MAX_LEVELS, ConfigError)
-    if reward not in REWARDS:
-        raise ConfigError(f"reward: {shown(reward)} is not allowed; allowed: {', '.join(REWARDS)}")
     if not isinstance(level_bits, bool):
         raise ConfigError(f"level_bits: expected true or false, got {shown(level_bits)}")
-    cost = _positive(action_cost_s, "action_cost_s")
-    multiple = check_number(
-        budget_multiple, "budget_multiple", 1.0, MAX_BUDGET_MULTIPLE, ConfigError
-    )
+    cost, multiple = _checked(reward, action_cost_s, budget_multiple)
     seconds = None if budget_s is None else _positive(budget_s, "budget_s")
     fixed = None if seconds is None else budget_actions(seconds, cost)
 
@@ -148,19 +136,11 @@ def make(
         index,
         last,
         budget,
-        Spec(
-            env_id=game.env_id(tier),
-            levels=levels,
-            num_levels=None if split is None else split.num_levels,
-            start_level=None if split is None else split.start_level,
-            n_targets=0,
-            buttons=(),
-            board_shape=(0, 0, 0),
-            level_bits=max(1, (n_catalogue - 1).bit_length()) if level_bits else 0,
-            reward=reward,
-            fingerprint="",
-        ),
-        generated=split is not None,
+        levels=levels,
+        num_levels=None if split is None else split.num_levels,
+        start_level=None if split is None else split.start_level,
+        level_bits=max(1, (n_catalogue - 1).bit_length()) if level_bits else 0,
+        reward=reward,
     )
 
 
@@ -176,19 +156,11 @@ def make_held_out(
     with the training budget (``budget_multiple`` times the tier's longest catalogue
     solution, as the training levels of :func:`make`), no level bits. Its planes and actions
     are those of :func:`make`'s envs of the same tier (generated levels fit the tier)."""
-    game, tier = parse_env_id(env_id)
-    twin = find_twin(game)
-    if twin is None:
-        raise ConfigError(f"env id: {game.name} has no JAX twin yet (envs/<game>/twin.py)")
-    if not isinstance(held, HeldOut) or not held.levels:
-        raise ConfigError(f"held: expected a HeldOut set with levels, got {shown(held)}")
+    game, tier, twin = _objective(env_id)
+    if not isinstance(held, HeldOut):
+        raise ConfigError(f"held: expected a puzzlegym HeldOut set, got {shown(held)}")
     check_count(len(held.levels), "held.levels", 1, MAX_LEVELS, ConfigError)
-    if reward not in REWARDS:
-        raise ConfigError(f"reward: {shown(reward)} is not allowed; allowed: {', '.join(REWARDS)}")
-    cost = _positive(action_cost_s, "action_cost_s")
-    multiple = check_number(
-        budget_multiple, "budget_multiple", 1.0, MAX_BUDGET_MULTIPLE, ConfigError
-    )
+    cost, multiple = _checked(reward, action_cost_s, budget_multiple)
     protocol = Protocol(env_id, budget_multiple=multiple, env_kwargs={"action_cost_s": cost})
     n = len(held.levels)
     catalogue = list(game.load_catalogue(tier))
@@ -201,20 +173,35 @@ def make_held_out(
         np.zeros(n, dtype=np.int32),
         np.full(n, len(catalogue) == 1),
         np.full(n, protocol.train_budget_actions(), dtype=np.int32),
-        Spec(
-            env_id=game.env_id(tier),
-            levels="held-out",
-            num_levels=None,
-            start_level=held.start_level,
-            n_targets=0,
-            buttons=(),
-            board_shape=(0, 0, 0),
-            level_bits=0,
-            reward=reward,
-            fingerprint="",
-        ),
-        generated=True,
+        levels="held-out",
+        num_levels=None,
+        start_level=held.start_level,
+        level_bits=0,
+        reward=reward,
     )
+
+
+def _objective(env_id: str) -> tuple[Any, str, Any]:
+    """The game, tier and twin of ``env_id`` (refused when the game has no twin)."""
+    game, tier = parse_env_id(env_id)
+    twin = find_twin(game)
+    if twin is None:
+        raise ConfigError(
+            f"env id: {game.name} has no JAX twin yet (envs/<game>/twin.py with TWIN); "
+            "the Python env plays it: puzzlegym.wrappers.make_sb3_env"
+        )
+    return game, tier, twin
+
+
+def _checked(reward: Any, action_cost_s: Any, budget_multiple: Any) -> tuple[float, float]:
+    """``reward`` checked; ``action_cost_s`` and ``budget_multiple`` as numbers, checked."""
+    if reward not in REWARDS:
+        raise ConfigError(f"reward: {shown(reward)} is not allowed; allowed: {', '.join(REWARDS)}")
+    cost = _positive(action_cost_s, "action_cost_s")
+    multiple = check_number(
+        budget_multiple, "budget_multiple", 1.0, MAX_BUDGET_MULTIPLE, ConfigError
+    )
+    return cost, multiple
 
 
 def _assemble(
@@ -226,12 +213,16 @@ def _assemble(
     index: np.ndarray,
     last: np.ndarray,
     budget: np.ndarray,
-    spec: Spec,
-    generated: bool,
+    *,
+    levels: str,
+    num_levels: int | None,
+    start_level: int | None,
+    level_bits: int,
+    reward: str,
 ) -> tuple[PuzzleJaxEnv, EnvParams]:
     """The env over the levels ``played`` (their tables, padded to the sizes of the tier's
-    catalogue and ``played``), with ``spec``'s static fields completed."""
-    every = catalogue + (played if generated else [])
+    catalogue and, when generated, ``played``'s) and its :class:`Spec`."""
+    every = catalogue + (played if levels != "catalogue" else [])
     board_shape = tuple(int(v) for v in game.planes.shape(every))
     bound = twin.bind(twin.sizes_for(every), tier_targets(game, tier), int(budget.max()))
     tables = bound.stack([bound.encode(level) for level in played])
@@ -240,11 +231,16 @@ def _assemble(
         array = np.ascontiguousarray(array)
         digest.update(f"{name}:{array.dtype}:{array.shape}\n".encode())
         digest.update(array.tobytes())
-    spec = dataclasses.replace(
-        spec,
+    spec = Spec(
+        env_id=game.env_id(tier),
+        levels=levels,
+        num_levels=num_levels,
+        start_level=start_level,
         n_targets=bound.n_targets,
         buttons=("restart", "undo") if game.has_undo else ("restart",),
         board_shape=(board_shape[0], board_shape[1], board_shape[2]),
+        level_bits=level_bits,
+        reward=reward,
         fingerprint=digest.hexdigest(),
     )
     params = EnvParams(

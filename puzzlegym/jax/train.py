@@ -61,7 +61,7 @@ from puzzlegym.agents.jax_policy.policy import Policy
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import check_count
-from puzzlegym.game.heldout import MAX_HELD_OUT, HeldOut, held_out
+from puzzlegym.game.heldout import MAX_HELD_OUT, HeldOut, check_seeds, held_out
 from puzzlegym.jax.evaluate import TwinEvaluator, episode_interval, level_interval
 from puzzlegym.jax.factory import make, make_held_out
 from puzzlegym.jax.ppo import METRICS, PPO, PPOConfig
@@ -160,12 +160,12 @@ class JaxTrainConfig:
             _count(self.curve_every, "curve_every", 1, MAX_TIMESTEPS)
         _count(self.checkpoint_every, "checkpoint_every", 1, MAX_TIMESTEPS)
         _count(self.heldout_generated, "heldout_generated", 0, MAX_HELD_OUT)
-        start = _count(self.heldout_generated_start, "heldout_generated_start", 0, 2**31 - 1)
-        lo, hi = self.protocol.start_level, self.protocol.start_level + self.protocol.num_levels
-        if self.heldout_generated and start < hi and lo < start + 4 * self.heldout_generated:
-            raise ConfigError(
-                f"heldout_generated_start: the held-out seeds [{start}, "
-                f"{start + 4 * self.heldout_generated}) overlap the training seeds [{lo}, {hi})"
+        if self.heldout_generated:
+            check_seeds(
+                self.protocol.split,
+                self.heldout_generated_start,
+                self.heldout_generated,
+                name="heldout_generated_start",
             )
         if not isinstance(self.progress, bool):
             raise ConfigError(f"progress: expected true or false, got {shown(self.progress)}")
@@ -283,7 +283,7 @@ class _Learner:
         )
         return {"test": _figures(test, episodes), "train": _figures(train, episodes)}
 
-    def held_out(self, net_params: Any, episodes: int, key: Any) -> dict:
+    def held_out_figures(self, net_params: Any, episodes: int, key: Any) -> dict:
         """The generated held-out set in the twin: the policy of ``net_params`` (sampled) and
         the masked random policy (the same network with every weight 0: equal logits, so
         uniform over the legal actions), each level ``episodes`` times; intervals over
@@ -582,7 +582,7 @@ class _Run:
         generated = (
             None
             if lr.held is None
-            else lr.held_out(net_params, cfg.episodes, jax.random.PRNGKey(cfg.seed + 13))
+            else lr.held_out_figures(net_params, cfg.episodes, jax.random.PRNGKey(cfg.seed + 13))
         )
         policy.save(out / "policy.npz")
         train_s = book["train_s"]
