@@ -36,6 +36,7 @@ from tests.conftest import scripted
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-escape-test-0123456789-KEY-" + uuid.uuid4().hex
+EXIT_WAIT_S = 5.0  # how long a box killed at the end of a test may take to exit
 MEMORY_MARKER = ("parent-memory-" + uuid.uuid4().hex).encode()  # exists only in this process
 LIMIT_S = 2.0
 
@@ -91,6 +92,15 @@ class Outside:
         assert written == [], written
         assert not Path(f"/tmp/escaped-{self.marker}").exists()
         assert self.secret.read_text() == self.secret_text
+        deadline = time.monotonic() + EXIT_WAIT_S  # a killed box may still be exiting
+        while True:
+            left = self.processes_left()
+            if not left or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert left == []
+
+    def processes_left(self) -> list[tuple[str, bytes]]:
         left = []
         for proc in Path("/proc").iterdir():
             if not proc.name.isdigit() or int(proc.name) == os.getpid():
@@ -102,7 +112,7 @@ class Outside:
                 continue
             if ns in self.namespaces or self.marker.encode() in cmdline:
                 left.append((proc.name, cmdline[:80]))
-        assert left == []
+        return left
 
 
 @pytest.fixture
