@@ -360,3 +360,42 @@ def test_checkpoints_are_bounded_numbers_only(unbroken):
     out, _, _ = unbroken
     _, leaves = arrays.load(out / "checkpoint.npz", CHECKPOINT)
     assert all(isinstance(x, np.ndarray) and x.dtype.kind in "biuf" for x in leaves)
+
+
+def test_training_stops_at_the_first_curve_point_reaching_the_stop(tmp_path):
+    """``agent.stop_train_success``: on Truck Escape the tiny run's train success is 0 at
+    its first curve point (20 updates) and 1 at the second (40 of its 60 updates), so a stop
+    of 0.5 ends training at the second point, where the run is tested and its state saved."""
+    common = [a for a in TINY if not a.startswith("env=")] + ["env=truck_escape_default"]
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        code = cli.main(
+            ["train", *common, "agent.stop_train_success=0.5", "--out", str(tmp_path / "run")]
+        )
+    assert code == 0
+    line = json.loads(buf.getvalue().strip().splitlines()[-1])
+    result = json.loads((tmp_path / "run" / "result.json").read_text())
+    curve = result["curve"]
+    assert [row["timesteps"] for row in curve] == [64 * 20, 64 * 40]
+    assert curve[0]["train_success"] < 0.5 <= curve[1]["train_success"]
+    assert result["stopped_early"] is True
+    assert line["timesteps"] == result["timesteps"] == 64 * 40
+    progress_rows = (tmp_path / "run" / "progress.csv").read_text().splitlines()
+    assert len(progress_rows) == 1 + 40  # the header and the 40 updates trained
+    header, _ = arrays.load(tmp_path / "run" / "checkpoint.npz", CHECKPOINT)
+    assert header["book"]["updates"] == 40  # the state it stopped at, saved
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("agent.stop_train_success=1.5", "^agent.stop_train_success: expected a share"),
+        ("agent.stop_train_success=0", "^agent.stop_train_success: expected a share"),
+        ("agent.curve_every=null", "^agent.stop_train_success: needs the learning curve"),
+    ],
+)
+def test_a_bad_stop_is_named_before_anything_runs(override, message, tmp_path, capsys):
+    extra = [] if "stop" in override else ["agent.stop_train_success=0.9"]
+    args = ["train", *TINY, override, *extra, "--out", str(tmp_path / "run")]
+    assert re.match(message, refused(args, capsys))
+    assert not (tmp_path / "run").exists()

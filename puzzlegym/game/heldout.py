@@ -15,7 +15,8 @@ At most ``max_candidates`` candidates are tried (default :data:`CANDIDATES_PER_L
 ``size``): a tier whose
 generator has fewer new boards gives fewer levels, and :attr:`HeldOut.levels` says how many
 (with :attr:`HeldOut.dropped_training` and :attr:`HeldOut.dropped_repeats`, the candidates
-left out and why). The levels are generated now or read from the level cache.
+left out and why, and :attr:`HeldOut.training_distinct`, how many distinct boards the
+training split's seeds gave). The levels are generated now or read from the level cache.
 
 Examples:
     >>> from puzzlegym.game.splits import Split
@@ -55,6 +56,7 @@ class HeldOut:
     candidates: int = 0
     dropped_training: int = 0  # a training level's board
     dropped_repeats: int = 0  # a board kept before
+    training_distinct: int = 0  # the distinct boards of the training split
     hashes: set[str] = field(default_factory=set, repr=False)  # the kept levels' hashes
 
     def to_dict(self) -> dict:
@@ -66,6 +68,7 @@ class HeldOut:
             "candidates": self.candidates,
             "dropped_training": self.dropped_training,
             "dropped_repeats": self.dropped_repeats,
+            "training_distinct": self.training_distinct,
         }
 
 
@@ -116,7 +119,7 @@ def held_out(
     training = TrainingLevels(game, tier, train)
     seen = {level_hash(game, training.level(i)) for i in range(train.num_levels)}
     candidates = TrainingLevels(game, tier, Split(0, start))
-    out = HeldOut(start_level=start, size=size)
+    out = HeldOut(start_level=start, size=size, training_distinct=len(seen))
     for j in range(most):
         if len(out.levels) == size:
             break

@@ -119,7 +119,10 @@ class JaxTrainConfig:
     ``action_cost_s`` only), PPO's settings and network (``ppo``), ``timesteps`` (rounded
     up to whole updates), the ``seed``, ``episodes`` per level in every evaluation (the
     greedy policy in the Python env plays each level once), ``curve_every`` (steps; None:
-    no curve) and ``checkpoint_every`` (steps)."""
+    no curve), ``checkpoint_every`` (steps), the generated held-out set
+    (``heldout_generated`` levels from seed ``heldout_generated_start``) and
+    ``stop_train_success`` (None, or a share: training stops at the first curve point whose
+    train success reaches it, and the run is tested there)."""
 
     protocol: Protocol
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -131,6 +134,7 @@ class JaxTrainConfig:
     progress: bool = True
     heldout_generated: int = 1000
     heldout_generated_start: int = HELDOUT_START
+    stop_train_success: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.protocol, Protocol):
@@ -169,6 +173,17 @@ class JaxTrainConfig:
             )
         if not isinstance(self.progress, bool):
             raise ConfigError(f"progress: expected true or false, got {shown(self.progress)}")
+        stop = self.stop_train_success
+        if stop is not None:
+            if isinstance(stop, bool) or not isinstance(stop, (int, float)) or not 0 < stop <= 1:
+                raise ConfigError(
+                    f"stop_train_success: expected a share in (0, 1] or null, got {shown(stop)}"
+                )
+            if self.curve_every is None:
+                raise ConfigError(
+                    "stop_train_success: needs the learning curve (curve_every), whose train "
+                    "success it reads"
+                )
 
     @property
     def updates(self) -> int:
@@ -193,6 +208,7 @@ class JaxTrainConfig:
             "checkpoint_every": self.checkpoint_every,
             "heldout_generated": self.heldout_generated,
             "heldout_generated_start": self.heldout_generated_start,
+            "stop_train_success": self.stop_train_success,
         }
 
 
@@ -328,7 +344,9 @@ MAX_LEARNERS = 2
 def _learner(config: JaxTrainConfig) -> _Learner:
     """The learner of ``config``, kept for the next run of the same config in this process
     (a resumed run, a repeated run: one compile per function)."""
-    key = json.dumps(config.to_dict(), sort_keys=True)
+    mine = config.to_dict()
+    del mine["stop_train_success"]  # when training stops, not what it trains
+    key = json.dumps(mine, sort_keys=True)
     learner = _LEARNERS.pop(key, None) or _Learner(config)
     _LEARNERS[key] = learner
     while len(_LEARNERS) > MAX_LEARNERS:
@@ -522,6 +540,12 @@ class _Run:
         end = steps >= self.config.updates * self.config.ppo.steps_per_update
         return last < steps and (steps >= last + every or end)
 
+    def _reached(self, curve: Curve) -> bool:
+        """Whether training stops early: the curve's last train success reached
+        ``stop_train_success``."""
+        stop = self.config.stop_train_success
+        return stop is not None and bool(curve.rows) and curve.rows[-1]["train_success"] >= stop
+
     def _train(self, run, state: Any, book: dict) -> tuple[Any, dict]:
         from tqdm import tqdm
 
@@ -540,7 +564,7 @@ class _Run:
             last_ckpt = book["updates"] * spu
             if self._curve_due(curve, last_ckpt):  # measured after the checkpoint we resume
                 self._curve_point(state, book, curve)
-            while book["updates"] < total:
+            while book["updates"] < total and not self._reached(curve):
                 n = min(cfg.chunk, total - book["updates"])
                 t = time.perf_counter()
                 state, rows = run(state, np.int32(n))
@@ -559,6 +583,9 @@ class _Run:
                     last_ckpt = steps
                 if self._curve_due(curve, steps):
                     self._curve_point(state, book, curve)
+                    if self._reached(curve) and last_ckpt < steps:
+                        self.save(state, book)  # the state training stopped at
+                        last_ckpt = steps
         finally:
             bar.close()
         return state, book
@@ -599,6 +626,7 @@ class _Run:
             "twin": twin,
             **({} if generated is None else {"generated": generated}),
             "timesteps": timesteps,
+            "stopped_early": book["updates"] < cfg.updates,  # stop_train_success reached
             "train_s": round(train_s, 1),
             "train_fps": round(timesteps / max(train_s, 1e-9), 1),
             "compile_s": round(compile_s, 1),
@@ -655,6 +683,7 @@ def config_from_mapping(protocol: Protocol, agent: Mapping[str, Any], seed: int)
         "progress",
         "heldout_generated",
         "heldout_generated_start",
+        "stop_train_success",
     )
     for key in agent:
         if key not in allowed:
