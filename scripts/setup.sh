@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Create .venv (if needed) and install puzzlegym into it.
 #   scripts/setup.sh          the library (in-process backend)
+#   scripts/setup.sh jax      + JAX (the jax extra: JAX training on the twins, the
+#                             README's one RL command)
 #   scripts/setup.sh rl       + Stable-Baselines3 and sb3-contrib with CPU torch (the
 #                             README's RL snippet)
 #   scripts/setup.sh dev      + test tools, the docs tools (MkDocs), Stable-Baselines3 and
@@ -49,6 +51,10 @@ if [ "${1:-}" = "dev" ]; then
     echo "note: the rllib extra does not resolve with the others here; installing without it" >&2
     $PIP install -q -e '.[dev,rl,openai,sat,distributed,torchrl,jax]'
   fi
+elif [ "${1:-}" = "jax" ]; then
+  # JAX training on the twins (puzzlegym train agent=jax_ppo; the README's one command)
+  say "installing puzzlegym (editable) with its jax extra (jax, flax, optax, gymnax, rejax) into .venv (pip)"
+  $PIP install -q -e '.[jax]'
 elif [ "${1:-}" = "rl" ]; then
   # the CPU build of torch first (a plain 'torch' would pull a CUDA build), then the rl extra
   $PIP install -q 'torch==2.13.0' 2>/dev/null || $PIP install -q 'torch>=2.3,<2.14'
