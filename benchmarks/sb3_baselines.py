@@ -1,14 +1,14 @@
 """The RL baseline table: MaskablePPO on the symbolic board of every game's first tier,
 trained on generated levels and tested on the catalogue (:mod:`puzzlegym.rl.protocol`),
 several seeds each, beside the uniform and the masked-uniform random policy measured in the
-same runs; writes ``docs/rl-baselines.md`` (the table, the dead ends of Bolt Unscrew and Nut
-and Bolt, the settings) and ``docs/img/rl_baselines.png`` (every learning curve).
+same runs; writes ``docs/rl-baselines-sb3.md`` (the table, the dead ends of Bolt Unscrew and Nut
+and Bolt, the settings) and ``docs/img/sb3_baselines.png`` (every learning curve).
 
-    .venv/bin/python benchmarks/rl_baselines.py                      # all six, 3 seeds, 2 at a time
-    .venv/bin/python benchmarks/rl_baselines.py --seeds 5 --root runs/rl_baselines_5
-    .venv/bin/python benchmarks/rl_baselines.py --only MazePaint-Easy --no-docs
+    .venv/bin/python benchmarks/sb3_baselines.py                # all six, 3 seeds, 2 at a time
+    .venv/bin/python benchmarks/sb3_baselines.py --seeds 5 --root runs/sb3_baselines_5
+    .venv/bin/python benchmarks/sb3_baselines.py --only MazePaint-Easy --no-docs
 
-Resumable: the runs live under ``--root`` (``runs/rl_baselines``); started again after a
+Resumable: the runs live under ``--root`` (``runs/sb3_baselines``); started again after a
 kill, finished runs are read back, an interrupted one is moved to ``superseded/`` and run
 again (:mod:`puzzlegym.rl.sweep`). The training levels are generated into the level cache
 first (``puzzlegym levels generate``; timed apart from the runs). Every figure on the page
@@ -148,9 +148,9 @@ def verdicts(rows: dict) -> list[str]:
 
 def render(rows: dict, meta: dict) -> str:
     lines = [
-        "# RL baselines",
+        "# RL baselines in Stable-Baselines3",
         "",
-        "<!-- written by benchmarks/rl_baselines.py from the runs under "
+        "<!-- written by benchmarks/sb3_baselines.py from the runs under "
         f"{meta['root']}; do not edit by hand -->",
         "",
         "MaskablePPO (sb3-contrib) on the symbolic board of each game's first tier (and Truck "
@@ -232,7 +232,7 @@ def render(rows: dict, meta: dict) -> str:
     lines += ["", "What the figures say:", ""] + [f"* {v}" for v in verdicts(rows)]
     lines += [
         "",
-        "![Learning curves](img/rl_baselines.png)",
+        "![Learning curves](img/sb3_baselines.png)",
         "",
         "Learning curves: held-out (solid) and train-level (dashed) success of the sampled policy, "
         f"{TRAIN['curve_episodes']} episodes per level every {TRAIN['curve_every']:,} steps, one "
@@ -285,7 +285,7 @@ def render(rows: dict, meta: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--root", default="runs/rl_baselines", help="the sweep's directory (resumable)"
+        "--root", default="runs/sb3_baselines", help="the sweep's directory (resumable)"
     )
     parser.add_argument("--seeds", type=int, default=3, help="seeds per game (0 .. N-1)")
     parser.add_argument(
@@ -344,17 +344,17 @@ def main(argv: list[str] | None = None) -> int:
             "date": time.strftime("%Y-%m-%d"),
             "jobs": args.jobs,
             "sweep_minutes": total / 60 / max(1, args.jobs),
-            "command": ".venv/bin/python benchmarks/rl_baselines.py"
+            "command": ".venv/bin/python benchmarks/sb3_baselines.py"
             + ("" if args.seeds == 3 else f" --seeds {args.seeds}")
-            + ("" if args.root == "runs/rl_baselines" else f" --root {args.root}"),
+            + ("" if args.root == "runs/sb3_baselines" else f" --root {args.root}"),
         }
-        write_atomic(ROOT / "docs" / "rl-baselines.md", render(rows, meta))
+        write_atomic(ROOT / "docs" / "rl-baselines-sb3.md", render(rows, meta))
         (ROOT / "docs" / "img").mkdir(exist_ok=True)
         write_atomic(
-            ROOT / "docs" / "img" / "rl_baselines.png", lambda tmp: plot_sweep(groups, tmp)
+            ROOT / "docs" / "img" / "sb3_baselines.png", lambda tmp: plot_sweep(groups, tmp)
         )
         print(
-            "wrote docs/rl-baselines.md and docs/img/rl_baselines.png "
+            "wrote docs/rl-baselines-sb3.md and docs/img/sb3_baselines.png "
             f"(sweep {sweep_s / 60:.1f} min)"
         )
     return 0

@@ -1,10 +1,13 @@
 """The generated held-out set (puzzlegym.game.heldout): disjoint from training by board, not
 only by seed, and bounded."""
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from puzzlegym.base.errors import ConfigError
-from puzzlegym.game.heldout import held_out
+from puzzlegym.game.heldout import generator_size, held_out
 from puzzlegym.game.levelhash import catalogue_hashes, level_hash
 from puzzlegym.game.splits import Split, TrainingLevels
 from puzzlegym.suite.registry import get_game
@@ -33,6 +36,8 @@ def test_disjoint_seed_ranges_share_boards_and_the_held_out_set_drops_them():
     assert held.dropped_training > 0
     assert held.candidates == 40 + held.dropped_training + held.dropped_repeats
     assert held.seeds[0] % 2**31 == 40 and held.to_dict()["levels"] == 40
+    # the training split's own repeats: its 40 seeds gave fewer distinct boards
+    assert held.training_distinct == len(trained) == held.to_dict()["training_distinct"] < 40
 
 
 def test_a_bounded_search_gives_fewer_levels_and_says_so():
@@ -57,3 +62,27 @@ def test_bad_arguments_are_refused_before_any_level_is_made(kwargs, message):
         held_out(NUT, "Easy", Split(40, 0), **args)
     with pytest.raises(ConfigError, match="^train: an unbounded"):
         held_out(NUT, "Easy", Split(0, 0), start_level=100, size=10)
+
+
+@settings(max_examples=30, deadline=None)
+@given(size=st.integers(50, 20_000), share=st.floats(0.2, 3.0), seed=st.integers(0, 2**16))
+def test_the_generator_size_estimate_finds_a_uniform_generators_size(size, share, seed):
+    """Seeds drawn uniformly from ``size`` boards: the estimate from the distinct boards
+    they gave lies near ``size`` (the draw's own noise: within 25 % once enough repeat)."""
+    draws = max(2, int(share * size))
+    boards = np.random.default_rng(seed).integers(0, size, draws)
+    distinct = len(set(boards.tolist()))
+    estimate = generator_size(draws, distinct)
+    if distinct == draws:
+        assert estimate is None
+        return
+    assert estimate is not None and estimate >= distinct
+    if draws - distinct >= 30:  # enough repeats to tell the size
+        assert abs(estimate - size) <= 0.25 * size
+
+
+def test_the_generator_size_estimate_refuses_impossible_counts():
+    with pytest.raises(ConfigError, match="^distinct: "):
+        generator_size(10, 11)
+    with pytest.raises(ConfigError, match="^draws: "):
+        generator_size(0, 0)

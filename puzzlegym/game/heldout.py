@@ -28,6 +28,7 @@ Examples:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +38,14 @@ from puzzlegym.game import Game
 from puzzlegym.game.levelhash import level_hash
 from puzzlegym.game.splits import SEED_LIMIT, Split, TrainingLevels
 
-__all__ = ["CANDIDATES_PER_LEVEL", "MAX_HELD_OUT", "HeldOut", "check_seeds", "held_out"]
+__all__ = [
+    "CANDIDATES_PER_LEVEL",
+    "MAX_HELD_OUT",
+    "HeldOut",
+    "check_seeds",
+    "generator_size",
+    "held_out",
+]
 
 MAX_HELD_OUT = 100_000  # levels a held-out set may hold
 CANDIDATES_PER_LEVEL = 4  # candidates tried per level asked for, by default
@@ -140,3 +148,36 @@ def held_out(
         out.levels.append(level)
         out.seeds.append(source)
     return out
+
+
+def generator_size(draws: int, distinct: int) -> int | None:
+    """How many boards a generator holds, estimated from ``draws`` level seeds that gave
+    ``distinct`` boards: the least ``N`` for which a uniform draw from ``N`` boards gives at
+    least ``distinct`` of them in ``draws`` draws on average (``N (1 - (1 - 1/N)^draws) >=
+    distinct``); None when no board repeated (the space is larger than the draws can tell).
+    A generator that favours some boards holds more than its estimate.
+
+    Examples:
+        >>> generator_size(500, 500) is None
+        True
+        >>> generator_size(1000, 632)  # 1,000 draws from 1,000 boards give 632.3 on average
+        999
+    """
+    draws = check_count(draws, "draws", 1, 2**40, ConfigError)
+    distinct = check_count(distinct, "distinct", 1, draws, ConfigError)
+    if distinct == draws:
+        return None
+
+    def expected(n: int) -> float:
+        return n * -math.expm1(draws * math.log1p(-1 / n)) if n > 1 else 1.0
+
+    lo, hi = distinct - 1, max(distinct, 2)
+    while expected(hi) < distinct:
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if expected(mid) < distinct:
+            lo = mid
+        else:
+            hi = mid
+    return hi
