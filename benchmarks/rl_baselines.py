@@ -83,6 +83,7 @@ def train(objective: str, seed: int, plan: dict, stop: float, out: Path) -> dict
             stop,
             plan["num_levels"],
             plan["heldout"],
+            True,  # distinct_training: each board of the split once
             f"LongPuzzle/{objective}",
         )
         theirs = (
@@ -91,6 +92,7 @@ def train(objective: str, seed: int, plan: dict, stop: float, out: Path) -> dict
             config.get("stop_train_success"),
             config["protocol"]["num_levels"],
             config["heldout_generated"],
+            config.get("distinct_training", False),  # runs before the field kept repeats
             result["env_id"],
         )
         if theirs != mine:
@@ -442,7 +444,8 @@ def render(rows: list[dict], firsts: list[str], meta: dict) -> str:
         "## Protocol",
         "",
         "* **Training**: 256 twins in one jitted loop, one level per episode drawn from the "
-        "row's generated training levels (`num_levels`, from `start_level=0`), within 2× the "
+        "distinct boards of the row's generated training levels (`num_levels` seeds, from "
+        "`start_level=0`; a board that several seeds give is one level), within 2× the "
         "longest solver solution of the tier's catalogue; the symbolic board, board actions "
         "with the level screen's buttons, masks, the potential reward; an MLP of 64 features "
         "(`configs/agent/jax_ppo.yaml`). A run trains the row's env steps, or stops at the "
@@ -530,7 +533,8 @@ def render(rows: list[dict], firsts: list[str], meta: dict) -> str:
         "",
         "Seeds are not boards: a small generator space gives one board to several seeds. Each "
         "tier's 500 training seeds gave the distinct boards below (equal up to symmetry, "
-        "`puzzlegym.game.levelhash`); the generated held-out set drops every candidate equal "
+        "`puzzlegym.game.levelhash`), each trained on once (`agent.distinct_training`); the "
+        "generated held-out set drops every candidate equal "
         "to a training board or to one kept before it. From all the seeds drawn (training and "
         "held-out candidates) and the distinct boards they gave, the size of a uniform "
         "generator giving as many is estimated (`N (1 - (1 - 1/N)^draws) = distinct`; a "

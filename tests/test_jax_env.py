@@ -39,6 +39,8 @@ def easy():
         ({"levels": "generated", "num_levels": 0}, "num_levels"),  # unbounded: not as arrays
         ({"levels": "generated", "num_levels": pj.MAX_LEVELS + 1}, "num_levels"),
         ({"levels": "generated", "num_levels": 2, "start_level": -1}, "start_level"),
+        ({"levels": "generated", "num_levels": 2, "distinct": "yes"}, "distinct"),
+        ({"distinct": True}, "distinct"),  # the catalogue is distinct already
         ({"reward": "dense"}, "reward"),
         ({"budget_s": -1.0}, "budget_s"),
         ({"budget_s": float("nan")}, "budget_s"),
@@ -105,6 +107,30 @@ def test_equal_envs_compare_equal_and_others_do_not(easy):
     assert pj.make(ID)[0] == env and hash(pj.make(ID)[0]) == hash(env)
     assert pj.make(ID, reward="sparse")[0] != env
     assert pj.make(ID, budget_s=30.0)[0] != env  # other level tables (budgets)
+
+
+# Nut and Bolt Easy's training levels 1 and 12 of start_level=0 are one board (equal
+# level_hash); levels 0 .. 13 hold 13 distinct boards
+NB = "LongPuzzle/NutAndBolt-Easy"
+
+
+def test_a_distinct_split_keeps_each_board_once_in_order_of_first_appearance():
+    seeds, seed_params = pj.make(NB, levels="generated", num_levels=14, start_level=0)
+    env, params = pj.make(NB, levels="generated", num_levels=14, start_level=0, distinct=True)
+    assert (seeds.n_levels, env.n_levels) == (14, 13)
+    assert [env.row(i) for i in range(14)] == [*range(12), 1, 12]
+    assert [env.training_level(r) for r in (1, 11, 12)] == [1, 11, 13]
+    assert [seeds.row(i) for i in (1, 12, 13)] == [1, 12, 13]  # every seed its own row
+    # row 12 is training level 13's tables; rows 1 and 12 of the seeds' env one board
+    for a, b in [(env.take(params, [12]), seeds.take(seed_params, [13]))]:
+        for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
+            assert np.array_equal(np.asarray(x), np.asarray(y))
+    assert env != seeds and env.spec.fingerprint != seeds.spec.fingerprint
+    for bad, field in ((14, "training_level"), (-1, "training_level")):
+        with pytest.raises(ConfigError, match=f"^{field}: "):
+            env.row(bad)
+    with pytest.raises(ConfigError, match="^row: "):
+        env.training_level(13)
 
 
 def test_spaces_are_the_python_board_envs(easy):

@@ -75,6 +75,24 @@ def test_generated_levels_play_the_same(env_id):
     assert report.episodes == 4
 
 
+def test_a_distinct_splits_rows_play_their_first_training_levels():
+    """Nut and Bolt Easy's training levels 1 and 12 are one board: with distinct=True row 12
+    is training level 13, which the Python env plays with first_level=13."""
+    env_id = "LongPuzzle/NutAndBolt-Easy"
+    env, params = pj.make(
+        env_id,
+        levels="generated",
+        num_levels=14,
+        start_level=0,
+        distinct=True,
+        budget_s=budget_s(env_id),
+    )
+    assert env.training_level(12) == 13
+    report = compared(env, params, rows=[1, 12], episodes=2, seed=3)
+    clean(report)
+    assert report.episodes == 2
+
+
 @settings(
     max_examples=3,
     deadline=None,

@@ -110,6 +110,14 @@ def test_the_run_directory_is_the_sb3_paths(unbroken):
     held = result["generated"]
     assert held["set"]["levels"] == len(held["trained"]["per_level"]) == 30
     assert held["set"]["start_level"] == 1_000_000 and held["set"]["candidates"] >= 30
+    # Maze Paint Easy's 20 training seeds are 20 distinct boards: 20 rows trained on
+    assert result["training_split"] == {
+        "num_levels": 20,
+        "start_level": 0,
+        "distinct_training": True,
+        "rows": 20,
+    }
+    assert held["set"]["training_distinct"] == 20
     for player in ("trained", "random_masked"):
         figures = held[player]
         assert figures["ci"][0] <= figures["success"] <= figures["ci"][1]
@@ -341,6 +349,7 @@ def test_the_gui_agent_plays_in_chromium_as_the_twin_does(unbroken):
         ("env.kwargs.backend=browser", "^env.kwargs.backend: jax_ppo trains on the twin"),
         ("agent.heldout_generated_start=4", "^agent.heldout_generated_start: the held-out seeds"),
         ("agent.heldout_generated=-1", "^agent.heldout_generated: "),
+        ("agent.distinct_training=maybe", "^agent.distinct_training: expected true or false"),
     ],
 )
 def test_bad_settings_are_named_before_anything_runs(override, message, tmp_path, capsys):

@@ -90,6 +90,8 @@ class Spec:
     level_bits: int  # how many level-bit planes
     reward: str
     fingerprint: str  # SHA-256 of the default params' arrays
+    # the row of each training level (make(..., distinct=True)); None: row i is level i
+    row_of: tuple[int, ...] | None = None
 
 
 class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
@@ -155,6 +157,20 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
     def n_levels(self) -> int:
         """The number of levels of the default params (the split or the catalogue)."""
         return int(self._params.budget.shape[0])
+
+    def row(self, training_level: int) -> int:
+        """The level row of training level ``training_level`` (generated levels): itself,
+        or with ``make(..., distinct=True)`` the row of its board."""
+        row_of = self.spec.row_of
+        n = self.n_levels if row_of is None else len(row_of)
+        i = check_count(training_level, "training_level", 0, n - 1, ConfigError)
+        return i if row_of is None else row_of[i]
+
+    def training_level(self, row: int) -> int:
+        """The first training level played by level row ``row`` (the inverse of
+        :meth:`row` on first appearances)."""
+        r = check_count(row, "row", 0, self.n_levels - 1, ConfigError)
+        return r if self.spec.row_of is None else self.spec.row_of.index(r)
 
     def action_space(self, params: EnvParams | None = None) -> spaces.Discrete:
         return spaces.Discrete(self.num_actions)

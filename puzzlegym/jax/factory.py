@@ -15,6 +15,7 @@ from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.env import REWARDS
 from puzzlegym.game.heldout import HeldOut
+from puzzlegym.game.levelhash import level_hash
 from puzzlegym.game.splits import TrainingLevels, check_split, tier_targets
 from puzzlegym.game.twin import find_twin
 from puzzlegym.jax.env import EnvParams, PuzzleJaxEnv, Spec
@@ -66,6 +67,7 @@ def make(
     budget_multiple: float = 2.0,
     action_cost_s: float = 1.0,
     level_bits: bool = True,
+    distinct: bool = False,
 ) -> tuple[PuzzleJaxEnv, EnvParams]:
     """The twin env of objective ``env_id`` and its default params (the levels it plays).
 
@@ -75,6 +77,14 @@ def make(
     num_levels=N, start_level=S)`` with ``reset(options={"first_level": i})``), generated
     now or read from the level cache (``num_levels`` 1..:data:`MAX_LEVELS`). ``reward`` is
     the Python env's (``"potential"`` or ``"sparse"``), ``level_bits`` BoardObservation's.
+
+    ``distinct=True`` (generated levels) keeps each board of the split once: the rows are
+    the split's distinct boards (by :func:`~puzzlegym.game.levelhash.level_hash`, equal up to
+    the game's symmetries) in order of first appearance, so an episode draws a board, not a
+    seed, uniformly; ``env.row(i)`` is the row of training level ``i`` and
+    ``env.training_level(r)`` the first training level of row ``r`` (both the identity when
+    ``distinct=False``). A small generator space gives several seeds one board (Nut and Bolt
+    Easy: 362 distinct boards in 500 seeds).
 
     The budget: ``budget_s`` seconds at ``action_cost_s`` each, as the Python env counts
     them (:func:`budget_actions`), the same for every level; or, with ``budget_s=None``
@@ -98,12 +108,19 @@ def make(
         check_count(split.num_levels, "num_levels", 1, MAX_LEVELS, ConfigError)
     if not isinstance(level_bits, bool):
         raise ConfigError(f"level_bits: expected true or false, got {shown(level_bits)}")
+    if not isinstance(distinct, bool):
+        raise ConfigError(f"distinct: expected true or false, got {shown(distinct)}")
+    if distinct and split is None:
+        raise ConfigError(
+            "distinct: the catalogue's levels are distinct; use it with levels='generated'"
+        )
     cost, multiple = _checked(reward, action_cost_s, budget_multiple)
     seconds = None if budget_s is None else _positive(budget_s, "budget_s")
     fixed = None if seconds is None else budget_actions(seconds, cost)
 
     catalogue = list(game.load_catalogue(tier))
     n_catalogue = len(catalogue)
+    row_of: tuple[int, ...] | None = None
     if split is None:
         played = catalogue
         index = np.arange(n_catalogue, dtype=np.int32)
@@ -111,6 +128,8 @@ def make(
     else:
         training = TrainingLevels(game, tier, split)
         played = [training.level(i) for i in range(split.num_levels)]
+        if distinct:
+            played, row_of = _distinct(game, played)
         index = np.zeros(len(played), dtype=np.int32)  # level 1 of a one-level episode
         last = np.full(len(played), n_catalogue == 1)
     if fixed is not None:
@@ -141,7 +160,22 @@ def make(
         start_level=None if split is None else split.start_level,
         level_bits=max(1, (n_catalogue - 1).bit_length()) if level_bits else 0,
         reward=reward,
+        row_of=row_of,
     )
+
+
+def _distinct(game: Any, levels: list) -> tuple[list, tuple[int, ...]]:
+    """``levels`` with each board kept once (its first appearance), and the row of each."""
+    rows: dict[str, int] = {}
+    kept: list = []
+    row_of: list[int] = []
+    for level in levels:
+        digest = level_hash(game, level)
+        if digest not in rows:
+            rows[digest] = len(kept)
+            kept.append(level)
+        row_of.append(rows[digest])
+    return kept, tuple(row_of)
 
 
 def make_held_out(
@@ -219,6 +253,7 @@ def _assemble(
     start_level: int | None,
     level_bits: int,
     reward: str,
+    row_of: tuple[int, ...] | None = None,
 ) -> tuple[PuzzleJaxEnv, EnvParams]:
     """The env over the levels ``played`` (their tables, padded to the sizes of the tier's
     catalogue and, when generated, ``played``'s) and its :class:`Spec`."""
@@ -227,7 +262,10 @@ def _assemble(
     bound = twin.bind(twin.sizes_for(every), tier_targets(game, tier), int(budget.max()))
     tables = bound.stack([bound.encode(level) for level in played])
     digest = hashlib.sha256()
-    for name, array in [*sorted(tables.items()), ("index", index), ("last", last), ("b", budget)]:
+    arrays = [*sorted(tables.items()), ("index", index), ("last", last), ("b", budget)]
+    if row_of is not None:
+        arrays.append(("row_of", np.asarray(row_of, dtype=np.int32)))
+    for name, array in arrays:
         array = np.ascontiguousarray(array)
         digest.update(f"{name}:{array.dtype}:{array.shape}\n".encode())
         digest.update(array.tobytes())
@@ -242,6 +280,7 @@ def _assemble(
         level_bits=level_bits,
         reward=reward,
         fingerprint=digest.hexdigest(),
+        row_of=row_of,
     )
     params = EnvParams(
         max_steps_in_episode=int(budget.max()),

@@ -115,7 +115,7 @@ def python_env(env: PuzzleJaxEnv, params: EnvParams, row: int):
     if spec.levels == "catalogue":
         return make_sb3_env(spec.env_id, level=row + 1, **kwargs), None
     kwargs.update(levels="generated", num_levels=spec.num_levels, start_level=spec.start_level)
-    return make_sb3_env(spec.env_id, level=1, **kwargs), {"first_level": row}
+    return make_sb3_env(spec.env_id, level=1, **kwargs), {"first_level": env.training_level(row)}
 
 
 def replay(env: PuzzleJaxEnv, params: EnvParams, row: Any, actions: Any):
@@ -222,7 +222,7 @@ def compare(
                 envs[key] = python_env(env, params, row)
             py, options = envs[key]
             if generated:
-                options = {"first_level": row}
+                options = {"first_level": env.training_level(row)}
             report.add(
                 _episode(
                     env,

@@ -122,7 +122,9 @@ class JaxTrainConfig:
     no curve), ``checkpoint_every`` (steps), the generated held-out set
     (``heldout_generated`` levels from seed ``heldout_generated_start``) and
     ``stop_train_success`` (None, or a share: training stops at the first curve point whose
-    train success reaches it, and the run is tested there)."""
+    train success reaches it, and the run is tested there) and ``distinct_training`` (true:
+    the twin trains on each distinct board of the split once, :func:`puzzlegym.jax.make`'s
+    ``distinct``; false: on every seed's level, repeats included)."""
 
     protocol: Protocol
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -135,6 +137,7 @@ class JaxTrainConfig:
     heldout_generated: int = 1000
     heldout_generated_start: int = HELDOUT_START
     stop_train_success: float | None = None
+    distinct_training: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.protocol, Protocol):
@@ -171,8 +174,11 @@ class JaxTrainConfig:
                 self.heldout_generated,
                 name="heldout_generated_start",
             )
-        if not isinstance(self.progress, bool):
-            raise ConfigError(f"progress: expected true or false, got {shown(self.progress)}")
+        for name in ("progress", "distinct_training"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(
+                    f"{name}: expected true or false, got {shown(getattr(self, name))}"
+                )
         stop = self.stop_train_success
         if stop is not None:
             if isinstance(stop, bool) or not isinstance(stop, (int, float)) or not 0 < stop <= 1:
@@ -209,6 +215,7 @@ class JaxTrainConfig:
             "heldout_generated": self.heldout_generated,
             "heldout_generated_start": self.heldout_generated_start,
             "stop_train_success": self.stop_train_success,
+            "distinct_training": self.distinct_training,
         }
 
 
@@ -229,6 +236,7 @@ class _Learner:
             levels="generated",
             num_levels=proto.num_levels,
             start_level=proto.start_level,
+            distinct=config.distinct_training,
             **kw,
         )
         self.test_env, self.test_params = make(proto.env_id, levels="catalogue", **kw)
@@ -291,7 +299,7 @@ class _Learner:
         )
         train = self.train_eval.success(
             net_params,
-            [t.index for t in self.train_levels],
+            [self.env.row(t.index) for t in self.train_levels],
             [t.budget_actions for t in self.train_levels],
             episodes,
             k_train,
@@ -622,6 +630,12 @@ class _Run:
             "test_levels": [vars(t) for t in lr.test_levels],
             "train_levels": [vars(t) for t in lr.train_levels],
             "train_budget_actions": proto.train_budget_actions(),
+            "training_split": {  # the levels the twin trained on (rows: distinct boards
+                "num_levels": proto.num_levels,  # with distinct_training, else seeds)
+                "start_level": proto.start_level,
+                "distinct_training": cfg.distinct_training,
+                "rows": lr.env.n_levels,
+            },
             **dead_end_phases(phases, proto.game.name),
             "twin": twin,
             **({} if generated is None else {"generated": generated}),
@@ -684,6 +698,7 @@ def config_from_mapping(protocol: Protocol, agent: Mapping[str, Any], seed: int)
         "heldout_generated",
         "heldout_generated_start",
         "stop_train_success",
+        "distinct_training",
     )
     for key in agent:
         if key not in allowed:
