@@ -71,8 +71,11 @@ def run_dir(root: Path, objective: str, seed: int) -> Path:
     return root / objective / f"seed{seed}"
 
 
-def train(objective: str, seed: int, plan: dict, stop: float, out: Path) -> dict:
-    """The run's result: read back when finished, else trained (or resumed) now."""
+def train(
+    objective: str, seed: int, plan: dict, stop: float, out: Path, dead_end: str = "none"
+) -> dict:
+    """The run's result: read back when finished, else trained (or resumed) now; ``dead_end``
+    is ``agent.dead_end`` (what a certified dead end does in training)."""
     done = out / "result.json"
     if done.exists():
         result = json.loads(done.read_text())
@@ -84,6 +87,7 @@ def train(objective: str, seed: int, plan: dict, stop: float, out: Path) -> dict
             plan["num_levels"],
             plan["heldout"],
             True,  # distinct_training: each board of the split once
+            dead_end,
             f"LongPuzzle/{objective}",
         )
         theirs = (
@@ -93,6 +97,7 @@ def train(objective: str, seed: int, plan: dict, stop: float, out: Path) -> dict
             config["protocol"]["num_levels"],
             config["heldout_generated"],
             config.get("distinct_training", False),  # runs before the field kept repeats
+            config.get("dead_end", "none"),
             result["env_id"],
         )
         if theirs != mine:
@@ -108,6 +113,7 @@ def train(objective: str, seed: int, plan: dict, stop: float, out: Path) -> dict
         f"agent.stop_train_success={stop}",
         f"agent.protocol.num_levels={plan['num_levels']}",
         f"agent.heldout_generated={plan['heldout']}",
+        f"agent.dead_end={dead_end}",
         "agent.progress=false",
         "--out",
         str(out),

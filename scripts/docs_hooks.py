@@ -2,17 +2,25 @@
 
 Pages written by programs cite "the paper" and its tables the way a run's own report does,
 with no link: the same text is written to run directories outside the site. Those pages are
-docs/baselines/ (``puzzlegym report``), docs/rl-baselines.md, docs/rl-baselines-sb3.md and
-docs/rl-demo.md (the RL benchmarks) and docs/levels.md (``puzzlegym levels stats``). On the
-site, such a page gets one line under its title naming the paper and linking docs/paper.md,
-where its full citation is. Hand-written pages link the paper themselves.
+docs/baselines/ (``puzzlegym report``), docs/rl-baselines.md, docs/rl-baselines-sb3.md,
+docs/rl-dead-ends.md and docs/rl-demo.md (the RL benchmarks) and docs/levels.md
+(``puzzlegym levels stats``). On the site, such a page gets one line under its title
+naming the paper and linking docs/paper.md, where its full citation is. Hand-written pages
+link the paper themselves.
 """
 
 from __future__ import annotations
 
 import re
 
-GENERATED = ("baselines/", "rl-baselines.md", "rl-baselines-sb3.md", "rl-demo.md", "levels.md")
+GENERATED = (
+    "baselines/",
+    "rl-baselines.md",
+    "rl-baselines-sb3.md",
+    "rl-dead-ends.md",
+    "rl-demo.md",
+    "levels.md",
+)
 CITES = re.compile(r"\bpaper\b|\b(?:Table|Figure) \d", re.IGNORECASE)
 TITLE = re.compile(r"^# .*$", re.MULTILINE)
 

@@ -350,6 +350,8 @@ def test_the_gui_agent_plays_in_chromium_as_the_twin_does(unbroken):
         ("agent.heldout_generated_start=4", "^agent.heldout_generated_start: the held-out seeds"),
         ("agent.heldout_generated=-1", "^agent.heldout_generated: "),
         ("agent.distinct_training=maybe", "^agent.distinct_training: expected true or false"),
+        ("agent.dead_end=sometimes", "^agent.dead_end: 'sometimes' is not allowed"),
+        ("agent.dead_end_penalty=-1", "^agent.dead_end_penalty: "),
     ],
 )
 def test_bad_settings_are_named_before_anything_runs(override, message, tmp_path, capsys):
@@ -408,3 +410,18 @@ def test_a_bad_stop_is_named_before_anything_runs(override, message, tmp_path, c
     args = ["train", *TINY, override, *extra, "--out", str(tmp_path / "run")]
     assert re.match(message, refused(args, capsys))
     assert not (tmp_path / "run").exists()
+
+
+def test_a_dead_end_intervention_trains_and_every_evaluation_plays_without_it():
+    """agent.dead_end=restart: PPO steps the twin with the oracle; train success, the
+    catalogue and the generated held-out set are measured on twins without it."""
+    from puzzlegym.jax.train import JaxTrainConfig, _Learner, jax_protocol
+
+    protocol = jax_protocol("LongPuzzle/NutAndBolt-Medium", num_levels=4, train_levels=2)
+    learner = _Learner(
+        JaxTrainConfig(protocol=protocol, dead_end="restart", heldout_generated=2, progress=False)
+    )
+    assert learner.env.spec.dead_end == "restart" and learner.ppo.env is learner.env
+    assert int(np.sum(np.asarray(learner.params.dead_count))) > 0
+    for evaluator in (learner.train_eval, learner.test_eval, learner.held_eval):
+        assert evaluator.env.spec.dead_end == "none"

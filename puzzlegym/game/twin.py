@@ -146,9 +146,27 @@ class Twin:
         """``bool``: the rules' ``is_solved(level, state)``."""
         raise NotImplementedError
 
+    # -- dead ends (optional: a twin that trains with the dead-end oracle, puzzlegym.jax) -------
+    def board_key(self, lv: Mapping[str, Any], state: Any) -> Any:
+        """``uint32[2]``: a hash of the board up to the solver's symmetry: equal for boards
+        of equal ``solvers.canonical_key`` (the selection and the history aside), so a table
+        of the keys of a level's dead ends (:mod:`puzzlegym.jax.deadends`) tells a dead end
+        in play. Only twins that define it (and :meth:`from_python`) have the oracle."""
+        raise NotImplementedError
+
+    @property
+    def has_board_key(self) -> bool:
+        """Whether this twin defines :meth:`board_key` and :meth:`from_python`."""
+        return type(self).board_key is not Twin.board_key
+
     # -- back to Python (outside jit; for the sameness test and the lab) -----------------------
     def to_python(self, level: Any, state: Any) -> tuple[Any, Any]:
         """``(rules state, view ui)`` of one unbatched twin state (numpy arrays) of ``level``."""
+        raise NotImplementedError
+
+    def from_python(self, level: Any, state: Any) -> Any:
+        """The twin state (numpy arrays, on a bound twin) of the rules state ``state`` of
+        ``level``, nothing selected and no history: the inverse of :meth:`to_python`."""
         raise NotImplementedError
 
 

@@ -29,7 +29,7 @@ is what code traced with explicit params depends on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -42,6 +42,7 @@ from puzzlegym.base.errors import ConfigError
 from puzzlegym.base.fields import check_count
 from puzzlegym.env.probe import LEVEL, LEVEL_COMPLETE, OBJECTIVE_COMPLETE, SCREENS
 from puzzlegym.game.twin import Twin
+from puzzlegym.jax.deadends import is_dead_end
 
 __all__ = ["EnvParams", "EnvState", "PuzzleJaxEnv", "Spec"]
 
@@ -74,6 +75,8 @@ class EnvParams(environment.EnvParams):
     index: Any = None
     last: Any = None
     budget: Any = None
+    dead_keys: Any = None  # the dead-end oracle (Spec.dead_end != "none"): puzzlegym.jax.deadends
+    dead_count: Any = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,8 @@ class Spec:
     fingerprint: str  # SHA-256 of the default params' arrays
     # the row of each training level (make(..., distinct=True)); None: row i is level i
     row_of: tuple[int, ...] | None = None
+    dead_end: str = "none"  # what a dead end in play does (puzzlegym.jax.deadends.DEAD_ENDS)
+    dead_end_penalty: float = 0.0  # dead_end="penalty": subtracted from such an action's reward
 
 
 class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
@@ -125,6 +130,8 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
             spec.board_shape,
             spec.level_bits,
             spec.reward,
+            spec.dead_end,
+            spec.dead_end_penalty,
         )
 
     def _key(self) -> tuple:
@@ -157,6 +164,15 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
     def n_levels(self) -> int:
         """The number of levels of the default params (the split or the catalogue)."""
         return int(self._params.budget.shape[0])
+
+    def without_dead_end(self) -> PuzzleJaxEnv:
+        """This env on the same params with ``dead_end="none"`` (its oracle left unread):
+        what an evaluation of a policy trained with a dead-end intervention plays."""
+        if self.spec.dead_end == "none":
+            return self
+        return PuzzleJaxEnv(
+            self.twin, replace(self.spec, dead_end="none", dead_end_penalty=0.0), self._params
+        )
 
     def row(self, training_level: int) -> int:
         """The level row of training level ``training_level`` (generated levels): itself,
@@ -287,19 +303,34 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
             new = jax.tree.map(lambda x, y, t=take: jnp.where(t, x, y), choice, new)
         won = state.won | (live & (a >= 0) & (a < k) & twin.solved(lv, new))
         time = state.time + 1
-        truncated = ~won & (time >= params.budget[state.level])
+        budget = params.budget[state.level]
         before = jnp.where(state.won, jnp.float32(1.0), twin.potential(lv, board))
         after = jnp.where(won, jnp.float32(1.0), twin.potential(lv, new))
-        if self.spec.reward == "potential":
+        spec = self.spec
+        if spec.dead_end != "none":
+            keys, count = params.dead_keys[state.level], params.dead_count[state.level]
+            dead = live & ~won & is_dead_end(twin, lv, new, keys, count)
+            if spec.dead_end == "restart":  # Restart clicked at once, within the budget
+                restart = dead & (time < budget)
+                restarted = twin.restart(lv, new)
+                new = jax.tree.map(lambda x, y: jnp.where(restart, x, y), restarted, new)
+                time = time + restart.astype(jnp.int32)
+                after = jnp.where(restart, twin.potential(lv, new), after)
+        truncated = ~won & (time >= budget)
+        if spec.reward == "potential":
             reward = (after - before).astype(jnp.float32)
         else:
             reward = jnp.floor(after) - jnp.floor(before)
-        next_state = EnvState(time=time, level=state.level, board=new, won=won)
         info = {
             "terminated": won,
             "truncated": truncated,
             "discount": jnp.where(won, jnp.float32(0.0), jnp.float32(1.0)),
         }
+        if spec.dead_end != "none":
+            if spec.dead_end == "penalty":
+                reward = reward - jnp.float32(spec.dead_end_penalty) * dead
+            info["dead_end"] = dead
+        next_state = EnvState(time=time, level=state.level, board=new, won=won)
         return self.get_obs(next_state, params), next_state, reward, won | truncated, info
 
     def get_obs(self, state: EnvState, params: EnvParams | None = None, key: Any = None) -> Any:

@@ -18,6 +18,7 @@ from puzzlegym.game.heldout import HeldOut
 from puzzlegym.game.levelhash import level_hash
 from puzzlegym.game.splits import TrainingLevels, check_split, tier_targets
 from puzzlegym.game.twin import find_twin
+from puzzlegym.jax.deadends import DEAD_ENDS, dead_end_table
 from puzzlegym.jax.env import EnvParams, PuzzleJaxEnv, Spec
 from puzzlegym.rl.protocol import MAX_BUDGET_MULTIPLE, Protocol
 from puzzlegym.suite.registry import parse_env_id
@@ -68,6 +69,8 @@ def make(
     action_cost_s: float = 1.0,
     level_bits: bool = True,
     distinct: bool = False,
+    dead_end: str = "none",
+    dead_end_penalty: float = 0.1,
 ) -> tuple[PuzzleJaxEnv, EnvParams]:
     """The twin env of objective ``env_id`` and its default params (the levels it plays).
 
@@ -85,6 +88,14 @@ def make(
     ``env.training_level(r)`` the first training level of row ``r`` (both the identity when
     ``distinct=False``). A small generator space gives several seeds one board (Nut and Bolt
     Easy: 362 distinct boards in 500 seeds).
+
+    ``dead_end`` (:data:`~puzzlegym.jax.deadends.DEAD_ENDS`) is what a certified dead end in
+    play does: ``"none"``; ``"restart"``, Restart clicked at once (as
+    :class:`~puzzlegym.wrappers.DeadEndRestart` does); ``"penalty"``, ``dead_end_penalty``
+    (0..10) subtracted from the reward of each action after which the board is one. Both
+    read the dead-end oracle (:mod:`puzzlegym.jax.deadends`: every level's state graph
+    enumerated now), which only twins with a board key have (Nut and Bolt); ``info`` then
+    carries ``dead_end``, and ``env.without_dead_end()`` plays the same params without it.
 
     The budget: ``budget_s`` seconds at ``action_cost_s`` each, as the Python env counts
     them (:func:`budget_actions`), the same for every level; or, with ``budget_s=None``
@@ -110,6 +121,11 @@ def make(
         raise ConfigError(f"level_bits: expected true or false, got {shown(level_bits)}")
     if not isinstance(distinct, bool):
         raise ConfigError(f"distinct: expected true or false, got {shown(distinct)}")
+    if dead_end not in DEAD_ENDS:
+        raise ConfigError(
+            f"dead_end: {shown(dead_end)} is not allowed; allowed: {', '.join(DEAD_ENDS)}"
+        )
+    penalty = check_number(dead_end_penalty, "dead_end_penalty", 0.0, 10.0, ConfigError)
     if distinct and split is None:
         raise ConfigError(
             "distinct: the catalogue's levels are distinct; use it with levels='generated'"
@@ -161,6 +177,8 @@ def make(
         level_bits=max(1, (n_catalogue - 1).bit_length()) if level_bits else 0,
         reward=reward,
         row_of=row_of,
+        dead_end=dead_end,
+        dead_end_penalty=penalty if dead_end == "penalty" else 0.0,
     )
 
 
@@ -254,6 +272,8 @@ def _assemble(
     level_bits: int,
     reward: str,
     row_of: tuple[int, ...] | None = None,
+    dead_end: str = "none",
+    dead_end_penalty: float = 0.0,
 ) -> tuple[PuzzleJaxEnv, EnvParams]:
     """The env over the levels ``played`` (their tables, padded to the sizes of the tier's
     catalogue and, when generated, ``played``'s) and its :class:`Spec`."""
@@ -265,6 +285,10 @@ def _assemble(
     arrays = [*sorted(tables.items()), ("index", index), ("last", last), ("b", budget)]
     if row_of is not None:
         arrays.append(("row_of", np.asarray(row_of, dtype=np.int32)))
+    dead: dict[str, Any] = {}
+    if dead_end != "none":
+        keys, count = dead_end_table(game, bound, played, tables)
+        dead = {"dead_keys": jnp.asarray(keys), "dead_count": jnp.asarray(count)}
     for name, array in arrays:
         array = np.ascontiguousarray(array)
         digest.update(f"{name}:{array.dtype}:{array.shape}\n".encode())
@@ -281,6 +305,8 @@ def _assemble(
         reward=reward,
         fingerprint=digest.hexdigest(),
         row_of=row_of,
+        dead_end=dead_end,
+        dead_end_penalty=float(dead_end_penalty),
     )
     params = EnvParams(
         max_steps_in_episode=int(budget.max()),
@@ -288,5 +314,6 @@ def _assemble(
         index=jnp.asarray(index),
         last=jnp.asarray(last),
         budget=jnp.asarray(budget),
+        **dead,
     )
     return PuzzleJaxEnv(bound, spec, params), params

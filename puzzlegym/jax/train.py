@@ -60,8 +60,9 @@ from puzzlegym.agents.jax_policy import arrays
 from puzzlegym.agents.jax_policy.policy import Policy
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import ConfigError, shown
-from puzzlegym.base.fields import check_count
+from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.game.heldout import MAX_HELD_OUT, HeldOut, check_seeds, held_out
+from puzzlegym.jax.deadends import DEAD_ENDS
 from puzzlegym.jax.evaluate import TwinEvaluator, episode_interval, level_interval
 from puzzlegym.jax.factory import make, make_held_out
 from puzzlegym.jax.ppo import METRICS, PPO, PPOConfig
@@ -124,7 +125,9 @@ class JaxTrainConfig:
     ``stop_train_success`` (None, or a share: training stops at the first curve point whose
     train success reaches it, and the run is tested there) and ``distinct_training`` (true:
     the twin trains on each distinct board of the split once, :func:`puzzlegym.jax.make`'s
-    ``distinct``; false: on every seed's level, repeats included)."""
+    ``distinct``; false: on every seed's level, repeats included) and ``dead_end`` (what a
+    certified dead end does in training: ``"none"``, ``"restart"`` or ``"penalty"`` of
+    ``dead_end_penalty``, :func:`puzzlegym.jax.make`'s; every evaluation plays without it)."""
 
     protocol: Protocol
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -138,6 +141,8 @@ class JaxTrainConfig:
     heldout_generated_start: int = HELDOUT_START
     stop_train_success: float | None = None
     distinct_training: bool = True
+    dead_end: str = "none"
+    dead_end_penalty: float = 0.1
 
     def __post_init__(self) -> None:
         if not isinstance(self.protocol, Protocol):
@@ -179,6 +184,11 @@ class JaxTrainConfig:
                 raise ConfigError(
                     f"{name}: expected true or false, got {shown(getattr(self, name))}"
                 )
+        if self.dead_end not in DEAD_ENDS:
+            raise ConfigError(
+                f"dead_end: {shown(self.dead_end)} is not allowed; allowed: {', '.join(DEAD_ENDS)}"
+            )
+        check_number(self.dead_end_penalty, "dead_end_penalty", 0.0, 10.0, ConfigError)
         stop = self.stop_train_success
         if stop is not None:
             if isinstance(stop, bool) or not isinstance(stop, (int, float)) or not 0 < stop <= 1:
@@ -216,6 +226,8 @@ class JaxTrainConfig:
             "heldout_generated_start": self.heldout_generated_start,
             "stop_train_success": self.stop_train_success,
             "distinct_training": self.distinct_training,
+            "dead_end": self.dead_end,
+            "dead_end_penalty": self.dead_end_penalty,
         }
 
 
@@ -237,6 +249,8 @@ class _Learner:
             num_levels=proto.num_levels,
             start_level=proto.start_level,
             distinct=config.distinct_training,
+            dead_end=config.dead_end,
+            dead_end_penalty=config.dead_end_penalty,
             **kw,
         )
         self.test_env, self.test_params = make(proto.env_id, levels="catalogue", **kw)
@@ -252,7 +266,8 @@ class _Learner:
         self.train_levels = proto.training_levels()
         self.ppo = PPO(self.env, self.params, config.ppo, chunk=config.chunk)
         self.test_eval = TwinEvaluator(self.test_env, self.test_params, self.ppo.network)
-        self.train_eval = TwinEvaluator(self.env, self.params, self.ppo.network)
+        # train success as the test levels are played: without the dead-end intervention
+        self.train_eval = TwinEvaluator(self.env.without_dead_end(), self.params, self.ppo.network)
         self.held: HeldOut | None = None
         if config.heldout_generated:
             self.held = held_out(
@@ -635,6 +650,12 @@ class _Run:
                 "start_level": proto.start_level,
                 "distinct_training": cfg.distinct_training,
                 "rows": lr.env.n_levels,
+                "dead_end": cfg.dead_end,
+                **(
+                    {}
+                    if lr.params.dead_count is None
+                    else {"dead_ends": int(np.sum(np.asarray(lr.params.dead_count)))}
+                ),
             },
             **dead_end_phases(phases, proto.game.name),
             "twin": twin,
@@ -699,6 +720,8 @@ def config_from_mapping(protocol: Protocol, agent: Mapping[str, Any], seed: int)
         "heldout_generated_start",
         "stop_train_success",
         "distinct_training",
+        "dead_end",
+        "dead_end_penalty",
     )
     for key in agent:
         if key not in allowed:

@@ -9,6 +9,7 @@ from itertools import islice
 from typing import Any
 
 from puzzlegym import solvers
+from puzzlegym.base.errors import LevelError
 from puzzlegym.solvers.search import nodes_reaching
 from puzzlegym.suite.registry import games, get_game
 
@@ -55,15 +56,15 @@ def validate(game: str | None = None) -> list[str]:
     return problems
 
 
-def level_stats(game, level, max_states: int = STATS_MAX_STATES) -> dict[str, Any]:
-    """N_step (solver-optimal length), the number of reachable states (a lower bound when the
-    enumeration hits ``max_states``), the mean branching factor over the states expanded in
-    full (None when the cap stopped the very first expansion) and the share of
-    them that are dead ends. States are counted up to the solver's symmetry
-    (``solvers.canonical_key``: e.g. Nut and Bolt bolts as a multiset, Bolt Unscrew's loose
-    screws interchangeable); one representative state per key is expanded."""
+def state_graph(
+    game, level, max_states: int = STATS_MAX_STATES
+) -> tuple[dict[Any, Any], dict[Any, list], bool]:
+    """The level's reachable states up to the solver's symmetry, breadth first from its
+    start: ``(rep, graph, complete)``, ``rep`` a representative state per canonical key
+    (``solvers.canonical_key``: e.g. Nut and Bolt bolts as a multiset), ``graph`` the keys
+    each key expanded in full leads to, ``complete`` False when the enumeration stopped at
+    ``max_states`` keys (then the last key drawn from is not in ``graph``)."""
     rules = game.rules
-    sol = solvers.solve(level)
 
     def key(state):
         return solvers.canonical_key(level, state)
@@ -72,7 +73,6 @@ def level_stats(game, level, max_states: int = STATS_MAX_STATES) -> dict[str, An
     rep = {key(start): start}  # canonical key -> a representative state
     graph: dict[Any, list] = {}
     queue = deque([key(start)])
-    complete = True
     while queue:
         k = queue.popleft()
         state = rep[k]
@@ -83,13 +83,41 @@ def level_stats(game, level, max_states: int = STATS_MAX_STATES) -> dict[str, An
             edges.append(nk)
             if nk not in rep:
                 if len(rep) >= max_states:
-                    complete = False
-                    break  # legal_moves may be a long (lazy) generator: stop drawing from it
+                    # legal_moves may be a long (lazy) generator: stop drawing from it; this
+                    # state's moves were not all drawn, so it does not count towards B̄
+                    return rep, graph, False
                 rep[nk] = nxt
                 queue.append(nk)
-        if not complete:
-            break  # this state's moves were not all drawn: it does not count towards B̄
         graph[k] = edges
+    return rep, graph, True
+
+
+def dead_end_states(game, level, max_states: int = STATS_MAX_STATES) -> list[Any]:
+    """A representative state of every reachable dead end of ``level`` up to the solver's
+    symmetry (the states from which no sequence of moves wins; the certificate of
+    ``solvers.certify``), from the whole state graph (:func:`state_graph`); ``LevelError``
+    when the level has more than ``max_states`` states."""
+    rep, graph, complete = state_graph(game, level, max_states)
+    if not complete:
+        raise LevelError(
+            f"level {getattr(level, 'id', '?')}: more than {max_states} reachable states; its "
+            "dead ends are not enumerated"
+        )
+    alive = nodes_reaching(graph, [k for k in graph if game.rules.is_solved(level, rep[k])])
+    return [rep[k] for k in graph if k not in alive]
+
+
+def level_stats(game, level, max_states: int = STATS_MAX_STATES) -> dict[str, Any]:
+    """N_step (solver-optimal length), the number of reachable states (a lower bound when the
+    enumeration hits ``max_states``), the mean branching factor over the states expanded in
+    full (None when the cap stopped the very first expansion) and the share of
+    them that are dead ends. States are counted up to the solver's symmetry
+    (``solvers.canonical_key``: e.g. Nut and Bolt bolts as a multiset, Bolt Unscrew's loose
+    screws interchangeable); one representative state per key is expanded
+    (:func:`state_graph`)."""
+    rules = game.rules
+    sol = solvers.solve(level)
+    rep, graph, complete = state_graph(game, level, max_states)
     n = len(graph)
     branching = round(sum(len(e) for e in graph.values()) / n, 3) if n else None
     row = {

@@ -1,0 +1,215 @@
+"""Does a dead-end intervention in training speed learning? Masked PPO in JAX on Nut and Bolt
+Medium (the first tier with reachable dead ends) trained three ways on the same seeds and
+levels: as the baseline table trains (``agent.dead_end=none``), with Restart clicked at once
+after every action that lands on a certified dead end (``restart``: what
+:class:`puzzlegym.wrappers.DeadEndRestart` does in the Python env), and with a penalty on
+every action after which the board is a dead end (``penalty``, ``agent.dead_end_penalty``).
+The twin tells a dead end by the dead-end oracle (:mod:`puzzlegym.jax.deadends`: every
+training level's state graph enumerated). Every evaluation plays without the intervention.
+
+    .venv/bin/python benchmarks/rl_dead_ends.py                   # 3 seeds x 3 ways x 10M
+    .venv/bin/python benchmarks/rl_dead_ends.py --seeds 2 --timesteps 2000000 --no-docs
+
+Writes, from the runs under ``--root`` (``runs/rl_dead_ends/<objective>-<way>/seed<s>``,
+resumable as ``benchmarks/rl_baselines.py``'s): ``docs/rl-dead-ends.md`` (the rows: both
+held-out sets beside masked random with rliable's 95 % intervals over seeds and levels,
+the learning speed as the mean test and train success over the curve's points, the dead
+ends the trained policies walk into), ``docs/rl-dead-ends.json`` (one object a row) and
+``docs/img/rl_dead_ends.png`` (the curves).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+from rl_baselines import TABLE, _ci, _pct, row, run_dir, train  # noqa: E402
+
+from puzzlegym.base import jsonio  # noqa: E402
+from puzzlegym.rl.plots import plot_sweep  # noqa: E402
+from puzzlegym.rl.report import summarise  # noqa: E402
+from puzzlegym.suite.registry import parse_env_id  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+OBJECTIVE = "NutAndBolt-Medium"
+WAYS = ("none", "restart", "penalty")
+PLAN = dict(TABLE, seeds=3)  # the baseline table's settings, 3 seeds a way
+PENALTY = 0.1  # configs/agent/jax_ppo.yaml's agent.dead_end_penalty
+
+
+def speed(results: list[dict], key: str) -> tuple[float, list[float]]:
+    """The mean over seeds of each run's mean ``key`` over its curve points (the area under
+    the learning curve, per step), and the lowest and highest run's."""
+    per_run = [float(np.mean([c[key] for c in r["curve"]])) for r in results]
+    return round(float(np.mean(per_run)), 4), [round(min(per_run), 4), round(max(per_run), 4)]
+
+
+def rows_of(objective: str, groups: dict[str, list[dict]]) -> list[dict]:
+    summaries = summarise(groups)
+    out = []
+    for way, results in groups.items():
+        r = row(objective, summaries[way], results)
+        r["dead_end"] = way
+        r["dead_end_penalty"] = PENALTY if way == "penalty" else None
+        r["curve_test_mean"], r["curve_test_range"] = speed(results, "test_success")
+        r["curve_train_mean"], r["curve_train_range"] = speed(results, "train_success")
+        r["training_dead_ends"] = results[0]["training_split"].get("dead_ends")
+        r["generated_per_seed"] = [x["generated"]["trained"]["success"] for x in results]
+        out.append(r)
+    return out
+
+
+def render(rows: list[dict], meta: dict) -> str:
+    base = rows[0]
+    dead_ends = next(r["training_dead_ends"] for r in rows if r["training_dead_ends"] is not None)
+    lines = [
+        "# Dead-end interventions in RL training",
+        "",
+        f"Masked PPO in JAX on {base['objective']}, trained three ways on the same "
+        f"{len(base['seeds'])} seeds ({', '.join(map(str, base['seeds']))}), training levels "
+        "and steps: as the baseline table trains (`none`); with Restart clicked at once after "
+        "each action that lands on a certified dead end (`restart`, what `DeadEndRestart` "
+        "does in the Python env; the click takes an action of the budget); with "
+        f"{PENALTY:g} subtracted from the reward of each action after which the board is a "
+        "dead end (`penalty`). The twin tells a dead end by its dead-end oracle "
+        "(`puzzlegym.jax.deadends`: every training level's whole state graph enumerated, "
+        f"{dead_ends:,} dead ends in all, each board's key looked up in "
+        "play; checked against the exact solvers' certificate by the tests). Every "
+        "evaluation plays without the intervention: the catalogue levels in the Python env, "
+        "the generated held-out set in the twin. Regenerate with",
+        "",
+        "```bash",
+        meta["command"],
+        "```",
+        "",
+        "## Rows",
+        "",
+        "Success with rliable's 95 % stratified-bootstrap intervals over seeds and levels. "
+        "*Learning speed*: each run's mean success over its learning-curve points (every "
+        f"{meta['curve_every']:,} steps: the area under the curve, per step), averaged over "
+        "seeds, with the lowest and highest run's.",
+        "",
+        "| training | generated held-out | masked random (generated) | catalogue | "
+        "curve: mean test success | curve: mean train success | generated, per seed | "
+        "steps | wall time a run |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lo, hi = min(r["seconds"]), max(r["seconds"])
+        lines.append(
+            f"| `{r['dead_end']}` | {_ci(r['generated_success'], r['generated_ci'])} | "
+            f"{_ci(r['random_masked_generated_success'], r['random_masked_generated_ci'])} | "
+            f"{_ci(r['catalogue_success'], r['catalogue_ci'])} | "
+            f"{_pct(r['curve_test_mean'])} ({_pct(r['curve_test_range'][0])}–"
+            f"{_pct(r['curve_test_range'][1])}) | {_pct(r['curve_train_mean'])} "
+            f"({_pct(r['curve_train_range'][0])}–{_pct(r['curve_train_range'][1])}) | "
+            f"{', '.join(_pct(v) for v in r['generated_per_seed'])} | "
+            f"{r['timesteps']:,} | {lo / 60:.1f}–{hi / 60:.1f} min |"
+        )
+    lines += ["", "## Verdict", ""]
+    for r in rows[1:]:
+        a, b = r["generated_ci"], base["generated_ci"]
+        if a[0] > b[1]:
+            verdict = "learns more than without it, intervals apart"
+        elif a[1] < b[0]:
+            verdict = "learns less than without it, intervals apart"
+        else:
+            verdict = "is not told apart from training without it: the intervals overlap"
+        lines.append(
+            f"* **`{r['dead_end']}`** on the generated held-out set: "
+            f"{_ci(r['generated_success'], r['generated_ci'])} against "
+            f"{_ci(base['generated_success'], base['generated_ci'])}; it {verdict}."
+        )
+    lines += [
+        "",
+        "## Dead ends of the trained policies",
+        "",
+        "The trained policies (sampled) and masked random on the catalogue levels in the Python "
+        "env, whose evaluator certifies every board, without the intervention; pooled over "
+        "seeds (`puzzlegym.record.metrics.dead_end_stats`).",
+        "",
+        "| training | policy | attempts | reached a dead end | dead-end runs left by "
+        "undo/restart | mean delay before leaving (moves) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        for phase, label in (("trained", "PPO (JAX)"), ("random_masked", "masked random")):
+            d = r["dead_ends"][phase]
+            share = "–" if d["dead_end_share"] is None else f"{d['dead_end_share']:.1f}%"
+            mean = "–" if d["mean_delay"] is None else f"{d['mean_delay']:.1f}"
+            lines.append(
+                f"| `{r['dead_end']}` | {label} | {d['attempts']:,} | {share} "
+                f"({d['dead_end_attempts']}) | {d['recovered']} of {d['runs']} | {mean} |"
+            )
+    lines += [
+        "",
+        "![learning curves](img/rl_dead_ends.png)",
+        "",
+        f"Wall times as measured on this 2-core machine; the page was written on {meta['date']}.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--objective", default=OBJECTIVE)
+    parser.add_argument("--seeds", type=int, default=PLAN["seeds"], help="seeds 0 .. N-1")
+    parser.add_argument("--timesteps", type=int, default=PLAN["timesteps"])
+    parser.add_argument("--root", type=Path, default=Path("runs") / "rl_dead_ends")
+    parser.add_argument("--no-docs", action="store_true", help="print the rows, write no docs")
+    args = parser.parse_args()
+    parse_env_id(f"LongPuzzle/{args.objective}")  # a bad name stops here, before any run
+    if not 1 <= args.seeds <= 100:
+        parser.error(f"--seeds: expected 1..100, got {args.seeds}")
+    if not 1 <= args.timesteps <= 10**10:
+        parser.error(f"--timesteps: expected 1..10^10, got {args.timesteps}")
+    plan = dict(PLAN, seeds=args.seeds, timesteps=args.timesteps)
+    started = time.perf_counter()
+    groups: dict[str, list[dict]] = {}
+    for way in WAYS:
+        where = args.root / way
+        groups[way] = [
+            train(args.objective, s, plan, 0.95, run_dir(where, args.objective, s), way)
+            for s in range(plan["seeds"])
+        ]
+        print(f"{way}: {plan['seeds']} runs, {time.perf_counter() - started:.0f} s in all")
+    rows = rows_of(args.objective, groups)
+    for r in rows:
+        print(
+            f"{r['dead_end']}: generated {r['generated_success']:.3f} {r['generated_ci']}, "
+            f"catalogue {r['catalogue_success']:.3f} {r['catalogue_ci']}, curve test mean "
+            f"{r['curve_test_mean']:.3f}"
+        )
+    if not args.no_docs:
+        command = ".venv/bin/python benchmarks/rl_dead_ends.py"
+        if args.objective != OBJECTIVE:
+            command += f" --objective {args.objective}"
+        if args.seeds != PLAN["seeds"]:
+            command += f" --seeds {args.seeds}"
+        if args.timesteps != PLAN["timesteps"]:
+            command += f" --timesteps {args.timesteps}"
+        meta = {
+            "command": command,
+            "curve_every": groups["none"][0]["curve"][0]["timesteps"],
+            "date": time.strftime("%Y-%m-%d"),
+        }
+        docs = ROOT / "docs"
+        jsonio.write_atomic(docs / "rl-dead-ends.md", render(rows, meta))
+        jsonio.write_json(docs / "rl-dead-ends.json", rows)
+        titled = {f"{args.objective}, dead_end={way}": rs for way, rs in groups.items()}
+        jsonio.write_atomic(
+            docs / "img" / "rl_dead_ends.png", lambda tmp: plot_sweep(titled, tmp, cols=3)
+        )
+        print("wrote docs/rl-dead-ends.md, docs/rl-dead-ends.json and docs/img/rl_dead_ends.png")
+    print(json.dumps([{k: v for k, v in r.items() if k != "dead_ends"} for r in rows]))
+
+
+if __name__ == "__main__":
+    main()
