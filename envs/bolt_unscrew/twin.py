@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from puzzlegym.game.twin import Twin
+from puzzlegym.game.twin import Twin, hash_lanes
 
 from . import geometry as G
 from .rules import Level, State
@@ -277,6 +277,21 @@ class BoltUnscrewTwin(Twin):
         return jnp.all(state["remaining"] == 0)
 
     # -- back to Python --------------------------------------------------------------------
+    def board_key(self, lv: Mapping[str, Any], state: Any) -> Any:
+        """The solver's canonical key (``model.key``: the screws still under a remaining
+        board, and the remaining boards) hashed (:func:`hash_lanes`)."""
+        remaining = state["remaining"]
+        covered = _union(_unpack(remaining, self.sizes["boards"]), lv["cover"])
+        return hash_lanes(jnp.concatenate([state["occupied"] & covered, remaining]))
+
+    def from_python(self, level: Level, state: State) -> dict[str, Any]:
+        _, _, _, la, lb, _ = self._shape()
+        return {
+            "remaining": _np_lanes(_members(state.remaining), lb),
+            "occupied": _np_lanes(_members(state.occupied), la),
+            "ui": np.int32(-1),
+        }
+
     def to_python(self, level: Level, state: Any) -> tuple[State, int | None]:
         ui = int(state["ui"])
         return (

@@ -20,15 +20,11 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from puzzlegym.game.twin import Twin
+from puzzlegym.game.twin import Twin, hash_lanes
 
 from .rules import MAX_BOLTS, MAX_CAPACITY, Level, State
 
 _DST_SHIFT, _COUNT_SHIFT, _FIELD = 5, 10, 31  # a history record's fields
-# board_key's two hash lanes (FNV-1a's offset and prime; a second odd multiplier) and the
-# mark of a complete bolt
-_LANES = ((0x811C9DC5, 0x01000193), (0x9E3779B9, 0x85EBCA6B))
-_COMPLETE = 0xFFFFFFFF
 assert MAX_BOLTS <= _FIELD + 1 and MAX_CAPACITY < 1 << (15 - _COUNT_SHIFT)
 
 
@@ -199,26 +195,15 @@ class NutAndBoltTwin(Twin):
     def board_key(self, lv: Mapping[str, Any], state: Any) -> Any:
         """The solver's canonical key as a hash: the multiset of the bolts that are not
         complete (a complete bolt, full of one colour, counts as one mark whatever its
-        colour), each bolt a polynomial hash of its nuts, bottom to top, in two ``uint32``
-        lanes; the bolts' hashes sorted, then folded the same way."""
+        colour), each bolt hashed from its nuts bottom to top (:func:`hash_lanes`), the
+        bolts' hashes sorted, then hashed in turn."""
         stacks = state["stacks"]
         height, _, run = self._bolts(stacks)
         complete = (height > 0) & (height == lv["capacity"]) & (run == height)
-        nuts = (stacks.astype(jnp.int32) + 1).astype(jnp.uint32)  # 0 above the top
-
-        def fold(values: Any, seed: int, mult: int) -> Any:  # over the last axis
-            h = jnp.full(values.shape[:-1], seed, jnp.uint32)
-            for i in range(values.shape[-1]):
-                h = (h ^ values[..., i]) * jnp.uint32(mult)
-            return h
-
-        lanes = []
-        for seed, mult in _LANES:
-            per_bolt = fold(nuts, seed, mult)
-            lanes.append(jnp.where(complete, jnp.uint32(_COMPLETE), per_bolt))
-        order = jnp.lexsort((lanes[1], lanes[0]))  # sorted bolts: their order does not count
-        bolts = jnp.stack([lane[order] for lane in lanes], axis=-1)  # [bolts, 2]
-        return jnp.stack([fold(bolts.reshape(-1), seed, mult) for seed, mult in _LANES])
+        per_bolt = hash_lanes(stacks.astype(jnp.int32) + 1)  # [bolts, 2]; 0 above the top
+        per_bolt = jnp.where(complete[:, None], jnp.uint32(0xFFFFFFFF), per_bolt)
+        order = jnp.lexsort((per_bolt[:, 1], per_bolt[:, 0]))  # their order does not count
+        return hash_lanes(per_bolt[order].reshape(-1))
 
     # -- back to Python --------------------------------------------------------------------
     def to_python(self, level: Level, state: Any) -> tuple[State, int | None]:

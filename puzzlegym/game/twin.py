@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Twin", "find_twin", "has_twin"]
+__all__ = ["Twin", "find_twin", "has_twin", "hash_lanes"]
 
 TWIN_MODULE = "twin"  # envs/<game>/twin.py
 
@@ -168,6 +168,26 @@ class Twin:
         """The twin state (numpy arrays, on a bound twin) of the rules state ``state`` of
         ``level``, nothing selected and no history: the inverse of :meth:`to_python`."""
         raise NotImplementedError
+
+
+# two uint32 lanes of a 64-bit hash (FNV-1a's offset and prime; a second odd multiplier)
+_HASH_LANES = ((0x811C9DC5, 0x01000193), (0x9E3779B9, 0x85EBCA6B))
+
+
+def hash_lanes(values: Any) -> Any:
+    """``uint32[..., 2]``: a hash of ``values`` (non-negative integers) along the last axis,
+    in two ``uint32`` lanes, traced (what :meth:`Twin.board_key` implementations fold their
+    boards with). The axis is unrolled: it is short (a bolt's nuts, a set's lanes)."""
+    import jax.numpy as jnp
+
+    values = jnp.asarray(values).astype(jnp.uint32)
+    out = []
+    for seed, mult in _HASH_LANES:
+        h = jnp.full(values.shape[:-1], seed, jnp.uint32)
+        for i in range(values.shape[-1]):
+            h = (h ^ values[..., i]) * jnp.uint32(mult)
+        out.append(h)
+    return jnp.stack(out, axis=-1)
 
 
 # -- the convention: envs/<game>/twin.py holds TWIN --------------------------------------------
