@@ -145,6 +145,10 @@ def test_restart_clicks_restart_right_after_the_fatal_move_within_the_budget(ora
     assert "dead_end" not in last_plain[2]
     for (s1, r1, _), (s2, r2, _) in zip(plain[:-1], restarted[:-1], strict=True):
         assert r1 == r2 and np.array_equal(s1.board["stacks"], s2.board["stacks"])
+    # the level cut out of the tables (env.take) keeps its own dead ends
+    cut = env.take(params, [2, row])  # row 1 of the cut is level 1
+    assert [int(n) for n in cut.dead_count] == [550, int(params.dead_count[row])]
+    assert bool(_play(env, cut, 1, moves)[-1][2]["dead_end"])
 
 
 def test_the_penalty_is_taken_off_each_action_that_leaves_the_board_a_dead_end(oracle):

@@ -18,6 +18,10 @@ buttons=("restart",) [+ ("undo",)])``, one level per episode).
   actions (``EnvParams.budget``, per level); ``step`` resets automatically (gymnax's
   ``Environment.step``), ``step_env`` does not. ``info`` carries ``terminated``,
   ``truncated`` and ``discount``.
+* **Dead ends** (``Spec.dead_end``, :mod:`puzzlegym.jax.deadends`): with ``"restart"``
+  Restart is clicked right after an action that lands on a certified dead end (one more
+  action of the budget, its reward added); with ``"penalty"`` ``dead_end_penalty`` is taken
+  off the reward of each action after which the board is one; ``info["dead_end"]`` says so.
 * :meth:`PuzzleJaxEnv.action_mask` is ``BoardActions.action_masks()``: the indices that
   would change the board, its selection or the screen, every index when none would.
 
@@ -219,11 +223,15 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
         if not picked:
             raise ConfigError("rows: expected at least one level row")
         index = jnp.asarray(picked, jnp.int32)
+        dead = {}
+        if params.dead_keys is not None:  # the dead-end oracle's rows go with their levels
+            dead = {"dead_keys": params.dead_keys[index], "dead_count": params.dead_count[index]}
         return params.replace(
             levels=self.twin.take(params.levels, picked),
             index=params.index[index],
             last=params.last[index],
             budget=params.budget[index],
+            **dead,
         )
 
     def _level(self, params: EnvParams, state: EnvState) -> Any:

@@ -4,10 +4,11 @@ catalogue, beside both random policies: the run directory of the SB3 path
 (:mod:`puzzlegym.rl.train`), and a run that survives a kill.
 
 The protocol is :class:`puzzlegym.rl.protocol.Protocol`'s, played by the twin
-(:func:`puzzlegym.jax.make` with ``level_bits=False``): training draws one of
-``num_levels`` generated levels from ``start_level`` per episode, within the training
-budget; the random policies and the trained policy (sampled, and greedy: one episode per
-level) are measured in the **Python** env (``make_sb3_env(..., actions="board",
+(:func:`puzzlegym.jax.make` with ``level_bits=False``): training draws one of the
+distinct boards of ``num_levels`` generated levels from ``start_level`` per episode
+(``distinct_training``), within the training budget, with a dead-end intervention when
+``dead_end`` names one; the random policies and the trained policy (sampled, and greedy:
+one episode per level) are measured in the **Python** env (``make_sb3_env(..., actions="board",
 observation="board", buttons=<the level screen's>)``, :func:`~puzzlegym.rl.protocol.
 play_levels`) on the catalogue's levels and the first ``train_levels`` training levels, as
 for SB3; the trained policy is measured again in the **twin** on the same levels and
