@@ -116,6 +116,7 @@ def test_the_run_directory_is_the_sb3_paths(unbroken):
         "start_level": 0,
         "distinct_training": True,
         "rows": 20,
+        "dead_end": "none",  # no oracle, so no count of dead ends
     }
     assert held["set"]["training_distinct"] == 20
     for player in ("trained", "random_masked"):
