@@ -337,16 +337,26 @@ def dead_end_table(rows: list[dict]) -> list[str]:
             ("random_masked", "masked random"),
             ("random_uniform", "uniform random"),
         ):
-            d = r["dead_ends"][phase]
-            share = "–" if d["dead_end_share"] is None else f"{d['dead_end_share']:.1f}%"
-            mean = "–" if d["mean_delay"] is None else f"{d['mean_delay']:.1f}"
-            median = "–" if d["median_delay"] is None else f"{d['median_delay']:g}"
-            lines.append(
-                f"| {r['objective']} | {label} | {d['attempts']:,} | {share} "
-                f"({d['dead_end_attempts']}) | {d['recovered']} of {d['runs']} | {mean} | "
-                f"{median} |"
-            )
+            lines.append(dead_end_row(r["objective"], label, r["dead_ends"][phase]))
     return lines
+
+
+def dead_end_row(first: str, label: str, d: dict, median: bool = True) -> str:
+    """One table row of a policy's dead ends (``dead_end_rows``' figures): attempts, the
+    share that reached a dead end, the runs left by undo or restart, the delay."""
+    share = "–" if d["dead_end_share"] is None else f"{d['dead_end_share']:.1f}%"
+    mean = "–" if d["mean_delay"] is None else f"{d['mean_delay']:.1f}"
+    cells = [
+        first,
+        label,
+        f"{d['attempts']:,}",
+        f"{share} ({d['dead_end_attempts']})",
+        f"{d['recovered']} of {d['runs']}",
+        mean,
+    ]
+    if median:
+        cells.append("–" if d["median_delay"] is None else f"{d['median_delay']:g}")
+    return "| " + " | ".join(cells) + " |"
 
 
 def transfer_table(transfers: dict[str, dict]) -> list[str]:

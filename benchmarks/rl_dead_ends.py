@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from rl_baselines import TABLE, _ci, _pct, row, run_dir, train  # noqa: E402
+from rl_baselines import TABLE, _ci, _pct, dead_end_row, row, run_dir, train  # noqa: E402
 
 from puzzlegym.base import jsonio  # noqa: E402
 from puzzlegym.rl.plots import plot_sweep  # noqa: E402
@@ -173,12 +173,8 @@ def section(rows: list[dict]) -> list[str]:
     ]
     for r in rows:
         for phase, label in (("trained", "PPO (JAX)"), ("random_masked", "masked random")):
-            d = r["dead_ends"][phase]
-            share = "–" if d["dead_end_share"] is None else f"{d['dead_end_share']:.1f}%"
-            mean = "–" if d["mean_delay"] is None else f"{d['mean_delay']:.1f}"
             lines.append(
-                f"| `{r['dead_end']}` | {label} | {d['attempts']:,} | {share} "
-                f"({d['dead_end_attempts']}) | {d['recovered']} of {d['runs']} | {mean} |"
+                dead_end_row(f"`{r['dead_end']}`", label, r["dead_ends"][phase], median=False)
             )
     lines += ["", f"![learning curves of {objective}](img/rl_dead_ends_{objective}.png)", ""]
     return lines

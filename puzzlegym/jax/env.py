@@ -33,7 +33,7 @@ is what code traced with explicit params depends on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -97,8 +97,9 @@ class Spec:
     level_bits: int  # how many level-bit planes
     reward: str
     fingerprint: str  # SHA-256 of the default params' arrays
-    # the row of each training level (make(..., distinct=True)); None: row i is level i
-    row_of: tuple[int, ...] | None = None
+    # the row of each training level (make(..., distinct=True)); None: row i is level i. Not
+    # compared nor hashed (the fingerprint holds it): envs are hashed at every jitted call
+    row_of: tuple[int, ...] | None = field(default=None, compare=False)
     dead_end: str = "none"  # what a dead end in play does (puzzlegym.jax.deadends.DEAD_ENDS)
     dead_end_penalty: float = 0.0  # dead_end="penalty": subtracted from such an action's reward
 
