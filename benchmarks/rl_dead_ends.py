@@ -53,19 +53,6 @@ def speed(results: list[dict], key: str) -> tuple[float, list[float]]:
     return round(float(np.mean(per_run)), 4), [round(min(per_run), 4), round(max(per_run), 4)]
 
 
-def seed_interval(values: list[float]) -> list[float]:
-    """The 95 % t-interval of the mean of per-seed figures (the seeds' own spread, which
-    rliable's intervals, resampling seeds within each of a thousand levels, mostly average
-    out)."""
-    from scipy import stats
-
-    x = np.asarray(values, dtype=float)
-    if len(x) < 2:
-        return [round(float(x.mean()), 4)] * 2
-    half = float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
-    return [round(float(x.mean()) - half, 4), round(float(x.mean()) + half, 4)]
-
-
 def rows_of(objective: str, groups: dict[str, list[dict]]) -> list[dict]:
     summaries = summarise(groups)
     out = []
@@ -77,7 +64,6 @@ def rows_of(objective: str, groups: dict[str, list[dict]]) -> list[dict]:
         r["curve_train_mean"], r["curve_train_range"] = speed(results, "train_success")
         r["training_dead_ends"] = results[0]["training_split"].get("dead_ends")
         r["generated_per_seed"] = [x["generated"]["trained"]["success"] for x in results]
-        r["generated_seed_ci"] = seed_interval(r["generated_per_seed"])
         out.append(r)
     return out
 

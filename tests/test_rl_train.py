@@ -4,6 +4,7 @@ a killed sweep resumed, bad settings named, and seeds that reproduce every figur
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -20,7 +21,7 @@ pytest.importorskip("sb3_contrib")
 
 from puzzlegym.base.errors import ConfigError  # noqa: E402
 from puzzlegym.rl.protocol import Protocol  # noqa: E402
-from puzzlegym.rl.report import aggregate, dead_end_rows, interval  # noqa: E402
+from puzzlegym.rl.report import aggregate, dead_end_rows, interval, seed_interval  # noqa: E402
 from puzzlegym.rl.sweep import SUPERSEDED, Run, plan, run_sweep  # noqa: E402
 from puzzlegym.rl.train import TrainConfig, summary, train  # noqa: E402
 
@@ -500,6 +501,59 @@ def test_aggregate_adds_the_generated_held_out_set_when_every_run_has_one():
     assert aggregate(results, reps=200)["beats_masked_generated"] is False
     results[0].pop("generated")
     assert "trained_generated" not in aggregate(results, reps=200)
+
+
+def test_seed_interval_is_the_t_interval_of_the_per_seed_figures():
+    pytest.importorskip("scipy")
+    # mean 0.2, standard deviation 0.1, t(0.975, 2) = 4.3027: half-width 0.2484
+    assert seed_interval([0.1, 0.2, 0.3]) == [-0.0484, 0.4484]
+    assert seed_interval([0.4, 0.4, 0.4, 0.4, 0.4]) == [0.4, 0.4]
+    assert seed_interval([0.7]) == [0.7, 0.7]
+    with pytest.raises(ValueError, match="values: expected a non-empty"):
+        seed_interval([])
+
+
+def _baselines_module():
+    spec = importlib.util.spec_from_file_location(
+        "rl_baselines_page", Path(__file__).resolve().parent.parent / "benchmarks/rl_baselines.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_baseline_page_calls_trained_apart_only_when_the_seeds_agree():
+    pytest.importorskip("scipy")
+    page = _baselines_module()
+
+    def fake_row(name, per_seed, masked_per_seed, rliable_apart):
+        return {
+            "objective": name,
+            "generated_success": float(np.mean(per_seed)),
+            "generated_ci": [0.30, 0.40] if rliable_apart else [0.05, 0.40],
+            "random_masked_generated_success": float(np.mean(masked_per_seed)),
+            "random_masked_generated_ci": [0.08, 0.10],
+            "beats_masked_generated": rliable_apart,
+            "generated_seed_ci": page.seed_interval(per_seed),
+            "random_masked_generated_seed_ci": page.seed_interval(masked_per_seed),
+            "beats_masked_generated_seeds": (
+                page.seed_interval(per_seed)[0] > page.seed_interval(masked_per_seed)[1]
+            ),
+        }
+
+    steady = fake_row("A-Easy", [0.34, 0.35, 0.36], [0.09, 0.09, 0.09], True)
+    # one seed learned, two did not: rliable's interval over a thousand levels sits above
+    # masked random's, the seeds' t-interval reaches below it
+    lucky = fake_row("B-Easy", [0.95, 0.05, 0.05], [0.09, 0.09, 0.09], True)
+    flat = fake_row("C-Easy", [0.1, 0.1, 0.1], [0.09, 0.09, 0.09], False)
+    lines = page.verdicts([steady, lucky, flat], ["A-Easy", "B-Easy", "C-Easy"])
+    assert lines[1].startswith(
+        "Trained beats masked random on the generated set with both intervals apart on 1 of "
+        "the 3 first tiers where masked random solves below 90 % (A-Easy)."
+    )
+    assert "**A-Easy**: trained beats masked random on the generated set with both" in lines[2]
+    assert "seeds' t-intervals overlap" in lines[3] and "not shown to beat" in lines[3]
+    assert "**C-Easy**: trained does not beat masked random" in lines[4]
 
 
 def test_the_readme_run_is_one_configuration_under_its_three_names():

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PHASES", "aggregate", "dead_end_rows", "interval", "summarise"]
+__all__ = ["PHASES", "aggregate", "dead_end_rows", "interval", "seed_interval", "summarise"]
 
 PHASES = ("trained", "random_masked", "random_uniform")
 REPS = 5000
@@ -57,6 +57,21 @@ def interval(scores: np.ndarray, reps: int = REPS, seed: int = 0) -> dict:
         "iqm": float(iqm),
         "iqm_ci": [float(bounds[0][1]), float(bounds[1][1])],
     }
+
+
+def seed_interval(values: Sequence[float]) -> list[float]:
+    """The 95 % t-interval of the mean of per-seed figures, ``[low, high]``: the seeds' own
+    spread, which :func:`interval` (resampling seeds within each of many levels) mostly
+    averages out. One figure gives ``[x, x]``."""
+    from scipy import stats
+
+    x = np.asarray(values, dtype=float)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"values: expected a non-empty list of figures, got shape {x.shape}")
+    if len(x) < 2:
+        return [round(float(x.mean()), 4)] * 2
+    half = float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
+    return [round(float(x.mean()) - half, 4), round(float(x.mean()) + half, 4)]
 
 
 def _matrix(results: Sequence[Mapping[str, Any]], phase: str, split: str) -> np.ndarray:
