@@ -215,8 +215,10 @@ def row(objective: str, summary: dict, results: list[dict]) -> dict:
     out["beats_masked_generated"] = summary["beats_masked_generated"]
     # the seeds' t-intervals: a verdict of "apart" needs these apart too (rliable's resample
     # seeds within each of a thousand levels, which averages most of the seeds' spread out)
-    out["generated_seed_ci"] = seed_interval(summary["per_seed_generated"])
-    out["random_masked_generated_seed_ci"] = seed_interval(summary["per_seed_masked_generated"])
+    out["generated_seed_ci"] = seed_interval(summary["per_seed_generated"], (0, 1))
+    out["random_masked_generated_seed_ci"] = seed_interval(
+        summary["per_seed_masked_generated"], (0, 1)
+    )
     out["beats_masked_generated_seeds"] = (
         out["generated_seed_ci"][0] > out["random_masked_generated_seed_ci"][1]
     )

@@ -59,10 +59,13 @@ def interval(scores: np.ndarray, reps: int = REPS, seed: int = 0) -> dict:
     }
 
 
-def seed_interval(values: Sequence[float]) -> list[float]:
+def seed_interval(
+    values: Sequence[float], bounds: tuple[float, float] | None = None
+) -> list[float]:
     """The 95 % t-interval of the mean of per-seed figures, ``[low, high]``: the seeds' own
     spread, which :func:`interval` (resampling seeds within each of many levels) mostly
-    averages out. One figure gives ``[x, x]``."""
+    averages out. One figure gives ``[x, x]``; ``bounds`` (say ``(0, 1)`` for shares) clip
+    the interval to the figures' own range."""
     from scipy import stats
 
     x = np.asarray(values, dtype=float)
@@ -71,7 +74,10 @@ def seed_interval(values: Sequence[float]) -> list[float]:
     if len(x) < 2:
         return [round(float(x.mean()), 4)] * 2
     half = float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
-    return [round(float(x.mean()) - half, 4), round(float(x.mean()) + half, 4)]
+    lo, hi = float(x.mean()) - half, float(x.mean()) + half
+    if bounds is not None:
+        lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+    return [round(lo, 4), round(hi, 4)]
 
 
 def _matrix(results: Sequence[Mapping[str, Any]], phase: str, split: str) -> np.ndarray:
