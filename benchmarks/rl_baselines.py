@@ -587,7 +587,8 @@ def render(rows: list[dict], firsts: list[str], meta: dict) -> str:
         "## The generators' distinct boards",
         "",
         "Seeds are not boards: a small generator space gives one board to several seeds. Each "
-        "tier's 500 training seeds gave the distinct boards below (equal up to symmetry, "
+        "tier's training seeds (500 on the table's rows) gave the distinct boards below "
+        "(equal up to symmetry, "
         "`puzzlegym.game.levelhash`), each trained on once (`agent.distinct_training`); the "
         "generated held-out set drops every candidate equal "
         "to a training board or to one kept before it. From all the seeds drawn (training and "
