@@ -510,6 +510,7 @@ def test_seed_interval_is_the_t_interval_of_the_per_seed_figures():
     assert seed_interval([0.4, 0.4, 0.4, 0.4, 0.4]) == [0.4, 0.4]
     assert seed_interval([0.7]) == [0.7, 0.7]
     assert seed_interval([0.1, 0.2, 0.3], (0, 1)) == [0.0, 0.4484]  # a share's range
+    assert all(type(v) is float for v in seed_interval([0.1, 0.2, 0.3], (0, 1)))
     with pytest.raises(ValueError, match="values: expected a non-empty"):
         seed_interval([])
 

@@ -76,7 +76,7 @@ def seed_interval(
     half = float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
     lo, hi = float(x.mean()) - half, float(x.mean()) + half
     if bounds is not None:
-        lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+        lo, hi = max(lo, float(bounds[0])), min(hi, float(bounds[1]))
     return [round(lo, 4), round(hi, 4)]
 
 
