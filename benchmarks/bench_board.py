@@ -37,7 +37,7 @@ import numpy as np
 
 import puzzlegym  # noqa: F401  (registers the ids)
 from puzzlegym.bench.rates import timed_steps
-from puzzlegym.suite.registry import env_ids
+from puzzlegym.game.registry import env_ids
 from puzzlegym.wrappers import BoardActions, BoardObservation, LowResObservation, make_sb3_env
 
 PPO_SETTINGS = dict(n_steps=128, batch_size=128, n_epochs=4)

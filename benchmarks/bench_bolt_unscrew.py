@@ -6,7 +6,7 @@ For every catalogue level:
   legal moves until none is left) that end in a dead end; every end state is checked
   with the exhaustive certifier (a stuck unsolved board must certify ``dead_end``);
 * ``solution_length`` / ``optimal``: the solver's solution from the start (provably shortest,
-  see ``solvers/bolt_unscrew.py``) and whether it matches the committed reference length;
+  see ``envs/bolt_unscrew/solver.py``) and whether it matches the committed reference length;
 * certification times over states sampled from random play: ``cold`` with an empty memo
   before each state (the worst case: the first certificate on a level), ``warm`` with the
   memo shared across the level's states (as the evaluator uses it);
@@ -29,8 +29,8 @@ import statistics
 import time
 
 from puzzlegym.envs.bolt_unscrew import rules as R
+from puzzlegym.envs.bolt_unscrew import solver as S
 from puzzlegym.envs.bolt_unscrew.catalogue import load_catalogue, reference_solutions
-from puzzlegym.solvers import bolt_unscrew as S
 
 
 def bench_level(level, reference, playouts: int, n_states: int) -> dict:

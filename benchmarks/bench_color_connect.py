@@ -30,9 +30,9 @@ import statistics
 import time
 
 from puzzlegym.envs.color_connect import rules as R
+from puzzlegym.envs.color_connect import solver as S
 from puzzlegym.envs.color_connect.generator import _candidate
-from puzzlegym.solvers import color_connect as S
-from puzzlegym.solvers import color_connect_sat
+from puzzlegym.envs.color_connect.solver import sat as color_connect_sat
 from puzzlegym.solvers.types import Unsolvable
 
 GRID = [(8, 8), (10, 10), (10, 12), (12, 12), (12, 16), (14, 12), (14, 16)]

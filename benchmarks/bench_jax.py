@@ -35,8 +35,8 @@ import numpy as np
 
 import puzzlegym  # noqa: F401  (registers the ids)
 import puzzlegym.jax as pj
+from puzzlegym.game.registry import env_ids, parse_env_id
 from puzzlegym.game.twin import has_twin
-from puzzlegym.suite.registry import env_ids, parse_env_id
 from puzzlegym.wrappers import make_sb3_env
 
 BATCHES = (1, 64, 1024)

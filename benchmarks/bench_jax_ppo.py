@@ -26,10 +26,10 @@ import numpy as np
 from omegaconf import OmegaConf
 
 from puzzlegym.agents.jax_policy.network import NetworkSpec
+from puzzlegym.game.registry import env_ids, parse_env_id
 from puzzlegym.game.twin import has_twin
 from puzzlegym.jax.factory import make
 from puzzlegym.jax.ppo import PPO, PPOConfig
-from puzzlegym.suite.registry import env_ids, parse_env_id
 
 ROOT = Path(__file__).resolve().parents[1]
 GOAL = 100_000  # env steps/s of whole training on MazePaint-Easy (issue 30)

@@ -34,8 +34,8 @@ import numpy as np
 
 import puzzlegym  # noqa: F401  (registers the ids)
 from puzzlegym.game.levelcache import LevelCache
+from puzzlegym.game.registry import env_ids, parse_env_id
 from puzzlegym.game.splits import Split, TrainingLevels
-from puzzlegym.suite.registry import env_ids, parse_env_id
 from puzzlegym.wrappers import make_sb3_env
 
 START = 10_000_000  # level seeds far from the catalogue's slots

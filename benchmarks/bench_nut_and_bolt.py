@@ -21,9 +21,9 @@ import statistics
 import time
 
 from puzzlegym.envs.nut_and_bolt import rules as R
+from puzzlegym.envs.nut_and_bolt import solver as S
 from puzzlegym.envs.nut_and_bolt.catalogue import load_catalogue
 from puzzlegym.envs.nut_and_bolt.generator import dead_end_share
-from puzzlegym.solvers import nut_and_bolt as S
 
 
 def sample_boards(level, n: int, seed: int = 0) -> list:

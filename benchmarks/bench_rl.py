@@ -82,7 +82,7 @@ import numpy as np
 
 import puzzlegym  # noqa: F401
 from puzzlegym.bench.rates import mixed_actions, timed_steps
-from puzzlegym.suite.registry import env_ids
+from puzzlegym.game.registry import env_ids
 from puzzlegym.wrappers import BlackBox, BoardActions, DownscaleObservation, LowResObservation
 
 # the envs of the vector measurements: 84x84, board actions, episodes of 300 actions

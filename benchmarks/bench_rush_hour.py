@@ -25,8 +25,8 @@ import json
 import time
 
 from puzzlegym.envs.rush_hour import rules as R
+from puzzlegym.envs.rush_hour import solver as S
 from puzzlegym.envs.rush_hour.catalogue import load_catalogue
-from puzzlegym.solvers import rush_hour as S
 
 # (notation, published optimal moves, published cluster size)
 PUBLISHED = {

@@ -21,9 +21,9 @@ import statistics
 import time
 
 from puzzlegym.envs.truck_escape import rules as R
+from puzzlegym.envs.truck_escape import solver as S
 from puzzlegym.envs.truck_escape.catalogue import load_catalogue
 from puzzlegym.game import Rejected
-from puzzlegym.solvers import truck_escape as S
 
 
 def timed(fn, repeats: int) -> dict:

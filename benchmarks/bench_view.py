@@ -33,7 +33,7 @@ import puzzlegym  # noqa: F401  (registers the envs)
 from puzzlegym.backends.browser import CHROMIUM_ARGS, chromium_path
 from puzzlegym.base.fields import check_count
 from puzzlegym.evaluation.runner import run_episode
-from puzzlegym.suite.registry import env_ids
+from puzzlegym.game.registry import env_ids
 from puzzlegym.view.write import write_episode_page
 
 VIEWPORT = {"width": 1366, "height": 768}

@@ -24,9 +24,9 @@ import gymnasium as gym
 
 import puzzlegym  # noqa: F401  (registers the envs)
 from puzzlegym.agents.vision import reader_for
-from puzzlegym.suite.registry import games
+from puzzlegym.game.registry import games
 
-READERS = {game: reader_for(game) for game in games()}
+READERS = {game: reader_for(game) for game, g in games().items() if g.reader is not None}
 
 
 def frames(game: str, walk: int) -> tuple[list, list[float]]:

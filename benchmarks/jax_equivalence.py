@@ -23,9 +23,9 @@ import time
 
 import puzzlegym  # noqa: F401  (registers the ids)
 import puzzlegym.jax as pj
+from puzzlegym.game.registry import games
 from puzzlegym.game.twin import has_twin
 from puzzlegym.jax.sameness import Report, close_pool, compare
-from puzzlegym.suite.registry import games
 
 
 def main() -> None:

@@ -36,11 +36,11 @@ from pathlib import Path
 from puzzlegym import cli
 from puzzlegym.base import jsonio
 from puzzlegym.game.heldout import generator_size
+from puzzlegym.game.registry import games, parse_env_id
 from puzzlegym.game.twin import has_twin
 from puzzlegym.rl.plots import plot_ladder, plot_sweep
 from puzzlegym.rl.report import seed_interval, summarise
 from puzzlegym.run import env_config_name
-from puzzlegym.suite.registry import games, parse_env_id
 
 ROOT = Path(__file__).resolve().parent.parent
 DEAD_END_GAMES = ("BoltUnscrew", "NutAndBolt")  # the games whose dead ends the paper studies

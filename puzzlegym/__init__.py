@@ -6,7 +6,7 @@ from __future__ import annotations
 from puzzlegym.base.version import __version__
 from puzzlegym.env import PuzzleEnv
 from puzzlegym.env.checkpoint import Checkpoint
-from puzzlegym.suite.registry import register_envs
+from puzzlegym.game.registry import register_envs
 
 register_envs()
 

@@ -1,9 +1,9 @@
-"""The registered games and env ids (the public name of :mod:`puzzlegym.suite.registry`)."""
+"""The registered games and env ids (the public name of :mod:`puzzlegym.game.registry`)."""
 
-from puzzlegym.suite.registry import (
-    BUILTIN_GAMES,
+from puzzlegym.game.registry import (
     ENTRY_POINT_GROUP,
     ID_PREFIX,
+    builtin_games,
     catalogue_sha256,
     env_ids,
     game_catalogue_sha256,
@@ -14,9 +14,9 @@ from puzzlegym.suite.registry import (
 )
 
 __all__ = [
-    "BUILTIN_GAMES",
     "ENTRY_POINT_GROUP",
     "ID_PREFIX",
+    "builtin_games",
     "games",
     "get_game",
     "env_ids",

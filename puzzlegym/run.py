@@ -40,7 +40,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
 from puzzlegym.base.errors import ConfigError, PuzzleGymError
-from puzzlegym.suite.registry import games
+from puzzlegym.game.registry import games
 
 CONFIG_PATH = "pkg://puzzlegym.configs"
 # every env keyword of the env configs, at the env's default (gym.make(id, **kwargs))
@@ -322,7 +322,7 @@ def _study(cfg: DictConfig) -> dict:
 def run(cfg: DictConfig, resume: bool = False) -> dict:
     """Run the composed config (see the module docstring); returns the result dict.
     ``resume`` continues the unfinished training run in ``out_dir`` from its checkpoint."""
-    from puzzlegym.suite.registry import parse_env_id
+    from puzzlegym.game.registry import parse_env_id
 
     if cfg.get("study") is not None:  # +experiment=rq2 / rq4: a dead-end lab study
         return _study(cfg)

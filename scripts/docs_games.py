@@ -20,7 +20,7 @@ TABLE_MARK = "<!-- games-table -->"
 
 
 def _games() -> dict:
-    from puzzlegym.suite.registry import games
+    from puzzlegym.game.registry import games
 
     return games()
 

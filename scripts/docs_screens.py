@@ -34,7 +34,7 @@ from PIL import Image
 import puzzlegym  # noqa: F401  (registers the LongPuzzle/* ids)
 from puzzlegym.agents import SolverAgent
 from puzzlegym.base.jsonio import write_atomic
-from puzzlegym.suite import registry
+from puzzlegym.game import registry
 from puzzlegym.wrappers import LowResObservation
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,14 +77,18 @@ def shrink(image: Image.Image, width: int) -> bytes:
     return buf.getvalue()
 
 
+def stem_of(game) -> str:
+    """A game's pictures' file stem: its package's own name (``maze_paint``)."""
+    return game.package.rpartition(".")[2]
+
+
 def screens() -> dict[str, tuple[str, str]]:
     """File stem -> (env id, start) of every screenshot the docs show."""
     games = registry.games()
     first = next(iter(games.values()))
     out = {"home": (first.env_id(first.tiers[0]), "home")}
-    for name, game in games.items():
-        stem = registry.BUILTIN_GAMES[name].rpartition(".")[2]
-        out[stem] = (game.env_id(game.tiers[0]), "board")
+    for game in games.values():  # every registered game, a plugin's included
+        out[stem_of(game)] = (game.env_id(game.tiers[0]), "board")
     return out
 
 
@@ -139,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         out = TRAINING_OUT if args.out == OUT else args.out
         out.mkdir(parents=True, exist_ok=True)
         for game in TRAINING_BOARDS:
-            stem = registry.BUILTIN_GAMES[game].rpartition(".")[2]
+            stem = stem_of(registry.get_game(game))
             data = training_picture(game)
             write_atomic(out / f"{stem}.png", data)
             print(f"{out / f'{stem}.png'}: {game}, {len(data) // 1024} KiB")

@@ -24,8 +24,8 @@ from PIL import Image
 import puzzlegym  # noqa: F401  (registers the ids)
 from puzzlegym import solvers
 from puzzlegym.agents import SolverAgent
+from puzzlegym.game.registry import env_ids, get_game
 from puzzlegym.screen.render import render_full
-from puzzlegym.suite.registry import env_ids, get_game
 from puzzlegym.suite.shell import Suite
 from puzzlegym.suite.view import suite_widgets
 
@@ -84,7 +84,7 @@ def _objective_end(env_id: str, out: Path, scale: float) -> None:
 
 
 def _menus(out: Path, scale: float) -> None:
-    from puzzlegym.suite.registry import games
+    from puzzlegym.game.registry import games
 
     registered = {name: get_game(name) for name in games()}
     suite = Suite(registered, lambda g, t: registered[g].load_catalogue(t))

@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from puzzlegym.agents.vision.__main__ import Client, play  # noqa: E402
 from puzzlegym.base.jsonio import write_atomic  # noqa: E402
+from puzzlegym.game.registry import env_ids, get_game  # noqa: E402
 from puzzlegym.service.launch import start_service  # noqa: E402
-from puzzlegym.suite.registry import env_ids, get_game  # noqa: E402
 
 START_TIMEOUT_S = 60
 

@@ -1,64 +1,27 @@
-"""Solvers for every game: ``solve`` (shortest or verified solutions) and ``certify``
-(solvable / dead end by exhaustive search).
+"""Solving any game's levels: ``solve`` (shortest or verified solutions), ``certify``
+(solvable / dead end by exhaustive search) and ``canonical_key`` dispatched to the level's
+game's solver, and the generic search engines the games' solvers share
+(:mod:`puzzlegym.solvers.search`).
 
-Each game has one solver module exposing ``solve(level, state=None)`` and
-``certify(level, state)`` (and optionally ``canonical_key(level, state)``). A built-in game's
-is here, named after the game (``MazePaint`` -> ``maze_paint.py``); a game in its own package
-(a plugin, ``puzzlegym.games`` entry point) brings it as ``<its package>.solver``. The
-dispatch below finds it from a level's class: its ``game`` name and the package it lives in.
-Solvers see only the game's rules model.
+Each game ships its solver in its own package (``<package>/solver.py``, with
+``solve(level, state=None)``, ``certify(level, state)`` and optionally
+``canonical_key(level, state)``: :class:`puzzlegym.game.solver.Solver`). The functions here
+find it through the level's game, :func:`puzzlegym.game.protocol.game_of_level`, and its
+``solver`` part. Solvers see only the game's rules model.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
-import re
 from typing import Any
 
-from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
+from puzzlegym.game.protocol import game_of_level
+from puzzlegym.game.solver import Solution, Solver, Unsolvable, Verdict
 
 
-def module_name(game: str) -> str:
-    """The solver module of a game, by convention: ``MazePaint`` -> ``maze_paint`` (the
-    name of the game's package under ``envs/``)."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", game).lower()
-
-
-BUILTIN_PACKAGE = "puzzlegym.envs"
-
-
-def solver_module_name(level_class: type) -> str:
-    """The solver module of a level class: ``puzzlegym.solvers.<game>`` for a built-in game,
-    ``<package>.solver`` for a game in its own package."""
-    game = getattr(level_class, "game", None)
-    if not isinstance(game, str) or not re.fullmatch(r"[A-Z][A-Za-z0-9]*", game):
-        raise TypeError(
-            f"no solver for {level_class.__name__!r}: its level class names no game ({game!r})"
-        )
-    package = level_class.__module__.rpartition(".")[0]
-    if package == BUILTIN_PACKAGE or package.startswith(BUILTIN_PACKAGE + "."):
-        return f"puzzlegym.solvers.{module_name(game)}"
-    return f"{package}.solver"
-
-
-@functools.lru_cache(maxsize=64)
-def _solver_of(level_class: Any):
-    name = solver_module_name(level_class)
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name != name:
-            raise
-        raise TypeError(
-            f"no solver for {level_class.__name__!r} (game {getattr(level_class, 'game', None)!r})"
-            f": no module {name!r}"
-        ) from None
-
-
-def _module(level: Any):
-    cls: Any = type(level)  # classes hash (mypy's stubs do not say so)
-    return _solver_of(cls)
+def solver_of(level: Any) -> Solver:
+    """The solver of ``level``'s game (TypeError when the level belongs to no game,
+    LookupError when its game has no solver, each naming where it belongs)."""
+    return game_of_level(level).get_solver()
 
 
 def solve(level: Any, state: Any = None) -> Solution:
@@ -75,19 +38,19 @@ def solve(level: Any, state: Any = None) -> Solution:
         Unsolvable: the state is a dead end.
 
     Examples:
-        >>> from puzzlegym.suite.registry import get_game
+        >>> from puzzlegym.game.registry import get_game
         >>> level = get_game("MazePaint").load_catalogue("Easy")[0]
         >>> solution = solve(level)
         >>> solution.length, solution.optimal, solution.moves[:3]
         (7, True, ('right', 'up', 'left'))
     """
-    return _module(level).solve(level, state)
+    return solver_of(level).solve(level, state)
 
 
 def canonical_key(level: Any, state: Any) -> Any:
     """A key under which states with the same futures coincide (the state itself for games
     whose solver defines no symmetry)."""
-    key = getattr(_module(level), "canonical_key", None)
+    key = getattr(solver_of(level), "canonical_key", None)
     return state if key is None else key(level, state)
 
 
@@ -102,7 +65,7 @@ def certify(level: Any, state: Any) -> Verdict:
         ``"solvable"``, ``"dead_end"`` or ``"unknown"``.
 
     Examples:
-        >>> from puzzlegym.suite.registry import get_game
+        >>> from puzzlegym.game.registry import get_game
         >>> game = get_game("MazePaint")
         >>> level = game.load_catalogue("Easy")[0]
         >>> certify(level, game.rules.initial_state(level)), is_dead_end(
@@ -110,12 +73,12 @@ def certify(level: Any, state: Any) -> Verdict:
         ... )
         ('solvable', False)
     """
-    return _module(level).certify(level, state)
+    return solver_of(level).certify(level, state)
 
 
 def is_dead_end(level: Any, state: Any) -> bool:
-    """True when ``state`` is certified unsolvable (the dead-end certificate a game gives the
-    evaluator; "unknown" past a search limit is not a dead end)."""
+    """True when ``state`` is certified unsolvable ("unknown" past a search limit is not a
+    dead end)."""
     return certify(level, state) == "dead_end"
 
 
@@ -126,7 +89,6 @@ __all__ = [
     "canonical_key",
     "certify",
     "is_dead_end",
-    "module_name",
-    "solver_module_name",
     "solve",
+    "solver_of",
 ]

@@ -34,7 +34,7 @@ import numpy as np
 import pytest
 
 import puzzlegym  # noqa: F401  (registers the ids)
-from puzzlegym.suite.registry import env_ids
+from puzzlegym.game.registry import env_ids
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -9,7 +9,7 @@ import pytest
 
 from puzzlegym import solvers
 from puzzlegym.base.actions import to_dict
-from puzzlegym.suite.registry import env_ids, parse_env_id
+from puzzlegym.game.registry import env_ids, parse_env_id
 from puzzlegym.wrappers import make_sb3_env
 
 STEPS = 100

@@ -12,13 +12,13 @@ import pytest
 
 from puzzlegym.envs.bolt_unscrew import generator as gen
 from puzzlegym.envs.bolt_unscrew import rules as R
+from puzzlegym.envs.bolt_unscrew import solver as S
 from puzzlegym.envs.bolt_unscrew.catalogue import (
     CATALOGUE,
     catalogue_path,
     load_catalogue,
     reference_solutions,
 )
-from puzzlegym.solvers import bolt_unscrew as S
 from puzzlegym.solvers import certify, solve
 from puzzlegym.solvers.search import adjacency, nodes_reaching, reachable_states, reverse
 from puzzlegym.solvers.types import Unsolvable

@@ -109,7 +109,7 @@ def test_missing_browser_says_how_to_install(monkeypatch):
 
 
 def _first_objectives():
-    from puzzlegym.suite.registry import games
+    from puzzlegym.game.registry import games
 
     return [g.env_id(g.tiers[0]) for g in games().values()]
 

@@ -147,7 +147,7 @@ def test_invalid_payload_is_rejected_and_episode_unchanged(make_env):
 def test_another_games_catalogue_changing_leaves_a_checkpoint_valid(make_env, monkeypatch):
     """Catalogue hashes are per game: a checkpoint (and a record) carries its objective's
     game's hash, so a game added or changed leaves the others' checkpoints valid."""
-    from puzzlegym.suite import registry
+    from puzzlegym.game import registry
 
     env = make_env("LongPuzzle/MazePaint-Easy", start="board")
     env.reset(seed=0)

@@ -81,7 +81,7 @@ def test_bad_cli_input_is_rejected_with_a_clear_error():
 
 
 def test_levels_list_and_validate():
-    from puzzlegym.suite.registry import games
+    from puzzlegym.game.registry import games
 
     rows = [r.split("\t") for r in cli("levels", "list").stdout.strip().splitlines()]
     assert len(rows) == sum(len(g.load_catalogue(t)) for g in games().values() for t in g.tiers)

@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from puzzlegym.suite.registry import env_ids
+from puzzlegym.game.registry import env_ids
 from puzzlegym.wrappers import (
     BlackBox,
     BoardActions,
@@ -134,7 +134,7 @@ def test_recording_and_browser_envs_refuse_to_be_copied_saying_why(tmp_path):
 
 
 def test_games_pickle_by_their_package():
-    from puzzlegym.suite.registry import games
+    from puzzlegym.game.registry import games
 
     for game in games().values():
         blob = pickle.dumps(game)

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from puzzlegym import solvers
 from puzzlegym.envs.color_connect import GAME
 from puzzlegym.envs.color_connect import rules as R
-from puzzlegym.solvers import color_connect as S
-from puzzlegym.solvers import color_connect_bounds as B
-from puzzlegym.solvers import color_connect_sat
-from puzzlegym.solvers.color_connect_search import search
+from puzzlegym.envs.color_connect import solver as S
+from puzzlegym.envs.color_connect.solver import bounds as B
+from puzzlegym.envs.color_connect.solver import sat as color_connect_sat
+from puzzlegym.envs.color_connect.solver.search import search
 
 from .test_color_connect_solver import random_level
 

@@ -45,7 +45,7 @@ def test_catalogue_sizes_colours_and_detours(tier):
 
 def test_forced_detour_is_real_on_a_catalogue_level():
     """No solution keeps every path within (detour - 2) cells of its shortest route."""
-    from puzzlegym.solvers.color_connect_search import search
+    from puzzlegym.envs.color_connect.solver.search import search
 
     level, meta = CATALOGUE.entries("Hard")[1]
     assert meta["detour"] >= 4

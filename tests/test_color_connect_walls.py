@@ -10,11 +10,11 @@ import pytest
 
 from puzzlegym import solvers
 from puzzlegym.envs.color_connect import rules as R
-from puzzlegym.solvers import color_connect as S
-from puzzlegym.solvers import color_connect_sat
-from puzzlegym.solvers import color_connect_walls as W
-from puzzlegym.solvers.color_connect_bounds import border_position
-from puzzlegym.solvers.color_connect_search import search
+from puzzlegym.envs.color_connect import solver as S
+from puzzlegym.envs.color_connect.solver import sat as color_connect_sat
+from puzzlegym.envs.color_connect.solver import walls as W
+from puzzlegym.envs.color_connect.solver.bounds import border_position
+from puzzlegym.envs.color_connect.solver.search import search
 
 from .test_color_connect_solver import brute_force, random_level
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from puzzlegym.suite import registry
+from puzzlegym.game import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENS = ROOT / "docs" / "img" / "screens"
@@ -104,8 +104,9 @@ def screens_script(out: Path, width: int) -> subprocess.CompletedProcess:
 def test_the_screenshots_script_renders_home_and_every_game(tmp_path):
     proc = screens_script(tmp_path, 160)
     assert proc.returncode == 0, proc.stderr
-    stems = {"home"} | {module.rpartition(".")[2] for module in registry.BUILTIN_GAMES.values()}
-    assert {p.stem for p in tmp_path.glob("*.png")} == stems
+    stems = {"home"} | {g.package.rpartition(".")[2] for g in registry.builtin_games().values()}
+    every = {"home"} | {g.package.rpartition(".")[2] for g in registry.games().values()}
+    assert {p.stem for p in tmp_path.glob("*.png")} == every  # a plugin's game included
     for path in tmp_path.glob("*.png"):
         with Image.open(path) as image:
             assert (image.format, image.mode, image.size) == ("PNG", "P", (160, 112))

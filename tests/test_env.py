@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import check_env
 
 from puzzlegym.agents import SolverAgent
 from puzzlegym.base.errors import ActionError, ConfigError, PuzzleGymError, UnknownKeywordError
-from puzzlegym.suite.registry import games
+from puzzlegym.game.registry import games
 
 from .conftest import ALL_IDS, frame_hash
 
@@ -67,10 +67,11 @@ FIRST_TIER_IDS = [g.env_id(g.tiers[0]) for g in games().values()]
 @pytest.mark.parametrize("env_id", FIRST_TIER_IDS)
 def test_solver_episode_frames_are_deterministic(make_env, env_id):
     """The same objective played twice by the solver agent from the home screen gives the
-    same frame after every action."""
+    same frame after every action (and most of its actions show a new frame: the check is
+    not of one still picture)."""
     a = play(make_env(env_id))[0]
     b = play(make_env(env_id))[0]
-    assert a == b and len(set(a)) > 20
+    assert a == b and len(set(a)) > len(a) // 2
 
 
 def test_random_actions_are_deterministic(make_env):

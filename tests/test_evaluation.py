@@ -11,6 +11,7 @@ import pytest
 from puzzlegym.base.errors import ConfigError
 from puzzlegym.cli import main
 from puzzlegym.evaluation.eval import episode_dir, parse_objectives, parse_seeds, run_eval
+from puzzlegym.game.registry import env_ids
 from puzzlegym.metrics import (
     aggregate,
     aggregate_records,
@@ -19,7 +20,6 @@ from puzzlegym.metrics import (
     find_records,
 )
 from puzzlegym.record.files import read_log
-from puzzlegym.suite.registry import env_ids
 
 
 def test_parse_objectives_and_seeds():

@@ -233,7 +233,7 @@ def test_lab_experiment_configs_name_their_study(name):
 def test_every_registered_objective_has_an_env_config():
     from hydra import compose, initialize_config_module
 
-    from puzzlegym.suite.registry import env_ids
+    from puzzlegym.game.registry import env_ids
 
     assert sorted(ENV_CONFIGS.values()) == sorted(env_ids())
     with initialize_config_module("puzzlegym.configs", version_base=None):

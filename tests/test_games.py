@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from puzzlegym.game import Rejected
-from puzzlegym.suite.registry import games, get_game
+from puzzlegym.game.registry import games, get_game
 from puzzlegym.testing import GameContractError, check_game
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from puzzlegym.cli import main
-from puzzlegym.suite.registry import games
+from puzzlegym.game.registry import games
 
 
 @pytest.mark.parametrize("env_id", [g.env_id(g.tiers[-1]) for g in games().values()])

@@ -17,7 +17,7 @@ from puzzlegym.base.actions import Batch, Click, PressKey, Scroll, TypeText, par
 from puzzlegym.base.errors import ActionError, CheckpointError, ConfigError, LevelError
 from puzzlegym.env.checkpoint import Checkpoint
 from puzzlegym.game.catalogue import Catalogue
-from puzzlegym.suite.registry import get_game
+from puzzlegym.game.registry import get_game
 
 
 def deep(n: int):

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from puzzlegym.base.errors import ConfigError
 from puzzlegym.game.heldout import generator_size, held_out
 from puzzlegym.game.levelhash import catalogue_hashes, level_hash
+from puzzlegym.game.registry import get_game
 from puzzlegym.game.splits import Split, TrainingLevels
-from puzzlegym.suite.registry import get_game
 
 NUT = get_game("NutAndBolt")
 

@@ -14,10 +14,10 @@ from hypothesis import strategies as st  # noqa: E402
 import puzzlegym.jax as pj  # noqa: E402
 from puzzlegym import solvers  # noqa: E402
 from puzzlegym.base.errors import ConfigError  # noqa: E402
+from puzzlegym.game.registry import games, get_game, parse_env_id  # noqa: E402
 from puzzlegym.game.twin import find_twin  # noqa: E402
 from puzzlegym.jax.deadends import dead_end_table, is_dead_end  # noqa: E402
 from puzzlegym.levels.stats import dead_end_states, level_stats  # noqa: E402
-from puzzlegym.suite.registry import games, get_game, parse_env_id  # noqa: E402
 
 ID = "LongPuzzle/NutAndBolt-Medium"
 GAME = get_game("NutAndBolt")

@@ -19,8 +19,8 @@ import puzzlegym.jax.factory as jax_make  # noqa: E402
 from puzzlegym import solvers  # noqa: E402
 from puzzlegym.base.errors import ConfigError  # noqa: E402
 from puzzlegym.envs.maze_paint.rules import DIRECTIONS  # noqa: E402
+from puzzlegym.game.registry import parse_env_id  # noqa: E402
 from puzzlegym.rl.protocol import Protocol  # noqa: E402
-from puzzlegym.suite.registry import parse_env_id  # noqa: E402
 
 ID = "LongPuzzle/MazePaint-Easy"
 

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import puzzlegym.jax as pj  # noqa: E402
+from puzzlegym.game.registry import games  # noqa: E402
 from puzzlegym.game.splits import SEED_LIMIT  # noqa: E402
 from puzzlegym.game.twin import has_twin  # noqa: E402
 from puzzlegym.jax.sameness import close_pool, compare, solution_actions  # noqa: E402
-from puzzlegym.suite.registry import games  # noqa: E402
 
 TIERS = {g.env_id(t): (g, t) for g in games().values() if has_twin(g) for t in g.tiers}
 TWIN_IDS = list(TIERS)

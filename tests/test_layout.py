@@ -14,15 +14,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 # The layers, lowest first, each the folders it is made of: a top-level package of puzzlegym,
-# or the games' trees (envs/ and solvers/, installed as puzzlegym.envs and puzzlegym.solvers).
-# A module's layer is its folder's; it may import its own layer and those below. Above them
+# or the trees installed beside it (solvers/: the generic search engines, below the games;
+# envs/: puzzlegym's own games, installed as puzzlegym.solvers and puzzlegym.envs). A
+# module's layer is its folder's; it may import its own layer and those below. Above them
 # all, the top-level modules: the public surface (facades and entry points) that nothing
 # inside imports.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("base",)),
     ("screen", ("screen",)),
+    ("vision", ("vision",)),
     ("game protocol", ("game",)),
-    ("games", ("envs", "solvers")),
+    ("solvers", ("solvers",)),
+    ("games", ("envs",)),
     ("suite", ("suite",)),
     ("record", ("record",)),
     ("backends", ("backends",)),
@@ -30,6 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("wrappers", ("wrappers",)),
     ("agents", ("agents",)),
     ("levels", ("levels",)),
+    ("authoring", ("authoring",)),
     ("report", ("report",)),
     ("evaluation", ("evaluation",)),
     ("lab", ("lab",)),

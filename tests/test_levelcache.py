@@ -21,8 +21,8 @@ from puzzlegym.game.levelcache import (
     generator_hash,
 )
 from puzzlegym.game.levelhash import is_catalogue_level
+from puzzlegym.game.registry import get_game
 from puzzlegym.game.splits import SEED_LIMIT, Split, TrainingLevels
-from puzzlegym.suite.registry import get_game
 
 MAZE = get_game("MazePaint")
 

@@ -23,7 +23,7 @@ from puzzlegym.game.levelhash import (
     is_catalogue_level,
     level_hash,
 )
-from puzzlegym.suite.registry import BUILTIN_GAMES, games, get_game
+from puzzlegym.game.registry import builtin_games, games, get_game
 from puzzlegym.testing import game_test_data
 
 CATALOGUE = [
@@ -43,7 +43,7 @@ def test_every_catalogue_level_is_a_distinct_puzzle_and_the_benchmark_has_114():
     ]
     assert len(set(hashes)) == len(hashes)
     assert sum(len(catalogue_hashes(g)) for g in games().values()) == len(hashes)
-    builtin = [n for n, _, _ in CATALOGUE if n in BUILTIN_GAMES]
+    builtin = [n for n, _, _ in CATALOGUE if n in builtin_games()]
     assert len(builtin) == BENCHMARK_LEVELS
 
 

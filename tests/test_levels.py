@@ -3,9 +3,9 @@
 import pytest
 
 from puzzlegym import solvers
+from puzzlegym.game.registry import get_game
 from puzzlegym.levels import stats as levels
 from puzzlegym.solvers.search import nodes_reaching, reachable_states
-from puzzlegym.suite.registry import get_game
 
 
 @pytest.mark.parametrize(

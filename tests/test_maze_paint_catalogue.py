@@ -8,6 +8,7 @@ import pytest
 
 from puzzlegym.base.errors import ConfigError, LevelError
 from puzzlegym.envs.maze_paint import rules as R
+from puzzlegym.envs.maze_paint import solver
 from puzzlegym.envs.maze_paint.catalogue import (
     CATALOGUE,
     catalogue_path,
@@ -22,7 +23,6 @@ from puzzlegym.envs.maze_paint.generator import (
     catalogue_document,
     generate,
 )
-from puzzlegym.solvers import maze_paint as solver
 
 BANDS = {"Easy": (7, 12), "Medium": (13, 16), "Hard": (18, 25)}
 TOTALS = {"Easy": 88, "Medium": 140, "Hard": 217}

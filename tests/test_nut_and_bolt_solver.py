@@ -11,6 +11,7 @@ import pytest
 
 from puzzlegym.envs.nut_and_bolt import GAME
 from puzzlegym.envs.nut_and_bolt import rules as R
+from puzzlegym.envs.nut_and_bolt import solver as S
 from puzzlegym.envs.nut_and_bolt.catalogue import (
     CATALOGUE,
     catalogue_path,
@@ -27,7 +28,6 @@ from puzzlegym.envs.nut_and_bolt.generator import (
 )
 from puzzlegym.envs.nut_and_bolt.view import bolt_rects
 from puzzlegym.screen.layout import BOARD_AREA
-from puzzlegym.solvers import nut_and_bolt as S
 from puzzlegym.solvers.search import nodes_reaching, reachable_states
 
 SIZES = {"Easy": 3, "Medium": 3, "Hard": 3, "Extreme": 3, "Nightmare": 1}

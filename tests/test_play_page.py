@@ -348,8 +348,8 @@ def test_the_status_line_shows_moves_par_a_warning_off_the_objective_and_restart
     and par (the solver-optimal length), a warning while the person plays another game than
     the objective, and Restart's rectangle once a restart would throw away
     CONFIRM_RESTART_MOVES moves."""
+    from puzzlegym.game.registry import get_game
     from puzzlegym.service import play
-    from puzzlegym.suite.registry import get_game
 
     monkeypatch.setattr(play, "CONFIRM_RESTART_MOVES", 2)
     s = session("LongPuzzle/MazePaint-Easy", start="board", level=1)

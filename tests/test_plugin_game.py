@@ -1,9 +1,13 @@
-"""A game in its own package plugs in with no edit to puzzlegym: Tiny Lamps
-(``tests/data/plugin_game/tiny_lamps``) is copied into a temporary directory and declared in
-the ``puzzlegym.games`` entry point group (a ``*.dist-info`` beside it, as pip would install
-it); a fresh interpreter with that directory on its path plays it through puzzlegym: the
-game contract, ``gym.make``, the symbolic board, the splits, level hashes, the Hydra env
-config, a paged home screen and a solver episode through GUI actions from the home screen."""
+"""A game in its own package plugs in with no edit to puzzlegym, exactly as the six built-in
+games do: Tiny Lamps (``tests/data/plugin_game/tiny_lamps``: rules, view, catalogue,
+generator, rule card, planes, solver, JAX twin and vision reader) is copied into a temporary
+directory and declared in the ``puzzlegym.games`` entry point group (a ``*.dist-info`` beside
+it, as pip would install it). Fresh interpreters with that directory on their path then
+check it: the game contract, ``gym.make``, the symbolic board, the splits, level hashes, the
+Hydra env config, a paged home screen reached by the solver agent, by board actions and by
+the vision agent, its fixtures made by ``puzzlegym game fixtures``, and the test suite's own
+game-parametrised tests (the twin's sameness test among them) run on it. Broken plugins are
+named and skipped, and a plugin imported before puzzlegym keeps its game."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -26,25 +31,27 @@ import gymnasium as gym
 from gymnasium.utils.env_checker import check_env
 import puzzlegym
 from puzzlegym.agents import SolverAgent
+from puzzlegym.agents.vision import VisionAgent
 from puzzlegym.env.loop import play
 from puzzlegym.game.levelhash import is_catalogue_level, level_hash
 from puzzlegym.game.splits import Split, TrainingLevels
 from puzzlegym.record.events import ActionTaken
 from puzzlegym.screen.layout import PAGE_NEXT, card_rect
 from puzzlegym.run import ENV_CONFIGS
-from puzzlegym.suite.registry import games
+from puzzlegym.game.registry import builtin_games, games
 from puzzlegym.testing import check_game, game_test_data
-from puzzlegym.wrappers import make_sb3_env
+from puzzlegym.wrappers import BlackBox, make_sb3_env
 
 out = {}
-names = list(games())
-out["games"] = names
+out["games"] = list(games())
+out["builtin"] = list(builtin_games())
 game = games()["TinyLamps"]
 check_game(game)
 data = game_test_data(game)
 env_id = "LongPuzzle/TinyLamps-Easy"
 out["registered"] = env_id in gym.registry
 out["hydra"] = ENV_CONFIGS.get("tiny_lamps_easy")
+out["parts"] = [str(game.solver), str(game.reader), str(game.twin)]
 
 board = make_sb3_env(env_id, observation="board", actions="board", budget_s=40)
 own, bits, *shape = data.BOARD_SHAPES["Easy"]
@@ -78,64 +85,93 @@ out["page"] = {
 table = docs.games_table(games(), "games/index.md").splitlines()
 out["table_row"] = [r for r in table if "Tiny" in r]
 
-env = gym.make(env_id)  # the whole objective, from the home screen
-home_clicks, screen = [], ["home"]
-def on_event(event):  # the clicks made on the home screen (the screen before each action)
-    if isinstance(event, ActionTaken):
-        if screen[0] == "home" and event.accepted:
-            home_clicks.append((event.action["x"], event.action["y"]))
-        screen[0] = event.screen
-env.unwrapped.subscribe(on_event)
-end = play(env, SolverAgent(env.unwrapped), seed=0)
-probe = env.unwrapped.probe()
-out["episode"] = {"reason": end.reason, "success": probe.success, "lc": probe.lc}
-out["home_clicks"] = [
-    "page:next" if PAGE_NEXT.contains(x, y) else "card" if card_rect(6).contains(x, y) else "?"
-    for x, y in home_clicks
-]
+
+def home_clicks(env):
+    # what each click accepted on the home screen pressed
+    clicks, screen = [], ["home"]
+    def on_event(event):
+        if isinstance(event, ActionTaken):
+            if screen[0] == "home" and event.accepted:
+                x, y = event.action["x"], event.action["y"]
+                pressed = "page:next" if PAGE_NEXT.contains(x, y) else "?"
+                clicks.append("card" if card_rect(6).contains(x, y) else pressed)
+            screen[0] = event.screen
+    env.unwrapped.subscribe(on_event)
+    return clicks
+
+
+episodes = {}
+for name in ("solver", "vision"):
+    env = gym.make(env_id)  # the whole objective, from the home screen
+    clicks = home_clicks(env)
+    agent = SolverAgent(env.unwrapped) if name == "solver" else VisionAgent("TinyLamps-Easy")
+    end = play(BlackBox(env) if name == "vision" else env, agent, seed=0)
+    probe = env.unwrapped.probe()
+    episodes[name] = {
+        "reason": end.reason, "success": probe.success, "lc": probe.lc, "home": clicks
+    }
+    env.close()
+out["episodes"] = episodes
+
+# board actions from the home screen: the "game" index pages, then opens the card
+env = make_sb3_env(env_id, actions="board", budget_s=40)
+env.reset(seed=0)
+base = env.unwrapped
+game_index = env.get_wrapper_attr("n_targets") + env.get_wrapper_attr("buttons").index("game")
+screens = []
+for _ in range(2):
+    masked = bool(env.action_masks()[game_index])
+    env.step(game_index)
+    probe = base.probe()
+    screens.append((masked, probe.screen, probe.controls.get("page:prev") is not None))
+out["board_actions_home"] = screens
 env.close()
 print("RESULT " + json.dumps(out))
 """
 
+# the test suite's own tests that are parametrised over every registered game (their ids
+# name the game); run on Tiny Lamps alone
+GAME_PARAMETRISED = "TinyLamps"
 
-def write_distribution(site: Path) -> None:
-    """Tiny Lamps installed into ``site`` as pip lays a distribution out: its package and a
-    dist-info with the entry point."""
-    shutil.copytree(SOURCE, site / "tiny_lamps", ignore=shutil.ignore_patterns("__pycache__"))
-    info = site / "tiny_lamps-0.1.dist-info"
+
+def write_distribution(site: Path, package: Path = SOURCE, dist: str = "tiny_lamps") -> None:
+    """A game package installed into ``site`` as pip lays a distribution out: the package
+    and a dist-info with its entry point."""
+    name = package.name
+    shutil.copytree(package, site / name, ignore=shutil.ignore_patterns("__pycache__"))
+    info = site / f"{dist}-0.1.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tiny-lamps\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[puzzlegym.games]\ntiny_lamps = tiny_lamps\n")
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {dist.replace('_', '-')}\nVersion: 0.1\n"
+    )
+    (info / "entry_points.txt").write_text(f"[puzzlegym.games]\n{name} = {name}\n")
+
+
+def run(code: list[str], site: Path, timeout: int = 600, cwd: Path | None = None):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+    return subprocess.run(
+        code, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd or site
+    )
 
 
 @pytest.fixture(scope="module")
-def result(tmp_path_factory) -> dict:
+def site(tmp_path_factory) -> Path:
     site = tmp_path_factory.mktemp("site")
     write_distribution(site)
-    env = {**os.environ, "PYTHONPATH": str(site)}
-    proc = subprocess.run(
-        [sys.executable, "-c", CHECKS.replace("@@HOOK@@", str(ROOT / "scripts" / "docs_games.py"))],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        cwd=site,
-    )
+    return site
+
+
+@pytest.fixture(scope="module")
+def result(site) -> dict:
+    hook = str(ROOT / "scripts" / "docs_games.py")
+    proc = run([sys.executable, "-c", CHECKS.replace("@@HOOK@@", hook)], site)
     assert proc.returncode == 0, proc.stderr[-4000:]
     line = next(x for x in proc.stdout.splitlines() if x.startswith("RESULT "))
     return json.loads(line[len("RESULT ") :])
 
 
 def test_the_plugin_registers_after_the_six_games(result):
-    assert result["games"] == [
-        "BoltUnscrew",
-        "RushHour",
-        "NutAndBolt",
-        "TruckEscape",
-        "MazePaint",
-        "ColorConnect",
-        "TinyLamps",
-    ]
+    assert result["games"] == [*result["builtin"], "TinyLamps"] and len(result["builtin"]) == 6
     assert result["registered"] and result["hydra"] == "LongPuzzle/TinyLamps-Easy"
 
 
@@ -144,11 +180,30 @@ def test_the_plugin_keeps_the_contract_and_its_shared_test_data(result):
     assert result["training_never_catalogue"] and result["copy_caught"]
 
 
-def test_a_solver_episode_from_the_home_screen_reaches_the_seventh_card(result):
-    """Seven games page the home screen: the solver agent pages to Tiny Lamps' card by GUI
-    clicks and wins every level."""
-    assert result["episode"] == {"reason": "terminated", "success": True, "lc": 1.0}
-    assert result["home_clicks"] == ["page:next", "card"]
+def test_its_parts_are_found_in_its_own_package_through_its_game(result):
+    assert result["parts"] == [
+        "tiny_lamps.solver",
+        "tiny_lamps.reader.READER",
+        "tiny_lamps.twin.TWIN",
+    ]
+
+
+def test_the_solver_and_the_vision_agent_page_to_the_seventh_card_and_win(result):
+    """Seven games page the home screen: each agent pages to Tiny Lamps' card by GUI clicks
+    (the vision agent reads the page button's label from the pixels) and wins every level."""
+    for name in ("solver", "vision"):
+        episode = result["episodes"][name]
+        assert episode["home"] == ["page:next", "card"], name
+        assert (episode["reason"], episode["success"], episode["lc"]) == (
+            "terminated",
+            True,
+            1.0,
+        ), name
+
+
+def test_board_actions_reach_the_seventh_card_through_the_pages(result):
+    """The "game" index pages the home screen (masked valid), then opens the card."""
+    assert result["board_actions_home"] == [[True, "home", True], [True, "difficulty", False]]
 
 
 def test_the_docs_give_the_plugin_a_page_a_nav_entry_and_a_table_row(result):
@@ -164,11 +219,164 @@ def test_the_docs_give_the_plugin_a_page_a_nav_entry_and_a_table_row(result):
     ]
 
 
-def test_no_plugin_no_seventh_game():
-    """Without the entry point the registry holds the six games (the plugin's presence above
-    came from the entry point alone)."""
-    code = "from puzzlegym.suite.registry import games; print(len(games()))"
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+def test_the_fixtures_command_writes_the_frame_fixture_and_checks_board_shapes(site, result):
+    """``puzzlegym game fixtures`` writes the package's frames_sha256.json from the game and
+    prints its testdata BOARD_SHAPES; ``--check`` then finds both as the package has them."""
+    cli = [str(Path(sys.executable).parent / "puzzlegym")]
+    wrote = run([*cli, "game", "fixtures", "tiny_lamps"], site)
+    assert wrote.returncode == 0, wrote.stderr[-2000:]
+    fixture = json.loads((site / "tiny_lamps" / "frames_sha256.json").read_text())
+    assert set(fixture) == {"Easy"} and fixture["Easy"]["frames"] > 0
+    assert "BOARD_SHAPES = {'Easy': (2, 2, 9, 1, 5)} (as committed)" in wrote.stdout
+    checked = run([*cli, "game", "fixtures", "TinyLamps", "--check"], site)
+    assert checked.returncode == 0 and "are the game's" in checked.stdout, checked.stdout
+    fixture["Easy"]["sha256"] = "0" * 64
+    (site / "tiny_lamps" / "frames_sha256.json").write_text(json.dumps(fixture))
+    stale = run([*cli, "game", "fixtures", "TinyLamps", "--check"], site)
+    assert stale.returncode == 1 and "differs from the game's frames" in stale.stdout
+    bad = run([*cli, "game", "fixtures", "../../etc"], site)
+    assert bad.returncode == 2 and "neither a registered game nor its package" in bad.stderr
+    # the fixture as the game makes it, for the game-parametrised tests below
+    assert run([*cli, "game", "fixtures", "tiny_lamps"], site).returncode == 0
+
+
+def test_the_suites_game_parametrised_tests_pass_on_the_plugin(site, tmp_path):
+    """Every test of the suite parametrised over the registered games, run on Tiny Lamps
+    alone (its frame fixture written first by ``puzzlegym game fixtures``): the contract,
+    board shapes, masks, splits, level hashes, the training view, the frame fixture,
+    checkpoints, the reader's checks and the twin's sameness test, among others."""
+    cli = [str(Path(sys.executable).parent / "puzzlegym"), "game", "fixtures", "tiny_lamps"]
+    assert run(cli, site).returncode == 0
+    report = tmp_path / "junit.xml"
+    pytest_args = ["-q", "-p", "no:cacheprovider", "-k", GAME_PARAMETRISED]
+    proc = run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            *pytest_args,
+            f"--junitxml={report}",
+            str(ROOT / "tests"),
+            "--ignore",
+            str(ROOT / "tests" / "test_plugin_game.py"),
+        ],
+        site,
+        timeout=900,
+        cwd=ROOT,
     )
-    assert proc.stdout.strip() == "6"
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    cases = ElementTree.parse(report).getroot().iter("testcase")
+    passed: dict[str, int] = {}
+    for case in cases:
+        if not any(child.tag in ("failure", "error", "skipped") for child in case):
+            module = case.get("classname", "").rpartition(".")[2]
+            passed[module] = passed.get(module, 0) + 1
+    for module in (
+        "test_games",  # check_game
+        "test_jax_sameness",  # the twin against the Python game, index for index
+        "test_render_scaled",  # the frame fixture
+        "test_vision_readers",  # the reader's checks
+        "test_board_observation",
+        "test_board_actions_masks",
+        "test_splits",
+        "test_levelhash",
+        "test_env",
+        "test_training_view",
+    ):
+        assert passed.get(module, 0) >= 1, (module, passed)
+
+
+PLUGIN_FIRST = r"""
+import tiny_lamps  # the plugin first: it imports puzzlegym, which looks for the games then
+import gymnasium as gym
+env = gym.make("LongPuzzle/TinyLamps-Easy")
+obs, _ = env.reset(seed=0)
+from puzzlegym.game.registry import games
+print("RESULT", list(games())[-1], obs.shape, env.unwrapped.game is tiny_lamps.GAME)
+"""
+
+
+def test_a_plugin_imported_before_puzzlegym_keeps_its_game(site):
+    proc = run([sys.executable, "-c", PLUGIN_FIRST], site)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "RESULT TinyLamps (900, 1280, 3) True" in proc.stdout
+
+
+def test_no_entry_point_no_plugin_game():
+    """Without its entry point Tiny Lamps is not registered (its presence above came from
+    the entry point alone), and the built-in games are."""
+    code = (
+        "from puzzlegym.game.registry import builtin_games, games; "
+        "print('TinyLamps' in games(), len(builtin_games()))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env=env,
+        cwd=ROOT,
+    )
+    assert proc.stdout.strip() == "False 6"
+
+
+# ------------------------------------------------------------ broken plugins: named, skipped
+BROKEN = {  # package -> its __init__.py: each a way a plugin can be wrong
+    "bad_name": "GAME = replace(tiny_lamps.GAME, name='Bad Name', package='bad_name')",
+    "bad_slash": "GAME = replace(tiny_lamps.GAME, name='Bad/Name', package='bad_slash')",
+    "no_tiers": "GAME = replace(tiny_lamps.GAME, name='NoTiers', tiers=None, package='no_tiers')",
+    "exits": "import sys\nsys.exit(3)",
+    "raises": "raise RuntimeError('a plugin that cannot import')",
+    "not_a_game": "GAME = 'Tiny Lamps'",
+    "taken": "GAME = replace(tiny_lamps.GAME, name='MazePaint', package='taken')",
+    "broken_catalogue": (
+        "def load(tier):\n    raise RuntimeError('the catalogue is gone')\n"
+        "GAME = replace(tiny_lamps.GAME, name='BrokenLamps', load_catalogue=load, "
+        "package='broken_catalogue')"
+    ),
+}
+
+BROKEN_CHECK = r"""
+import warnings
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    import puzzlegym
+    import gymnasium as gym
+    from puzzlegym.game.registry import games
+    names = list(games())
+env = gym.make("LongPuzzle/BoltUnscrew-Hard")  # every reset built every game's levels once
+obs, _ = env.reset(seed=0)
+env.step({"type": "click", "x": 640, "y": 450})
+env = gym.make("LongPuzzle/TinyLamps-Easy", start="board", level=1)
+env.reset(seed=0)
+for w in caught:
+    print("WARNING", str(w.message))
+print("GAMES", " ".join(names))
+"""
+
+
+def test_a_broken_plugin_is_named_and_skipped_and_every_other_game_works(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    write_distribution(site)
+    for package, body in BROKEN.items():
+        (site / package).mkdir()
+        head = "from dataclasses import replace\nimport tiny_lamps\n"
+        (site / package / "__init__.py").write_text(head + body + "\n")
+        info = site / f"{package}-0.1.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 0.1\n")
+        (info / "entry_points.txt").write_text(f"[puzzlegym.games]\n{package} = {package}\n")
+    proc = run([sys.executable, "-c", BROKEN_CHECK], site)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    games = next(x for x in lines if x.startswith("GAMES ")).split()[1:]
+    assert games[-2:] == ["BrokenLamps", "TinyLamps"] and "MazePaint" in games
+    warned = "\n".join(x for x in lines if x.startswith("WARNING "))
+    for package in ("bad_name", "bad_slash", "no_tiers", "exits", "raises", "not_a_game"):
+        assert f"entry point {package!r} ({package}) failed to load, not registered" in warned
+    assert "'Bad Name' is not an id part" in warned and "'Bad/Name' is not an id part" in warned
+    assert "its tiers None are not" in warned and "SystemExit" not in proc.stderr
+    assert "entry point 'taken' (taken): the game name 'MazePaint' is taken" in warned

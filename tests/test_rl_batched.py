@@ -16,10 +16,10 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from puzzlegym.base.errors import ActionError, ConfigError, WorkerError
+from puzzlegym.game.registry import env_ids
 from puzzlegym.rl.batched import BatchedVectorEnv
 from puzzlegym.rl.vector import make_vector_env
 from puzzlegym.rl.workers import split
-from puzzlegym.suite.registry import env_ids
 from puzzlegym.wrappers import BoardActions, make_sb3_env
 
 EASY = "LongPuzzle/MazePaint-Easy"

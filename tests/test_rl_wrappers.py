@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from puzzlegym.base.errors import ActionError, ConfigError
+from puzzlegym.game.registry import env_ids, games
 from puzzlegym.screen.render import DEFAULT_CACHE_BYTES, SCREEN, Canvas, Rect, Widget, render_full
 from puzzlegym.screen.resolution import Resolution
 from puzzlegym.solvers import solve
-from puzzlegym.suite.registry import env_ids, games
 from puzzlegym.suite.view import suite_widgets
 from puzzlegym.wrappers import (
     BoardActions,

@@ -12,8 +12,8 @@ import pytest
 from puzzlegym.base.errors import ConfigError, LevelError
 from puzzlegym.envs.rush_hour import generator as G
 from puzzlegym.envs.rush_hour import rules as R
+from puzzlegym.envs.rush_hour import solver
 from puzzlegym.envs.rush_hour.catalogue import CATALOGUE, catalogue_path, load_catalogue, metadata
-from puzzlegym.solvers import rush_hour as solver
 
 TIERS = ("Easy", "Medium", "Hard")
 BANDS = {"Easy": (1, 8), "Medium": (9, 16), "Hard": (17, 99)}

@@ -11,9 +11,9 @@ from puzzlegym.agents import SolverAgent
 from puzzlegym.base.actions import Click, Drag, to_dict
 from puzzlegym.env.checkpoint import Checkpoint
 from puzzlegym.envs.rush_hour import rules as R
+from puzzlegym.envs.rush_hour import solver
 from puzzlegym.envs.rush_hour import view as V
 from puzzlegym.screen.layout import BOARD_AREA
-from puzzlegym.solvers import rush_hour as solver
 
 from .conftest import frame_hash
 

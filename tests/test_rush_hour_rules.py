@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from puzzlegym.base.errors import LevelError
 from puzzlegym.envs.rush_hour import rules as R
+from puzzlegym.envs.rush_hour import solver
 from puzzlegym.envs.rush_hour.catalogue import load_catalogue
 from puzzlegym.game import Rejected
-from puzzlegym.solvers import rush_hour as solver
 
 # A: the target car (row 2, cols 0-1); B: a vertical car in its way (col 2, rows 1-2);
 # C: a truck under B (row 3, cols 0-2). Optimal: B up, A out (2 moves).

@@ -8,7 +8,7 @@ import pytest
 from puzzlegym import solvers
 from puzzlegym.envs.rush_hour import clusters as C
 from puzzlegym.envs.rush_hour import rules as R
-from puzzlegym.solvers import rush_hour as S
+from puzzlegym.envs.rush_hour import solver as S
 
 # Published 6×6 positions (36-character notation) with their optimal move counts and cluster
 # sizes: the hardest known board (with a wall), and the hardest original-style board without

@@ -10,6 +10,7 @@ import pytest
 
 from puzzlegym.base.errors import ConfigError, LevelError
 from puzzlegym.envs.truck_escape import rules as R
+from puzzlegym.envs.truck_escape import solver
 from puzzlegym.envs.truck_escape.catalogue import (
     CATALOGUE,
     catalogue_path,
@@ -24,7 +25,6 @@ from puzzlegym.envs.truck_escape.generator import (
     main,
 )
 from puzzlegym.game import Rejected
-from puzzlegym.solvers import truck_escape as solver
 from puzzlegym.solvers.search import reachable_states
 
 LEVELS = load_catalogue("Default")

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from puzzlegym.base.errors import LevelError
 from puzzlegym.envs.truck_escape import rules as R
+from puzzlegym.envs.truck_escape import solver
 from puzzlegym.envs.truck_escape.generator import park
 from puzzlegym.envs.truck_escape.rules import Level, State, Truck
 from puzzlegym.game import Rejected
-from puzzlegym.solvers import truck_escape as solver
 
 #   col: 0 1 2 3 4
 #  row 0 3 0 . . .      truck 0 faces down (cab at [1, 1]); its path [2, 1], [3, 1] holds truck 1

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 pytest.importorskip("jax")
 
 from puzzlegym import solvers  # noqa: E402
+from puzzlegym.game.registry import get_game  # noqa: E402
 from puzzlegym.game.splits import Split, TrainingLevels  # noqa: E402
-from puzzlegym.suite.registry import get_game  # noqa: E402
 from tests.twin_checks import TwinCheck, generated_levels  # noqa: E402
 
 GAME = get_game("BoltUnscrew")

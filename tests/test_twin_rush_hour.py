@@ -23,9 +23,9 @@ from puzzlegym.base.errors import LevelError  # noqa: E402
 from puzzlegym.envs.rush_hour import GAME  # noqa: E402
 from puzzlegym.envs.rush_hour.generator import farthest_level  # noqa: E402
 from puzzlegym.envs.rush_hour.rules import Level, Vehicle  # noqa: E402
+from puzzlegym.envs.rush_hour.solver import cluster_table  # noqa: E402
 from puzzlegym.envs.rush_hour.twin import TWIN, key_layout  # noqa: E402
 from puzzlegym.game.splits import tier_targets  # noqa: E402
-from puzzlegym.solvers.rush_hour import cluster_table  # noqa: E402
 from tests.twin_checks import TwinCheck  # noqa: E402
 
 # per tier, catalogue levels (1-based) with small clusters (the solver's search of a cluster

@@ -5,6 +5,7 @@ through a real ``puzzlegym serve`` process."""
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import subprocess
 import sys
@@ -20,24 +21,26 @@ import puzzlegym  # noqa: F401
 from puzzlegym.agents.factory import make_agent
 from puzzlegym.agents.vision import VisionAgent
 from puzzlegym.agents.vision.screens import LEVEL, LEVEL_COMPLETE, look
-from puzzlegym.agents.vision.text import Style, Vocabulary, read_words
 from puzzlegym.base.actions import MAX_TEXT_LENGTH, parse_action
+from puzzlegym.game.registry import builtin_games, games
 from puzzlegym.screen import theme
 from puzzlegym.screen.render import font
+from puzzlegym.vision.text import Style, Vocabulary, read_words
 from puzzlegym.wrappers import BlackBox
 from tests.test_layout import MODULES, imported_modules
 from tests.test_server import start
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# what a pixel-only agent may not read: the views' and the suite's layout code, the env, its
-# probe and evaluator, the records, the registry (it loads the level catalogues), wrappers
+# what a pixel-only agent and every game's reader may not read: the views' and the suite's
+# layout code, the env, its probe and evaluator, the records, the catalogues and generators,
+# wrappers (the agent finds its game's reader, solver and rules in the registry; it touches no
+# catalogue, view or generator of it: FORBIDDEN_NAMES)
 FORBIDDEN = (
     "puzzlegym.envs.*.view",
     "puzzlegym.screen.layout",
     "puzzlegym.suite",
     "puzzlegym.suite.*",
-    "puzzlegym.registry",
     "puzzlegym.screen.grid",
     "puzzlegym.screen.panel",
     "puzzlegym.env",
@@ -61,20 +64,50 @@ FORBIDDEN = (
     "puzzlegym.testing",
     "puzzlegym.testing.*",
 )
-FORBIDDEN_NAMES = {"unwrapped", "probe", "evaluator", "suite", "screenshot"}
+FORBIDDEN_NAMES = {
+    "unwrapped",
+    "probe",
+    "evaluator",
+    "suite",
+    "screenshot",
+    "view",
+    "load_catalogue",
+    "generate",
+    "catalogue_sha256",
+}
 
 
 def vision_modules() -> dict[str, Path]:
-    return {m: p for m, p in MODULES.items() if m.startswith("puzzlegym.agents.vision")}
+    """The vision agent's modules, the vision toolkit's and every registered game's reader
+    (a plugin's included), by module name."""
+    out = {
+        m: p
+        for m, p in MODULES.items()
+        if m.startswith(("puzzlegym.agents.vision", "puzzlegym.vision"))
+    }
+    for game in games().values():
+        if game.reader is not None:
+            spec = importlib.util.find_spec(game.reader.module)
+            assert spec is not None and spec.origin, game.reader
+            out[game.reader.module] = Path(spec.origin)
+    return out
+
+
+def reader_forbidden(module: str) -> tuple[str, ...]:
+    """What a game's reader module may not import of its own package: its view, catalogue and
+    generator (a built-in game's are in FORBIDDEN already)."""
+    package = module.rpartition(".")[0]
+    return tuple(f"{package}.{m}" for m in ("view", "catalogue", "generator"))
 
 
 def violations(module: str, path: Path) -> list[str]:
     """What ``path`` reaches that a pixel-only agent must not: forbidden modules (imported
     anywhere in the file, directly or via ``importlib``) and the env's privileged names."""
+    forbidden = FORBIDDEN + reader_forbidden(module)
     found = [
         f"imports {m}"
         for m in sorted(imported_modules(module, path))
-        if any(fnmatchcase(m, p) for p in FORBIDDEN)
+        if any(fnmatchcase(m, p) for p in forbidden)
     ]
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
@@ -116,23 +149,20 @@ def test_the_import_check_catches_a_peek_at_the_view_or_the_env(tmp_path):
     ]
 
 
-def test_the_package_has_a_reader_for_every_game_and_one_copy_of_each_mechanism():
-    names = {m.rsplit(".", 1)[1] for m in vision_modules()}
-    assert names == {
-        "vision",
-        "__main__",
-        "agent",
-        "screens",
-        "text",
-        "pixels",
-        "reader",
-        "maze_paint",
-        "truck_escape",
-        "rush_hour",
-        "nut_and_bolt",
-        "color_connect",
-        "bolt_unscrew",
+def test_every_built_in_game_has_a_reader_in_its_own_package_and_one_copy_of_each_mechanism():
+    names = {m for m in vision_modules() if m.startswith("puzzlegym.")}
+    assert {m for m in names if not m.startswith("puzzlegym.envs.")} == {
+        "puzzlegym.agents.vision",
+        "puzzlegym.agents.vision.__main__",
+        "puzzlegym.agents.vision.agent",
+        "puzzlegym.agents.vision.screens",
+        "puzzlegym.vision",
+        "puzzlegym.vision.text",
+        "puzzlegym.vision.pixels",
+        "puzzlegym.vision.reader",
     }
+    for game in builtin_games().values():
+        assert game.reader is not None and game.reader.module == f"{game.package}.reader"
 
 
 # ---------------------------------------------------------------------------- text
@@ -232,8 +262,7 @@ def test_a_game_without_a_reader_gives_up_at_once_naming_it():
     action = agent(np.zeros((900, 1280, 3), np.uint8))
     assert action == {
         "type": "answer",
-        "text": "vision agent gave up: vision: no reader for NoSuchGame "
-        "(no module puzzlegym.agents.vision.no_such_game)",
+        "text": "vision agent gave up: vision: no reader for NoSuchGame (no game of that name)",
     }
 
 

@@ -1,4 +1,4 @@
-"""The Bolt Unscrew reader (puzzlegym/agents/vision/bolt_unscrew.py) against the env's truth:
+"""The Bolt Unscrew reader (envs/bolt_unscrew/reader.py) against the env's truth:
 every catalogue level's first board, selections, seeded walks played through the reader's
 own clicks, every level solved by replanning on the reading alone, what stays hidden by
 design, tampered frames, and the browser backend's frames."""
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from puzzlegym import solvers
-from puzzlegym.agents.vision.bolt_unscrew import READER
-from puzzlegym.agents.vision.pixels import ReadError
 from puzzlegym.envs.bolt_unscrew import rules
+from puzzlegym.envs.bolt_unscrew.reader import READER
+from puzzlegym.vision.pixels import ReadError
 from tests.vision_checks import board_env, check_reading, first_boards, walk
 
 GAME = "BoltUnscrew"

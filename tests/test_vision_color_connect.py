@@ -1,4 +1,4 @@
-"""The Color Connect reader (puzzlegym/agents/vision/color_connect.py) against the env's
+"""The Color Connect reader (envs/color_connect/reader.py) against the env's
 truth: every catalogue level's first board, every level solved through the reader's own
 clicks, seeded walks of random connects and removes with paths left half drawn, tampered
 frames, and the browser backend's frames."""
@@ -10,11 +10,11 @@ from itertools import islice
 import pytest
 
 from puzzlegym import solvers
-from puzzlegym.agents.vision.color_connect import READER
-from puzzlegym.agents.vision.pixels import ReadError
 from puzzlegym.envs.color_connect import rules
+from puzzlegym.envs.color_connect.reader import READER
 from puzzlegym.envs.color_connect.rules import Connect, Remove
 from puzzlegym.screen.palette import PIECES
+from puzzlegym.vision.pixels import ReadError
 from tests.vision_checks import board_env, check_reading, first_boards, perform, walk
 
 GAME = "ColorConnect"

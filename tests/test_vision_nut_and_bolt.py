@@ -1,4 +1,4 @@
-"""The Nut and Bolt reader (puzzlegym/agents/vision/nut_and_bolt.py) against the env's truth:
+"""The Nut and Bolt reader (envs/nut_and_bolt/reader.py) against the env's truth:
 every catalogue level's first board, every selection, seeded walks of legal moves played
 through the reader's own clicks, tampered frames, and the browser backend's frames."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from puzzlegym.agents.vision.nut_and_bolt import READER
-from puzzlegym.agents.vision.pixels import ReadError
+from puzzlegym.envs.nut_and_bolt.reader import READER
 from puzzlegym.screen.palette import PIECES
+from puzzlegym.vision.pixels import ReadError
 from tests.vision_checks import board_env, check_reading, first_boards, walk
 
 GAME = "NutAndBolt"

@@ -2,7 +2,8 @@
 full-resolution frame has the public state of the env's true board, on every catalogue
 level's first board and on every board of seeded walks of legal moves played through the
 reader's own GUI actions; the browser backend's frames are the same bytes and read the
-same. Then, for all six readers: each is its game's, and refuses what is no level screen."""
+same. Then, for every registered game's reader: it is its game's, and refuses what is no
+level screen."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import numpy as np
 import pytest
 
 from puzzlegym.agents.vision import reader_for
-from puzzlegym.agents.vision.pixels import ReadError
+from puzzlegym.game.registry import builtin_games, games, get_game
+from puzzlegym.vision.pixels import ReadError
 from tests.vision_checks import board_env, check_reading, first_boards, walk
 
 GAMES = ["MazePaint", "TruckEscape", "RushHour"]
@@ -92,34 +94,31 @@ def test_the_check_fails_on_a_misread_board():
         env.close()
 
 
-# ------------------------------------------- every reader: its game's name, frames refused
-READER_MODULES = (
-    "maze_paint",
-    "truck_escape",
-    "rush_hour",
-    "nut_and_bolt",
-    "color_connect",
-    "bolt_unscrew",
-)
-NO_BOARD = {
-    "maze_paint": "maze paint: no board cell on the screen",
-    "truck_escape": "truck escape: no board cell on the screen",
-    "rush_hour": "rush hour: no board cell on the screen",
-    "nut_and_bolt": "no board panel",
-    "color_connect": "no grid frame",
-    "bolt_unscrew": "no steel plate",
+# ---------------------------- every game's reader (a plugin's included): its game's, frames refused
+READER_GAMES = [name for name, game in games().items() if game.reader is not None]
+NO_BOARD = {  # what the built-in readers say of a frame with no board
+    "MazePaint": "maze paint: no board cell on the screen",
+    "TruckEscape": "truck escape: no board cell on the screen",
+    "RushHour": "rush hour: no board cell on the screen",
+    "NutAndBolt": "no board panel",
+    "ColorConnect": "no grid frame",
+    "BoltUnscrew": "no steel plate",
 }
 
 
-@pytest.mark.parametrize("module", READER_MODULES)
-def test_each_reader_exposes_its_reader_for_its_game(module):
-    game = "".join(part.title() for part in module.split("_"))
+def test_every_built_in_game_has_a_reader():
+    assert set(builtin_games()) <= set(READER_GAMES) and set(NO_BOARD) == set(builtin_games())
+
+
+@pytest.mark.parametrize("game", READER_GAMES)
+def test_each_reader_is_its_games_reader(game):
     assert reader_for(game).game == game
 
 
-@pytest.mark.parametrize("module", READER_MODULES)
-def test_frames_that_are_not_a_level_screen_are_rejected(module):
-    reader = reader_for("".join(part.title() for part in module.split("_")))
+@pytest.mark.parametrize("game", READER_GAMES)
+def test_frames_that_are_not_a_level_screen_are_rejected(game):
+    reader = reader_for(game)
+    tier = get_game(game).tiers[0]
     for bad in (
         np.zeros((900, 1280), np.uint8),
         np.zeros((900, 1280, 4), np.uint8),
@@ -131,7 +130,7 @@ def test_frames_that_are_not_a_level_screen_are_rejected(module):
         with pytest.raises(
             ReadError, match=r"frame: expected a uint8 array of shape \(900, 1280, 3\)"
         ):
-            reader.read(bad, "Easy")
+            reader.read(bad, tier)
     for fill in (0, 200, 255):
-        with pytest.raises(ReadError, match=NO_BOARD[module]):
-            reader.read(np.full((900, 1280, 3), fill, np.uint8), "Easy")
+        with pytest.raises(ReadError, match=NO_BOARD.get(game)):
+            reader.read(np.full((900, 1280, 3), fill, np.uint8), tier)

@@ -16,7 +16,7 @@ import gymnasium as gym
 
 import puzzlegym  # noqa: F401  (registers the envs)
 from puzzlegym.game import Rejected
-from puzzlegym.suite.registry import games
+from puzzlegym.game.registry import games
 
 
 def env_id(game: str, tier: str) -> str:

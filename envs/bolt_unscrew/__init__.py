@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from puzzlegym.envs import game
+from puzzlegym.game import Game
 
 from . import rules
 from .view import BoltUnscrewView
@@ -24,7 +24,7 @@ def _describe(level, state) -> dict:
 
 # the dead-end certificate is the exact certifier (exhaustive search with a memo shared per
 # level), which proves dead ends no later than the paper's certificate (recorded by _describe)
-GAME = game(
+GAME = Game.from_package(
     __name__,
     name="BoltUnscrew",
     title="Bolt Unscrew",

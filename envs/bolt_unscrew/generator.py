@@ -42,10 +42,11 @@ from fractions import Fraction
 
 from puzzlegym.base.errors import ConfigError, LevelError
 from puzzlegym.base.fields import check_count
-from puzzlegym.envs.bolt_unscrew import geometry as G
-from puzzlegym.envs.bolt_unscrew.catalogue import CATALOGUE
-from puzzlegym.envs.bolt_unscrew.rules import TIERS, Board, Level
 from puzzlegym.game.catalogue import generator_main
+
+from . import geometry as G
+from .catalogue import CATALOGUE
+from .rules import TIERS, Board, Level
 
 CATALOGUE_SIZE = 8
 MAX_ATTEMPTS = 20_000
@@ -311,9 +312,9 @@ def _rng(tier: str, seed: int) -> random.Random:
 
 def level_stats(level: Level, playouts: int = 100) -> dict:
     """Solution length, free anchors at the start, the random-playout dead-end share and the
-    hidden share of those dead ends (``solvers.bolt_unscrew.playout_stats``)."""
-    from puzzlegym.envs.bolt_unscrew.rules import free_anchors, initial_state
-    from puzzlegym.solvers.bolt_unscrew import playout_stats, solve
+    hidden share of those dead ends (``solver.playout_stats``)."""
+    from .rules import free_anchors, initial_state
+    from .solver import playout_stats, solve
 
     sol = solve(level)
     play = playout_stats(level, playouts)
@@ -333,8 +334,8 @@ def level_stats(level: Level, playouts: int = 100) -> dict:
 def generate(tier: str, seed: int, *, with_stats: bool = False):
     """A solver-verified level of ``tier`` for ``seed`` (deterministic), id
     ``bolt-<tier>-seed<seed>``; with ``with_stats`` also its :func:`level_stats`."""
-    from puzzlegym.envs.bolt_unscrew.rules import free_anchors, initial_state
-    from puzzlegym.solvers.bolt_unscrew import SearchLimitReached, certify, model, playout_stats
+    from .rules import free_anchors, initial_state
+    from .solver import SearchLimitReached, certify, model, playout_stats
 
     spec = _spec(tier)
     check_count(seed, "seed", None, None, ConfigError)
@@ -378,7 +379,7 @@ def generate(tier: str, seed: int, *, with_stats: bool = False):
 def build_catalogue(tier: str, log=None) -> list[tuple[Level, tuple]]:
     """The canonical levels of ``tier`` with their reference (shortest) solutions, sorted
     by difficulty (solution length, then dead-end share)."""
-    from puzzlegym.solvers.bolt_unscrew import solve
+    from .solver import solve
 
     found = []
     hidden = {}

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from puzzlegym.envs import game
+from puzzlegym.game import Game
 
 from .view import ColorConnectView
 
 # the dead-end certificate is the complete solver's answer for the level: a path can always be
 # removed, so a board is a dead end only on an unsolvable level (cached per level)
-GAME = game(
+GAME = Game.from_package(
     __name__,
     name="ColorConnect",
     title="Color Connect",

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 
 from puzzlegym.base.errors import ConfigError
 from puzzlegym.base.fields import check_count
-from puzzlegym.envs.color_connect.catalogue import CATALOGUE
-from puzzlegym.envs.color_connect.rules import BLOCKED, FREE, PAIR_LETTERS, TIERS, Level
 from puzzlegym.game.catalogue import generator_main
+
+from .catalogue import CATALOGUE
+from .rules import BLOCKED, FREE, PAIR_LETTERS, TIERS, Level
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ def _candidate(
 def forced_detour(level: Level, max_nodes: int = CHECK_NODES) -> tuple[int, dict] | None:
     """``(detour, paths)``: the level's forced detour and a solution within it, or None when
     some bounded search ran out of nodes (or the detour exceeds :data:`MAX_DETOUR`)."""
-    from puzzlegym.solvers.color_connect_search import search
+    from .solver.search import search
 
     for slack in range(0, MAX_DETOUR + 1, 2):
         result = search(level, slack=slack, max_nodes=max_nodes)
@@ -176,7 +177,7 @@ def generate(tier: str, seed: int, *, side: int | None = None, pairs: int | None
     detour at least the tier's minimum, settled by the solver's search within its budget.
     ``side`` and ``pairs`` pin the board size and pair count (default: drawn from the tier's
     ranges). Its id is ``color-<tier>-seed<seed>``."""
-    from puzzlegym.solvers.color_connect import AUTO_NODES, SearchLimitReached, route_search
+    from .solver import AUTO_NODES, SearchLimitReached, route_search
 
     spec = _spec(tier)
     check_count(seed, "seed", None, None, ConfigError)
@@ -206,8 +207,8 @@ def generate(tier: str, seed: int, *, side: int | None = None, pairs: int | None
 def level_facts(level: Level) -> dict[str, int]:
     """Catalogue metadata: the clicks of the solver agent's solution (from the empty board,
     no path being drawn), the cells its paths cover, and the forced detour."""
-    from puzzlegym.envs.color_connect.view import path_clicks
-    from puzzlegym.solvers.color_connect import solve
+    from .solver import solve
+    from .view import path_clicks
 
     sol = solve(level, engine="search")
     measured = forced_detour(level)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from puzzlegym.envs import game
+from puzzlegym.game import Game
 
 from .view import MazePaintView
 
@@ -18,7 +18,7 @@ def _describe(level, state) -> dict:
 
 # the dead-end certificate is the exact certifier (instant on strongly connected levels,
 # which every catalogue and generated level is)
-GAME = game(
+GAME = Game.from_package(
     __name__,
     name="MazePaint",
     title="Maze Paint",

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 
 from puzzlegym.base.errors import ConfigError
 from puzzlegym.base.fields import check_count
-from puzzlegym.envs.maze_paint.catalogue import CATALOGUE
-from puzzlegym.envs.maze_paint.rules import FLOOR_CHAR, TIERS, WALL_CHAR, Level
 from puzzlegym.game.catalogue import generator_main
+
+from .catalogue import CATALOGUE
+from .rules import FLOOR_CHAR, TIERS, WALL_CHAR, Level
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def generate(tier: str, seed: int, *, length: int | None = None) -> Level:
     floor cell is paintable, its ball graph is strongly connected and no reachable state is a
     dead end. Its id is ``maze-<tier>-seed<seed>``.
     """
-    from puzzlegym.solvers.maze_paint import (
+    from .solver import (
         SearchLimitReached,
         ball_graph_strongly_connected,
         reachable_stats,
@@ -180,7 +181,7 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, int]]:
     Slot ``i`` of the tier's length profile gets ``generate(tier, seed=i, length=profile[i])``;
     the profile sums to the tier's target total, so the totals are exact.
     """
-    from puzzlegym.solvers.maze_paint import solve
+    from .solver import solve
 
     spec = _spec(tier)
     out: list[tuple[Level, int]] = []

@@ -3,11 +3,11 @@ colour. (``GAME`` plugs it in.)"""
 
 from __future__ import annotations
 
-from puzzlegym.envs import game
+from puzzlegym.game import Game
 
 from .view import NutAndBoltView
 
-GAME = game(
+GAME = Game.from_package(
     __name__,
     name="NutAndBolt",
     title="Nut and Bolt",

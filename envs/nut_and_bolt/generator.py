@@ -24,10 +24,11 @@ from dataclasses import dataclass
 
 from puzzlegym.base.errors import ConfigError
 from puzzlegym.base.fields import check_count
-from puzzlegym.envs.nut_and_bolt import rules as R
-from puzzlegym.envs.nut_and_bolt.catalogue import CATALOGUE
-from puzzlegym.envs.nut_and_bolt.rules import TIERS, Level
 from puzzlegym.game.catalogue import generator_main
+
+from . import rules as R
+from .catalogue import CATALOGUE
+from .rules import TIERS, Level
 
 PLAYOUTS = 100
 PLAYOUT_MOVES = 200
@@ -105,7 +106,7 @@ def random_playout(
 def dead_end_share(level: Level, playouts: int = PLAYOUTS, seed: int = 0) -> float:
     """The share of random playouts that reach a certified dead end. A dead end stays dead
     whatever follows, so a playout reached one exactly when its final board is one."""
-    from puzzlegym.solvers.nut_and_bolt import certify
+    from .solver import certify
 
     rng = random.Random(f"puzzlegym/NutAndBolt/playouts/{seed}")
     dead = 0
@@ -119,7 +120,7 @@ def generate(tier: str, seed: int, *, slot: int | None = None) -> Level:
     """A solver-verified level of ``tier`` for ``seed`` (deterministic); its size is that of
     catalogue slot ``slot`` (default: ``seed`` modulo the tier's slot count). Its id is
     ``nut-<tier>-seed<seed>``."""
-    from puzzlegym.solvers.nut_and_bolt import Unsolvable, clear_memo, lower_bound, solve
+    from .solver import Unsolvable, clear_memo, lower_bound, solve
 
     spec = _spec(tier)
     check_count(seed, "seed", None, None, ConfigError)
@@ -156,7 +157,7 @@ def generate(tier: str, seed: int, *, slot: int | None = None) -> Level:
 
 def build_catalogue(tier: str, log=None) -> list[tuple[Level, int, bool]]:
     """The canonical levels of ``tier``: slot ``i`` is ``generate(tier, seed=i, slot=i)``."""
-    from puzzlegym.solvers.nut_and_bolt import solve
+    from .solver import solve
 
     out = []
     for i in range(len(_spec(tier).sizes)):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from puzzlegym.envs import game
+from puzzlegym.game import Game
 
 from .view import RushHourView
 
 # Rush Hour never dead-ends (every slide can be undone); the certifier answers from the
 # solver's memoised distance table, the same table the potential reads.
-GAME = game(
+GAME = Game.from_package(
     __name__,
     name="RushHour",
     title="Rush Hour",

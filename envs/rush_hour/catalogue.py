@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from puzzlegym.envs.rush_hour.rules import TIERS, Level
 from puzzlegym.game.catalogue import Catalogue
+
+from .rules import TIERS, Level
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
 META = ("optimal_moves", "cluster_states", "seed")

@@ -16,7 +16,7 @@ clusters per level, a bounded number of levels), so the potential ``1 − d(s)/d
 
 This module reads a level's geometry (``n_vehicles``, ``exit_position``, ``wall_mask``,
 ``cell_masks``, the vehicles' start positions) and a state's ``positions`` only, so the rules
-import it without a cycle; ``puzzlegym.solvers.rush_hour`` solves and certifies with it.
+import it without a cycle; ``puzzlegym.envs.rush_hour.solver`` solves and certifies with it.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ generator
 1. places the target car in the exit row (row 2 of the 6×6 board), then walls and vehicles at
    random free places (no horizontal vehicle in the exit row, no wall in it);
 2. enumerates the placement's whole cluster and runs one multi-source breadth-first search from
-   its solved states (``puzzlegym.solvers.rush_hour.cluster_table``), which gives every
+   its solved states (``puzzlegym.envs.rush_hour.solver.cluster_table``), which gives every
    state's exact distance to the goal;
 3. takes the cluster's farthest-from-goal state as the level (on ties, the one whose board
    sorts first, so a cluster always yields the same level whatever placement found it).
@@ -34,9 +34,10 @@ from dataclasses import dataclass
 
 from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import check_count, is_int
-from puzzlegym.envs.rush_hour.catalogue import CATALOGUE
-from puzzlegym.envs.rush_hour.rules import TIERS, Level, State, Vehicle
 from puzzlegym.game.catalogue import generator_main
+
+from .catalogue import CATALOGUE
+from .rules import TIERS, Level, State, Vehicle
 
 SIZE = 6
 EXIT_ROW = 2
@@ -191,7 +192,7 @@ def farthest_level(
 ) -> tuple[Level, int, int] | None:
     """The farthest-from-goal level of ``level``'s cluster: ``(level, optimal moves, cluster
     states)``, or None when the cluster has no solved state or more than ``max_states``."""
-    from puzzlegym.solvers.rush_hour import (
+    from .solver import (
         MAX_CLUSTER_STATES,
         SearchLimitReached,
         cluster_table,
@@ -297,7 +298,7 @@ def build_catalogue(tier: str, log=None) -> list[tuple[Level, dict]]:
     """The canonical levels of ``tier`` with their metadata, in catalogue order (optimal move
     count rising). Slot ``k`` of the tier's profile gets ``generate(tier, seed=k,
     moves=profile[k])`` (seed + 1000 while the level repeats an earlier one)."""
-    from puzzlegym.solvers.rush_hour import solve
+    from .solver import solve
 
     spec = _spec(tier)
     found: list[tuple[Level, int, int, int]] = []

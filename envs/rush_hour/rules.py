@@ -493,7 +493,7 @@ def potential(level: Level, state: State) -> float:
     """
     if is_solved(level, state):
         return 1.0
-    from puzzlegym.envs.rush_hour.clusters import distance
+    from .clusters import distance
 
     d0 = distance(level, initial_state(level))
     d = distance(level, state)

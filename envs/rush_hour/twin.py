@@ -12,7 +12,7 @@ the way (its free run ``[lo, hi]``, the rules' ``slide_range``), so it changes t
 exactly when ``q`` lies on a side the vehicle can move to.
 
 The potential is exact: ``1 - d(s)/d(s0)`` from the solver's distances
-(``puzzlegym.solvers.rush_hour.cluster_table``: one breadth-first search over the level's
+(``puzzlegym.envs.rush_hour.solver.cluster_table``: one breadth-first search over the level's
 whole state cluster, every state play can reach). Each level brings its cluster as a table:
 every state's key (its positions in mixed radix, the vehicles packed greedily into as few
 ``uint32`` words as hold them: ``key_words``), sorted, beside the state's distance
@@ -35,15 +35,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from puzzlegym.envs.rush_hour.clusters import (
+from puzzlegym.game.twin import Twin
+
+from .clusters import (
     BITS,
     FIELD,
     MAX_CLUSTER_STATES,
     cluster_table,
     packer,
 )
-from puzzlegym.game.twin import Twin
-
 from .planes import CELL, EXIT, FRONT, HORIZONTAL, TARGET_CAR, TRUCK, VERTICAL, WALL
 from .rules import POTENTIAL_CAP, TARGET, Level, State, initial_state
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from puzzlegym.envs import game
+from puzzlegym.game import Game
 
 from . import rules
 from .view import TruckEscapeView
@@ -23,7 +23,7 @@ def _describe(level, state) -> dict:
 
 # the dead-end certificate is the exact certifier; on valid levels it never fires (every
 # board reachable by play is solvable, see rules.py), but it decides from the board itself
-GAME = game(
+GAME = Game.from_package(
     __name__,
     name="TruckEscape",
     title="Truck Escape",

@@ -9,8 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.envs.truck_escape.rules import TIERS, Level
 from puzzlegym.game.catalogue import Catalogue
+
+from .rules import TIERS, Level
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
 CATALOGUE = Catalogue(

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 from puzzlegym.base.errors import ConfigError
 from puzzlegym.base.fields import check_count
-from puzzlegym.envs.truck_escape.catalogue import CATALOGUE
-from puzzlegym.envs.truck_escape.rules import DELTAS, DIRECTIONS, TIERS, Level, Truck
 from puzzlegym.game.catalogue import generator_main
+
+from .catalogue import CATALOGUE
+from .rules import DELTAS, DIRECTIONS, TIERS, Level, Truck
 
 MAX_ATTEMPTS = 2000
 DEPTH_POWER = 3.0
@@ -118,7 +119,7 @@ def generate(tier: str, seed: int, *, slot: int | None = None) -> Level:
     """A solver-checked level of ``tier`` for ``seed`` (deterministic), sized like catalogue
     slot ``slot`` (default: ``seed`` modulo the number of slots, so the generated variants
     of an objective follow the catalogue's growth). Its id is ``truck-<tier>-seed<seed>``."""
-    from puzzlegym.solvers.truck_escape import rounds
+    from .solver import rounds
 
     slots = _slots(tier)
     check_count(seed, "seed", None, None, ConfigError)
@@ -150,7 +151,7 @@ def generate(tier: str, seed: int, *, slot: int | None = None) -> Level:
 def build_catalogue(tier: str, log=None) -> list[tuple[Level, int]]:
     """The canonical levels of ``tier`` with their longest blocking chains: slot ``i`` is
     ``generate(tier, seed=i, slot=i)``, renamed ``truck-<tier>-<i+1>``."""
-    from puzzlegym.solvers.truck_escape import describe, longest_chain
+    from .solver import describe, longest_chain
 
     out = []
     for i in range(len(_slots(tier))):

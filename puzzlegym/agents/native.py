@@ -39,7 +39,7 @@ from puzzlegym.agents.tools import NATIVE_TOOLS, ParsedCall, ToolError, parse_ca
 from puzzlegym.base.actions import Action, Wait, flatten, to_dict
 from puzzlegym.base.errors import ConfigError
 from puzzlegym.base.fields import check_count
-from puzzlegym.suite.registry import parse_env_id
+from puzzlegym.game.registry import parse_env_id
 from puzzlegym.wrappers.blackbox import BlackBox
 
 __all__ = ["NativeAgent"]

@@ -17,8 +17,8 @@ import numpy as np
 
 from puzzlegym.agents import SolverAgent
 from puzzlegym.env import puzzle_env
+from puzzlegym.game.registry import parse_env_id
 from puzzlegym.solvers import Unsolvable
-from puzzlegym.suite.registry import parse_env_id
 
 
 def _rate(n: int, seconds: float) -> float:

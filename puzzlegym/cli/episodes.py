@@ -23,7 +23,7 @@ __all__ = ["register"]
 def _cmd_run(args: argparse.Namespace) -> int:
     from puzzlegym.agents.model import is_model_spec
     from puzzlegym.evaluation.runner import run_episode
-    from puzzlegym.suite.registry import parse_env_id
+    from puzzlegym.game.registry import parse_env_id
 
     parse_env_id(args.env_id)
     split = split_kwargs(args)
@@ -69,7 +69,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     from puzzlegym.bench import rates as bench
-    from puzzlegym.suite.registry import parse_env_id
+    from puzzlegym.game.registry import parse_env_id
 
     parse_env_id(args.env_id)
     steps = args.steps if args.steps is not None else (3000 if args.backend == "native" else 300)

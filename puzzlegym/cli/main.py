@@ -1,5 +1,5 @@
-"""The ``puzzlegym`` command line: run, bench, replay, levels, eval, report, view, serve, play,
-checkpoints, train. Each command group registers its own subcommands
+"""The ``puzzlegym`` command line: run, bench, replay, levels, game, eval, report, view, serve,
+play, checkpoints, train. Each command group registers its own subcommands
 (``puzzlegym.cli.<group>.register``)."""
 
 from __future__ import annotations
@@ -8,12 +8,21 @@ import argparse
 import sys
 
 from puzzlegym.base.errors import PuzzleGymError
-from puzzlegym.cli import checkpoints, episodes, evaluation, levels, services, training, view
+from puzzlegym.cli import (
+    checkpoints,
+    episodes,
+    evaluation,
+    game,
+    levels,
+    services,
+    training,
+    view,
+)
 
 __all__ = ["COMMAND_GROUPS", "build_parser", "main"]
 
 # the command groups, in the order ``puzzlegym --help`` lists their commands
-COMMAND_GROUPS = (episodes, services, levels, evaluation, view, checkpoints, training)
+COMMAND_GROUPS = (episodes, services, levels, game, evaluation, view, checkpoints, training)
 
 
 def build_parser() -> argparse.ArgumentParser:

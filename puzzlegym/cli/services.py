@@ -44,9 +44,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    from puzzlegym.game.registry import parse_env_id
     from puzzlegym.service.http import listen, serve_until_interrupted
     from puzzlegym.service.play import PlaySession, make_play_server
-    from puzzlegym.suite.registry import parse_env_id
 
     parse_env_id(args.env_id)
     kwargs: dict = {"start": args.start}

@@ -13,8 +13,8 @@ from typing import Any
 from puzzlegym.base.errors import ConfigError, UnknownKeywordError, shown
 from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.game import Game
+from puzzlegym.game.registry import get_game
 from puzzlegym.game.splits import Split, check_split
-from puzzlegym.suite.registry import get_game
 
 __all__ = [
     "ANNOTATION_KINDS",

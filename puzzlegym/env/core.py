@@ -38,6 +38,7 @@ from puzzlegym.env.config import (
 )
 from puzzlegym.env.probe import Probe
 from puzzlegym.env.restore import Checkpointing
+from puzzlegym.game.registry import catalogue_sha256, games
 from puzzlegym.game.splits import LevelSet, TrainingLevels
 from puzzlegym.record.evaluator import Evaluator, Objective
 from puzzlegym.record.events import (
@@ -54,7 +55,6 @@ from puzzlegym.screen.clock import Clock, make_clock
 from puzzlegym.screen.input import GestureRecognizer
 from puzzlegym.screen.labels import label
 from puzzlegym.screen.resolution import Resolution, TrainingView
-from puzzlegym.suite.registry import catalogue_sha256, games
 from puzzlegym.suite.shell import Suite
 
 

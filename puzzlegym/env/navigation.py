@@ -12,9 +12,9 @@ from collections.abc import MutableSequence
 
 from puzzlegym.base.actions import Answer, Click, to_dict
 from puzzlegym.env.probe import DIFFICULTY, HOME, LEVEL, LEVEL_COMPLETE, OBJECTIVE_COMPLETE, Probe
-from puzzlegym.suite.registry import games
+from puzzlegym.game.registry import games
 
-__all__ = ["navigation_action", "navigation_click"]
+__all__ = ["home_control", "navigation_action", "navigation_click"]
 
 
 def _click(rect) -> dict:
@@ -32,14 +32,7 @@ def navigation_click(probe: Probe) -> dict | None:
     objective-complete screen."""
     objective, targets, screen = probe.objective, probe.controls, probe.screen
     if screen == HOME:
-        card = targets.get(f"game:{objective.game}")
-        if card is not None:
-            return _click(card)
-        # the card is on another page of a paged home screen: towards it
-        order = list(games())
-        shown = [order.index(n.partition(":")[2]) for n in targets if n.startswith("game:")]
-        later = not shown or order.index(objective.game) > max(shown)
-        return _click(targets["page:next" if later else "page:prev"])
+        return _click(targets[home_control(probe)])
     if screen == DIFFICULTY:
         if probe.game is None or probe.game.name != objective.game:
             return _click(targets["back"])
@@ -51,6 +44,20 @@ def navigation_click(probe: Probe) -> dict | None:
     if screen in (LEVEL, OBJECTIVE_COMPLETE):
         return None
     raise RuntimeError(f"navigation: unknown screen {screen!r}")  # pragma: no cover
+
+
+def home_control(probe: Probe) -> str:
+    """The home screen's control towards the objective's game: its card (``game:<Name>``)
+    when the card is on the page shown, else the page control towards the card's page
+    (``page:next`` or ``page:prev``), so every card is reached however many games there
+    are."""
+    name, targets = probe.objective.game, probe.controls
+    if f"game:{name}" in targets:
+        return f"game:{name}"
+    order = list(games())
+    shown = [order.index(n.partition(":")[2]) for n in targets if n.startswith("game:")]
+    later = not shown or order.index(name) > max(shown)
+    return "page:next" if later else "page:prev"
 
 
 def navigation_action(probe: Probe, pending: MutableSequence) -> dict | None:

@@ -13,10 +13,10 @@ from puzzlegym.base.version import __version__
 from puzzlegym.env.checkpoint import Checkpoint, validate_payload
 from puzzlegym.env.faces import Faces
 from puzzlegym.game import Game
+from puzzlegym.game.registry import catalogue_sha256
 from puzzlegym.game.splits import Split
 from puzzlegym.screen.clock import Clock
 from puzzlegym.screen.input import GestureRecognizer
-from puzzlegym.suite.registry import catalogue_sha256
 
 __all__ = ["Checkpointing"]
 

@@ -44,8 +44,8 @@ from puzzlegym.base.errors import ConfigError, RecordError, counted
 from puzzlegym.base.fields import MAX_SEED, check_count
 from puzzlegym.base.jsonio import write_json
 from puzzlegym.base.version import __version__
+from puzzlegym.game.registry import ID_PREFIX, catalogue_sha256, env_ids, parse_env_id
 from puzzlegym.record.files import SUPERSEDED, lock_file, read_json, unused_path
-from puzzlegym.suite.registry import ID_PREFIX, catalogue_sha256, env_ids, parse_env_id
 
 EXECUTORS = ("local", "ray")
 

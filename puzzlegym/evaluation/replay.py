@@ -131,7 +131,7 @@ def rerun(
     member: the same events, so the same log), the record's frame hashes are compared with
     the frames of the actions they were taken after, and the log is compared without its
     frame lines. The report is :func:`replay`'s."""
-    from puzzlegym.suite.registry import catalogue_sha256, parse_env_id
+    from puzzlegym.game.registry import catalogue_sha256, parse_env_id
 
     d = Path(directory)
     manifest = read_manifest(d)

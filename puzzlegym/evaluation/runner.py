@@ -18,8 +18,8 @@ from puzzlegym.base.fields import MAX_SEED, check_count
 from puzzlegym.base.jsonio import write_atomic, write_json
 from puzzlegym.env import puzzle_env
 from puzzlegym.env.loop import EpisodeEnd, Observer, Step, play
+from puzzlegym.game.registry import parse_env_id
 from puzzlegym.record.files import AgentLog, holds_record, unused_path
-from puzzlegym.suite.registry import parse_env_id
 
 
 class GifFrames(Observer):

@@ -2,12 +2,17 @@
 
 * :mod:`~puzzlegym.game.protocol`: ``Game``, ``GameView``, ``Rejected``, ``ViewOutcome`` and the
   ui mixins (re-exported here);
+* :mod:`~puzzlegym.game.parts`: a game's parts imported on first use (``Part``: its solver,
+  vision reader and twin); :mod:`~puzzlegym.game.solver`: the solver's contract;
 * :mod:`~puzzlegym.game.planes`: the symbolic board; :mod:`~puzzlegym.game.twin`: the JAX twin's
   contract;
+* :mod:`~puzzlegym.game.registry`: the registered games (the ``puzzlegym.games`` entry points)
+  and their ids;
 * :mod:`~puzzlegym.game.catalogue`, :mod:`~puzzlegym.game.levelhash`,
   :mod:`~puzzlegym.game.levelcache`, :mod:`~puzzlegym.game.splits`: levels (catalogues, one hash
   per puzzle, generated levels on disk, train/test splits)."""
 
+from puzzlegym.game.parts import Part
 from puzzlegym.game.protocol import (
     Game,
     GameView,
@@ -18,6 +23,7 @@ from puzzlegym.game.protocol import (
     SelectionUI,
     StatelessUI,
     ViewOutcome,
+    game_of_level,
     game_of_package,
 )
 
@@ -31,5 +37,7 @@ __all__ = [
     "SelectionUI",
     "Game",
     "PackageGenerator",
+    "Part",
+    "game_of_level",
     "game_of_package",
 ]

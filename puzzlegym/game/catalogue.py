@@ -1,6 +1,6 @@
 """Level catalogues on disk, one mechanism for every game.
 
-A game's canonical levels live in ``envs/<game>/levels/<tier>.json`` as
+A game's canonical levels live in its package's ``levels/<tier>.json`` as
 ``{"game": ..., "tier": ..., "levels": [<level>, ...]}``, where a level is the game's
 ``Level.to_json()`` plus catalogue metadata written by its generator (for example the
 solver's solution length). :class:`Catalogue` loads and validates those files strictly,

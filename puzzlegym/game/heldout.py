@@ -20,7 +20,7 @@ training split's seeds gave). The levels are generated now or read from the leve
 
 Examples:
     >>> from puzzlegym.game.splits import Split
-    >>> from puzzlegym.suite.registry import get_game
+    >>> from puzzlegym.game.registry import get_game
     >>> held = held_out(get_game("MazePaint"), "Easy", Split(20, 0), start_level=10_000, size=5)
     >>> len(held.levels), held.candidates, held.seeds[:2]
     (5, 5, [10000, 10001])

@@ -74,18 +74,18 @@ def _digest(doc: Any) -> str:
 
 def generator_hash(game: Game) -> str:
     """SHA-256 (hex) of the sources a generated level of ``game`` depends on: every ``.py``
-    file of the game's package and of the solvers package, by name and content."""
+    file of the game's package (its solver included) and of the generic search engines
+    (``puzzlegym.solvers``), by name and content."""
     found = _GENERATOR_HASHES.get(game.name)
     if found is None:
-        package = Path(game.rules.__file__).resolve().parent
-        spec = importlib.util.find_spec("puzzlegym.solvers")
-        if spec is None or spec.origin is None:
-            raise PuzzleGymError("puzzlegym.solvers is not installed (the generators' solvers)")
-        solvers = Path(spec.origin).resolve().parent
         h = hashlib.sha256()
-        for folder in (package, solvers):
-            for path in sorted(folder.glob("*.py")):
-                h.update(f"{folder.name}/{path.name}\n".encode())
+        for name in (game.package, "puzzlegym.solvers"):
+            spec = importlib.util.find_spec(name)
+            if spec is None or spec.origin is None:
+                raise PuzzleGymError(f"{name} is not installed (a generated level's sources)")
+            folder = Path(spec.origin).resolve().parent
+            for path in sorted(folder.rglob("*.py")):
+                h.update(f"{folder.name}/{path.relative_to(folder).as_posix()}\n".encode())
                 h.update(hashlib.sha256(path.read_bytes()).digest())
         found = _GENERATOR_HASHES[game.name] = h.hexdigest()
     return found

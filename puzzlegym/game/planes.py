@@ -2,7 +2,7 @@
 
 This is privileged, opt-in training data (``puzzlegym.wrappers.BoardObservation`` reads it
 through the env's probe); the agent-facing surfaces (pixels, public info, the text channel)
-never carry it. A game provides it in ``envs/<game>/planes.py`` as ``PLANES``, an instance of
+never carry it. A game provides it in its package's ``planes.py`` as ``PLANES``, an instance of
 a :class:`Planes` subclass, which :meth:`puzzlegym.game.Game.from_package` finds by that
 convention.
 

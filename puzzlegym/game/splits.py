@@ -31,6 +31,7 @@ restores and replays exactly.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -225,7 +226,16 @@ class LevelSet:
         self, game: Game, tier: str, training: TrainingLevels | None = None, first: int = 0
     ) -> None:
         self.game, self.tier, self.training, self.first = game, tier, training, first
-        self._catalogue = game.load_catalogue(tier)
+        self._levels: Sequence | None = None  # the catalogue, loaded when first read
+
+    @property
+    def _catalogue(self) -> Sequence:
+        """The tier's catalogue, loaded when the suite first reads this tier (so an episode
+        loads only the catalogues it shows, and one game's broken catalogue touches only the
+        episodes that open that game)."""
+        if self._levels is None:
+            self._levels = self.game.load_catalogue(self.tier)
+        return self._levels
 
     def __len__(self) -> int:
         return len(self._catalogue)

@@ -6,9 +6,10 @@ compiled form of the same game for training at speed (``puzzlegym.jax``); it exi
 a sameness test that plays both from the same levels with the same actions and compares, at
 every step, the observation planes, the action mask, the potential and the solved flag.
 
-A game provides its twin in ``envs/<game>/twin.py`` as ``TWIN``, an instance of a
-:class:`Twin` subclass (found by that convention, imported only when asked for: the module may
-import ``jax``, which is the optional ``jax`` extra).
+A game provides its twin in its own package, ``<package>/twin.py``, as ``TWIN``, an instance
+of a :class:`Twin` subclass: the ``twin`` part of its :class:`puzzlegym.game.Game`, imported
+only when asked for (:func:`find_twin`; the module may import ``jax``, which is the optional
+``jax`` extra).
 
 The twin plays the *level screen* of one level, in the units of
 :class:`puzzlegym.wrappers.BoardActions`: index ``i < K`` is the level's ``i``-th board target
@@ -38,15 +39,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from importlib import import_module
-from importlib.util import find_spec
 from typing import Any
 
 import numpy as np
 
 __all__ = ["Twin", "find_twin", "has_twin", "hash_lanes"]
-
-TWIN_MODULE = "twin"  # envs/<game>/twin.py
 
 
 class Twin:
@@ -190,22 +187,24 @@ def hash_lanes(values: Any) -> Any:
     return jnp.stack(out, axis=-1)
 
 
-# -- the convention: envs/<game>/twin.py holds TWIN --------------------------------------------
+# -- a game's twin: its Game's twin part -----------------------------------------------------
 def has_twin(game: Any) -> bool:
-    """Whether ``game`` (a :class:`puzzlegym.game.Game`) has a twin module
-    (``<Game.package>.twin``), found without importing it (nor ``jax``)."""
-    package = getattr(game, "package", "")
-    return bool(package) and find_spec(f"{package}.{TWIN_MODULE}") is not None
+    """Whether ``game`` (a :class:`puzzlegym.game.Game`) has a twin (its ``twin`` part's
+    module is there), found without importing it (nor ``jax``)."""
+    part = getattr(game, "twin", None)
+    return part is not None and part.exists()
 
 
 def find_twin(game: Any) -> Twin | None:
-    """The ``TWIN`` of ``game``'s twin module (imported now: it may import ``jax``), or None
-    when the game has none. A module whose ``TWIN`` is no :class:`Twin` of this game is an
-    error (TypeError)."""
+    """``game``'s twin (its module imported now: it may import ``jax``), or None when the
+    game has none. A part that is no :class:`Twin` of this game is an error (TypeError naming
+    where it lives)."""
     if not has_twin(game):
         return None
-    module = import_module(f"{game.package}.{TWIN_MODULE}")
-    twin = getattr(module, "TWIN", None)
+    twin = game.twin.load()
     if not isinstance(twin, Twin) or twin.name != game.name:
-        raise TypeError(f"{module.__name__}.TWIN is not a Twin of the game {game.name!r}")
+        raise TypeError(
+            f"{game.twin} is not a Twin of the game {game.name!r} (a puzzlegym.game.twin.Twin "
+            f"whose name is {game.name!r})"
+        )
     return twin

@@ -1,5 +1,5 @@
 """The games as JAX environments (the ``jax`` extra): each game's twin
-(:mod:`puzzlegym.game.twin`, ``envs/<game>/twin.py``) behind gymnax's ``Environment`` API, the
+(:mod:`puzzlegym.game.twin`, a game package's ``twin.py``) behind gymnax's ``Environment`` API, the
 same game index for index as the Python board env.
 
 ``make(env_id, levels=..., num_levels=..., start_level=..., reward=...)`` returns ``(env,

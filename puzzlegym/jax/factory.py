@@ -16,12 +16,12 @@ from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.env import REWARDS
 from puzzlegym.game.heldout import HeldOut
 from puzzlegym.game.levelhash import level_hash
+from puzzlegym.game.registry import parse_env_id
 from puzzlegym.game.splits import TrainingLevels, check_split, tier_targets
 from puzzlegym.game.twin import find_twin
 from puzzlegym.jax.deadends import DEAD_ENDS, dead_end_table
 from puzzlegym.jax.env import EnvParams, PuzzleJaxEnv, Spec
 from puzzlegym.rl.protocol import MAX_BUDGET_MULTIPLE, Protocol
-from puzzlegym.suite.registry import parse_env_id
 
 __all__ = ["MAX_BUDGET_ACTIONS", "MAX_LEVELS", "budget_actions", "make", "make_held_out"]
 
@@ -239,8 +239,8 @@ def _objective(env_id: str) -> tuple[Any, str, Any]:
     twin = find_twin(game)
     if twin is None:
         raise ConfigError(
-            f"env id: {game.name} has no JAX twin yet (envs/<game>/twin.py with TWIN); "
-            "the Python env plays it: puzzlegym.wrappers.make_sb3_env"
+            f"env id: {game.name} has no JAX twin yet ({game.where('twin.py')} with TWIN, a "
+            "puzzlegym.game.twin.Twin); the Python env plays it: puzzlegym.wrappers.make_sb3_env"
         )
     return game, tier, twin
 

@@ -103,7 +103,7 @@ def level_buttons(game: Any) -> tuple[str, ...]:
 def jax_protocol(env_id: str, **fields_: Any) -> Protocol:
     """The :class:`Protocol` of a JAX run: ``fields_`` as there, the wrappers the twin's
     (the symbolic board, board actions with the level screen's buttons)."""
-    from puzzlegym.suite.registry import parse_env_id
+    from puzzlegym.game.registry import parse_env_id
 
     game, _ = parse_env_id(env_id)
     wrappers = {"observation": "board", "actions": "board", "buttons": list(level_buttons(game))}

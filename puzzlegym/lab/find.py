@@ -40,6 +40,7 @@ from puzzlegym.env import puzzle_env
 from puzzlegym.env.checkpoint import Checkpoint
 from puzzlegym.env.probe import LEVEL, Board
 from puzzlegym.game import Rejected
+from puzzlegym.game.registry import catalogue_sha256, parse_env_id
 from puzzlegym.lab.checkpoints import (
     MAX_PREFIX,
     certificate_of,
@@ -50,7 +51,6 @@ from puzzlegym.lab.checkpoints import (
 from puzzlegym.lab.controller import capture, make_env
 from puzzlegym.record.events import LevelWon, thaw
 from puzzlegym.record.files import read_log
-from puzzlegym.suite.registry import catalogue_sha256, parse_env_id
 
 __all__ = [
     "MAX_FOUND",

@@ -28,8 +28,8 @@ from puzzlegym.base.fields import check_count
 from puzzlegym.base.version import __version__
 from puzzlegym.env import puzzle_env
 from puzzlegym.env.loop import play
+from puzzlegym.game.registry import parse_env_id
 from puzzlegym.lab.documents import find_documents
-from puzzlegym.suite.registry import parse_env_id
 from puzzlegym.wrappers import (
     RULE_CARD_CONDITIONS,
     WORKFLOW_CONDITIONS,

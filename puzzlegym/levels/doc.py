@@ -107,7 +107,7 @@ def level_formats(games: list[str] | None = None) -> dict[str, str]:
     """Game name -> the Markdown of its level file format (``Game.level_format``, from the
     game package's ``format.md``), for the registered games (or those named), in home-screen
     order; games without one are left out."""
-    from puzzlegym.suite.registry import games as registered
+    from puzzlegym.game.registry import games as registered
 
     return {
         name: g.level_format

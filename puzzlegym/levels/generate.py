@@ -12,8 +12,8 @@ def _warm_chunk(
     env_id: str, num_levels: int, start_level: int, indices: list[int], root: str
 ) -> dict:
     from puzzlegym.game.levelcache import LevelCache
+    from puzzlegym.game.registry import parse_env_id
     from puzzlegym.game.splits import Split, TrainingLevels
-    from puzzlegym.suite.registry import parse_env_id
 
     game, tier = parse_env_id(env_id)
     cache = LevelCache(root)
@@ -40,8 +40,8 @@ def warm_cache(
     from puzzlegym.base.errors import ConfigError
     from puzzlegym.base.fields import check_count
     from puzzlegym.game.levelcache import LevelCache
+    from puzzlegym.game.registry import parse_env_id
     from puzzlegym.game.splits import check_split
-    from puzzlegym.suite.registry import parse_env_id
 
     parse_env_id(env_id)
     split = check_split("generated", num_levels, start_level)

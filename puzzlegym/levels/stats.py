@@ -10,8 +10,8 @@ from typing import Any
 
 from puzzlegym import solvers
 from puzzlegym.base.errors import LevelError
+from puzzlegym.game.registry import games, get_game
 from puzzlegym.solvers.search import nodes_reaching
-from puzzlegym.suite.registry import games, get_game
 
 STATS_MAX_STATES = 200_000
 PLAYOUTS = 100  # random playouts per level for the dead-end and hidden-dead-end shares

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from puzzlegym.game.registry import ID_PREFIX
 from puzzlegym.record.events import (
     Answered,
     AttemptClosed,
@@ -29,7 +30,6 @@ from puzzlegym.record.events import (
 )
 from puzzlegym.record.outcome import Outcome, fold, fold_all
 from puzzlegym.suite.board import Board
-from puzzlegym.suite.registry import ID_PREFIX
 
 
 @dataclass(frozen=True)
@@ -198,6 +198,7 @@ class Evaluator:
             if board.game.describe is not None
             else None
         )
+        certify = board.game.dead_end  # None: the game certifies no dead ends
         event = Snapshot(
             actions=actions,
             t=round(t, 3),
@@ -207,7 +208,7 @@ class Evaluator:
             cause=cause,
             potential=board.potential,
             solved=board.solved,
-            dead_end=board.game.dead_end(board.level, board.state),
+            dead_end=None if certify is None else certify(board.level, board.state),
             state=freeze(board.game.state_to_json(board.level, board.state)),
             details=None if details is None else freeze(details),
         )

@@ -82,7 +82,7 @@ def is_hard_tier(game: str, tier: str) -> bool:
     used and tiers outside it (e.g. Truck Escape's "Default") are excluded.
     """
     try:
-        from puzzlegym.suite.registry import games
+        from puzzlegym.game.registry import games
 
         registered = games().get(game)
     except Exception:  # pragma: no cover - registry import problems
@@ -316,7 +316,7 @@ def _targets_of(manifest: dict, game: str, tier: str) -> list[int]:
     result = manifest.get("result") or {}
     if result.get("levels"):
         return sorted(int(k) for k in result["levels"])
-    from puzzlegym.suite.registry import get_game
+    from puzzlegym.game.registry import get_game
 
     return list(range(1, len(get_game(game).load_catalogue(tier)) + 1))
 

@@ -45,9 +45,9 @@ from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.env.loop import play
 from puzzlegym.env.probe import BOARD_AREA
+from puzzlegym.game.registry import parse_env_id
 from puzzlegym.game.splits import SEED_LIMIT, Split, TrainingLevels, check_split, tier_targets
 from puzzlegym.record.events import AttemptClosed
-from puzzlegym.suite.registry import parse_env_id
 from puzzlegym.wrappers.sb3 import make_sb3_env
 
 __all__ = [

@@ -30,7 +30,7 @@ import numpy as np
 from puzzlegym.base.errors import ConfigError, WorkerError, shown
 from puzzlegym.base.fields import MAX_SEED, check_count, check_number
 from puzzlegym.evaluation.distributed import start_local_ray
-from puzzlegym.suite.registry import env_ids
+from puzzlegym.game.registry import env_ids
 from puzzlegym.wrappers.action_mask import ActionMaskObservation
 from puzzlegym.wrappers.sb3 import make_sb3_env, observation_kind
 

@@ -36,10 +36,10 @@ from puzzlegym.backends.human import HumanPage
 from puzzlegym.base.errors import PuzzleGymError, shown
 from puzzlegym.env import puzzle_env
 from puzzlegym.env.probe import LEVEL, Probe
+from puzzlegym.game.registry import get_game, parse_env_id
 from puzzlegym.screen.input import Event, EventKind, Gesture, GestureRecognizer
 from puzzlegym.screen.render import SCREEN, Rect
 from puzzlegym.service.http import HTTPServer, Reply, RequestError, make_server, png_bytes
-from puzzlegym.suite.registry import get_game, parse_env_id
 
 __all__ = [
     "CONFIRM_RESTART_MOVES",

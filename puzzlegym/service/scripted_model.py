@@ -239,7 +239,7 @@ def demo_script(
     from puzzlegym.agents.prompts import COMPLETION_PREFIX
     from puzzlegym.agents.screenshots import ScreenEncoder
     from puzzlegym.env.loop import play
-    from puzzlegym.suite.registry import register_envs
+    from puzzlegym.game.registry import register_envs
 
     register_envs()
 

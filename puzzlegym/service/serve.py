@@ -39,6 +39,7 @@ from puzzlegym.base.actions import Answer, parse_action
 from puzzlegym.base.errors import ConfigError, PuzzleGymError, shown
 from puzzlegym.base.fields import MAX_SEED, check_count, check_number
 from puzzlegym.env import puzzle_env
+from puzzlegym.game.registry import ID_PREFIX, parse_env_id
 from puzzlegym.service.http import (
     HTTPServer,
     Reply,
@@ -47,7 +48,6 @@ from puzzlegym.service.http import (
     make_server,
     png_bytes,
 )
-from puzzlegym.suite.registry import ID_PREFIX, parse_env_id
 
 __all__ = ["MAX_SEED", "Service", "Session", "make_serve_server"]
 

@@ -18,7 +18,8 @@ from puzzlegym.base.actions import Action, Click, GUIActionSpace, Wait, to_dict
 from puzzlegym.base.errors import ActionError, ConfigError, PuzzleGymError
 from puzzlegym.base.fields import check_count
 from puzzlegym.env import PuzzleEnv
-from puzzlegym.env.probe import LEVEL
+from puzzlegym.env.navigation import home_control
+from puzzlegym.env.probe import HOME, LEVEL
 from puzzlegym.game.splits import level_targets, tier_targets
 from puzzlegym.screen.input import GestureRecognizer, action_events
 
@@ -42,7 +43,8 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     higher by hand.
     ``buttons`` (default: every entry of :data:`BUTTONS` the game has) are clicks on the
     suite's controls: ``"game"`` and ``"tier"`` are the objective's card on the home screen
-    and its difficulty button.
+    and its difficulty button. Past six games the home screen pages its cards: while the
+    objective's card is on another page, ``"game"`` presses the page control towards it.
 
     An index whose target does not exist right now (a board target off the level screen, a
     button not on this screen) performs a ``wait``: time passes and nothing else happens.
@@ -122,6 +124,13 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
             return f"tier:{self._base.tier}"
         return button
 
+    def _control_now(self, name: str, probe) -> str:
+        """The suite control a button presses on the screen shown: the objective's card is
+        reached through the home screen's pages (its page control until its page shows)."""
+        if probe.screen == HOME and name == f"game:{self._base.game.name}":
+            return home_control(probe)
+        return name
+
     def _objective_targets(self) -> int:
         """The most board targets of a level of the env's objective: its catalogue levels,
         or for generated levels the tier's most (no generated level has more:
@@ -167,7 +176,7 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
                 )
             out[: len(found)] = found
         for name in self._button_names:
-            rect = probe.control(name)
+            rect = probe.control(self._control_now(name, probe))
             out.append(None if rect is None else Click(*rect.center))
         self._memo = (key, out)
         return list(out)
@@ -239,7 +248,7 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
                 return None  # another game's board, or too many targets: targets() says so
             mask[: len(changes)] = changes
         for j, name in enumerate(self._button_names):
-            mask[self.n_targets + j] = probe.press_changes(name)
+            mask[self.n_targets + j] = probe.press_changes(self._control_now(name, probe))
         return mask
 
     def _gestures_of(self, action: Action) -> list:

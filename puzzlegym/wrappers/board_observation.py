@@ -28,7 +28,7 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     channel first.
 
     The first planes are the game's (``Game.planes``, documented per game in
-    ``envs/<game>/format.md`` and ``docs/levels.md``), padded to the tier's largest board
+    its package's ``format.md`` and ``docs/levels.md``), padded to the tier's largest board
     (``shape=(C, H, W)`` of the game's planes sets a larger one, e.g. for generated levels);
     they hold the board while the screen shows one of the objective's tier (the level screen
     and the level-complete banner) and are 0 elsewhere. Then one plane per suite screen

@@ -2,9 +2,9 @@
 
 Each turn it gets the 1280x900 screenshot and nothing else, finds where it is in the suite,
 reconstructs the board in front of it as the game's rules objects with that game's reader
-(one module per game, named after it: ``maze_paint.py`` for ``MazePaint``, each exposing
-``READER``, a :class:`~puzzlegym.agents.vision.reader.GameReader`), plans with the
-project's solvers on the reconstruction and acts with GUI actions at pixel positions it
+(the ``reader`` part of its :class:`~puzzlegym.game.Game`: ``reader.py``'s ``READER`` in
+the game's own package, a :class:`~puzzlegym.vision.reader.GameReader`), plans with the
+game's solver on the reconstruction and acts with GUI actions at pixel positions it
 measured. ``python -m puzzlegym.agents.vision --url ... --objective ...`` plays through
 ``puzzlegym serve`` over HTTP.
 

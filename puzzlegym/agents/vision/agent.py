@@ -15,7 +15,6 @@ agent that loops; :attr:`VisionAgent.failure` keeps it.
 
 from __future__ import annotations
 
-import importlib
 import re
 import sys
 from collections import deque
@@ -23,8 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from puzzlegym import solvers
-from puzzlegym.agents.vision.reader import GameReader, Reading
 from puzzlegym.agents.vision.screens import (
     DIFFICULTY,
     HOME,
@@ -35,11 +32,15 @@ from puzzlegym.agents.vision.screens import (
     look,
     words,
 )
-from puzzlegym.agents.vision.text import Vocabulary
 from puzzlegym.base.actions import MAX_TEXT_LENGTH, TEXT_CHARACTERS, Answer, Click, to_dict
+from puzzlegym.base.errors import ConfigError
 from puzzlegym.base.fields import check_count
-from puzzlegym.game import Rejected
+from puzzlegym.game import Game, Rejected
+from puzzlegym.game.registry import get_game
+from puzzlegym.game.solver import Solver, Unsolvable
 from puzzlegym.screen.labels import LABELS, label
+from puzzlegym.vision.reader import GameReader, Reading
+from puzzlegym.vision.text import Vocabulary
 
 __all__ = ["DONE_ANSWER", "VisionAgent", "VisionError", "parse_objective", "reader_for"]
 
@@ -66,17 +67,20 @@ def parse_objective(objective: str) -> tuple[str, str]:
 
 
 def reader_for(game: str) -> GameReader:
-    """The ``READER`` of ``game``'s module in this package (``MazePaint`` -> ``maze_paint``)."""
-    name = solvers.module_name(game)
+    """The vision reader of the registered game named ``game`` (its :class:`Game`'s ``reader``
+    part); VisionError naming where it belongs when the game has none."""
     try:
-        module = importlib.import_module(f"puzzlegym.agents.vision.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"puzzlegym.agents.vision.{name}":
-            raise
+        found: Game = get_game(game)
+    except ConfigError:
+        raise VisionError(f"vision: no reader for {game} (no game of that name)") from None
+    if found.reader is None:
         raise VisionError(
-            f"vision: no reader for {game} (no module puzzlegym.agents.vision.{name})"
-        ) from None
-    return module.READER
+            f"vision: no reader for {game} (the game has no {found.where('reader.py')} with READER)"
+        )
+    reader = found.reader.load()
+    if getattr(reader, "game", None) != game:
+        raise VisionError(f"vision: {found.reader} is not a reader of {game}")
+    return reader
 
 
 def title_words(game: str) -> tuple[str, ...]:
@@ -101,11 +105,17 @@ class VisionAgent:
         self.level = check_count(level, "level", 1, 999, optional=True)
         max_readings = check_count(max_readings, "max_readings", 1, None)
         self.failure: str | None = None
-        self.reader: GameReader | None
+        # the game's parts it plays with: its reader, its solver and its rules (to check a
+        # plan's move); none of them sees the env
+        self.reader: GameReader | None = None
+        self.solver: Solver | None = None
+        self.rules: Any = None
         try:
             self.reader = reader_for(self.game)
-        except VisionError as exc:  # it answers with the reason at once: a clear, scored failure
-            self.reader, self.failure = None, str(exc)
+            found = get_game(self.game)
+            self.solver, self.rules = found.get_solver(), found.rules
+        except (VisionError, LookupError) as exc:  # it answers with the reason at once: a
+            self.reader, self.failure = None, str(exc)  # clear, scored failure
         self.title = title_words(self.game)
         words = {w for text in LABELS["en"].values() for w in text.split() if "{" not in w}
         words |= set(self.title) | {w.lower() for w in self.title} | {self.tier}
@@ -122,6 +132,7 @@ class VisionAgent:
         self._last: Any = None  # the public reading before the last move
         self._stalls = 0
         self._idle = 0  # navigation clicks since the last move
+        self._paging = "next"  # the way through the home screen's pages to its card
 
     # ------------------------------------------------------------------ the policy
     def __call__(self, obs: Any, info: Any = None) -> dict:
@@ -166,7 +177,7 @@ class VisionAgent:
         seen = look(frame, self.vocabulary)
         number = self._note(seen)
         if seen.screen == HOME:
-            return self._click(seen, self.title, "its card on the home screen")
+            return self._home(seen)
         if seen.screen == DIFFICULTY:
             if not _same(seen.title, self.title):
                 return self._click(seen, words("back"), "Back")
@@ -182,7 +193,7 @@ class VisionAgent:
         self._board = number
         try:
             return self._play(frame)
-        except solvers.Unsolvable:  # a dead end (after an unexpected move): start the level again
+        except Unsolvable:  # a dead end (after an unexpected move): start the level again
             self._forget()
             return self._click(seen, words("restart"), "Restart")
 
@@ -235,8 +246,8 @@ class VisionAgent:
 
     # ------------------------------------------------------------------ a board
     def _play(self, frame: np.ndarray) -> dict:
-        if self.reader is None:  # __call__ answers with the failure before any board
-            raise VisionError(self.failure or "no reader for this game")
+        if self.reader is None or self.solver is None:  # __call__ answers with the failure
+            raise VisionError(self.failure or "no reader for this game")  # before any board
         reading = self.reader.read(frame, self.tier)
         seen = self.reader.public(reading.level, reading.state)
         if seen == self._last:
@@ -251,15 +262,14 @@ class VisionAgent:
             or expect is None
             or self.reader.public(expect.level, expect.state) != seen
         ):
-            solution = solvers.solve(reading.level, reading.state)
+            solution = self.solver.solve(reading.level, reading.state)
             self.solves += 1
             if not solution.moves:
                 raise VisionError("the board reads as solved, but no banner shows")
             self._plan = deque(solution.moves)
             expect = reading
         move = self._plan.popleft()
-        rules = importlib.import_module(type(expect.level).__module__)  # the game's rules module
-        result = rules.apply(expect.level, expect.state, move)
+        result = self.rules.apply(expect.level, expect.state, move)
         if isinstance(result, Rejected):
             raise VisionError(
                 f"the plan's move {move!r} is not legal on the board it was planned for"
@@ -275,6 +285,20 @@ class VisionAgent:
         if not actions:
             raise VisionError(f"the reader gave no action for the move {move!r}")
         return actions[0] if len(actions) == 1 else {"type": "batch", "actions": actions}
+
+    def _home(self, seen: Seen) -> dict:
+        """Its game's card; while the card is on another page of the home screen, the page
+        button one way until the card shows (the other way from the last page)."""
+        if seen.control(self.title) is not None:
+            return self._click(seen, self.title, "its card on the home screen")
+        ahead, back = words("page_next"), words("page_prev")
+        if self._paging == "prev" and seen.control(back) is None:
+            self._paging = "next"  # the first page: the card lies ahead after all
+        elif self._paging == "next" and seen.control(ahead) is None:
+            self._paging = "prev"
+        if self._paging == "next":
+            return self._click(seen, ahead, "its card or the next page of cards")
+        return self._click(seen, back, "its card or the previous page of cards")
 
     def _forget(self) -> None:
         self._plan.clear()

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from puzzlegym.agents.vision.pixels import Box, boxes, is_colour
-from puzzlegym.agents.vision.text import Style, Vocabulary, read_words, text_rows
 from puzzlegym.screen import theme
 from puzzlegym.screen.labels import label
+from puzzlegym.vision.pixels import Box, boxes, is_colour
+from puzzlegym.vision.text import Style, Vocabulary, read_words, text_rows
 
 __all__ = [
     "DIFFICULTY",
@@ -137,11 +137,22 @@ def _white_boxes(frame: np.ndarray, min_w: int, min_h: int, max_h: int) -> list[
 
 
 def _cards(frame: np.ndarray, vocabulary: Vocabulary) -> tuple:
+    """The home screen's game cards (each named by its title) and, past one page of cards,
+    its page buttons."""
     out = []
     for b in _white_boxes(frame, 200, 100, 400):
         for y0, y1 in text_rows(frame, (b.x0 + 6, b.y0, b.x1 - 6, b.y1), CARD_TITLE)[:1]:
             words = read_words(frame, (b.x0 + 6, y0 - 2, b.x1 - 6, y1 + 2), CARD_TITLE, vocabulary)
             out.append((tuple(words), b.center))
+    return tuple(out) + _buttons(frame, vocabulary)
+
+
+def _buttons(frame: np.ndarray, vocabulary: Vocabulary) -> tuple:
+    """The buttons of a screen's body (Back, the home screen's page buttons), by label."""
+    out = []
+    for b in boxes(is_colour(frame, theme.BUTTON), 2000):
+        words = read_words(frame, (b.x0 + 4, b.y0 + 4, b.x1 - 4, b.y1 - 4), BUTTON, vocabulary)
+        out.append((tuple(words), b.center))
     return tuple(out)
 
 
@@ -152,7 +163,4 @@ def _tiers(frame: np.ndarray, vocabulary: Vocabulary) -> tuple:
             frame, (b.x0 + 6, b.y0 + 6, b.x0 + b.w // 2, b.y1 - 6), TIER_NAME, vocabulary
         )
         out.append((tuple(words), b.center))
-    for b in boxes(is_colour(frame, theme.BUTTON), 2000):
-        words = read_words(frame, (b.x0 + 4, b.y0 + 4, b.x1 - 4, b.y1 - 4), BUTTON, vocabulary)
-        out.append((tuple(words), b.center))
-    return tuple(out)
+    return tuple(out) + _buttons(frame, vocabulary)

@@ -5,11 +5,11 @@ A game in its own package: puzzlegym finds it through the ``puzzlegym.games`` en
 
 from __future__ import annotations
 
-from puzzlegym.envs import game
+from puzzlegym.game import Game
 
 from .view import LampsView
 
-GAME = game(
+GAME = Game.from_package(
     __name__,
     name="TinyLamps",
     title="Tiny Lamps",

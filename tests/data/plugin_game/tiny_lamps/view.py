@@ -14,7 +14,7 @@ from puzzlegym.screen.palette import SCREEN_STYLE, TRAINING_DARK, TRAINING_LIGHT
 from puzzlegym.screen.panel import paint_panel, panel_rect
 from puzzlegym.screen.render import Rect, Widget
 
-LIT, DARK = (250, 204, 21), (90, 96, 110)
+from .colours import DARK, LIT
 
 
 def layout(level: Any, area: Rect) -> GridLayout:

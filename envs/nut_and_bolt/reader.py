@@ -27,12 +27,12 @@ from typing import Any
 import numpy as np
 
 from puzzlegym.base.errors import LevelError
-from puzzlegym.envs.nut_and_bolt import rules
 from puzzlegym.screen.palette import PIECES
+from puzzlegym.vision.pixels import ReadError, check_frame, click, code, pack, panel_box, runs
+from puzzlegym.vision.reader import Reading, check_pair
+from puzzlegym.vision.text import read_letter
 
-from .pixels import ReadError, check_frame, click, code, pack, panel_box, runs
-from .reader import Reading, check_pair
-from .text import read_letter
+from . import rules
 
 __all__ = ["READER", "BoltGeometry", "NutAndBoltReader"]
 

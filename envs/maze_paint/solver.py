@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from puzzlegym.envs.maze_paint.rules import DIRECTIONS, Level, State, initial_state
 from puzzlegym.solvers.search import (
     bfs_shortest,
     nodes_reaching,
@@ -31,6 +30,8 @@ from puzzlegym.solvers.search import (
     strongly_connected,
 )
 from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
+
+from .rules import DIRECTIONS, Level, State, initial_state
 
 _BALL_BITS = 8
 _BALL_MASK = (1 << _BALL_BITS) - 1

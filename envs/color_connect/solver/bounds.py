@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from puzzlegym.envs.color_connect.rules import PAIR_LETTERS
+from ..rules import PAIR_LETTERS
 
 
 def _joined(level, a: int, b: int, open_mask: int) -> bool:

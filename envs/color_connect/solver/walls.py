@@ -38,7 +38,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from puzzlegym.solvers.color_connect_bounds import border_position
+from .bounds import border_position
 
 MAX_PAIRS = 8
 MAX_CHAINS = 64

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzlegym.agents.vision.pixels import Grid, ReadError, cell_groups, is_colour, measure_grid
-from puzzlegym.agents.vision.reader import Reading
 from puzzlegym.base.actions import Drag, to_dict
-from puzzlegym.envs.rush_hour import rules
 from puzzlegym.screen.palette import colour
+from puzzlegym.vision.pixels import Grid, ReadError, cell_groups, is_colour, measure_grid
+from puzzlegym.vision.reader import Reading
+
+from . import rules
 
 __all__ = ["READER", "ReadError", "RushHourReader"]
 

@@ -30,8 +30,9 @@ import heapq
 from collections.abc import Iterator
 from typing import Any
 
-from puzzlegym.envs.nut_and_bolt.rules import Level, State, initial_state
 from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
+
+from .rules import Level, State, initial_state
 
 OPTIMAL_BUDGET = 150_000  # A* expansions before giving up optimality
 WEIGHTED_BUDGET = 400_000

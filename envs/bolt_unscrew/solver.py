@@ -24,7 +24,9 @@ import random
 from functools import lru_cache
 from typing import Any, TypedDict
 
-from puzzlegym.envs.bolt_unscrew.rules import (
+from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
+
+from .rules import (
     Level,
     State,
     apply,
@@ -34,7 +36,6 @@ from puzzlegym.envs.bolt_unscrew.rules import (
     is_solved,
     legal_moves,
 )
-from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
 
 
 class SearchLimitReached(RuntimeError):

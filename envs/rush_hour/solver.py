@@ -11,7 +11,10 @@ only for states whose whole cluster has no solved state (a level that could neve
 
 from __future__ import annotations
 
-from puzzlegym.envs.rush_hour.clusters import (
+from puzzlegym.solvers.search import bfs_shortest
+from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
+
+from .clusters import (
     MAX_CLUSTER_STATES,
     ClusterTable,
     Packed,
@@ -22,9 +25,7 @@ from puzzlegym.envs.rush_hour.clusters import (
     distance,
     packer,
 )
-from puzzlegym.envs.rush_hour.rules import Level, State, initial_state
-from puzzlegym.solvers.search import bfs_shortest
-from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
+from .rules import Level, State, initial_state
 
 
 def solve(

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from puzzlegym.envs.truck_escape.rules import Level, State, bits, initial_state
 from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
+
+from .rules import Level, State, bits, initial_state
 
 
 def rounds(level: Level, state: State | None = None) -> tuple[list[list[int]], int]:

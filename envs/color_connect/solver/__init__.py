@@ -1,15 +1,15 @@
 """Color Connect solver: complete, with two engines that must agree.
 
-* ``"search"``: the pure-Python backtracking search of :mod:`color_connect_search`, run with
+* ``"search"``: the pure-Python backtracking search of :mod:`.search`, run with
   a growing bound on every path's detour (each pair's path may be at most 0, 2, 4, 8, 16
   cells longer than its shortest route, then unbounded). Every stage is exhaustive for its
   bound and the last has none, so the engine finds a solution whenever one exists and proves
   there is none otherwise (the proof: the exhausted search and its node count).
-* ``"sat"``: the SAT encoding of :mod:`color_connect_sat` (needs the optional python-sat
+* ``"sat"``: the SAT encoding of :mod:`.sat` (needs the optional python-sat
   package). Its proof of unsolvability is an UNSAT core: a set of pairs that cannot all be
   connected, shrunk until each of its pairs is needed (within a conflict budget).
 * ``"auto"`` (the default), when python-sat is installed: the cheap necessary conditions of
-  :mod:`color_connect_bounds` (each a complete proof when it fires), then the search up to
+  :mod:`.bounds` (each a complete proof when it fires), then the search up to
   :data:`PROBE_NODES` nodes, then the SAT engine decides. An unsolvable board is refuted by
   SAT (unsolvable boards were the slow case when the search went first); on a solvable one
   the search's solution is still used when the search finds one within :data:`AUTO_NODES`
@@ -31,7 +31,9 @@ from __future__ import annotations
 from collections import deque
 from functools import lru_cache
 
-from puzzlegym.envs.color_connect.rules import (
+from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
+
+from ..rules import (
     PAIR_LETTERS,
     Connect,
     Level,
@@ -39,9 +41,8 @@ from puzzlegym.envs.color_connect.rules import (
     State,
     initial_state,
 )
-from puzzlegym.solvers import color_connect_bounds, color_connect_sat
-from puzzlegym.solvers.color_connect_search import search
-from puzzlegym.solvers.types import Solution, Unsolvable, Verdict
+from . import bounds, sat
+from .search import search
 
 ENGINES = ("auto", "search", "sat")
 SLACK_SCHEDULE: tuple[int | None, ...] = (0, 2, 4, 8, 16, None)
@@ -78,13 +79,13 @@ def _route(level: Level, pairs: list[int], blocked: int, engine: str) -> tuple[d
     or refuted (``info`` is the proof when None)."""
     if not pairs:
         return {}, {"engine": "none"}
-    if engine == "search" or (engine == "auto" and not color_connect_sat.AVAILABLE):
+    if engine == "search" or (engine == "auto" and not sat.AVAILABLE):
         paths, nodes = route_search(level, pairs, blocked)
         return paths, {"engine": "search", "nodes": nodes, "pairs": _letters(pairs)}
     if engine == "sat":
         return _route_sat(level, pairs, blocked)
     # auto with python-sat: cheap necessary conditions, a short search, then SAT decides
-    proof = color_connect_bounds.refute(level, pairs, blocked)
+    proof = bounds.refute(level, pairs, blocked)
     if proof is not None:
         return None, proof
     try:
@@ -108,9 +109,9 @@ def _route(level: Level, pairs: list[int], blocked: int, engine: str) -> tuple[d
 
 
 def _route_sat(level: Level, pairs: list[int], blocked: int) -> tuple[dict | None, dict]:
-    if not color_connect_sat.AVAILABLE:
+    if not sat.AVAILABLE:
         raise RuntimeError("engine 'sat' needs python-sat: pip install 'puzzlegym[sat]'")
-    result = color_connect_sat.route(level, pairs, blocked)
+    result = sat.route(level, pairs, blocked)
     info = {
         "engine": "sat",
         "variables": result.variables,
@@ -254,7 +255,7 @@ def solve(level: Level, state: State | None = None, *, engine: str = "auto") -> 
 
 def _proof_text(level: Level, info: dict) -> str:
     if info.get("engine") == "bounds":
-        return color_connect_bounds.proof_text(level, info)
+        return bounds.proof_text(level, info)
     if info.get("engine") == "sat":
         which = "minimal " if info.get("minimal") else ""
         return (

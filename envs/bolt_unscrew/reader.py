@@ -55,11 +55,11 @@ from typing import Any
 
 import numpy as np
 
-from puzzlegym.envs.bolt_unscrew import geometry as G
-from puzzlegym.envs.bolt_unscrew import rules
+from puzzlegym.vision.pixels import ReadError, bbox, check_frame, click, code, pack
+from puzzlegym.vision.reader import Reading, check_pair
 
-from .pixels import ReadError, bbox, check_frame, click, code, pack
-from .reader import Reading, check_pair
+from . import geometry as G
+from . import rules
 
 __all__ = ["READER", "BoltUnscrewReader", "PlateGeometry"]
 

@@ -27,15 +27,15 @@ from typing import Any
 import numpy as np
 
 from puzzlegym.base.errors import LevelError
-from puzzlegym.envs.color_connect import rules
-from puzzlegym.envs.color_connect.rules import PAIR_LETTERS, Connect, Remove
 from puzzlegym.game import Rejected
 from puzzlegym.screen.palette import EDGE as PIECE_EDGE
 from puzzlegym.screen.palette import PIECES
+from puzzlegym.vision.pixels import ReadError, bbox, check_frame, click, code, pack
+from puzzlegym.vision.reader import Reading
+from puzzlegym.vision.text import read_letter
 
-from .pixels import ReadError, bbox, check_frame, click, code, pack
-from .reader import Reading
-from .text import read_letter
+from . import rules
+from .rules import PAIR_LETTERS, Connect, Remove
 
 __all__ = ["READER", "ColorConnectReader", "Drawing", "GridGeometry"]
 

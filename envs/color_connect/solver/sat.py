@@ -34,7 +34,7 @@ for every edge between usable cells. Clauses:
   9 s with neither. Finding a solution goes the other way, up to 25 times slower with them
   (1,579 conflicts without, 36,577 with, on one board), so :func:`route` runs both, side by
   side in two threads, and takes the first answer.)
-* *sides* of *walls* (:mod:`color_connect_walls`): a chain of pairs' paths joined by
+* *sides* of *walls* (:mod:`.walls`): a chain of pairs' paths joined by
   static cells that touch at a side or corner (dots, blocked cells), from the border to the
   border or closed on itself, splits the board in two once those pairs are connected. For
   each such wall a variable per other cell says which side it is on: neighbouring cells off
@@ -65,8 +65,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from puzzlegym.solvers.color_connect_bounds import border_position
-from puzzlegym.solvers.color_connect_walls import Chain, chains, turn_sides
+from .bounds import border_position
+from .walls import Chain, chains, turn_sides
 
 try:  # the optional dependency
     from pysat.solvers import Solver
@@ -253,7 +253,7 @@ class _Encoding:
                     add([-self.x[q][k] for q in block] + [-self.strict])
 
     def _encode_sides(self) -> None:
-        """Per wall of :func:`color_connect_walls.chains` (a chain of pairs' paths and static
+        """Per wall of :func:`.walls.chains` (a chain of pairs' paths and static
         cells, border to border or a loop): which side of it every other cell lies on (see the
         module docstring), so no other pair can join cells on both sides."""
         level, add = self.level, self.clauses.append
@@ -403,7 +403,7 @@ def _race(enc: _Encoding, assumptions: list[int]):
             solver.delete()
         if errors:
             raise errors[0]
-        raise RuntimeError("color_connect_sat: neither solver answered")
+        raise RuntimeError("color connect sat: neither solver answered")
     w = winner[0]
     solvers[1 - w].delete()
     solvers[w].clear_interrupt()

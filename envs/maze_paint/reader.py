@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzlegym.agents.vision.pixels import Grid, ReadError, measure_grid, pixel
-from puzzlegym.agents.vision.reader import Reading
 from puzzlegym.base.actions import SCREEN_HEIGHT, SCREEN_WIDTH, Drag, to_dict
-from puzzlegym.envs.maze_paint import rules
 from puzzlegym.screen.palette import colour
+from puzzlegym.vision.pixels import Grid, ReadError, measure_grid, pixel
+from puzzlegym.vision.reader import Reading
+
+from . import rules
 
 __all__ = ["READER", "MazePaintReader", "ReadError"]
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzlegym.agents.vision.pixels import (
+from puzzlegym.screen.palette import PALETTE
+from puzzlegym.vision.pixels import (
     Grid,
     ReadError,
     cell_groups,
@@ -23,9 +24,9 @@ from puzzlegym.agents.vision.pixels import (
     measure_grid,
     pack,
 )
-from puzzlegym.agents.vision.reader import Reading
-from puzzlegym.envs.truck_escape import rules
-from puzzlegym.screen.palette import PALETTE
+from puzzlegym.vision.reader import Reading
+
+from . import rules
 
 __all__ = ["READER", "ReadError", "TruckEscapeReader"]
 
