@@ -26,6 +26,7 @@ import gymnasium as gym
 import numpy as np
 
 from puzzlegym.agents.solver import SolverAgent
+from puzzlegym.base.errors import PuzzleGymError
 from puzzlegym.base.jsonio import write_atomic
 from puzzlegym.env.core import puzzle_env
 from puzzlegym.env.navigation import navigation_click
@@ -78,7 +79,13 @@ def scripted_frames(
                 try:
                     action = agent()
                 except Unsolvable:
-                    x, y = probe.control("restart").center
+                    restart = probe.control("restart")
+                    if restart is None:
+                        raise PuzzleGymError(
+                            f"{game.name}'s level screen shows no 'restart' control "
+                            f"({game.where('__init__.py')}: controls=)"
+                        ) from None
+                    x, y = restart.center
                     action = {"type": "click", "x": x, "y": y}
             obs, _, term, trunc, _ = env.step(action)
             yield obs, base.probe()
