@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 from puzzlegym.agents.isolation import SandboxUnavailable
-from puzzlegym.agents.sandbox import Sandbox, SandboxLimits
+from puzzlegym.agents.sandbox import STOP_WAIT_S, Sandbox, SandboxLimits
 from tests.conftest import scripted
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -467,6 +467,65 @@ print('started')
     assert seen == ["TT"] and out.strip() == "True"
 
 
+def test_a_main_thread_ended_by_pthread_exit_does_not_stall_the_harness(box, outside):
+    # A thread makes the GUI calls while the main thread ends itself with pthread_exit: it stays
+    # a zombie that never reports "stopped". Each of the 20 calls would hold the harness for the
+    # whole stop wait (20 s in all, uncharged); it must cost what the run's time allows.
+    code = """
+import ctypes, threading, time
+def calls():
+    time.sleep(0.3)  # the main thread has ended by then
+    for _ in range(20):
+        wait()
+    time.sleep(3600)
+threading.Thread(target=calls).start()
+ctypes.CDLL(None).pthread_exit(None)
+"""
+    states = []
+    t0 = time.monotonic()
+    kind, reason = hostile(box, outside, code, on_gui=lambda b: states.append(_state(b.pid)[0]))
+    held = time.monotonic() - t0
+    assert kind == "failed" and reason.startswith(
+        f"time limit: the code ran for more than {LIMIT_S:g} s"
+    )
+    assert len(states) == 20 and set(states) == {"TZ"}  # the caller stopped, the main a zombie
+    assert held < 20 * STOP_WAIT_S / 2, held  # far below one stop wait per call
+
+
+def test_no_python_level_guard_is_left_to_switch_off(box, outside):
+    # An audit hook can be found through gc and rewritten from pure Python; the child keeps
+    # none, and with every such function rewritten the kernel still keeps everything shut.
+    code = """
+import gc, sys, types
+noop = (lambda event, args: None).__code__
+rewritten = 0
+for obj in gc.get_objects():
+    if isinstance(obj, types.FunctionType) and obj.__code__.co_argcount == 2 \\
+            and obj.__code__.co_varnames[:2] == ('event', 'args'):
+        obj.__code__ = noop
+        rewritten += 1
+print('rewritten', rewritten)
+for what, attempt in [
+    ('secret', lambda: open(T['secret']).read()),
+    ('source', lambda: open(T['source']).read()),
+    ('write', lambda: open(T['write'], 'w').write('x')),
+    ('tmp', lambda: open(T['tmp_write'], 'w').write('x')),
+    ('import', lambda: __import__('puzzlegym')),
+    ('socket', lambda: __import__('socket').socket()),
+    ('fork', lambda: __import__('os').fork()),
+]:
+    try:
+        attempt()
+        print(what, 'GOT THROUGH')
+    except BaseException as exc:
+        print(what, 'refused', type(exc).__name__)
+"""
+    out = finished(hostile(box, outside, code))
+    outside.assert_nothing_read(out)
+    assert out.splitlines()[0] == "rewritten 0"
+    assert "GOT THROUGH" not in out and out.count("refused") == 7, out
+
+
 def test_a_forged_done_frame_cannot_exceed_the_output_limit(box, outside):
     code = """
 import sys
@@ -861,7 +920,7 @@ def test_raw_threads_alone_are_bounded_too(box, outside, native):
 
 HARNESS = """
 import sys, time
-from puzzlegym.agents.sandbox import Sandbox, SandboxLimits
+from puzzlegym.agents.sandbox import STOP_WAIT_S, Sandbox, SandboxLimits
 box = Sandbox(SandboxLimits(time_s=120))
 box.start_run(open(sys.argv[1]).read())
 print(box.init_pid, box.pid, flush=True)

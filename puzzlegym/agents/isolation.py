@@ -116,13 +116,6 @@ class Runtime:
     symlinks: tuple[tuple[str, str], ...]
     masks: tuple[str, ...]
 
-    def readable(self) -> list[str]:
-        """Every directory or file the child may read (its audit hook's list)."""
-        dirs = {dest for _, dest in self.binds}
-        if PACKAGES_DIR in self.sys_path:
-            dirs.add(PACKAGES_DIR)  # listed by the import system
-        return sorted(dirs)
-
 
 def _under(path: str, roots: set[str] | list[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)

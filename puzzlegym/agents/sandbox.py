@@ -58,7 +58,8 @@ HEADER = struct.Struct(">I")
 FRAME_VALUES = 256  # JSON values in one frame from the child (a GUI call has about ten)
 FRAME_DEPTH = 8
 STARTUP_S = 30.0
-STOP_WAIT_S = 1.0  # how long a SIGSTOP may take to reach every thread
+STOP_WAIT_S = 1.0  # how long a SIGSTOP may take to reach every thread (charged to the run)
+STOPPED_STATES = (b"T", b"t", b"Z", b"X")  # /proc task states of a thread that cannot run
 POLL_S = 0.05  # how often the CPU time of a running child is read while waiting for it
 WORK_INODES = 10_000  # files and directories the work directory may hold (its tmpfs's nr_inodes)
 OPEN_FILES = 256
@@ -147,7 +148,6 @@ class Sandbox:
         config = {
             "workdir": isolation.WORKDIR,
             "sys_path": list(self._runtime.sys_path),
-            "readable": self._runtime.readable(),
             "memory_mb": lim.memory_mb,
             "cpu_backstop_s": int(max(60.0, 20 * lim.time_s)),
             "file_mb": lim.file_mb,
@@ -226,24 +226,30 @@ class Sandbox:
         except (ProcessLookupError, PermissionError):
             pass
 
-    def _stop(self) -> None:
-        """Stop the child and wait (bounded) until every one of its threads has stopped."""
+    def _stop(self) -> bool:
+        """Stop the child and wait (at most ``STOP_WAIT_S``) until none of its threads can run;
+        False when one still could then."""
         if self._stopped:
-            return
+            return True
         self._signal(signal.SIGSTOP)
         self._stopped = True
         deadline = time.monotonic() + STOP_WAIT_S
         spins = 0
-        while not self._all_stopped() and time.monotonic() < deadline:
+        while not self._all_stopped():
+            if time.monotonic() >= deadline:
+                return False
             spins += 1
             time.sleep(0 if spins < 100 else 0.001)  # yield first: the stop takes microseconds
+        return True
 
     def _all_stopped(self) -> bool:
+        """Whether no thread of the child can run: each is stopped (T, t) or has ended (a
+        zombie or dead thread, such as a main thread ended with ``pthread_exit``)."""
         try:
             tasks = os.listdir(f"/proc/{self.pid}/task")
             for tid in tasks:
                 with open(f"/proc/{self.pid}/task/{tid}/stat", "rb") as fh:
-                    if fh.read().rsplit(b")", 1)[1].split()[0] not in (b"T", b"t"):
+                    if fh.read().rsplit(b")", 1)[1].split()[0] not in STOPPED_STATES:
                         return False
         except (OSError, IndexError):
             return True  # gone
@@ -437,11 +443,17 @@ class Sandbox:
                 return self._end("the code's process ended (out of memory, or it crashed)")
             except _Violation as exc:
                 return self._end(f"the code's process broke the sandbox protocol: {exc}")
+            else:
+                stopped = event is None or self._stop()  # the agent holds the turn now
             finally:
-                self._budget -= time.monotonic() - t0
+                self._budget -= time.monotonic() - t0  # the wait for the stop included
+            if not stopped:
+                return self._end(
+                    f"the code's process did not stop within {STOP_WAIT_S:g} s when the agent "
+                    "took its turn"
+                )
             if event is None:
                 continue  # a frame of an earlier run (its code went on after a forged "done")
-            self._stop()  # the agent holds the turn now
             if event[0] == "done":
                 self._in_run = False
                 return event
