@@ -446,6 +446,86 @@ def test_serve_needs_a_token_beyond_loopback(tmp_path):
         s.close()
 
 
+def test_play_beyond_loopback_needs_a_token_and_a_rebinding_page_plays_nothing(tmp_path):
+    """Issue 45, item 3: ``play --host 0.0.0.0`` had no Host check and no token, so a
+    DNS-rebinding page's POST to /play/events was recorded as the person's move."""
+    session = PlaySession("LongPuzzle/MazePaint-Easy", tmp_path / "human")
+    try:
+        with pytest.raises(ConfigError, match="0.0.0.0.: anything but loopback needs --token"):
+            make_play_server("0.0.0.0", 0, session)
+        with pytest.raises(ConfigError, match="play --token"):
+            make_play_server("0.0.0.0", 0, session, token="short")
+        token = "play-token-0123456789abcdef"
+        s = Server(make_play_server("0.0.0.0", 0, session, token=token), lambda: None)
+        card = session.env.unwrapped.suite.targets()["game:MazePaint"].center
+        click = [
+            {"kind": "pointer_down", "t": 1000, "x": card[0], "y": card[1]},
+            {"kind": "pointer_up", "t": 1050, "x": card[0], "y": card[1]},
+        ]
+        rebound = {
+            "Host": f"rebound.example:{s.port}",
+            "Origin": f"http://rebound.example:{s.port}",
+        }
+        try:
+            for headers in (rebound, {**rebound, "Authorization": "Bearer wrong-token-000000"}):
+                assert s.request("POST", "/play/events", click, headers=headers)[0] == 401
+                assert s.request("GET", "/play/frame", headers=headers)[0] == 401
+            assert session.env.unwrapped.actions == 0
+            assert s.request("GET", "/", headers=rebound)[0] == 200  # the static page is public
+            good = {"Authorization": f"Bearer {token}"}
+            assert s.request("POST", "/play/events", click, headers=good)[0] == 200
+            assert session.env.unwrapped.suite.screen == "difficulty"
+        finally:
+            s.server.shutdown()
+            s.server.server_close()
+    finally:
+        session.close()
+
+
+def test_play_on_a_wildcard_host_prints_its_address_with_a_token(tmp_path):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "puzzlegym", "play", "--host", "0.0.0.0", "--port", "0"]
+        + ["--record-dir", str(tmp_path / "records")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        url = line.split("open ", 1)[1].split(" in a browser")[0]
+        base, _, fragment = url.partition("/#token=")
+        assert base.startswith("http://0.0.0.0:") and len(fragment) >= 32, line
+        conn = http.client.HTTPConnection("127.0.0.1", int(base.rsplit(":", 1)[1]), timeout=30)
+        for auth, status in [({}, 401), ({"Authorization": f"Bearer {fragment}"}, 200)]:
+            conn.request("GET", "/play/frame", headers=auth)
+            resp = conn.getresponse()
+            resp.read()
+            assert resp.status == status
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_no_reply_of_play_or_serve_can_be_framed(srv, play):
+    """Issue 45, item 4 (the Chromium side: tests/test_play_page.py)."""
+    p, _, _ = play
+    for server, method, path in [
+        (srv, "GET", "/status"),
+        (srv, "POST", "/nowhere"),
+        (p, "GET", "/"),
+        (p, "GET", "/page.js"),
+        (p, "GET", "/play/frame"),
+    ]:
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+        conn.request(method, path)
+        resp = conn.getresponse()
+        resp.read()
+        conn.close()
+        assert resp.headers["X-Frame-Options"] == "DENY", path
+        assert resp.headers["Content-Security-Policy"] == "frame-ancestors 'none'", path
+
+
 # ------------------------------------------------------------------------------- issue 29
 def send_chunked(srv, head: bytes, total: int, chunk: int = 1 << 20) -> tuple[int, bytes]:
     """Send ``head`` then a chunked body of ``total`` bytes (a JSON string of x); returns the

@@ -240,8 +240,8 @@ def test_the_pointer_shape_tells_pieces_apart_not_legal_moves(session):
 
 # ----------------------------------------------------------------------------- real Chromium
 class _Server:
-    def __init__(self, session: PlaySession):
-        self.server = make_play_server("127.0.0.1", 0, session)
+    def __init__(self, session: PlaySession, host: str = "127.0.0.1", token: str | None = None):
+        self.server = make_play_server(host, 0, session, token=token)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
@@ -469,5 +469,63 @@ def test_the_play_page_in_chromium_titles_its_tab_shows_its_status_and_confirms_
             page.goto(server.url + "/favicon.ico")
             browser.close()
         assert failed == []
+    finally:
+        server.close()
+
+
+@pytest.mark.browser
+def test_a_foreign_page_cannot_frame_play_nor_reach_it_beyond_loopback_without_the_token(
+    session,
+):
+    """Issue 45, items 3 and 4, in a real Chromium. A foreign page shows the play page in an
+    iframe and the person clicks the card there: the frame is refused (nothing played). Served
+    on 0.0.0.0 with a token, a page opened without the token's fragment (as a DNS-rebinding
+    page would reach it) plays nothing; the printed address, with ``#token=``, plays."""
+    from playwright.sync_api import sync_playwright
+
+    from puzzlegym.backends.browser import CHROMIUM_ARGS, chromium_path
+
+    token = "t0ken-" + "x" * 20
+    s = session("LongPuzzle/MazePaint-Easy")
+    server = _Server(s, host="0.0.0.0", token=token)
+    u = s.env.unwrapped
+    card = u.suite.targets()["game:MazePaint"].center
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium_path(), args=list(CHROMIUM_ARGS))
+            page = browser.new_page(viewport={"width": 1366, "height": 768})
+            refused: list[int] = []
+            page.on("response", lambda r: refused.append(r.status) if r.status >= 400 else None)
+            page.set_content(
+                f'<iframe src="{server.url}/#token={token}" width="1280" height="900" '
+                'style="border:0;position:absolute;left:0;top:0"></iframe>'
+            )
+            time.sleep(1.0)
+            framed = page.frames[1]
+            assert framed.url.startswith("chrome-error://")  # X-Frame-Options / frame-ancestors
+            page.mouse.click(card[0] * 1366 / 1280, card[1] * 768 / 900)
+            time.sleep(0.5)
+            assert u.actions == 0
+
+            def click_card():
+                left, top, w, _h = page.evaluate(
+                    "(() => { const r = document.getElementById('screen')"
+                    ".getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()"
+                )
+                scale = w / 1280
+                page.mouse.click(left + (card[0] + 0.5) * scale, top + (card[1] + 0.5) * scale)
+
+            page.goto(server.url + "/")  # the page is public, its frames and events are not
+            time.sleep(0.5)
+            click_card()
+            time.sleep(0.5)
+            assert u.actions == 0 and 401 in refused
+            assert "this page needs its token" in page.inner_text("#status")
+            page.goto(f"{server.url}/#token={token}")
+            page.reload()
+            click_card()
+            _wait(lambda: u.actions == 1)
+            assert u.suite.screen == "difficulty"
+            browser.close()
     finally:
         server.close()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
+import urllib.parse
 
 from puzzlegym.cli.args import PORT
 
@@ -45,7 +47,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     from puzzlegym.game.registry import parse_env_id
-    from puzzlegym.service.http import listen, serve_until_interrupted
+    from puzzlegym.service.http import is_loopback, listen, serve_until_interrupted
     from puzzlegym.service.play import PlaySession, make_play_server
 
     parse_env_id(args.env_id)
@@ -58,10 +60,20 @@ def _cmd_play(args: argparse.Namespace) -> int:
     except BaseException:
         sock.close()
         raise
-    server = make_play_server(args.host, args.port, play, sock=sock)
+    token = args.token if args.token is not None else os.environ.get("PUZZLEGYM_TOKEN") or None
+    if token is None and not is_loopback(args.host):
+        token = secrets.token_urlsafe(24)  # the person opens the URL that carries it
+    try:
+        server = make_play_server(args.host, args.port, play, sock=sock, token=token)
+    except BaseException:
+        sock.close()
+        play.close()
+        raise
     host, port = server.server_address[:2]
+    fragment = "" if token is None else f"#token={urllib.parse.quote(token, safe='')}"
     print(
-        f"puzzlegym play: open http://{host}:{port}/ in a browser (record: {args.record_dir})",
+        f"puzzlegym play: open http://{host}:{port}/{fragment} in a browser "
+        f"(record: {args.record_dir})",
         flush=True,
     )
     return serve_until_interrupted(server, play.close)
@@ -120,6 +132,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     play.add_argument(
         "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)"
+    )
+    play.add_argument(
+        "--token",
+        default=None,
+        help="the token the page must send (or set PUZZLEGYM_TOKEN); for a non-loopback --host "
+        "one is made when none is given, and the printed URL carries it",
     )
     play.add_argument(
         "--port",

@@ -7,7 +7,11 @@ Every request is checked before a route sees it, and nothing is changed by a rej
 * ``Host`` must name the address the server is bound to (on loopback: 127.0.0.1, localhost
   or [::1] with the port), so a DNS-rebinding page cannot reach it; an ``Origin`` header, if
   sent, must be that same origin, so a cross-origin page in a local browser cannot drive it;
-* with a token (``serve --token``), ``Authorization: Bearer <token>`` is required;
+* with a token (``serve --token``; ``play`` makes one for a non-loopback host),
+  ``Authorization: Bearer <token>`` is required on every route but the ``public`` ones (the
+  play page's static files);
+* every reply forbids framing (``X-Frame-Options: DENY``, CSP ``frame-ancestors 'none'``), so
+  a foreign page cannot show the page in an iframe and pass a person's clicks to it;
 * ``X-Session`` names are 1-64 characters of ``A-Z a-z 0-9 _ -`` (:data:`SESSION_NAME`);
 * at most :data:`MAX_HEADERS` header lines, each at most :data:`MAX_HEADER_LINE` bytes, all
   at most :data:`MAX_HEADER_BYTES` (431), and a request target of at most
@@ -62,7 +66,7 @@ from starlette.responses import Response
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from puzzlegym.base import jsonio
-from puzzlegym.base.errors import ConfigError
+from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.screen.render import SCREEN, Rect
 
 __all__ = [
@@ -79,6 +83,7 @@ __all__ = [
     "HTTPServer",
     "Reply",
     "RequestError",
+    "check_token",
     "is_loopback",
     "listen",
     "make_server",
@@ -97,7 +102,13 @@ SESSION_HEADER = "X-Session"
 SESSION_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _LENGTH = re.compile(r"[0-9]{1,12}")
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+_HEADERS = {  # on every reply: never cached, sniffed, framed by another page or sent as referrer
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+}
 
 
 class RequestError(Exception):
@@ -291,9 +302,10 @@ class App:
         token: str | None,
         allowed_hosts: set[str] | None,
         max_body_bytes: int,
+        public: frozenset[tuple[str, str]] = frozenset(),
     ) -> None:
         self.routes, self.token, self.allowed_hosts = routes, token, allowed_hosts
-        self.max_body_bytes = max_body_bytes
+        self.max_body_bytes, self.public = max_body_bytes, public
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
@@ -318,9 +330,11 @@ class App:
         )
 
     def _route(self, request: Request) -> tuple[Callable, str]:
-        self._check_origin(request)
-        session = self._session(request)
         method, path = request.method, request.url.path
+        self._check_origin(request)
+        if (method, path) not in self.public:
+            self._check_token(request)
+        session = self._session(request)
         route = self.routes.get((method, path))
         if route is None:
             if any(p == path for _, p in self.routes):
@@ -329,7 +343,7 @@ class App:
         return route, session
 
     def _check_origin(self, request: Request) -> None:
-        """Host, Origin and token (see module docstring)."""
+        """Host and Origin (see module docstring)."""
         host = request.headers.get("host")
         if host is None:
             raise RequestError(400, "a Host header is required")
@@ -340,15 +354,17 @@ class App:
             raise RequestError(
                 403, f"Origin: {origin[:80]!r} may not use this server (cross-origin request)"
             )
-        if self.token is not None:
-            auth = request.headers.get("authorization") or ""
-            scheme, _, given = auth.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(
-                given.strip().encode(), self.token.encode()
-            ):
-                raise RequestError(
-                    401, "Authorization: this server needs 'Bearer <token>' (serve --token)"
-                )
+
+    def _check_token(self, request: Request) -> None:
+        """``Authorization: Bearer <token>``, when the server has a token."""
+        if self.token is None:
+            return
+        auth = request.headers.get("authorization") or ""
+        scheme, _, given = auth.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            given.strip().encode(), self.token.encode()
+        ):
+            raise RequestError(401, "Authorization: this server needs 'Bearer <token>'")
 
     @staticmethod
     def _session(request: Request) -> str:
@@ -485,6 +501,23 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def check_token(command: str, host: str, token: str | None) -> None:
+    """A server on a non-loopback ``host`` needs a ``token`` (anyone who can reach the address,
+    or a DNS-rebinding page when the host is a wildcard, could use it otherwise), of 16..256
+    printable characters; ConfigError naming ``command``'s option otherwise."""
+    if token is None:
+        if not is_loopback(host):
+            raise ConfigError(
+                f"{command} --host {shown(host)}: anything but loopback needs --token "
+                "(sent as 'Authorization: Bearer <token>')"
+            )
+        return
+    if not (isinstance(token, str) and 16 <= len(token) <= 256 and token.isprintable()):
+        raise ConfigError(f"{command} --token: use 16..256 printable characters")
+    if any(c.isspace() for c in token):
+        raise ConfigError(f"{command} --token: no spaces")
+
+
 def make_server(
     host: str,
     port: int,
@@ -494,10 +527,12 @@ def make_server(
     max_connections: int = MAX_CONNECTIONS,
     request_timeout_s: float = REQUEST_TIMEOUT_S,
     sock: socket.socket | None = None,
+    public: frozenset[tuple[str, str]] = frozenset(),
 ) -> HTTPServer:
     """An HTTP server dispatching ``(method, path)`` to ``route(session, body)``; request
     bodies above ``max_body_bytes`` are refused (413). ``sock``: a socket from
-    :func:`listen` on ``host:port`` (else one is bound here)."""
+    :func:`listen` on ``host:port`` (else one is bound here). ``public``: the routes that need
+    no token (static files)."""
     sock = listen(host, port) if sock is None else sock
     bound_port = sock.getsockname()[1]
     if host in ("", "0.0.0.0", "::", "[::]"):
@@ -509,7 +544,10 @@ def make_server(
         )
         allowed = {f"{name}:{bound_port}".lower() for name in names}
     return HTTPServer(
-        App(routes, token, allowed, max_body_bytes), sock, max_connections, request_timeout_s
+        App(routes, token, allowed, max_body_bytes, public),
+        sock,
+        max_connections,
+        request_timeout_s,
     )
 
 

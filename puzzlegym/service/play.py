@@ -39,7 +39,14 @@ from puzzlegym.env.probe import LEVEL, Probe
 from puzzlegym.game.registry import get_game, parse_env_id
 from puzzlegym.screen.input import Event, EventKind, Gesture, GestureRecognizer
 from puzzlegym.screen.render import SCREEN, Rect
-from puzzlegym.service.http import HTTPServer, Reply, RequestError, make_server, png_bytes
+from puzzlegym.service.http import (
+    HTTPServer,
+    Reply,
+    RequestError,
+    check_token,
+    make_server,
+    png_bytes,
+)
 
 __all__ = [
     "CONFIRM_RESTART_MOVES",
@@ -314,11 +321,24 @@ def page_title(env_id: str) -> str:
     return f"{game.title} {tier} · puzzlegym play"
 
 
+PUBLIC = frozenset(  # the page's static files: everything else needs the token, if any
+    {("GET", "/"), ("GET", "/favicon.svg"), ("GET", "/favicon.ico"), ("GET", "/page.js")}
+)
+
+
 def make_play_server(
-    host: str, port: int, play: PlaySession, sock: socket.socket | None = None
+    host: str,
+    port: int,
+    play: PlaySession,
+    sock: socket.socket | None = None,
+    token: str | None = None,
 ) -> HTTPServer:
     """The ``play`` HTTP server (``sock``: a socket from
-    :func:`~puzzlegym.service.http.listen`, else one is bound here)."""
+    :func:`~puzzlegym.service.http.listen`, else one is bound here). A non-loopback ``host``
+    needs a ``token``: the page reads it from its address's fragment (``/#token=...``, never
+    sent to a server) and sends it as ``Authorization: Bearer`` with the frames and events it
+    asks for; the static files are public."""
+    check_token("play", host, token)
     script = page_file("page.js").read_bytes()
     page = play_page(page_title(play.env_id))
     routes = {
@@ -329,4 +349,4 @@ def make_play_server(
         ("GET", "/play/frame"): lambda s, _: Reply.json(play.full_frame()),
         ("POST", "/play/events"): lambda s, body: Reply.json(play.events(body)),
     }
-    return make_server(host, port, routes, sock=sock)
+    return make_server(host, port, routes, token=token, sock=sock, public=PUBLIC)

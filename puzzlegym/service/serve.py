@@ -44,7 +44,7 @@ from puzzlegym.service.http import (
     HTTPServer,
     Reply,
     RequestError,
-    is_loopback,
+    check_token,
     make_server,
     png_bytes,
 )
@@ -321,13 +321,7 @@ def make_serve_server(
     """The ``serve`` HTTP server; a non-loopback ``host`` needs a ``token``. ``limits``:
     :func:`puzzlegym.service.http.make_server`'s ``max_connections``, ``request_timeout_s``
     and ``sock``."""
-    if token is None and not is_loopback(host):
-        raise ConfigError(
-            f"serve --host {host}: anything but loopback needs --token "
-            "(sent as 'Authorization: Bearer <token>')"
-        )
-    if token is not None and not 16 <= len(token) <= 256:
-        raise ConfigError("serve --token: use 16..256 characters")
+    check_token("serve", host, token)
     routes = {
         ("POST", "/reset"): lambda s, body: Reply.json(service.reset(s, body)),
         ("POST", "/action"): lambda s, body: Reply.json(service.act(s, body)),

@@ -158,15 +158,28 @@
       if (reply.status && typeof reply.status.text === "string") showStatus(reply.status);
     }
     let busy = false;
+    // `puzzlegym play` on a non-loopback host prints the page's address with its token in the
+    // fragment (#token=...), which the browser never sends; the page sends it as a header.
+    const token = new URLSearchParams(location.hash.slice(1)).get("token");
+    const auth = token === null ? {} : { Authorization: "Bearer " + token };
     async function send(path, batch) {
       busy = true;
       try {
-        const options = batch === null ? {} : {
+        const options = batch === null ? { headers: auth } : {
           method: "POST",
-          headers: { "Content-Type": "application/json" },
+          headers: { "Content-Type": "application/json", ...auth },
           body: JSON.stringify(batch),
         };
-        await show(await (await fetch(path, options)).json());
+        const response = await fetch(path, options);
+        const reply = await response.json();
+        if (response.status === 401) {
+          showStatus({ text: "", warning: "this page needs its token: open the address " +
+            "puzzlegym play printed, the one that ends with #token=..." });
+        } else if (typeof reply.error === "string") {
+          showStatus({ text: "", warning: reply.error });
+        } else {
+          await show(reply);
+        }
       } catch (e) {
         console.error(e);
       }
