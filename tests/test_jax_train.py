@@ -368,6 +368,29 @@ def test_resuming_an_empty_directory_is_refused_naming_it(tmp_path, capsys):
     assert message.startswith("resume: ") and "holds no run to resume" in message
 
 
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda book: {"updates": 0}, "book: missing key(s) progress"),
+        (lambda book: {**book, "updates": "x"}, "book.updates: expected an integer 0..60"),
+        (lambda book: {**book, "resumed_at": 5}, "book.resumed_at: expected a list"),
+        (lambda book: {**book, "updates": 3}, "book.progress: 60 rows for 3 updates"),
+    ],
+)
+def test_a_damaged_book_is_refused_before_resuming(unbroken, tmp_path, capsys, change, field):
+    """Issue 45, item 6: ``{"updates": 0}`` raised KeyError ``resumed_at``, ``"updates": "x"``
+    a ValueError and ``"resumed_at": 5`` a TypeError. The whole book is checked first."""
+    ref_out, _, _ = unbroken
+    header, leaves = arrays.load(ref_out / "checkpoint.npz", CHECKPOINT)
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "config.json").write_bytes((ref_out / "config.json").read_bytes())
+    arrays.save(out / "checkpoint.npz", leaves, {**header, "book": change(header["book"])})
+    message = refused(["train", *TINY, "--out", str(out), "--resume"], capsys)
+    assert message.startswith(f"resume: {out / 'checkpoint.npz'}: book") and field in message
+    assert {p.name for p in out.iterdir()} - {".lock"} == {"config.json", "checkpoint.npz"}
+
+
 def test_checkpoints_are_bounded_numbers_only(unbroken):
     out, _, _ = unbroken
     _, leaves = arrays.load(out / "checkpoint.npz", CHECKPOINT)

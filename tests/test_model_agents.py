@@ -376,25 +376,34 @@ def test_sandbox_enforces_its_limits_and_cannot_reach_the_env(sandbox, tmp_path,
     private = tmp_path / "record.jsonl"
     private.write_text("evaluator snapshot")
     package = Path(puzzlegym.__file__).parent
+    # no Python-level guard: each route is shut by the kernel (nothing in the mount namespace,
+    # seccomp's EPERM), whatever the code does to its own interpreter
     denied = {
-        "import puzzlegym.env": "importing 'puzzlegym.env' is not allowed",
-        "from puzzlegym import solvers": "importing 'puzzlegym' is not allowed",
-        f"open({str(package / 'env.py')!r}).read()": "outside what the sandbox may read",
+        "import puzzlegym.env": "ModuleNotFoundError: No module named 'puzzlegym'",
+        "from puzzlegym import solvers": "ModuleNotFoundError: No module named 'puzzlegym'",
+        f"open({str(package / 'env.py')!r}).read()": "FileNotFoundError",
         f"open({str(package.parent / 'envs' / 'maze_paint' / 'levels' / 'Easy.json')!r}).read()": (
-            "outside what the sandbox may read"
+            "FileNotFoundError"
         ),
-        f"open({str(private)!r}).read()": "outside what the sandbox may read",
-        "import os; os.listdir('/')": "outside what the sandbox may read",
-        "open('/tmp/outside.txt', 'w')": "outside the sandbox's work directory",
-        "import socket; socket.create_connection(('127.0.0.1', 80), timeout=1)": "no network",
-        "import subprocess; subprocess.run(['true'])": "not allowed",
-        "import os; os.system('true')": "os.system is not allowed",
-        "import os; os.kill(os.getppid(), 9)": "os.kill is not allowed",
-        "import ctypes; ctypes.CDLL('libc.so.6')": "loading libraries is not allowed",
+        f"open({str(private)!r}).read()": "FileNotFoundError",
+        "open('/tmp/outside.txt', 'w')": "FileNotFoundError",
+        "import socket; socket.create_connection(('127.0.0.1', 80), timeout=1)": (
+            "PermissionError: [Errno 1] Operation not permitted"
+        ),
+        "import subprocess; subprocess.run(['true'])": (
+            "PermissionError: [Errno 1] Operation not permitted"
+        ),
+        # system() cannot spawn its shell: it answers exit status 127 and runs nothing
+        "import os\nif os.system('true') == 127 << 8: raise OSError('no shell ran')": (
+            "OSError: no shell ran"
+        ),
     }
     for code, message in denied.items():
         (kind, _out, err), _ = run_code(sandbox, code)
         assert kind == "done" and err and message in err, (code, err)
+    (_, out, _), _ = run_code(sandbox, "import os; print(' '.join(os.listdir('/')))")
+    shown_root = set(out.split())
+    assert "sandbox" in shown_root and not shown_root & {"etc", "home", "tmp", "opt", "work"}
     (_, out, _), _ = run_code(
         sandbox,
         "import os; print(sorted(k for k in os.environ if 'KEY' in k))\n"
@@ -609,11 +618,7 @@ def test_eval_runs_model_agents_in_parallel_and_the_report_fills_ngar(
         "refused: action(click).x: expected an integer 0..1279 (a pixel on the screen), got 5000"
         in sent
     )
-    assert (
-        "importing 'puzzlegym' is not allowed" in sent
-        and "SyntaxError" in sent
-        and "fenced 42" in sent
-    )
+    assert "No module named 'puzzlegym'" in sent and "SyntaxError" in sent and "fenced 42" in sent
     beta = episode_from_record(
         run / "episodes" / "openai_beta_code_M1" / "MazePaint-Easy" / "seed0" / "record"
     )

@@ -7,6 +7,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,7 +21,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from puzzlegym.base.errors import ConfigError  # noqa: E402
+from puzzlegym.base.errors import CheckpointError, ConfigError  # noqa: E402
 from puzzlegym.rl.protocol import Protocol  # noqa: E402
 from puzzlegym.rl.report import aggregate, dead_end_rows, interval, seed_interval  # noqa: E402
 from puzzlegym.rl.sweep import SUPERSEDED, Run, plan, run_sweep  # noqa: E402
@@ -628,6 +630,20 @@ def test_a_killed_run_resumes_to_the_figures_of_an_unbroken_run(tmp_path, monkey
         train(config, killed, log=lambda line: None)  # without --resume: refused
     with pytest.raises(ConfigError, match="configured differently"):
         train(tiny(seed=4, timesteps=128, checkpoint_every=64, curve_every=64), killed, resume=True)
+    # issue 45, item 6: a damaged book is refused, naming its field, before anything resumes
+    for change, field in [
+        (lambda book: {"updates": 0}, "book: missing key(s) phases"),
+        (lambda book: {**book, "curve_next_at": "x"}, "book.curve_next_at: expected an integer"),
+        (lambda book: {**book, "resumed_at": 5}, "book.resumed_at: expected a list"),
+        (lambda book: {**book, "curve": [{"timesteps": None}]}, "book.curve[0]: missing key(s)"),
+    ]:
+        damaged = tmp_path / "damaged"
+        shutil.rmtree(damaged, ignore_errors=True)
+        shutil.copytree(killed, damaged)
+        _rewrite_book(damaged / "checkpoint.zip", change)
+        with pytest.raises(CheckpointError, match=re.escape(field)):
+            train(config, damaged, log=lambda line: None, resume=True)
+        assert not (damaged / "result.json").exists()
     lines: list[str] = []
     resumed = train(config, killed, log=lines.append, resume=True)
     assert "resumed at 64 steps (segment 1)" in lines
@@ -641,6 +657,20 @@ def test_a_killed_run_resumes_to_the_figures_of_an_unbroken_run(tmp_path, monkey
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     with pytest.raises(ConfigError, match="holds a finished run"):
         train(config, killed, resume=True)
+
+
+def _rewrite_book(path: Path, change) -> None:
+    """Rewrite checkpoint.zip's state.json with ``change(book)`` in place of its book."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as zf:
+        parts = {name: zf.read(name) for name in zf.namelist()}
+    state = json.loads(parts["state.json"])
+    state["book"] = change(state["book"])
+    parts["state.json"] = json.dumps(state).encode()
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in parts.items():
+            zf.writestr(name, data)
 
 
 def test_a_forged_checkpoint_is_refused_before_training(tmp_path):

@@ -191,5 +191,5 @@ def test_view_of_a_run_writes_every_page_and_an_index_and_says_so(records, capsy
     assert out[-1] == f"index of 3 episode pages: {run / VIEW_PAGE}"
     index = (run / VIEW_PAGE).read_text(encoding="utf-8")
     for name in ("solver", "random", "model"):
-        assert f'href="{name}/record/{VIEW_PAGE}"' in index
+        assert f'href="./{name}/record/{VIEW_PAGE}"' in index
     assert _data(records["random"] / VIEW_PAGE)["index"] == f"../../{VIEW_PAGE}"

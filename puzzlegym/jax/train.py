@@ -68,6 +68,7 @@ from puzzlegym.jax.evaluate import TwinEvaluator, episode_interval, level_interv
 from puzzlegym.jax.factory import make, make_held_out
 from puzzlegym.jax.ppo import METRICS, PPO, PPOConfig
 from puzzlegym.record.files import lock_file
+from puzzlegym.rl.book import check_book, jax_book
 from puzzlegym.rl.protocol import MAX_EPISODES, LevelEnvs, Protocol, masks, play_levels
 from puzzlegym.rl.protocol import random_chooser as random_policy
 from puzzlegym.rl.train import (
@@ -497,15 +498,23 @@ class _Run:
         path = self.out / "checkpoint.npz"
         if not path.exists():
             return None
-        header, leaves = arrays.load(path, CHECKPOINT)
-        if header.get("version") != VERSION or header.get("config") != self.config.to_dict():
-            raise ConfigError(f"resume: {path} is not a checkpoint of this run's configuration")
-        book = header.get("book")
-        if not isinstance(book, dict) or not 0 <= int(book.get("updates", -1)) <= (
-            self.config.updates
-        ):
-            raise ConfigError(f"resume: {path} holds no valid counters")
-        return arrays.restore(template, leaves, str(path)), book
+
+        def checked(header: dict) -> Any:
+            """The state's shapes, once the header (its whole book) is checked."""
+            if header.get("version") != VERSION or header.get("config") != self.config.to_dict():
+                raise ConfigError(f"resume: {path} is not a checkpoint of this run's configuration")
+            book = check_book(
+                header.get("book"), jax_book(self.config.updates, len(PROGRESS_COLUMNS)), str(path)
+            )
+            if len(book["progress"]) != book["updates"]:
+                raise ConfigError(
+                    f"resume: {path}: book.progress: {len(book['progress'])} rows for "
+                    f"{book['updates']} updates"
+                )
+            return template
+
+        header, leaves = arrays.load(path, CHECKPOINT, checked)
+        return arrays.restore(template, leaves, str(path)), header["book"]
 
     # -------------------------------------------------------------- the run
     def run(self, resume: bool) -> dict:

@@ -22,8 +22,7 @@ from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any, ClassVar, overload
 
-from puzzlegym.base.errors import RecordError, shown
-from puzzlegym.base.fields import is_int
+from puzzlegym.record.shapes import check_log_line
 
 __all__ = [
     "ActionTaken",
@@ -276,30 +275,23 @@ _BY_KIND: dict[str, type[Event]] = {
 
 def event_from_record(rec: Mapping, where: str = "record line") -> Event:
     """The event of one record line. Raises :class:`RecordError` naming ``where`` and the
-    field when a line has an unknown kind, or lacks (or mistypes) what the outcome needs:
-    ``actions`` and ``t`` (frame lines carry no time: 0), a level event's ``game``, ``tier``
-    and ``level``, a snapshot's ``potential``. Other missing fields read as None (lines
-    written by hand or by an older version). Earlier records named the action count
+    field when a line has an unknown kind or does not have its kind's shape
+    (:data:`puzzlegym.record.shapes.LOG_LINES`: ``actions`` and ``t`` (frame lines carry no
+    time: 0), a level event's ``game``, ``tier`` and ``level``, a snapshot's ``potential``, an
+    attempt's counts and runs; any field present of its type). Other missing fields read as
+    None (lines written by hand or by an older version). Earlier records named the action count
     ``step`` (an attempt's ``start_step``/``end_step``, a run's ``fatal_step``); those lines
     read as today's names."""
-    rec = upgrade_line(rec)
-    kind = rec.get("kind")
+    rec = check_log_line(upgrade_line(rec), where)
+    kind = rec["kind"]
     if kind == "intervention":
         note = freeze({k: v for k, v in rec.items() if k not in ("actions", "t")})
-        return Annotated(_int(rec, "actions", where), _num(rec, "t", where), note)
-    cls = _BY_KIND.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise RecordError(f"{where}: unknown kind {shown(kind)}")
+        return Annotated(rec["actions"], float(rec["t"]), note)
+    cls = _BY_KIND[kind]
     values: dict[str, Any] = {f.name: freeze(rec.get(f.name)) for f in fields(cls)}
-    values["actions"] = _int(rec, "actions", where)
-    values["t"] = 0.0 if cls is FrameHashed else _num(rec, "t", where)
-    if issubclass(cls, LevelEvent):
-        values["level"] = _int(rec, "level", where)
-        for name in ("game", "tier"):
-            if not isinstance(rec.get(name), str):
-                raise RecordError(f"{where}: {name} must be a string, got {shown(rec.get(name))}")
+    values["t"] = 0.0 if cls is FrameHashed else float(rec["t"])
     if cls is Snapshot:
-        values["potential"] = _num(rec, "potential", where)
+        values["potential"] = float(rec["potential"])
     return cls(**values)
 
 
@@ -333,20 +325,6 @@ def upgrade_line(rec: Mapping) -> Mapping:
             for run in runs
         ]
     return out
-
-
-def _int(rec: Mapping, name: str, where: str) -> int:
-    value: Any = rec.get(name)
-    if not is_int(value):
-        raise RecordError(f"{where}: {name} must be an integer, got {shown(value)}")
-    return value
-
-
-def _num(rec: Mapping, name: str, where: str) -> float:
-    value = rec.get(name)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise RecordError(f"{where}: {name} must be a number, got {shown(value)}")
-    return float(value)
 
 
 class Subscription:

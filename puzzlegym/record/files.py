@@ -26,6 +26,7 @@ from puzzlegym.base import jsonio
 from puzzlegym.base.errors import RecordError, shown
 from puzzlegym.base.fields import is_int
 from puzzlegym.record.events import upgrade_line
+from puzzlegym.record.shapes import check_agent_line, check_log_line
 
 try:  # POSIX
     import fcntl
@@ -257,7 +258,8 @@ def _line(raw: bytes, path: Path, number: int) -> dict:
 def read_log(directory: str | os.PathLike, name: str = "log.jsonl") -> Log:
     """The log lines of an episode record (see module docstring for damaged logs), in
     today's names (:func:`~puzzlegym.record.events.upgrade_line`); ``name=AGENT_LOG``
-    reads the agent's lines ([] when there are none)."""
+    reads the agent's lines ([] when there are none). Each line is checked against its kind's
+    shape (:mod:`puzzlegym.record.shapes`) before it is returned."""
     path = Path(directory) / name
     out = Log()
     if name == AGENT_LOG and not path.exists():
@@ -266,16 +268,19 @@ def read_log(directory: str | os.PathLike, name: str = "log.jsonl") -> Log:
         fh = open(path, "rb")  # noqa: SIM115
     except OSError as exc:
         raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
+    shape = check_agent_line if name == AGENT_LOG else check_log_line
     with fh:
         number = 0
         for number, raw in enumerate(fh, 1):  # noqa: B007 - number is used after the loop
             if raw.endswith(b"\n"):
-                out.append(_line(raw, path, number))
-                continue
-            try:  # the last line, without its newline
-                out.append(_line(raw, path, number))
-            except RecordError:
-                out.torn_line = number
+                line = _line(raw, path, number)
+            else:
+                try:  # the last line, without its newline
+                    line = _line(raw, path, number)
+                except RecordError:
+                    out.torn_line = number
+                    break
+            out.append(shape(line, f"{path}:{number}"))
     return out
 
 

@@ -21,8 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from puzzlegym.base import jsonio
 from puzzlegym.base.errors import CheckpointError, ConfigError, shown
 from puzzlegym.base.jsonio import write_atomic
+from puzzlegym.rl.book import check_book, sb3_book
 
 __all__ = ["CHECKPOINT", "FORMAT", "MAX_BYTES", "check_resumable", "load", "save"]
 
@@ -31,6 +33,17 @@ FORMAT = "puzzlegym-sb3-checkpoint"
 MAX_BYTES = 2**31  # the largest checkpoint file read (and any one member of it)
 BOOK_KEYS = ("config", "num_timesteps", "n_updates", "segment", "book")
 MEMBERS = ("model.zip", "state.json", "torch_rng.bin")
+MEMBER_BYTES = {"model.zip": MAX_BYTES, "state.json": 256 * 2**20, "torch_rng.bin": 2**20}
+
+
+def _read_bounded(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> bytes:
+    """A member's bytes, never more than its declared size (a member that inflates past what
+    it declares is refused at the first byte over)."""
+    with zf.open(info) as fh:
+        data = fh.read(info.file_size + 1)
+    if len(data) != info.file_size:
+        raise CheckpointError(f"{path}: {info.filename} does not hold the bytes it declares")
+    return data
 
 
 def _rng_state() -> dict:
@@ -77,9 +90,11 @@ def save(path: Path, model: Any, config: dict, segment: int, book: dict) -> None
     write_atomic(path, data.getvalue())
 
 
-def load(path: Path, model: Any, config: dict) -> tuple[int, dict]:
-    """Load the checkpoint at ``path`` into ``model`` (built from ``config``) and set the
-    random generators; returns ``(segment, book)``."""
+def load(path: Path, model: Any, config: dict, timesteps: int) -> tuple[int, dict]:
+    """Load the checkpoint at ``path`` into ``model`` (built from ``config``, a run of
+    ``timesteps`` steps) and set the random generators; returns ``(segment, book)``. Every
+    member's size is bounded before it is read, and the whole book is checked
+    (:func:`puzzlegym.rl.book.sb3_book`) before anything is loaded into the model."""
     import torch
 
     try:
@@ -91,12 +106,18 @@ def load(path: Path, model: Any, config: dict) -> tuple[int, dict]:
                 raise CheckpointError(
                     f"{path}: expected the members {', '.join(MEMBERS)}, got {shown(sorted(infos))}"
                 )
-            if any(i.file_size > MAX_BYTES for i in infos.values()):
-                raise CheckpointError(f"{path}: a member is larger than {MAX_BYTES} bytes")
-            parts = {name: zf.read(name) for name in MEMBERS}
-        state = json.loads(parts["state.json"])
+            for name, info in infos.items():
+                if info.file_size > MEMBER_BYTES[name]:
+                    raise CheckpointError(
+                        f"{path}: {name} declares {info.file_size} bytes, more than the "
+                        f"{MEMBER_BYTES[name]} it may have"
+                    )
+            parts = {name: _read_bounded(zf, infos[name], path) for name in MEMBERS}
+        state = jsonio.loads(parts["state.json"])
     except CheckpointError:
         raise
+    except MemoryError:
+        raise CheckpointError(f"{path}: too large to load into this process's memory") from None
     except (OSError, zipfile.BadZipFile, ValueError, UnicodeDecodeError) as exc:
         raise CheckpointError(f"{path}: not a readable checkpoint ({exc})") from None
     if not isinstance(state, dict) or state.get("format") != FORMAT:
@@ -106,8 +127,10 @@ def load(path: Path, model: Any, config: dict) -> tuple[int, dict]:
     counts = [state.get(k) for k in ("num_timesteps", "n_updates", "segment")]
     if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
         raise CheckpointError(f"{path}: its counters are not non-negative integers")
-    if not isinstance(state.get("book"), dict):
-        raise CheckpointError(f"{path}: its book is not a mapping")
+    try:
+        check_book(state.get("book"), sb3_book(timesteps), str(path))
+    except ConfigError as exc:
+        raise CheckpointError(str(exc)) from None
     try:
         model.set_parameters(io.BytesIO(parts["model.zip"]), exact_match=True)
         rng = torch.frombuffer(bytearray(parts["torch_rng.bin"]), dtype=torch.uint8)

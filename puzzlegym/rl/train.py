@@ -507,7 +507,7 @@ def _run(
         segment = 0
         book: dict[str, Any] = {}
         if resume and ckpt_path.exists():
-            segment, book = checkpoints.load(ckpt_path, model, doc)
+            segment, book = checkpoints.load(ckpt_path, model, doc, config.timesteps)
             book["resumed_at"] = [*book.get("resumed_at", []), int(model.num_timesteps)]
             log(f"resumed at {model.num_timesteps} steps (segment {segment})")
         if not resume:

@@ -14,12 +14,13 @@ import base64
 import hashlib
 import html
 import json
+import re
 from importlib import resources
 from typing import Any
 
 from puzzlegym.view.frames import FrameStrip
 
-__all__ = ["asset", "embed_json", "episode_page", "icon_href", "page_frames"]
+__all__ = ["asset", "embed_json", "episode_page", "fill", "icon_href", "page_frames"]
 
 
 def asset(name: str) -> str:
@@ -79,15 +80,25 @@ def episode_page(
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     record = data["record"]
     title = f"{record['agent']} · {record['env_id'].split('/')[-1]} · seed {record['seed']}"
-    page = asset("viewer.html")
-    page = page.replace("script-src 'unsafe-inline'", f"script-src 'sha256-{digest}'")
-    # each placeholder is replaced once, the data last: nothing in it is read as a placeholder
-    for key, value in (
-        ("{{TITLE}}", html.escape(title + " — puzzlegym view")),
-        ("{{ICON}}", icon_href()),
-        ("{{CSS}}", asset("viewer.css")),
-        ("{{JS}}", script),
-    ):
-        page = page.replace(key, value, 1)
-    head, _, tail = page.partition("{{DATA}}")
-    return head + embed_json(doc) + tail
+    template = asset("viewer.html")
+    template = template.replace("script-src 'unsafe-inline'", f"script-src 'sha256-{digest}'")
+    return fill(
+        template,
+        {
+            "TITLE": html.escape(title + " — puzzlegym view"),
+            "ICON": icon_href(),
+            "CSS": asset("viewer.css"),
+            "JS": script,
+            "DATA": embed_json(doc),
+        },
+    )
+
+
+_PLACEHOLDER = re.compile(r"\{\{([A-Z]+)\}\}")
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    """``template`` with each ``{{NAME}}`` replaced by ``values[NAME]`` in one pass over the
+    template: a value is never scanned again, so a record's text that holds ``{{DATA}}`` or
+    ``{{JS}}`` stays text. Every placeholder must have a value (KeyError otherwise)."""
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,18 @@ def write_episode_page(
     }
 
 
+MAX_ERROR_CHARS = 2000  # of a damaged record's line in the index
+
+
+def url_of(relative: str | os.PathLike) -> str:
+    """A relative file path as a relative URL: each segment percent-encoded (a record directory
+    named ``javascript:alert(7)`` becomes ``./javascript%3Aalert%287%29/...``) and the whole
+    starting with ``./`` or ``../``, so no record name can make it a scheme or a host."""
+    parts = [urllib.parse.quote(part, safe="") for part in Path(relative).parts]
+    url = "/".join(parts)
+    return url if url.startswith("../") else "./" + url
+
+
 def _failed_results(run: Path) -> list[dict[str, Any]]:
     """The episodes of a run whose result says they failed (no record to view, or one the
     report does not score)."""
@@ -162,7 +175,7 @@ def view(
         raise RecordError(f"{root}: no episode record (manifest.json + log.jsonl) under it")
     pages, failed, rows = [], [], []
     for rec in records:
-        href = os.path.relpath(root / VIEW_PAGE, rec)
+        href = url_of(os.path.relpath(root / VIEW_PAGE, rec))
         try:
             page = write_episode_page(
                 rec,
@@ -171,12 +184,14 @@ def view(
                 index_href=href,
                 progress=progress and progress(rec),
             )
-        except PuzzleGymError as exc:
-            failed.append([str(rec), str(exc)])
-            rows.append({"agent": "?", "env_id": str(rec.relative_to(root)), "error": str(exc)})
+        except Exception as exc:  # one record's damage, or a bug it meets, stops no other page
+            why = str(exc) if isinstance(exc, PuzzleGymError) else f"internal error: {exc!r}"
+            why = why[:MAX_ERROR_CHARS]
+            failed.append([str(rec), why])
+            rows.append({"agent": "?", "env_id": str(rec.relative_to(root)), "error": why})
             continue
         pages.append(page)
-        rows.append({**page["row"], "href": os.path.relpath(page["page"], root)})
+        rows.append({**page["row"], "href": url_of(os.path.relpath(page["page"], root))})
         if done is not None:
             done(page)
     rows += _failed_results(root)

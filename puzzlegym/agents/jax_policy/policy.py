@@ -144,30 +144,37 @@ class Policy:
     @classmethod
     def load(cls, path: str | os.PathLike) -> Policy:
         """The policy in ``path`` (refused, naming the file, unless it is one)."""
-        header, leaves = arrays.load(path, FORMAT)
         where = str(path)
-        if header.get("version") != VERSION:
-            raise ConfigError(
-                f"{where}: policy file version {shown(header.get('version'))}, "
-                f"this puzzlegym reads {VERSION}"
+        checked: dict[str, Any] = {}
+
+        def template(header: dict) -> Any:
+            """The parameters' shapes, from the header (checked whole) alone."""
+            if header.get("version") != VERSION:
+                raise ConfigError(
+                    f"{where}: policy file version {shown(header.get('version'))}, "
+                    f"this puzzlegym reads {VERSION}"
+                )
+            try:
+                spec = NetworkSpec.from_dict(header.get("network"))
+            except ConfigError as exc:
+                raise ConfigError(f"{where}: {exc}") from None
+            info = _check_info(header.get("info"), f"{where}: info")
+            try:
+                spec.check_observation(info["observation_shape"])
+            except ConfigError as exc:
+                raise ConfigError(f"{where}: {exc}") from None
+            net = spec.build(info["n_actions"])
+            shapes = jax.eval_shape(
+                net.init,
+                jax.random.PRNGKey(0),
+                np.zeros((1, *info["observation_shape"]), np.uint8),
             )
-        try:
-            spec = NetworkSpec.from_dict(header.get("network"))
-        except ConfigError as exc:
-            raise ConfigError(f"{where}: {exc}") from None
-        info = _check_info(header.get("info"), f"{where}: info")
-        try:
-            spec.check_observation(info["observation_shape"])
-        except ConfigError as exc:
-            raise ConfigError(f"{where}: {exc}") from None
-        net = spec.build(info["n_actions"])
-        template = jax.eval_shape(
-            net.init,
-            jax.random.PRNGKey(0),
-            np.zeros((1, *info["observation_shape"]), np.uint8),
-        )
-        params = arrays.restore(template, leaves, where)
-        return cls(spec, params, {**header["info"], **info})
+            checked.update(spec=spec, info=info, template=shapes)
+            return shapes
+
+        header, leaves = arrays.load(path, FORMAT, template)
+        params = arrays.restore(checked["template"], leaves, where)
+        return cls(checked["spec"], params, {**header["info"], **checked["info"]})
 
     # ---------------------------------------------------------------- acting
     def logits(self, obs: Any, mask: Any | None = None) -> np.ndarray:
