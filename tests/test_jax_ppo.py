@@ -5,6 +5,7 @@ name what is wrong, and a policy file round-trips while hostile ones are refused
 
 from __future__ import annotations
 
+import io
 import json
 
 import numpy as np
@@ -257,3 +258,79 @@ def test_hostile_policy_files_are_refused_naming_the_file(trained, tmp_path):
     for name, message in cases.items():
         with pytest.raises(ConfigError, match=f"{tmp_path / name}: .*({message})"):
             Policy.load(tmp_path / name)
+
+
+def _npy_header(shape: tuple, dtype: str = "<f4") -> bytes:
+    """The bytes of an .npy header (magic included) that declares ``shape`` and ``dtype``."""
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buf, {"descr": dtype, "fortran_order": False, "shape": shape}
+    )
+    return buf.getvalue()
+
+
+def test_policy_files_that_declare_or_inflate_to_huge_arrays_are_refused_unread(
+    trained, tmp_path, capsys
+):
+    """Issue 45, item 5: a 781-byte .npz declaring 2**40 floats crashed ``run --agent jax:``
+    with a traceback, and a 1 MB member inflating to 1 GB was read whole before its refusal.
+    Every member's declared dtype, shape and bytes are checked from the archive's headers
+    first; a compressed member is refused before a byte of it is inflated."""
+    import tracemalloc
+    import zipfile
+
+    from puzzlegym import cli
+
+    _, end, _ = trained
+    good = Policy(SPEC, jax.tree.map(lambda x: x[0], end.params), INFO).save(tmp_path / "g.npz")
+    header, leaves = arrays.load(good, "puzzlegym-jax-policy")
+    text = json.dumps(header).encode()
+
+    def archive(path, members, method=zipfile.ZIP_STORED):
+        with zipfile.ZipFile(path, "w", method) as zf:
+            zf.writestr("header.npy", _npy_header((len(text),), "|u1") + text)
+            for name, data in members.items():
+                zf.writestr(name, data)
+        return path
+
+    rest = {f"leaf{i:05d}.npy": _npy_header(x.shape) + x.tobytes() for i, x in enumerate(leaves)}
+    declared = archive(
+        tmp_path / "declared.npz", {**rest, "leaf00000.npy": _npy_header((2**40,)) + b"\0" * 16}
+    )
+    assert declared.stat().st_size < 20_000
+    with pytest.raises(ConfigError, match=r"array 0 is float32\[1099511627776\], expected"):
+        Policy.load(declared)
+    with pytest.raises(ConfigError, match=r"array 0 declares .* but holds 16 bytes"):
+        arrays.load(declared, "puzzlegym-jax-policy")  # no template: the bytes held still bound
+    capsys.readouterr()
+    args = ["run", "LongPuzzle/MazePaint-Easy", "--agent", f"jax:{declared}", "--start", "board"]
+    assert cli.main([*args, "--level", "1", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "array 0 is float32[1099511627776]" in err[0], err
+
+    zeros = 256 * 2**20  # inflates from about 1 MB
+    bomb = tmp_path / "inflates.npz"
+    last = f"leaf{len(leaves) - 1:05d}.npy"
+    with zipfile.ZipFile(bomb, "w") as zf:  # every member stored but the last leaf
+        zf.writestr("header.npy", _npy_header((len(text),), "|u1") + text)
+        for name, data in rest.items():
+            if name != last:
+                zf.writestr(name, data)
+        info = zipfile.ZipInfo(last)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        with zf.open(info, "w", force_zip64=True) as fh:
+            fh.write(_npy_header(leaves[-1].shape))
+            for _ in range(zeros // 2**20):
+                fh.write(bytes(2**20))
+    assert bomb.stat().st_size < 2 * 2**20
+    tracemalloc.start()
+    try:
+        with pytest.raises(ConfigError, match=f"array {len(leaves) - 1} is compressed"):
+            Policy.load(bomb)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20, peak
+    compressed = archive(tmp_path / "compressed.npz", rest, zipfile.ZIP_DEFLATED)
+    with pytest.raises(ConfigError, match="is compressed"):
+        Policy.load(compressed)
