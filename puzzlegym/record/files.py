@@ -25,8 +25,9 @@ from typing import Any
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import RecordError, shown
 from puzzlegym.base.fields import is_int
+from puzzlegym.base.schema import check
 from puzzlegym.record.events import upgrade_line
-from puzzlegym.record.shapes import check_agent_line, check_log_line
+from puzzlegym.record.shapes import MANIFEST, check_agent_line, check_log_line
 
 try:  # POSIX
     import fcntl
@@ -312,6 +313,7 @@ def read_manifest(directory: str | os.PathLike) -> dict:
         raise RecordError(
             f"{path}: the record manifest is not a JSON object (got {type(doc).__name__})"
         )
+    check(doc, MANIFEST, f"{path}: manifest", RecordError)
 
     def bad(field: str, expected: str) -> RecordError:
         return RecordError(

@@ -30,7 +30,15 @@ from puzzlegym.base.schema import (
     optional,
 )
 
-__all__ = ["AGENT_LINES", "ATTEMPT", "LOG_LINES", "RUN", "check_agent_line", "check_log_line"]
+__all__ = [
+    "AGENT_LINES",
+    "ATTEMPT",
+    "LOG_LINES",
+    "MANIFEST",
+    "RUN",
+    "check_agent_line",
+    "check_log_line",
+]
 
 NAME = Str(100)  # a game, a tier, a screen's name, a tool's name
 WORD = Str(40)  # a kind, a cause, an end, an outcome
@@ -162,6 +170,47 @@ AGENT_LINES: dict[str, Shape] = {
 }
 AGENT_LINES["step"] = AGENT_LINES["turn"]  # earlier logs' name of a turn
 _OTHER_AGENT_LINE = Obj(_AGENT, _AGENT_COMMON, extra=True)  # memory lines, later kinds
+
+
+ENV_ID = Str(200)
+LEVEL = Int(1, 10**6)
+MANIFEST = Obj(  # a record's manifest.json: what the readers use, each of its type
+    {},
+    {
+        "env_id": ENV_ID,
+        "objective": ENV_ID,  # records written before 0.2
+        "agent": optional(Str(1000)),
+        "seed": optional(Int()),
+        "instruction": optional(TEXT),
+        "puzzlegym_version": optional(NAME),
+        "targets": optional(List(LEVEL, 10**6)),
+        "config": optional(
+            Obj(
+                {},
+                {
+                    "env_id": ENV_ID,
+                    "clock": optional(WORD),
+                    "budget_s": optional(Num(0.0)),
+                    "start": optional(WORD),
+                    "level": optional(LEVEL),
+                },
+                extra=True,
+            )
+        ),
+        "result": optional(
+            Obj(
+                {},
+                {
+                    "levels": optional(Map(Any_(), 10**6)),
+                    "truncated": optional(Bool()),
+                    "terminated": optional(Bool()),
+                },
+                extra=True,
+            )
+        ),
+    },
+    extra=True,
+)
 
 
 def check_log_line(rec: Any, where: str) -> dict:
