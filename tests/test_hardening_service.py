@@ -694,3 +694,80 @@ def test_a_port_in_use_is_a_clear_error_and_opens_nothing(tmp_path, command):
         "use); another server is using it: stop it, or choose another --port (0 picks a free one)"
     )
     assert not (tmp_path / "records").exists()
+
+
+# ------------------------------------------------------------------------------- issue 45: the class
+def _mutations(doc):
+    """Strategy: ``doc`` with one value (at any key path) replaced by an odd one, or its JSON
+    text cut short."""
+    from hypothesis import strategies as st
+
+    odd = st.sampled_from(
+        [None, "x", "", -1, 2**70, 1e308, 0.5, True, [], {}, ["x"], {"a": None}, "{{DATA}}"]
+    )
+
+    def paths(d, prefix=()):
+        yield prefix
+        if isinstance(d, dict):
+            for k, v in d.items():
+                yield from paths(v, (*prefix, k))
+        elif isinstance(d, list):
+            for i, v in enumerate(d):
+                yield from paths(v, (*prefix, i))
+
+    def put(path, value):
+        if not path:
+            return json.dumps(value)
+        out = json.loads(json.dumps(doc))
+        target = out
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+        return json.dumps(out)
+
+    text = json.dumps(doc)
+    return st.one_of(
+        st.tuples(st.sampled_from(list(paths(doc))), odd).map(lambda pv: put(*pv)),
+        st.integers(0, len(text) - 1).map(lambda n: text[:n]),
+    )
+
+
+SERVE_BODIES = [
+    ("/reset", RESET),
+    ("/action", {"type": "click", "x": 640, "y": 450}),
+    ("/action", {"type": "drag", "x0": 10, "y0": 20, "x1": 30, "y1": 40}),
+    ("/action", {"type": "batch", "actions": [{"type": "press_key", "key": "Enter"}, WAIT]}),
+    ("/answer", {"text": "done", "success": True}),
+]
+PLAY_EVENTS = [
+    {"kind": "pointer_down", "t": 1000.5, "x": 640, "y": 450},
+    {"kind": "pointer_move", "t": 1010, "x": 650, "y": 450},
+    {"kind": "pointer_up", "t": 1050.25, "x": 660, "y": 450},
+    {"kind": "key", "t": 1100, "value": "Enter"},
+]
+
+
+def test_mutated_requests_to_serve_and_play_are_answered_never_a_500(srv, play):
+    """Every route of ``serve`` and ``play`` takes valid bodies mutated (a value at any key
+    path replaced by an odd one, or the JSON cut short): each is answered 200 or a 4xx naming
+    the problem, never a 500, and the server keeps answering."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    p, _, _ = play
+    bodies = [(srv, path, doc) for path, doc in SERVE_BODIES] + [(p, "/play/events", PLAY_EVENTS)]
+    assert srv.request("POST", "/reset", RESET)[0] == 200
+
+    @settings(
+        max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None
+    )
+    @given(data=st.data())
+    def one(data):
+        server, path, doc = data.draw(st.sampled_from(bodies), label="route")
+        raw = data.draw(_mutations(doc), label="body")
+        status, reply = server.request("POST", path, raw=raw.encode())
+        assert status == 200 or (400 <= status < 500 and reply["error"]), (path, raw, reply)
+
+    one()
+    assert srv.request("GET", "/status")[0] == 200
+    assert p.request("GET", "/play/frame")[0] == 200
