@@ -696,7 +696,7 @@ def test_a_port_in_use_is_a_clear_error_and_opens_nothing(tmp_path, command):
     assert not (tmp_path / "records").exists()
 
 
-# ------------------------------------------------------------------------------- issue 45: the class
+# ------------------------------------------------------------------------ issue 45: the class
 def _mutations(doc):
     """Strategy: ``doc`` with one value (at any key path) replaced by an odd one, or its JSON
     text cut short."""
