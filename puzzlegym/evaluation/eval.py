@@ -18,10 +18,11 @@ Episodes run in parallel worker processes (``workers`` > 1) or in-process (``wor
 with a progress bar. ``puzzlegym report RUN_DIR`` turns the records into tables and plots.
 
 The run directory is locked (``RUN_DIR/.lock``) while a run writes it. Worker processes are
-forked from the run's process and die with it, however it ends (``kill -9`` included: each has
-a parent-death signal, SIGKILL, on Linux), and none of them holds the lock (each closes its
-copy of the lock's file descriptor), so the lock goes with the run's process and ``--resume``
-works right after.
+spawned by the run's process (a fresh interpreter each: never forked from a parent whose
+threads may hold locks) and die with it, however it ends (``kill -9`` included: each has a
+parent-death signal, SIGKILL, on Linux), and none of them holds the lock (a spawned process
+inherits none of its parent's files), so the lock goes with the run's process and
+``--resume`` works right after.
 """
 
 from __future__ import annotations
@@ -247,7 +248,6 @@ def run_eval(
         lock.flush()
         return _run_locked(
             run,
-            lock.fileno(),
             agents,
             labels,
             objectives,
@@ -269,7 +269,6 @@ def run_eval(
 
 def _run_locked(
     run: Path,
-    lock_fd: int,
     agents,
     labels,
     objectives,
@@ -323,7 +322,7 @@ def _run_locked(
         )
     bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="episode", disable=not progress)
     try:
-        for i, result in _played(jobs, todo, executor, workers, address, lock_fd):
+        for i, result in _played(jobs, todo, executor, workers, address):
             results[i] = result
             bar.set_postfix_str(_short(result))
             bar.update(1)
@@ -393,25 +392,21 @@ def _plan(
 _PR_SET_PDEATHSIG = 1
 
 
-def _worker_start(parent: int, lock_fd: int) -> None:
+def _worker_start(parent: int) -> None:
     """Each worker process, first: die with the run's process (SIGKILL as a parent-death
-    signal, Linux; a parent that is gone already ends it at once) and let go of the run
-    directory's lock (the module docstring)."""
+    signal, Linux; a parent that is gone already ends it at once). A spawned worker holds
+    none of the run's files, so not the run directory's lock (the module docstring)."""
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
             os._exit(70)
     if os.getppid() != parent:
         os._exit(70)  # the run died before the death signal was set
-    try:
-        os.close(lock_fd)  # the lock is the open file's: this copy would keep it held
-    except OSError:
-        pass
 
 
-def _played(jobs: list[dict], todo: list[int], executor: str, workers: int, address, lock_fd: int):
+def _played(jobs: list[dict], todo: list[int], executor: str, workers: int, address):
     """``(job index, result)`` of each job in ``todo`` as it finishes: on Ray, in worker
-    processes (forked, dying with this one, not holding ``lock_fd``) or here."""
+    processes (spawned, dying with this one, not holding the run's lock) or here."""
     if executor == "ray":
         from puzzlegym.evaluation.distributed import ray_results
 
@@ -425,9 +420,11 @@ def _played(jobs: list[dict], todo: list[int], executor: str, workers: int, addr
     else:
         with ProcessPoolExecutor(
             max_workers=workers,
-            mp_context=multiprocessing.get_context("fork"),  # the workers' parent is this process
+            # spawned (never forked from this process and its threads): the workers' parent
+            # is this process, and they inherit none of its files (the run's lock included)
+            mp_context=multiprocessing.get_context("spawn"),
             initializer=_worker_start,
-            initargs=(os.getpid(), lock_fd),
+            initargs=(os.getpid(),),
         ) as pool:
             futures = {pool.submit(_run_job, jobs[i]): i for i in todo}
             for fut in as_completed(futures):

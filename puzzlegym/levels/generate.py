@@ -39,6 +39,7 @@ def warm_cache(
 
     from puzzlegym.base.errors import ConfigError
     from puzzlegym.base.fields import check_count
+    from puzzlegym.base.processes import worker_context
     from puzzlegym.game.levelcache import LevelCache
     from puzzlegym.game.registry import parse_env_id
     from puzzlegym.game.splits import check_split
@@ -68,7 +69,7 @@ def warm_cache(
             _warm_chunk(env_id, split.num_levels, split.start_level, chunks[0], str(cache.root))
         ]
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=worker_context()) as pool:
             futures = [
                 pool.submit(
                     _warm_chunk, env_id, split.num_levels, split.start_level, c, str(cache.root)

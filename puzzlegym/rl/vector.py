@@ -23,6 +23,7 @@ from typing import Any
 
 from puzzlegym.base.errors import ConfigError
 from puzzlegym.base.fields import check_count
+from puzzlegym.base.processes import DEFAULT_START_METHOD
 from puzzlegym.wrappers.sb3 import make_sb3_env
 
 __all__ = ["KINDS", "MAX_ENVS", "SB3_KINDS", "env_fns", "make_vector_env", "set_torch_threads"]
@@ -70,7 +71,9 @@ def make_vector_env(
     if kind == "async":
         import gymnasium as gym
 
-        return gym.vector.AsyncVectorEnv(fns, shared_memory=shared_memory, context=context)
+        return gym.vector.AsyncVectorEnv(
+            fns, shared_memory=shared_memory, context=context or DEFAULT_START_METHOD
+        )
     if kind == "sync":
         import gymnasium as gym
 
@@ -82,7 +85,7 @@ def make_vector_env(
 
         venv: VecEnv = BatchedVecEnv(fns, workers=workers, context=context, **batched)
     elif kind == "subproc":
-        venv = SubprocVecEnv(fns, start_method=context)
+        venv = SubprocVecEnv(fns, start_method=context or DEFAULT_START_METHOD)
     else:
         venv = DummyVecEnv(fns)
     if seed is not None:

@@ -27,7 +27,6 @@ step that ends an episode resets the env and puts ``final_obs``/``final_info`` i
 from __future__ import annotations
 
 import math
-import multiprocessing as mp
 import os
 import pickle
 import select
@@ -45,6 +44,7 @@ from gymnasium.vector.utils import (
 
 from puzzlegym.base.errors import ConfigError, PuzzleGymError, WorkerError
 from puzzlegym.base.fields import check_count, check_number
+from puzzlegym.base.processes import worker_context
 from puzzlegym.rl.infos import pack_infos
 
 __all__ = [
@@ -614,14 +614,9 @@ class WorkerPool:
 
 
 def get_context(context: str | None):
-    """The multiprocessing context of start method ``context`` (``None``: the default)."""
-    try:
-        return mp.get_context(context)
-    except ValueError:
-        raise ConfigError(
-            f"context: {context!r} is not a start method here; allowed: "
-            f"{', '.join(mp.get_all_start_methods())}"
-        ) from None
+    """The multiprocessing context of start method ``context`` (``None``: puzzlegym's safe
+    default, :func:`puzzlegym.base.processes.worker_context`)."""
+    return worker_context(context)
 
 
 def shared_observations(space, n: int, context: str | None) -> tuple:

@@ -15,11 +15,12 @@ from the template's in number, shape or dtype. Errors name the file.
 
 from __future__ import annotations
 
+import io
 import os
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import jax
 import numpy as np
@@ -179,7 +180,7 @@ def _member(
                 f"{held} bytes" + (f" (at most {limit})" if nbytes > limit else "")
             )
         data = bytearray(nbytes)
-        if fh.readinto(data) != nbytes:
+        if cast(io.BufferedIOBase, fh).readinto(data) != nbytes:  # a ZipExtFile is one
             raise error(f"{path}: {what} is cut short")
     return np.frombuffer(data, dtype=dtype).reshape(shape)
 
