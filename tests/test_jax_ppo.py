@@ -334,3 +334,64 @@ def test_policy_files_that_declare_or_inflate_to_huge_arrays_are_refused_unread(
     compressed = archive(tmp_path / "compressed.npz", rest, zipfile.ZIP_DEFLATED)
     with pytest.raises(ConfigError, match="is compressed"):
         Policy.load(compressed)
+
+
+def test_any_mutation_of_a_policy_file_is_loaded_or_refused_within_a_memory_bound(
+    trained, tmp_path
+):
+    """Issue 45, the class closed for policy files: a valid file with its header's values
+    replaced (types, nulls, huge numbers), an array header declaring another shape or dtype,
+    or the file cut short, loads as a policy or is one ConfigError naming the file, and the
+    load never holds more than a few MiB beyond the file."""
+    import tracemalloc
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    _, end, _ = trained
+    good = Policy(SPEC, jax.tree.map(lambda x: x[0], end.params), INFO).save(tmp_path / "g.npz")
+    raw = good.read_bytes()
+    header, _ = arrays.load(good, "puzzlegym-jax-policy")
+    odd = st.sampled_from([None, "x", -1, 2**70, 1e308, 0.5, True, [], {}, [2**40], "conv"])
+
+    def paths(doc, prefix=()):
+        yield prefix
+        if isinstance(doc, dict):
+            for k, v in doc.items():
+                yield from paths(v, (*prefix, k))
+        elif isinstance(doc, list):
+            for i, v in enumerate(doc):
+                yield from paths(v, (*prefix, i))
+
+    header_paths = [p for p in paths(header) if p]
+    shape_at = raw.find(b"'shape': (")  # the first leaf's declared shape, as numpy wrote it
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(data=st.data())
+    def one(data):
+        path = tmp_path / "mutated.npz"
+        how = data.draw(st.sampled_from(["header", "shape", "cut"]), label="how")
+        if how == "header":
+            doc = json.loads(json.dumps(header))
+            where = data.draw(st.sampled_from(header_paths), label="path")
+            target = doc
+            for key in where[:-1]:
+                target = target[key]
+            target[where[-1]] = data.draw(odd, label="value")
+            arrays.save(path, arrays.load(good, "puzzlegym-jax-policy")[1], doc)
+        elif how == "shape":
+            declared = data.draw(st.sampled_from([b"(99999999999, ", b"(0, ", b"(7, 7, "]))
+            path.write_bytes(raw[:shape_at] + b"'shape': " + declared + raw[shape_at + 10 :])
+        else:
+            path.write_bytes(raw[: data.draw(st.integers(0, len(raw) - 1), label="at")])
+        tracemalloc.start()
+        try:
+            Policy.load(path)
+        except ConfigError as exc:
+            assert str(exc).startswith(str(path)) and "\n" not in str(exc), exc
+        finally:
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+        assert peak < len(raw) + 8 * 2**20, peak
+
+    one()

@@ -391,6 +391,50 @@ def test_a_damaged_book_is_refused_before_resuming(unbroken, tmp_path, capsys, c
     assert {p.name for p in out.iterdir()} - {".lock"} == {"config.json", "checkpoint.npz"}
 
 
+def test_any_mutation_of_a_book_is_accepted_whole_or_refused_naming_its_field(unbroken):
+    """The class closed for training books: the unbroken run's book with one value replaced
+    (at any key path) is either still a book both trainers could resume from or one
+    ConfigError naming ``book.<path>``; never another exception."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from puzzlegym.base.errors import ConfigError
+    from puzzlegym.jax.train import PROGRESS_COLUMNS
+    from puzzlegym.rl.book import check_book, jax_book
+
+    out, _, _ = unbroken
+    header, _ = arrays.load(out / "checkpoint.npz", CHECKPOINT)
+    book, shape = header["book"], jax_book(UPDATES, len(PROGRESS_COLUMNS))
+    assert check_book(book, shape, "ckpt") == book
+
+    def paths(doc, prefix=()):
+        yield prefix
+        if isinstance(doc, dict):
+            for k, v in doc.items():
+                yield from paths(v, (*prefix, k))
+        elif isinstance(doc, list):
+            for i, v in enumerate(doc[:3]):
+                yield from paths(v, (*prefix, i))
+
+    where = [p for p in paths(book) if p]
+    odd = st.sampled_from([None, "x", -1, 2**70, 1e308, 0.5, True, [], {}, ["x"], {"a": 1}])
+
+    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(path=st.sampled_from(where), value=odd)
+    def one(path, value):
+        doc = json.loads(json.dumps(book))
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+        try:
+            check_book(doc, shape, "ckpt")
+        except ConfigError as exc:
+            assert str(exc).startswith("resume: ckpt: book"), exc
+
+    one()
+
+
 def test_checkpoints_are_bounded_numbers_only(unbroken):
     out, _, _ = unbroken
     _, leaves = arrays.load(out / "checkpoint.npz", CHECKPOINT)
