@@ -43,6 +43,12 @@ def fmt(value: Any, digits: int = 1) -> str:
     return f"{value:.{digits}f}"
 
 
+def escape_cell(text: str) -> str:
+    """A table cell's text with its pipes escaped (``|L_o|`` would end the cell) and no line
+    break (which would end the row)."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
 def markdown_table(header: list[str], body: list[list[Any]]) -> str:
     """The table in Markdown; a ``Page`` column's paths become links."""
     page = header.index("Page") if "Page" in header else None
@@ -50,9 +56,12 @@ def markdown_table(header: list[str], body: list[list[Any]]) -> str:
     def cell(i: int, c: Any) -> str:
         if i == page and isinstance(c, str):
             return f"[view]({c})"
-        return fmt(c)
+        return escape_cell(fmt(c))
 
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines = [
+        "| " + " | ".join(map(escape_cell, header)) + " |",
+        "|" + "|".join("---" for _ in header) + "|",
+    ]
     lines += ["| " + " | ".join(cell(i, c) for i, c in enumerate(row)) + " |" for row in body]
     return "\n".join(lines) + "\n"
 
