@@ -347,6 +347,50 @@ def _app(cfg: DictConfig) -> None:
 TRAIN_DEFAULTS = {"agent": "maskable_ppo", "wrappers": "board"}
 
 
+def _override_error(exc: Exception, chosen: list[str]) -> ConfigError:
+    """Hydra's refusal of an override as one line that says what would work: a key that is
+    not at the top level names the full keys it could mean (``timesteps`` ->
+    ``agent.timesteps``); an unknown option of a group lists the group's options."""
+    import difflib
+    import re
+
+    from hydra import compose
+    from hydra.core.global_hydra import GlobalHydra
+
+    text = str(exc)
+    first = text.splitlines()[0]
+    missing = re.search(r"Could not find '([\w.-]+)/([^']*)'", text)
+    if missing:
+        group, name = missing.groups()
+        options = GlobalHydra.instance().config_loader().get_group_options(group)
+        if options:
+            return ConfigError(
+                f"{group}={name}: no such {group}; one of: {', '.join(sorted(options))}"
+            )
+    unknown = re.search(r"Could not override '([\w.-]+)'", text)
+    if unknown:
+        key = unknown.group(1)
+        defaults = OmegaConf.to_container(compose("run", overrides=[*chosen, "out_dir=null"]))
+        keys = _dotted_keys(defaults)
+        near = sorted(k for k in keys if k.endswith("." + key))
+        near = near or difflib.get_close_matches(key, keys, n=3)
+        hint = f"did you mean {' or '.join(near[:4])}?" if near else "see puzzlegym train --help"
+        return ConfigError(f"{key}: not a key of the training config; {hint}")
+    return ConfigError(f"overrides: {first}")
+
+
+def _dotted_keys(doc: Any, prefix: str = "") -> list[str]:
+    """Every key of a nested config, dotted (``agent.timesteps``)."""
+    if not isinstance(doc, dict):
+        return []
+    out = []
+    for k, v in doc.items():
+        name = f"{prefix}{k}"
+        out.append(name)
+        out += _dotted_keys(v, name + ".")
+    return out
+
+
 def cmd_train(args) -> int:
     """``puzzlegym train [OVERRIDES]``: the composed config ``run`` with ``agent=maskable_ppo
     wrappers=board`` (unless the overrides pick others) and the overrides, run into ``--out``
@@ -368,12 +412,12 @@ def cmd_train(args) -> int:
             )
     groups = {o.split("=", 1)[0] for o in overrides if "=" in o}
     chosen = [f"{group}={name}" for group, name in TRAIN_DEFAULTS.items() if group not in groups]
-    try:
-        with initialize_config_module("puzzlegym.configs", version_base=None):
+    with initialize_config_module("puzzlegym.configs", version_base=None):
+        try:
             cfg = compose("run", overrides=[*chosen, *overrides, "out_dir=null"])
-        kind = cfg.agent.get("kind", "play")
-    except (HydraException, OmegaConfBaseException) as exc:
-        raise ConfigError(f"overrides: {str(exc).splitlines()[0]}") from None
+            kind = cfg.agent.get("kind", "play")
+        except (HydraException, OmegaConfBaseException) as exc:
+            raise _override_error(exc, chosen) from None
     if kind != "train":
         raise ConfigError(
             f"agent: {cfg.agent.name} is not a training agent; use agent=maskable_ppo, "

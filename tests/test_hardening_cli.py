@@ -316,3 +316,28 @@ def test_hydra_app_refuses_bad_overrides(tmp_path, override, fragment):
     text = proc.stdout + proc.stderr
     assert proc.returncode not in (0, None) and "Traceback" not in text and fragment in text, text
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        (
+            "timesteps=1000",
+            "timesteps: not a key of the training config; did you mean agent.timesteps?",
+        ),
+        (
+            "agent.timestepz=3",
+            "agent.timestepz: not a key of the training config; did you mean agent.timesteps",
+        ),
+        ("env=maze_paint", "env=maze_paint: no such env; one of: bolt_unscrew_easy, "),
+        ("agent=foo", "agent=foo: no such agent; one of: "),
+    ],
+)
+def test_train_override_mistakes_say_what_would_work(tmp_path, capsys, override, message):
+    """Issue 43, item 4: Hydra's first line alone ("Could not override 'timesteps'") gave no
+    hint of ``agent.timesteps``, and ``env=maze_paint`` no list of the valid names."""
+    code, err = cli(["train", override, "--out", str(tmp_path / "run")], capsys)
+    assert code == 2 and err.startswith(f"puzzlegym: error: {message}"), err
+    if override.startswith("env="):
+        assert "maze_paint_easy" in err  # the names listed are the group's own
+    assert not (tmp_path / "run").exists()
