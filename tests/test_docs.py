@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -57,6 +58,7 @@ def test_the_docs_build_strictly(tmp_path):
     reference = (site / "reference" / "evaluation" / "index.html").read_text(encoding="utf-8")
     assert 'id="puzzlegym.env.loop.play"' in reference
     assert ":func:" not in reference  # the docstrings' roles are rewritten as code
+    assert not (site / "ruff.toml").exists()  # a tool's file in docs/, not a page
 
 
 @pytest.mark.parametrize(
@@ -216,3 +218,19 @@ def test_every_markdown_table_in_the_docs_renders_as_a_table():
                 assert len(re.findall(r"<td[ >]", row)) == columns, where
             checked += 1
     assert checked > 50  # the docs hold many tables; a parser that found none checks nothing
+
+
+def test_the_cli_page_names_every_agent_kind_and_no_page_names_a_removed_file():
+    """Issue 43, item 7: docs/cli.md listed 4 agent kinds of the 7, and three pages named
+    tests/data/full_frames_sha256.json after it moved into each game's package."""
+    from puzzlegym.cli.args import AGENT_KINDS
+
+    cli_page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert [k for k in AGENT_KINDS if f"`{k}`" not in cli_page] == []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for path in re.findall(
+            r"`((?:tests|scripts|envs|puzzlegym|benchmarks|examples)/[\w./-]+)`", text
+        ):
+            if "<" not in path and "*" not in path:
+                assert (ROOT / path).exists(), f"{page.name} names {path}, which does not exist"

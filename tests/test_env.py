@@ -164,6 +164,11 @@ def test_an_unknown_keyword_is_a_config_error_and_pythons_type_error():
         "frameskip: not a keyword argument of puzzlegym envs "
         "(unexpected keyword argument 'frameskip'); allowed: backend, start, level,"
     )
+    # issue 43, item 7: the id's game and tier are not keywords, so no message shows them
+    assert message.endswith("with kwargs ({'frameskip': 4})") and "'game'" not in message
+    for name in ("game", "tier"):  # nor can a keyword make another game under this id
+        with pytest.raises(UnknownKeywordError, match=f"^{name}: not a keyword argument of "):
+            gym.make("LongPuzzle/MazePaint-Easy", **{name: "BoltUnscrew"})
 
 
 def test_a_fresh_process_makes_an_env_without_importing_puzzlegym():

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from puzzlegym.base.errors import ConfigError
 
 __all__ = [
+    "AGENT_KINDS",
     "COUNT",
     "MODEL_OPTION_FLAGS",
     "PORT",
@@ -21,6 +22,17 @@ __all__ = [
     "split_kwargs",
 ]
 
+# every kind of --agent spec (puzzlegym.agents.factory.make_agent), as the help and docs/cli.md
+# name them
+AGENT_KINDS = (
+    "solver",
+    "random",
+    "scripted",
+    "vision",
+    "openai:MODEL",
+    "jax:PATH",
+    "module:callable",
+)
 SEED_LIMIT = 2**31  # level seeds of generated levels are 0..2**31-1 (puzzlegym.game.splits)
 
 

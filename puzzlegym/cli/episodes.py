@@ -8,6 +8,7 @@ import json
 
 from puzzlegym.base.errors import ConfigError
 from puzzlegym.cli.args import (
+    AGENT_KINDS,
     COUNT,
     SEED_LIMIT,
     add_model_options,
@@ -89,7 +90,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--agent",
         default="solver",
-        help="solver, random, scripted, vision, openai:MODEL, or module:callable",
+        help="one of: " + ", ".join(AGENT_KINDS),
     )
     run.add_argument("--backend", default="native", choices=["native", "browser"])
     run.add_argument("--level", type=int, default=None, help="play only level K (1-based)")

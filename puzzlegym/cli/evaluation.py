@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from puzzlegym.cli.args import add_model_options, lazy, model_options
+from puzzlegym.cli.args import AGENT_KINDS, add_model_options, lazy, model_options
 
 __all__ = ["register"]
 
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ev.add_argument(
         "--agents",
         default="solver",
-        help="comma list: solver, random, scripted, vision, openai:MODEL, module:callable",
+        help="comma list of: " + ", ".join(AGENT_KINDS),
     )
     ev.add_argument(
         "--objectives", default="all", help="'all' or a comma list of ids (MazePaint-Easy,...)"

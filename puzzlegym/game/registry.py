@@ -285,10 +285,9 @@ def _register(game: Game) -> None:
         env_id = game.env_id(tier)
         if env_id in gym.registry:
             continue
-        gym.register(
+        gym.register(  # the id names the game and tier: puzzlegym.env.objectives
             id=env_id,
-            entry_point="puzzlegym.env:PuzzleEnv",
-            kwargs={"game": game.name, "tier": tier},
+            entry_point=f"puzzlegym.env.objectives:{game.name}-{tier}",
             disable_env_checker=False,
         )
 

@@ -314,7 +314,8 @@ def demo_script(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m puzzlegym.service.scripted_model", description=__doc__.splitlines()[0]
+        prog="python -m puzzlegym.service.scripted_model",
+        description=" ".join(__doc__.split("\n\n")[0].split()),
     )
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--script", help="a script file (JSON)")
