@@ -24,6 +24,10 @@
   BoardObservation) → BlackBox → NumpyInfo → DiscreteGUIActions or BoardActions into an env
   that Stable-Baselines3's ``CnnPolicy`` (``MlpPolicy`` for the board) accepts;
   :func:`check_sb3_env` explains what a raw env lacks.
+* :func:`make_torchrl_env` wraps that stack for TorchRL (``GymWrapper`` with the info numbers
+  and, for the board actions, the action masks and TorchRL's ``ActionMask``);
+  :func:`register_torchrl_spaces` gives TorchRL a spec for the raw env's GUI action dicts,
+  so ``torchrl.envs.GymEnv`` takes a raw id.
 
 Interventions of the diagnostic studies (paper Section 5), over a :class:`TextChannel`; none
 of them touches the game's pixels:
@@ -66,6 +70,11 @@ from puzzlegym.wrappers.sb3 import (
     nature_cnn_parameters,
 )
 from puzzlegym.wrappers.text import TEXT_CHARSET, TEXT_MAX_LENGTH, TextChannel, find_text_channel
+from puzzlegym.wrappers.torchrl import (
+    TORCHRL_DEFAULT_ACTION,
+    make_torchrl_env,
+    register_torchrl_spaces,
+)
 from puzzlegym.wrappers.workflow import WORKFLOW_CONDITIONS, WorkflowController
 
 __all__ = [
@@ -82,6 +91,7 @@ __all__ = [
     "SWIPE_PX",
     "TEXT_CHARSET",
     "TEXT_MAX_LENGTH",
+    "TORCHRL_DEFAULT_ACTION",
     "WORKFLOW_CONDITIONS",
     "ActionMaskObservation",
     "BlackBox",
@@ -99,7 +109,9 @@ __all__ = [
     "check_sb3_env",
     "find_text_channel",
     "make_sb3_env",
+    "make_torchrl_env",
     "nature_cnn_parameters",
+    "register_torchrl_spaces",
     "resolution_for",
     "torchrl_info_reader",
 ]

@@ -43,7 +43,8 @@ class NumpyInfo(InfoWrapper, gym.utils.RecordConstructorArgs):
     not modified.
 
     Tensor libraries read infos by their ``dtype``: TorchRL's ``GymWrapper`` takes these keys
-    with ``env.set_info_dict_reader(torchrl_info_reader())`` (its
+    with ``env.set_info_dict_reader(torchrl_info_reader())`` or
+    ``env.auto_register_info_dict(info_dict_reader=torchrl_info_reader())`` (a bare
     ``auto_register_info_dict()`` reads every key, and text has no tensor form).
     ``make_sb3_env`` includes this wrapper.
     """
@@ -62,10 +63,19 @@ class NumpyInfo(InfoWrapper, gym.utils.RecordConstructorArgs):
 
 
 def torchrl_info_reader():
-    """TorchRL's ``default_info_dict_reader`` for :data:`NUMERIC_INFO_KEYS`, each with its
-    tensor dtype (int64, float64, bool), for ``GymWrapper(env).set_info_dict_reader(...)``
-    over an env whose infos :class:`NumpyInfo` typed. Needs TorchRL (the ``torchrl``
-    extra)."""
+    """TorchRL's ``default_info_dict_reader`` for :data:`NUMERIC_INFO_KEYS` alone, each with a
+    declared spec of its tensor dtype: ``step`` and ``actions`` int64, ``elapsed_s`` and
+    ``budget_s`` float64, ``accepted`` bool (``torch.bool`` in the specs, the fake
+    tensordict and every rollout; a reader given the keys without specs declares float32).
+    The text keys (``screen``, ``feedback``, ``instruction``) and the ``pressed`` list are
+    not read: they have no tensor form, and TorchRL's own ``auto_register_info_dict()``,
+    which reads every key, fails on them.
+
+    Use it over an env whose infos :class:`NumpyInfo` typed (``make_sb3_env`` does):
+    ``GymWrapper(env).set_info_dict_reader(torchrl_info_reader())``, or
+    ``GymWrapper(env).auto_register_info_dict(info_dict_reader=torchrl_info_reader())``.
+    Python's ``int`` and ``bool`` (a raw env's infos) have no ``dtype`` for the reader.
+    Needs TorchRL (the ``torchrl`` extra)."""
     import torch
     from torchrl.data import Unbounded
     from torchrl.envs import default_info_dict_reader
