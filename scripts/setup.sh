@@ -57,8 +57,10 @@ elif [ "${1:-}" = "jax" ]; then
   $PIP install -q -e '.[jax]'
 elif [ "${1:-}" = "rl" ]; then
   # the CPU build of torch first (a plain 'torch' would pull a CUDA build), then the rl extra
+  say "installing the CPU build of torch into .venv (pip; a few minutes the first time)"
   $PIP install -q 'torch==2.13.0' 2>/dev/null || $PIP install -q 'torch>=2.3,<2.14'
   TORCH=$(.venv/bin/python -c 'import torch; print(torch.__version__)')
+  say "installing puzzlegym (editable) with its rl extra (Stable-Baselines3, sb3-contrib, rliable) into .venv (pip; about a minute)"
   $PIP install -q -e '.[rl]' "torch==$TORCH"
 else
   say "installing puzzlegym (editable) and its dependencies (Gymnasium, NumPy, Pillow, Playwright, Hydra, Matplotlib, Uvicorn, ...) into .venv (pip; about a minute the first time)"
