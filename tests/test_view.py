@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -193,3 +194,24 @@ def test_view_of_a_run_writes_every_page_and_an_index_and_says_so(records, capsy
     for name in ("solver", "random", "model"):
         assert f'href="./{name}/record/{VIEW_PAGE}"' in index
     assert _data(records["random"] / VIEW_PAGE)["index"] == f"../../{VIEW_PAGE}"
+
+
+def test_report_then_view_links_the_pages_as_view_then_report_does(records, tmp_path, capsys):
+    """Issue 43, item 6: the README's order (eval, report, view) left the report saying "0 of 3
+    episodes have a viewer page". ``view`` now writes the run's report again, with its own
+    title and note, so either order ends with the links."""
+    run = tmp_path / "run"
+    shutil.copytree(records["solver"].parents[1], run)
+    assert main(["report", str(run), "--title", "My run", "--note", "A note."]) == 0
+    index = run / "report" / "index.md"
+    assert "0 of 3 episodes have a viewer page" in index.read_text()
+    capsys.readouterr()
+    assert main(["view", str(run), "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"report written again with the pages' links: {index}"
+    )
+    text = index.read_text()
+    assert text.startswith("# My run\n\nA note.\n")
+    assert "3 of 3 episodes have a viewer page (linked in [Table 18](table18.md))" in text
+    table18 = (run / "report" / "table18.md").read_text()
+    assert table18.count(f"/record/{VIEW_PAGE})") == 3

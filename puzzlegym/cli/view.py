@@ -70,6 +70,13 @@ def _cmd_view(args: argparse.Namespace) -> int:
     elif result["index"]:
         n = len(result["pages"])
         print(f"index of {counted(n, 'episode page')}: {result['index']}")
+    if result["index"]:
+        from puzzlegym.lab.tables import LAB_SECTION
+        from puzzlegym.report.write import refresh_report
+
+        report = refresh_report(args.dir, sections=[LAB_SECTION])
+        if report is not None and not args.json:
+            print(f"report written again with the pages' links: {report / 'index.md'}")
     bad = result["failed"] or any(not p["replay_ok"] for p in result["pages"])
     return 1 if bad else 0
 

@@ -3,6 +3,8 @@
 Writes (default ``RUN_DIR/report/``):
 
 * ``index.md`` — links everything below and shows the Markdown tables;
+* ``report.json`` — the report's title and note (:func:`refresh_report` writes it again with
+  them after ``puzzlegym view``);
 * ``table2.md/.csv`` — the paper's Table 2 layout (OSR, LC, FGP, LPR, H50, LC_hard, PER, NGAR
   per agent), plus SMR;
 * ``table17.md/.csv`` — the denominators (n, S, PER and SMR counts, native/other steps, cells);
@@ -32,8 +34,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from puzzlegym.base import jsonio
-from puzzlegym.base.errors import counted
-from puzzlegym.record.files import VIEW_PAGE
+from puzzlegym.base.errors import RecordError, counted
+from puzzlegym.base.schema import Obj, Str, check, optional
+from puzzlegym.record.files import VIEW_PAGE, read_json
 from puzzlegym.report.load import Section, load_run
 from puzzlegym.report.plots import plot_cumulative_lc, plot_dead_end_delays, plot_lc_heatmap
 from puzzlegym.report.tables import (
@@ -48,6 +51,24 @@ from puzzlegym.report.tables import (
 )
 
 __all__ = ["write_report"]
+
+
+OPTIONS_FILE = "report.json"  # the report's own options (title, note), beside its index.md
+MAX_OPTION_CHARS = 10_000
+
+
+def refresh_report(run_dir: str | os.PathLike, sections: Sequence[Section] = ()) -> Path | None:
+    """Write ``run_dir``'s report again where ``puzzlegym report`` wrote it by default
+    (``RUN_DIR/report``), with its own title and note, so its links reach the episode pages
+    that ``puzzlegym view`` wrote since; None when there is no such report. The order of
+    ``report`` and ``view`` then does not matter."""
+    out = Path(run_dir) / "report"
+    if not (out / OPTIONS_FILE).is_file() or not (out / "index.md").is_file():
+        return None
+    options = read_json(out / OPTIONS_FILE, "report's options")
+    shape = Obj({"title": optional(Str(MAX_OPTION_CHARS)), "note": optional(Str(MAX_OPTION_CHARS))})
+    check(options, shape, f"{out / OPTIONS_FILE}", RecordError)
+    return write_report(run_dir, out, options["title"], options["note"], sections)
 
 
 def write_report(
@@ -100,6 +121,10 @@ def write_report(
         + "\n",
     )
 
+    # what refresh_report needs to write this report again (after `puzzlegym view`)
+    jsonio.write_atomic(
+        out / OPTIONS_FILE, json.dumps({"title": title, "note": note}, indent=2) + "\n"
+    )
     meta = data["meta"]
     kw = meta.get("env_kwargs", {})
     lines = [f"# {title or 'Evaluation report'}", ""]
