@@ -202,6 +202,8 @@ def test_report_then_view_links_the_pages_as_view_then_report_does(records, tmp_
     title and note, so either order ends with the links."""
     run = tmp_path / "run"
     shutil.copytree(records["solver"].parents[1], run)
+    for page in run.rglob(VIEW_PAGE):  # pages an earlier test wrote into the shared records
+        page.unlink()
     assert main(["report", str(run), "--title", "My run", "--note", "A note."]) == 0
     index = run / "report" / "index.md"
     assert "0 of 3 episodes have a viewer page" in index.read_text()

@@ -221,3 +221,33 @@ def test_the_models_turns_show_as_text(episodes, open_viewer):
     assert v.position() == max(digests) and "the episode ended here" in v.text()
     v.page.keyboard.press("Shift+F")  # back to the last fault: the retried request
     assert v.position() == 0
+
+
+def test_a_run_stopped_at_its_step_limit_says_so_on_one_header_line(
+    episodes, open_viewer, tmp_path
+):
+    """Issue 43, item 5: a record stopped by ``--max-steps`` showed a red "unfinished record",
+    the header wrapped at 1366 px, the legend did not explain the dashed lines, and a model's
+    click showed as "click click (x, y)"."""
+    from puzzlegym.evaluation.runner import run_episode
+
+    result = run_episode(
+        "LongPuzzle/MazePaint-Easy",
+        "random",
+        seed=0,
+        out_dir=tmp_path / "r",
+        gif=False,
+        max_steps=12,
+    )
+    record = Path(result["record"])
+    view(record)
+    v = open_viewer(record / VIEW_PAGE)
+    head = v.page.inner_text("#head")
+    assert "stopped at the step limit (12 actions)" in head and "unfinished" not in head
+    height = v.page.evaluate("() => document.getElementById('head').offsetHeight")
+    assert height < 40, height  # one line
+    assert "dashed: off the objective" in v.page.inner_text("#legend")
+    model = open_viewer(episodes["model"][1])
+    model.page.click("#right details summary")
+    turns = model.text()
+    assert "→ click (640, 560)" in turns and "click click" not in turns

@@ -154,6 +154,8 @@ def run_episode(
             observers.append(frames)
         wall0 = time.perf_counter()
         end = play(env, policy, observers, max_steps=max_steps, seed=seed)
+        if end.reason == "max_steps":  # the record says the harness stopped it at its limit
+            base.end_episode("max_steps")
         result = _result(env_id, label, seed, base.probe(), end, time.perf_counter() - wall0)
         if label != agent:
             result["agent_spec"] = agent

@@ -204,6 +204,7 @@ MANIFEST = Obj(  # a record's manifest.json: what the readers use, each of its t
                     "levels": optional(Map(Any_(), 10**6)),
                     "truncated": optional(Bool()),
                     "terminated": optional(Bool()),
+                    "ended": optional(WORD),
                 },
                 extra=True,
             )

@@ -221,6 +221,7 @@ def read_episode(record_dir: str | os.PathLike) -> dict[str, Any]:
             "start": config.get("start"),
             "level": config.get("level"),
             "finished": ep["finished"],
+            "ended": clip((manifest.get("result") or {}).get("ended") or "", 40) or None,
             "torn_line": ep["torn_line"],
             "restored": ep["restored"],
         },

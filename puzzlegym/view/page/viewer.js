@@ -221,7 +221,8 @@
       for (const c of entry.calls || []) box.appendChild(el("pre", `${c.name}(${fmt(c.arguments)})`));
       if (!entry.calls && entry.tool_calls && entry.tool_calls.length) box.appendChild(el("div", `tool calls: ${entry.tool_calls.join(", ")}`));
     } else if (k === "turn") {
-      box.appendChild(el("div", `→ ${entry.tool}` + (entry.action ? ` ${describe(entry.action)}` : "") + (entry.source === "code" ? " (from code)" : "")));
+      // the action says what it is ("click (x, y)"); the tool's name alone when there is none
+      box.appendChild(el("div", `→ ${entry.action ? describe(entry.action) : entry.tool}` + (entry.source === "code" ? " (from code)" : "")));
     } else if (k === "result") {
       box.appendChild(el("div", "feedback to the model:", "meta")); box.appendChild(el("pre", entry.text));
     } else if (k === "code") {
@@ -337,17 +338,21 @@
   }
   timeline.addEventListener("pointerdown", (e) => { timeline.setPointerCapture(e.pointerId); timelineSeek(e); });
   timeline.addEventListener("pointermove", (e) => { if (e.buttons & 1) timelineSeek(e); });
+  // dashed lines (a level's start, the potential) are off the objective's target levels
   document.getElementById("legend").innerHTML = [
-    ["#1f63c6", "potential"], ["#148a3c", "FGP"], ["rgba(198,40,40,0.35)", "certified dead end"],
-    ["#5a6478", "level start"], ["#148a3c", "level won ▼"], ["#e07b00", "restart"],
-    ["#8a3ab9", "undo"], ["rgba(215,38,30,0.6)", "rejected action"], ["#111", "fault"],
-  ].map(([c, t]) => `<i style="background:${c}"></i>${t}`).join("");
+    ["#1f63c6", "potential"], ["#148a3c", "FGP"], ["rgba(198,40,40,0.35)", "dead end"],
+    ["#5a6478", "level start"], ["#148a3c", "won ▼"], ["#e07b00", "restart"],
+    ["#8a3ab9", "undo"], ["rgba(215,38,30,0.6)", "rejected"], ["#111", "fault"],
+    ["repeating-linear-gradient(90deg, #5a6478 0 3px, transparent 3px 5px)", "dashed: off the objective", "dash"],
+  ].map(([c, t, k]) => `<i class="${k || ""}" style="background:${c}"></i>${t}`).join("");
 
   // ------------------------------------------------------------------ the header
   function header() {
     const r = D.record, o = D.outcome, h = document.getElementById("head");
     h.replaceChildren();
-    h.appendChild(el("h1", `${r.agent} · ${r.env_id} · seed ${r.seed}`));
+    const title = el("h1", `${r.agent} · ${r.env_id} · seed ${r.seed}`);
+    title.title = title.textContent;  // the whole line, where a long name is cut
+    h.appendChild(title);
     const figs = [
       [`LC ${pct(o.lc)}`], [`FGP ${pct(o.fgp)}`], [`end: ${o.end}`, o.success ? "good" : ""],
       [`${N} actions, ${o.elapsed_s.toFixed(0)} s`],
@@ -356,7 +361,9 @@
     ];
     if (D.replay.frames) figs.push([`${D.replay.frames} frame hashes match`]);
     if (F.stride > 1) figs.push([`every ${F.stride}th frame stored`, "bad"]);
-    if (!r.finished) figs.push(["unfinished record", "bad"]);
+    if (!r.finished) figs.push(["unfinished record: its process stopped before the episode ended", "bad"]);
+    else if (r.ended === "max_steps") figs.push([`stopped at the step limit (${N} actions)`]);
+    else if (r.ended) figs.push([`ended from outside (${r.ended})`]);
     for (const [t, c] of figs) h.appendChild(el("span", t, "fig " + (c || "")));
     if (D.index) { const a = el("a", "all episodes"); a.href = D.index; h.appendChild(a); }
   }
