@@ -28,6 +28,7 @@ from puzzlegym.envs.rush_hour import view as RV
 from puzzlegym.envs.truck_escape import rules as TR
 from puzzlegym.envs.truck_escape import view as TV
 from puzzlegym.screen.layout import BOARD_AREA, FEEDBACK
+from puzzlegym.service.http import RequestError
 from puzzlegym.service.play import PlaySession, make_play_server
 from puzzlegym.suite.view import MAX_MOTION_FRAMES, motion_scenes
 
@@ -48,7 +49,7 @@ class Page:
             "pointer",
             "grab",
         )
-        assert set(reply["status"]) == {"text", "warning", "restart"}
+        assert set(reply["status"]) == {"text", "warning", "restart", "over"}
         json.dumps(reply)  # plain JSON
         for patches in reply["frames"]:
             for x, y, data in patches:
@@ -362,6 +363,7 @@ def test_the_status_line_shows_moves_par_a_warning_off_the_objective_and_restart
         "text": f"Maze Paint Easy level 1 · moves 0 · par {par}",
         "warning": None,
         "restart": None,
+        "over": None,
     }
     board = u.probe().board
     for move in solvers.solve(board.level).moves[:2]:  # two moves (played as GUI actions)
@@ -378,6 +380,7 @@ def test_the_status_line_shows_moves_par_a_warning_off_the_objective_and_restart
         "text": "objective: Maze Paint Easy",
         "warning": None,
         "restart": None,
+        "over": None,
     }
     card = h.env.unwrapped.probe().control("game:RushHour")
     status = home.click(*card.center)["status"]
@@ -526,6 +529,122 @@ def test_a_foreign_page_cannot_frame_play_nor_reach_it_beyond_loopback_without_t
             click_card()
             _wait(lambda: u.actions == 1)
             assert u.suite.screen == "difficulty"
+            browser.close()
+    finally:
+        server.close()
+
+
+def _solve_through_the_page(s: PlaySession, page: Page) -> dict:
+    """Play the single level of ``s`` (on its board) to its win through the page's drags."""
+    u = s.env.unwrapped
+    reply: dict = {}
+    for move in solvers.solve(u.probe().board.level).moves:
+        for a in u.probe().board.actions_for_move(move):
+            reply = page.send(("pointer_down", a.x0, a.y0), ("pointer_up", a.x1, a.y1))
+    return reply
+
+
+def test_after_a_win_the_page_and_terminal_say_it_is_over_and_offer_again_or_next(tmp_path):
+    """Issue 43, item 3: after a win with ``play --level K`` the Next button did nothing and
+    nothing said why (events after the end were dropped silently). The win states the moves
+    against par; the end says the episode is over and where it is recorded, on the page and
+    in the terminal; Play again starts a new episode in a new record, Next level the level
+    after."""
+    from puzzlegym.service import play
+
+    lines: list[str] = []
+    s = PlaySession(
+        "LongPuzzle/MazePaint-Easy", tmp_path / "human", log=lines.append, start="board", level=1
+    )
+    try:
+        par = play.PARS.wait("MazePaint", "Easy", 0)
+        page = Page(s)
+        with pytest.raises(RequestError, match="still being played"):
+            s.again({})
+        status = _solve_through_the_page(s, page)["status"]
+        record = s.base.record_path
+        assert status["text"].startswith(
+            f"Maze Paint Easy level 1 won in {par} moves · par {par} (optimal)"
+        )
+        assert status["over"] == {
+            "text": f"The episode is complete and recorded in {record}: 1 of 1 level won in "
+            f"{s.base.probe().actions} actions.",
+            "next_level": 2,
+        }
+        assert lines == [
+            f"puzzlegym play: {status['over']['text']} The page offers: Play again "
+            "or go on to level 2."
+        ]
+        assert page.click(640, 450)["status"]["over"] == status["over"]  # still said, not dropped
+        reply = page.draw(s.again({}))
+        assert reply["status"]["over"] is None and s.base.record_path == f"{tmp_path / 'human'}-2"
+        assert s.base.probe().board.number == 1 and s.base.probe().board.depth == 0
+        _solve_through_the_page(s, page)
+        reply = page.draw(s.next_level({}))
+        assert s.base.probe().board.number == 2 and reply["status"]["over"] is None
+        assert json.loads((Path(record) / "manifest.json").read_text())["result"]["success"]
+        with pytest.raises(RequestError, match="expected an empty body"):
+            s.next_level({"level": 9})
+    finally:
+        s.close()
+
+
+@pytest.mark.browser
+def test_the_play_page_shows_rules_keeps_the_title_clear_and_offers_play_again(session):
+    """Issue 43, item 3, in a real Chromium at 1366x768: the status line no longer covers the
+    screen's title (it sits in the window's bottom-left corner), a Rules button shows the
+    game's rule card (keys go to it, not the game, until it is closed), and once the level is
+    won the page says the episode is over and its Play again button starts a new episode."""
+    from playwright.sync_api import sync_playwright
+
+    from puzzlegym.backends.browser import CHROMIUM_ARGS, chromium_path
+    from puzzlegym.game.registry import get_game
+
+    s = session("LongPuzzle/MazePaint-Easy", start="board", level=1)
+    server = _Server(s)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium_path(), args=list(CHROMIUM_ARGS))
+            page = browser.new_page(viewport={"width": 1366, "height": 768})
+            page.goto(server.url + "/")
+            _wait(lambda: "moves 0" in page.inner_text("#status"))
+            box = page.evaluate(
+                "(() => { const s = document.getElementById('status').getBoundingClientRect();"
+                " const c = document.getElementById('screen').getBoundingClientRect();"
+                " return [s.top, s.bottom, c.top + 64 * c.height / 900]; })()"
+            )
+            assert box[0] > box[2] and box[1] == pytest.approx(768 - 6, abs=1)  # below the title
+            page.click("#rules-button")
+            _wait(lambda: page.locator("#rules").count() == 1)
+            card = get_game("MazePaint").rule_card.splitlines()[2]
+            assert "Rules: Maze Paint" in page.inner_text("#rules") and card in page.inner_text(
+                "#rules"
+            )
+            depth = s.env.unwrapped.probe().board.depth
+            page.keyboard.press("ArrowDown")  # read by the card, not played
+            page.keyboard.press("Escape")
+            assert page.locator("#rules").count() == 0 and s.env.unwrapped.probe().actions == 0
+            assert s.env.unwrapped.probe().board.depth == depth
+            left, top, w, _h = page.evaluate(
+                "(() => { const r = document.getElementById('screen').getBoundingClientRect();"
+                " return [r.left, r.top, r.width, r.height]; })()"
+            )
+
+            def at(x, y):
+                return left + (x + 0.5) * w / 1280, top + (y + 0.5) * w / 1280
+
+            for move in solvers.solve(s.env.unwrapped.probe().board.level).moves:
+                (drag,) = s.env.unwrapped.probe().board.actions_for_move(move)
+                n = s.env.unwrapped.probe().actions
+                page.mouse.move(*at(drag.x0, drag.y0))
+                page.mouse.down()
+                page.mouse.move(*at(drag.x1, drag.y1), steps=4)
+                page.mouse.up()
+                _wait(lambda n=n: s.env.unwrapped.probe().actions > n)
+            _wait(lambda: "The episode is complete and recorded" in page.inner_text("#status"))
+            page.click("#over button")  # Play again
+            _wait(lambda: "moves 0" in page.inner_text("#status") and not s.done)
+            assert s.base.record_path.endswith("-2")
             browser.close()
     finally:
         server.close()

@@ -56,7 +56,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
         kwargs["level"] = args.level
     sock = listen(args.host, args.port)  # a port in use is refused before a record is opened
     try:
-        play = PlaySession(args.env_id, args.record_dir, **kwargs)
+        play = PlaySession(
+            args.env_id, args.record_dir, log=lambda line: print(line, flush=True), **kwargs
+        )
     except BaseException:
         sock.close()
         raise

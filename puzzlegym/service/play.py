@@ -25,6 +25,7 @@ import base64
 import html
 import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast, get_args
 
@@ -33,7 +34,7 @@ import gymnasium as gym
 from puzzlegym import solvers
 from puzzlegym.backends.browser import page_file
 from puzzlegym.backends.human import HumanPage
-from puzzlegym.base.errors import PuzzleGymError, shown
+from puzzlegym.base.errors import PuzzleGymError, counted, shown
 from puzzlegym.env import puzzle_env
 from puzzlegym.env.probe import LEVEL, Probe
 from puzzlegym.game.registry import get_game, parse_env_id
@@ -179,6 +180,15 @@ class _Pars:
 PARS = _Pars()
 
 
+def won_text(board: Any, moves: int) -> str:
+    """A won level's line: its moves against par (the solver's optimum, once known)."""
+    text = f"{board.game.title} {board.tier} level {board.number} won in {moves} moves"
+    par = PARS.get(board.game.name, board.tier, board.index)
+    if par is not None:
+        text += f" · par {par}" + (" (optimal)" if moves <= par else "")
+    return text
+
+
 def play_status(probe: Probe) -> dict:
     """The human page's status line for the episode now: ``text`` (on a level screen the
     level's moves, and its par once :data:`PARS` has solved the level; else the objective),
@@ -197,43 +207,136 @@ def play_status(probe: Probe) -> dict:
         )
     if probe.screen == LEVEL and board is not None:
         par = PARS.get(board.game.name, board.tier, board.index)
-        text = f"{board.game.title} {board.tier} level {board.number} · moves {board.depth}"
-        text += "" if par is None else f" · par {par}"
+        level = f"{board.game.title} {board.tier} level {board.number}"
+        if board.solved:
+            text = won_text(board, board.depth)
+        else:
+            text = f"{level} · moves {board.depth}"
+            text += "" if par is None else f" · par {par}"
         rect = probe.control("restart")
         if rect is not None and board.depth >= CONFIRM_RESTART_MOVES:
             restart = [rect.x, rect.y, rect.w, rect.h]
-    return {"text": text, "warning": warning, "restart": restart}
+    return {"text": text, "warning": warning, "restart": restart, "over": None}
 
 
 class PlaySession:
-    """A human playing one objective in an ordinary browser, recorded as an episode."""
+    """A human playing one objective in an ordinary browser, recorded as an episode.
 
-    def __init__(self, env_id: str, record_dir: str | Path, **env_kwargs: Any) -> None:
+    When the episode ends (every target level won, or the budget spent) its record is
+    finished: the page and ``log`` (the terminal's line) say so and where it was recorded, and
+    the page offers to play it again (:meth:`again`: a new episode, a new record) or, for a
+    single level (``level=K``), to go on to the next one (:meth:`next_level`)."""
+
+    def __init__(
+        self,
+        env_id: str,
+        record_dir: str | Path,
+        log: Callable[[str], None] | None = None,
+        **env_kwargs: Any,
+    ) -> None:
         self.env_id = env_id
+        self.record_dir = str(record_dir)
+        self.log = log or (lambda line: None)
+        self.lock = threading.Lock()
+        self._start(env_kwargs)
+
+    def _start(self, env_kwargs: dict) -> None:
+        self.env_kwargs = dict(env_kwargs)
         self.env = gym.make(
-            env_id, clock="wall", record_dir=str(record_dir), agent="human", **env_kwargs
+            self.env_id, clock="wall", record_dir=self.record_dir, agent="human", **env_kwargs
         )
         self.base = puzzle_env(self.env, "play")
         self.obs, _ = self.env.reset(seed=0)
         self.page = HumanPage(self.env)
         self.page.full()
         self.recognizer = GestureRecognizer()
-        self.lock = threading.Lock()
         self.done = False
+        self.over: dict | None = None  # what the page says once the episode has ended
+        self.won: str | None = None  # the last win's line, until another level is played
         self._down: tuple[int, int] | None = None  # where the pointer was pressed
         self._pointer = (0, 0)  # the last pointer position the page reported
+
+    def _next_level(self) -> int | None:
+        """The level after this single-level episode's, if it has one and is one."""
+        level = self.env_kwargs.get("level")
+        if level is None:
+            return None
+        game, tier = parse_env_id(self.env_id)
+        return level + 1 if level < len(game.load_catalogue(tier)) else None
+
+    def _end(self) -> None:
+        """The episode has ended: say so, on the page and in the terminal."""
+        probe = self.base.probe()
+        won, n = len(probe.levels_won), len(probe.objective.targets)
+        how = "complete" if probe.success else "over (the budget was spent)"
+        text = (
+            f"The episode is {how} and recorded in {self.base.record_path}: {won} of "
+            f"{counted(n, 'level')} won in {counted(probe.actions, 'action')}."
+        )
+        self.over = {"text": text, "next_level": self._next_level()}
+        offers = "Play again" + (
+            ""
+            if self.over["next_level"] is None
+            else f" or go on to level {self.over['next_level']}"
+        )
+        self.log(f"puzzlegym play: {text} The page offers: {offers}.")
+
+    def again(self, body: Any) -> dict:
+        """Play the objective again, a new episode in a new record (after the episode ended)."""
+        return self._restart(body, "again", self.env_kwargs)
+
+    def next_level(self, body: Any) -> dict:
+        """Go on to the next level (a single-level episode that has ended)."""
+        with self.lock:
+            level = self._next_level()
+        if level is None:
+            raise RequestError(409, "next: this episode plays no single level with one after it")
+        return self._restart(body, "next", {**self.env_kwargs, "level": level})
+
+    def _restart(self, body: Any, what: str, env_kwargs: dict) -> dict:
+        if body not in (None, {}):
+            raise RequestError(400, f"{what}: expected an empty body, got {shown(body)}")
+        with self.lock:
+            if not self.done:
+                raise RequestError(409, f"{what}: the episode is still being played")
+            self.env.close()
+            self._start(env_kwargs)
+            self.page.full()
+            return self._reply([self._patches([SCREEN])])
 
     def _patches(self, rects: list[Rect]) -> list:
         frame = self.page.frame
         rects = [SCREEN] if len(rects) > MAX_PATCHES else rects
         return [[r.x, r.y, base64.b64encode(png_bytes(frame, r)).decode("ascii")] for r in rects]
 
+    def _note_win(self, board: Any, won_before: tuple[int, ...]) -> None:
+        """After a step from ``board``: keep the line of the level it won (its moves against
+        par) for the screens that follow; forget it once an unsolved board is in play."""
+        probe = self.base.probe()
+        now = probe.board
+        if now is not None and now.solved:
+            self.won = won_text(now, now.depth)
+        elif board is not None and len(probe.levels_won) > len(won_before):
+            self.won = won_text(board, board.depth + 1)  # the winning move ended the screen
+        elif now is not None:
+            self.won = None
+
     def _reply(self, frames: list[list]) -> dict:
+        status = play_status(self.base.probe())
+        if self.won is not None and status["text"] != self.won:
+            status["text"] = f"{self.won} · {status['text']}"
         return {
             "frames": frames,
             "cursor": self.page.cursor(*self._pointer),
-            "status": play_status(self.base.probe()),
+            "status": {**status, "over": self.over},
         }
+
+    def rules(self) -> dict:
+        """The rule card of the game on the screen, else the objective's game."""
+        with self.lock:
+            probe = self.base.probe()
+        game = probe.game or get_game(probe.objective.game)
+        return {"title": game.title, "text": game.rule_card}
 
     def full_frame(self) -> dict:
         with self.lock:
@@ -270,16 +373,20 @@ class PlaySession:
                         continue
                     previewed = self.page.previewing
                     try:
-                        before = self.base.probe().version
+                        probe = self.base.probe()
+                        before, board, won = probe.version, probe.board, probe.levels_won
                         self.obs, _, term, trunc, _ = self.env.step(action)
                     except PuzzleGymError:
                         continue  # e.g. a key outside the allowed set: not a game input
+                    self._note_win(board, won)
                     if previewed:  # the piece already follows the pointer: it settles at once
                         shown(self.page.settled())
                     elif self.base.probe().version != before:
                         for rects in self.page.after_step():
                             shown(rects)
-                    self.done = bool(term or trunc)
+                    if term or trunc:
+                        self.done = True
+                        self._end()
             if preview is not None and self._down is not None and not self.done:
                 shown(self.page.preview(*self._down, *preview))
             elif self._down is None and self.page.previewing:
@@ -348,5 +455,8 @@ def make_play_server(
         ("GET", "/page.js"): lambda s, _: Reply(200, script, "text/javascript"),
         ("GET", "/play/frame"): lambda s, _: Reply.json(play.full_frame()),
         ("POST", "/play/events"): lambda s, body: Reply.json(play.events(body)),
+        ("POST", "/play/again"): lambda s, body: Reply.json(play.again(body)),
+        ("POST", "/play/next"): lambda s, body: Reply.json(play.next_level(body)),
+        ("GET", "/play/rules"): lambda s, _: Reply.json(play.rules()),
     }
     return make_server(host, port, routes, token=token, sock=sock, public=PUBLIC)

@@ -5,9 +5,11 @@
 // For human play (`puzzlegym play`, window.PUZZLEGYM_REMOTE) the canvas is scaled to fit the
 // window (aspect kept, centred) and pointer positions are mapped back to screen pixels; the
 // server's replies also carry the frames of a move's motion and a drag's preview, and the
-// pointer's shape (one of CURSORS) and a status line the page shows over the window's corner,
-// outside the frames: the level's moves and par, a warning off the objective, and where
-// Restart is while a restart would throw away a long attempt (the page asks first).
+// pointer's shape (one of CURSORS) and a status line the page shows in the window's
+// bottom-left corner, outside the frames: the level's moves and par, a warning off the
+// objective, where Restart is while a restart would throw away a long attempt (the page asks
+// first), and once the episode is over, Play again and Next level. A Rules button shows the
+// game's rule card.
 (function () {
   "use strict";
   const W = 1280, H = 900;
@@ -60,10 +62,19 @@
     window.addEventListener("resize", fit);
     statusBox.id = "status";
     statusBox.setAttribute("aria-live", "polite");
-    statusBox.style.cssText = "position:fixed;left:8px;top:6px;z-index:2;pointer-events:none;" +
+    // the window's bottom-left corner: at 1366x768 the top one covers the screen's title
+    statusBox.style.cssText = "position:fixed;left:8px;bottom:6px;z-index:2;pointer-events:none;" +
       "font:13px/1.35 system-ui,'DejaVu Sans',sans-serif;color:#f3f5f9;max-width:40ch;" +
       "background:rgba(27,36,51,0.82);padding:3px 8px;border-radius:4px;";
     document.body.appendChild(statusBox);
+  }
+  function button(label, onClick) {
+    const b = document.createElement("button");
+    b.textContent = label;
+    b.style.cssText = "pointer-events:auto;margin:4px 6px 0 0;padding:2px 10px;" +
+      "font:13px/1.35 system-ui,'DejaVu Sans',sans-serif;";
+    b.addEventListener("click", (e) => { e.stopPropagation(); onClick(); sink.focus(); });
+    return b;
   }
   function showStatus(s) {
     status = s;
@@ -75,6 +86,42 @@
       w.textContent = "\u26a0 " + s.warning;
       statusBox.appendChild(w);
     }
+    if (s.over && typeof s.over.text === "string") {
+      // the episode has ended and is recorded: play it again, or go on to the next level
+      const o = document.createElement("div");
+      o.id = "over";
+      o.style.cssText = "color:#a8f0b8;margin-top:3px;";
+      o.textContent = s.over.text;
+      o.appendChild(document.createElement("br"));
+      o.appendChild(button("Play again", () => window.puzzlegym.post("play/again")));
+      if (Number.isInteger(s.over.next_level)) {
+        o.appendChild(button(`Next level (${s.over.next_level})`, () => window.puzzlegym.post("play/next")));
+      }
+      statusBox.appendChild(o);
+    }
+  }
+  // the game's rule card, over the page until closed (keys go to it, not to the game)
+  let rulesBox = null;
+  function closeRules() { if (rulesBox) { rulesBox.remove(); rulesBox = null; sink.focus(); } }
+  function showRules(card) {
+    closeRules();
+    rulesBox = document.createElement("div");
+    rulesBox.id = "rules";
+    rulesBox.style.cssText = "position:fixed;inset:0;z-index:3;background:rgba(16,22,33,0.6);" +
+      "display:flex;align-items:center;justify-content:center;";
+    const panel = document.createElement("div");
+    panel.style.cssText = "background:#fff;color:#1d2533;max-width:720px;max-height:80vh;overflow:auto;" +
+      "padding:14px 18px;border-radius:6px;font:14px/1.45 system-ui,'DejaVu Sans',sans-serif;";
+    const h = document.createElement("h2");
+    h.textContent = `Rules: ${card.title}`;
+    h.style.cssText = "margin:0 0 8px;font-size:17px;";
+    const text = document.createElement("div");
+    text.style.whiteSpace = "pre-wrap";
+    text.textContent = card.text.split("\n").filter((l) => !l.startsWith("# ")).join("\n").trim();
+    panel.append(h, text, button("Close", closeRules));
+    rulesBox.appendChild(panel);
+    rulesBox.addEventListener("click", (e) => { if (e.target === rulesBox) closeRules(); });
+    document.body.appendChild(rulesBox);
   }
   function onRestart(x, y) {
     const r = status && status.restart;
@@ -111,6 +158,7 @@
     push({ kind: "pointer_up", t: t(), x: x, y: y });
   });
   window.addEventListener("keydown", (e) => {
+    if (rulesBox) { if (e.key === "Escape") closeRules(); return; }
     let key = e.key === " " ? "Space" : e.key;
     if (GAME_KEYS.has(key) || key === "Space" || /^[a-zA-Z]$/.test(key)) {
       e.preventDefault();
@@ -191,6 +239,18 @@
       send("play/events", window.puzzlegym.takeEvents());
     }
     listeners.push(() => flush());
+    window.puzzlegym.post = (path) => { if (!busy) send(path, {}); };
+    const rules = button("Rules", async () => {
+      try {
+        const response = await fetch("play/rules", { headers: auth });
+        if (response.ok) showRules(await response.json());
+      } catch (e) {
+        console.error(e);
+      }
+    });
+    rules.id = "rules-button";
+    rules.style.cssText += "position:fixed;right:8px;bottom:6px;z-index:2;margin:0;";
+    document.body.appendChild(rules);
     send("play/frame", null);
   }
   sink.focus();
