@@ -1,16 +1,19 @@
 """Every twin is its game, index for index: the sameness harness (puzzlegym.jax.sameness)
 over catalogue levels of every tier, generated levels and Hypothesis-chosen generated
-levels of every game that has a twin (games join with no edit here), and a check that the
-harness catches a twin that is wrong."""
+levels of every game that has a twin (games join with no edit here), a check that the
+harness catches a twin that is wrong, and the pair as a user builds it from docs/rl-jax.md
+(the twin's defaults; the Python env's but for the buttons and the budget) played alike."""
 
 from __future__ import annotations
 
 import copy
 
+import numpy as np
 import pytest
 
-pytest.importorskip("jax")
+jax = pytest.importorskip("jax")
 
+import jax.numpy as jnp  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -18,10 +21,18 @@ import puzzlegym.jax as pj  # noqa: E402
 from puzzlegym.game.registry import games  # noqa: E402
 from puzzlegym.game.splits import SEED_LIMIT  # noqa: E402
 from puzzlegym.game.twin import has_twin  # noqa: E402
-from puzzlegym.jax.sameness import close_pool, compare, solution_actions  # noqa: E402
+from puzzlegym.jax.sameness import (  # noqa: E402
+    REWARD_TOLERANCE,
+    close_pool,
+    compare,
+    replay,
+    solution_actions,
+)
+from puzzlegym.wrappers import make_sb3_env  # noqa: E402
 
 TIERS = {g.env_id(t): (g, t) for g in games().values() if has_twin(g) for t in g.tiers}
 TWIN_IDS = list(TIERS)
+FIRST_TIERS = [g.env_id(g.tiers[0]) for g in games().values() if has_twin(g)]
 BUDGET_S = 60.0  # room for random play to win now and then
 SLACK = 4  # actions beyond the longest catalogue solution of a tier
 
@@ -134,3 +145,80 @@ def test_the_harness_catches_a_wrong_twin():
     report = compare(pj.PuzzleJaxEnv(wrong, env.spec, params), params, episodes=2, seed=1)
     assert report.fields["reward"] > 0 and report.fields["mask"] > 0
     assert report.disagreements > 0 and report.examples
+
+
+@pytest.mark.parametrize("env_id", FIRST_TIERS)
+def test_the_documented_pair_plays_the_same(env_id):
+    """The twin built with make's defaults and the Python env built as the docs say (one
+    compiled replay a game: every level row shares it), on catalogue levels 1-5 of every
+    game's first tier (Nut and Bolt Easy has 3), four episodes a level, with the same
+    masked random indices (episode 0 plays the solver's whole solution first, so it is won,
+    episode 1 a random part of it): the spaces, and at every step the observation, the
+    mask, the reward, ``terminated`` and ``truncated``, are equal."""
+    env, params = pj.make(env_id)
+    game, tier = TIERS[env_id]
+    levels = game.load_catalogue(tier)
+    steps = wins = 0
+    for k in range(1, min(5, len(levels)) + 1):
+        # as docs/rl-jax.md builds it: the defaults but for buttons and the budget (no
+        # max_targets: every level of a tier has the twin's layout by default)
+        py = make_sb3_env(
+            env_id,
+            actions="board",
+            observation="board",
+            start="board",
+            level=k,
+            buttons=env.buttons,
+            budget_s=int(params.budget[k - 1]) - 0.5,
+        )
+        try:
+            assert py.action_space.n == env.num_actions
+            assert py.get_wrapper_attr("n_targets") == env.n_targets
+            assert py.observation_space.shape == env.obs_shape
+            masks_of, targets_of = (py.get_wrapper_attr(a) for a in ("action_masks", "targets"))
+            for episode in range(4):
+                rng = np.random.default_rng([k, episode])
+                plan = solution_actions(game, levels[k - 1], SOLUTIONS) if episode < 2 else []
+                plan = plan[: rng.integers(len(plan) + 1)] if episode == 1 else plan
+                obs, _ = py.reset(seed=episode)
+                observations, masks, rewards, terms, truncs, actions = [obs], [], [], [], [], []
+                done = False
+                while not done:
+                    masks.append(masks_of())
+                    t = len(actions)
+                    if t < len(plan) and plan[t] in targets_of():
+                        action = targets_of().index(plan[t])
+                    else:
+                        plan = []
+                        action = int(rng.choice(np.flatnonzero(masks[-1])))
+                    obs, reward, terminated, truncated, _ = py.step(action)
+                    for seq, x in zip(
+                        (actions, observations, rewards, terms, truncs),
+                        (action, obs, reward, terminated, truncated),
+                        strict=True,
+                    ):
+                        seq.append(x)
+                    done = terminated or truncated
+                masks.append(masks_of())
+                n = len(actions)
+                assert n <= int(params.budget[k - 1])
+                padded = np.zeros(params.max_steps_in_episode, dtype=np.int32)
+                padded[:n] = actions
+                t_obs, t_masks, t_rewards, t_terms, t_truncs, _ = jax.device_get(
+                    replay(env, params, k - 1, jnp.asarray(padded))
+                )
+                where = f"level {k}, episode {episode}, actions {actions}"
+                for t in range(n + 1):
+                    assert np.array_equal(t_obs[t], observations[t]), f"obs {t}: {where}"
+                    assert t_masks[t].tolist() == masks[t].tolist(), f"mask {t}: {where}"
+                for t in range(n):
+                    assert abs(float(t_rewards[t]) - rewards[t]) <= REWARD_TOLERANCE, where
+                    assert (bool(t_terms[t]), bool(t_truncs[t])) == (terms[t], truncs[t]), (
+                        f"done {t}: {where}"
+                    )
+                steps += n
+                wins += terms[-1]
+                assert terms[-1] or episode > 0  # the whole solution wins within the budget
+        finally:
+            py.close()
+    assert steps > 0 and wins >= 1

@@ -197,9 +197,15 @@ def test_board_action_spaces(make_env):
     assert "undo" in nut.buttons  # Nut and Bolt has Undo
     levels = nut.unwrapped.game.load_catalogue("Easy")
     assert nut.n_targets == max(level.n_bolts for level in levels)
-    one = BoardActions(make_env("LongPuzzle/BoltUnscrew-Hard", level=2), buttons=["restart"])
-    assert one.n_targets == len(one.unwrapped.game.load_catalogue("Hard")[1].anchors)
-    assert one.names()[-1] == "restart" and one.action_space.n == one.n_targets + 1
+    # one level (level=k) is laid out as its whole tier: the tier's most anchors, the level's
+    # own padded (Bolt Unscrew Hard: level 2 has 22 of the 26), so every level of the tier,
+    # and its JAX twin, shares one layout
+    hard = [len(level.anchors) for level in GAMES["BoltUnscrew"].load_catalogue("Hard")]
+    assert hard[1] < max(hard)
+    for k in (1, 2, len(hard)):
+        one = BoardActions(make_env("LongPuzzle/BoltUnscrew-Hard", level=k), buttons=["restart"])
+        assert one.n_targets == max(hard)
+        assert one.names()[-1] == "restart" and one.action_space.n == one.n_targets + 1
     for bad in (
         {"buttons": ["jump"]},
         {"buttons": "restart"},

@@ -103,6 +103,18 @@ def make(
     level's solution, and for generated levels the training budget (``budget_multiple``
     times the tier's longest catalogue solution). ``EnvParams.budget`` holds it per level.
 
+    The Python board env that plays the same game, index for index, is
+    ``make_sb3_env(env_id, actions="board", observation="board", start="board", level=k,
+    buttons=env.buttons, budget_s=int(params.budget[k - 1]) - 0.5)`` for catalogue level
+    ``k`` (training level ``i``: ``levels``, ``num_levels``, ``start_level`` as here,
+    ``level=1``, the budget of row ``env.row(i)`` and ``reset(options={"first_level":
+    i})``), with this env's ``reward``, ``level_bits`` and ``action_cost_s`` (both envs
+    default to the same). So two settings besides the defaults: the Python env's default
+    buttons add Next, Menu and the home screen's after Restart (and Undo), and its default
+    budget is 3600 s. Its board targets are this env's by default, the tier's most
+    (:class:`~puzzlegym.wrappers.BoardActions`); :func:`puzzlegym.jax.sameness.python_env`
+    builds it for a level row.
+
     Examples:
         >>> import jax
         >>> import puzzlegym.jax

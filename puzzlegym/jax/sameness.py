@@ -3,7 +3,8 @@ sequences from the same levels, compared at every step.
 
 :func:`compare` plays episodes of the Python env (``make_sb3_env(id, actions="board",
 observation="board", start="board", buttons=env.buttons, ...)`` on the level of each
-episode, with the twin env's budget, reward, level bits and board shape), choosing each
+episode, with the twin env's budget, reward, level bits and board shape; its board targets
+are BoardActions' default, the tier's most, as the twin's), choosing each
 index at random from the Python env's own mask (a board target mostly, a button now and
 then, any index at all now and then: waits and rejected moves count too; episodes 0, 3, 6,
 ... first play the solver's whole solution (:func:`solution_actions`), episodes 1, 4, 7, ...
@@ -92,7 +93,10 @@ class Report:
 
 def python_env(env: PuzzleJaxEnv, params: EnvParams, row: int):
     """The Python board env that plays level row ``row`` of ``params`` as ``env`` does, and
-    the ``reset`` options that start it there."""
+    the ``reset`` options that start it there: ``make_sb3_env`` with ``actions="board"``,
+    ``observation="board"``, ``start="board"``, the level, ``buttons=env.buttons`` and the
+    row's budget (``budget_s`` for exactly ``params.budget[row]`` actions), the other
+    settings the twin's (their defaults for a twin made with ``make``'s)."""
     spec = env.spec
     if spec.levels == "held-out":
         raise ConfigError(
@@ -104,8 +108,7 @@ def python_env(env: PuzzleJaxEnv, params: EnvParams, row: int):
         actions="board",
         observation="board",
         start="board",
-        buttons=spec.buttons,
-        max_targets=spec.n_targets,
+        buttons=spec.buttons,  # the tier's most targets (BoardActions' default), then these
         board_shape=spec.board_shape,
         level_bits=spec.level_bits > 0,
         reward=spec.reward,

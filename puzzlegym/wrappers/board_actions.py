@@ -20,7 +20,7 @@ from puzzlegym.base.fields import check_count
 from puzzlegym.env import PuzzleEnv
 from puzzlegym.env.navigation import home_control
 from puzzlegym.env.probe import HOME, LEVEL
-from puzzlegym.game.splits import level_targets, tier_targets
+from puzzlegym.game.splits import tier_targets
 from puzzlegym.screen.input import GestureRecognizer, action_events
 
 __all__ = ["BUTTONS", "BoardActions"]
@@ -37,10 +37,14 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     Nut and Bolt, on anchor ``i`` in Bolt Unscrew, ...), index ``K + j`` presses
     ``buttons[j]``.
 
-    ``K`` is the largest number of board targets over the objective's levels (levels with
-    fewer are padded with targets that do not exist; for ``levels="generated"``, over the
-    tier's catalogue levels, which no generated level exceeds); ``max_targets`` sets it
-    higher by hand.
+    ``K`` is the tier's largest number of board targets over its catalogue levels
+    (:func:`~puzzlegym.game.splits.tier_targets`; no generated level exceeds it), whichever
+    levels the env plays: ``level=k``, every catalogue level, or ``levels="generated"``.
+    Levels with fewer are padded with targets that do not exist, so every level of a tier
+    has one layout: the one a policy trained across levels needs and, with
+    ``buttons=("restart",)`` (``("restart", "undo")`` where the game has Undo), the JAX
+    twin's (:func:`puzzlegym.jax.make`).
+    ``max_targets`` sets it higher by hand.
     ``buttons`` (default: every entry of :data:`BUTTONS` the game has) are clicks on the
     suite's controls: ``"game"`` and ``"tier"`` are the objective's card on the home screen
     and its difficulty button. Past six games the home screen pages its cards: while the
@@ -132,19 +136,10 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         return name
 
     def _objective_targets(self) -> int:
-        """The most board targets of a level of the env's objective: its catalogue levels,
-        or for generated levels the tier's most (no generated level has more:
-        :mod:`puzzlegym.game.splits`)."""
-        base = self._base
-        game = base.game
-        levels = game.load_catalogue(base.tier)
-        k = base.config["level"]
-        if base.config["levels"] == "generated":
-            most = tier_targets(game, base.tier)
-        else:
-            most = max(
-                level_targets(game, level) for level in (levels if k is None else [levels[k - 1]])
-            )
+        """The most board targets of a catalogue level of the env's tier, whichever levels
+        it plays (no generated level has more: :mod:`puzzlegym.game.splits`)."""
+        game = self._base.game
+        most = tier_targets(game, self._base.tier)
         if most == 0:
             raise ConfigError(
                 f"BoardActions: {game.name} has no board targets (GameView.board_targets)"

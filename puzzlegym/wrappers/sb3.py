@@ -160,7 +160,8 @@ def make_sb3_env(
     Then public infos only (:class:`BlackBox`), their numbers as numpy scalars
     (:class:`NumpyInfo`), and a ``Discrete`` action space: ``actions="grid"`` clicks and
     swipes on a ``grid`` over the screen plus arrow keys (:class:`DiscreteGUIActions`),
-    ``actions="board"`` the level's board targets plus the suite's ``buttons``
+    ``actions="board"`` the level's board targets, padded to the tier's most so that every
+    level of a tier has one layout (the JAX twin's), plus the suite's ``buttons``
     (:class:`BoardActions`, with ``action_masks()`` for ``MaskablePPO``; ``max_targets`` as
     there). ``env_kwargs`` go to ``gym.make`` (e.g. ``start="board"``, ``level=1``,
     ``budget_s=200``, ``max_episode_steps=...``)."""
