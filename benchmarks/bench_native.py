@@ -1,7 +1,8 @@
 """In-process benchmark (issue: foundation). Prints, from one run:
 
-* env steps/s at full 1280×900 with a fresh observation per step (mix of solver moves and
-  random clicks, replayed from a pre-planned action list),
+* env steps/s at full 1280×900 (mix of solver moves and random clicks, replayed from a
+  pre-planned action list), the default observations beside a full frame copy per step and
+  their ratio (``pool_speedup``),
 * plain 1280×900×3 frame copies/s and the ratio of the two,
 * rules-model transitions/s.
 
@@ -15,12 +16,9 @@ import sys
 
 import puzzlegym  # noqa: F401
 from puzzlegym.bench import rates as bench
+from puzzlegym.game.registry import env_ids
 
 if __name__ == "__main__":
-    ids = sys.argv[1:] or [
-        "LongPuzzle/MazePaint-Easy",
-        "LongPuzzle/MazePaint-Medium",
-        "LongPuzzle/MazePaint-Hard",
-    ]
+    ids = sys.argv[1:] or env_ids()  # every registered objective
     for env_id in ids:
         print(json.dumps(bench.run(env_id)))

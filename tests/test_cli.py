@@ -98,6 +98,11 @@ def test_bench_json_reports_rates():
         < 0.002
     )
     assert result["rules_transitions_per_s"] > 0
+    # the default observations (pooled) beside a full copy per step, measured in the same run
+    assert result["steps_per_s_full_copy"] > 0
+    assert result["pool_speedup"] == pytest.approx(
+        result["steps_per_s"] / result["steps_per_s_full_copy"], abs=0.002
+    )
 
 
 def test_levels_stats_json_for_maze_paint():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzlegym.backends.framepool import DirtyLog, FramePool
 from puzzlegym.base.actions import Action
 from puzzlegym.screen.input import Event, action_events
 from puzzlegym.screen.render import Canvas
@@ -28,12 +29,13 @@ class FrameBuffer:
         start = None if training is None else training.resolution(SCREEN_WINDOW)
         self.canvas = Canvas(start, cache_bytes=cache_bytes)
         self._version = -1
+        self.dirty = DirtyLog()  # the regions each render redrew (full-resolution frames)
 
     def render(self, suite) -> np.ndarray:
         """The suite's current frame (the canvas buffer itself: copy before handing out)."""
         if suite.version != self._version:
             if self.training is None:
-                self.canvas.render(suite_widgets(suite))
+                self.dirty.add(self.canvas.render(suite_widgets(suite)))
             else:
                 widgets, window = training_scene(suite)
                 self.canvas.set_resolution(self.training.resolution(window))
@@ -57,11 +59,15 @@ class FrameBuffer:
         state = self.__dict__.copy()
         state["canvas"] = self.canvas.resolution
         state["_version"] = -1
+        if state.get("pool") is not None:  # nor the observations it may hand out again
+            state["pool"] = FramePool(state["pool"].size)
+        state.pop("dirty", None)
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.canvas = Canvas(state["canvas"], cache_bytes=self.cache_bytes)
+        self.dirty = DirtyLog()
 
 
 class NativeBackend(FrameBuffer):
@@ -74,6 +80,9 @@ class NativeBackend(FrameBuffer):
     def __init__(self, cache_bytes: int | None = None) -> None:
         super().__init__(cache_bytes)
         self._screen: FrameBuffer | None = None  # full-resolution frames, when observations are not
+        # full-resolution observations reuse an array nobody holds, patched (framepool.py);
+        # None: a full copy each time
+        self.pool: FramePool | None = FramePool()
 
     @property
     def resolution(self) -> Resolution:
@@ -97,9 +106,14 @@ class NativeBackend(FrameBuffer):
         return action_events(action, t_ms)
 
     def observe(self, suite) -> np.ndarray:
-        """A fresh uint8 array of the suite's current screen at the observation resolution
-        ((900, 1280, 3) by default)."""
-        return self.render(suite).copy()
+        """A uint8 array of the suite's current screen at the observation resolution
+        ((900, 1280, 3) by default) that no one else holds: at full resolution an earlier
+        observation its holder dropped, brought up to date region by region
+        (:class:`~puzzlegym.backends.framepool.FramePool`), else a fresh copy."""
+        frame = self.render(suite)
+        if self.pool is None or self.training is not None or not self.canvas.resolution.is_full:
+            return frame.copy()
+        return self.pool.take(frame, self.dirty)
 
     def screenshot(self, suite) -> np.ndarray:
         """The full-resolution frame (the buffer itself: copy before handing out); drawn by a
@@ -117,5 +131,7 @@ class NativeBackend(FrameBuffer):
 
     def close(self) -> None:
         self.release()
+        if self.pool is not None:
+            self.pool.clear()
         if self._screen is not None:
             self._screen.release()

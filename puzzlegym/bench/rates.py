@@ -1,7 +1,8 @@
 """Benchmarks of the in-process backend, measured in one run so ratios are comparable.
 
-* env steps per second at full 1280×900 with a fresh observation array per step, on a mix
-  of solver moves and random clicks;
+* env steps per second at full 1280×900 with an observation array no one else holds per step,
+  on a mix of solver moves and random clicks: the default (pooled arrays patched where the
+  screen changed) beside a full frame copy per step, on the same actions;
 * the rate of a plain copy of one 1280×900×3 frame, and the ratio of the two;
 * rules-model transitions per second (the solver's inner loop).
 """
@@ -65,12 +66,23 @@ def mixed_actions(env_id: str, steps: int, seed: int = 0, **env_kwargs) -> list[
     return out
 
 
-def env_step_rate(env_id: str, steps: int = 3000, seed: int = 0, **env_kwargs) -> dict:
-    """Env steps/s replaying :func:`mixed_actions`, each step returning a fresh
-    1280×900×3 observation (time inside ``env.step`` only; the resets between objectives
-    are not counted as steps)."""
-    actions = mixed_actions(env_id, steps, seed, **env_kwargs)
+def env_step_rate(
+    env_id: str,
+    steps: int = 3000,
+    seed: int = 0,
+    actions: list[dict | None] | None = None,
+    pool: bool = True,
+    **env_kwargs,
+) -> dict:
+    """Env steps/s replaying :func:`mixed_actions` (or ``actions``), each step returning a
+    1280×900×3 observation no one else holds (time inside ``env.step`` only; the resets
+    between objectives are not counted as steps). ``pool=False`` makes every observation a
+    full copy of the frame, as before :mod:`puzzlegym.backends.framepool`."""
+    if actions is None:
+        actions = mixed_actions(env_id, steps, seed, **env_kwargs)
     env = gym.make(env_id, **env_kwargs)
+    if not pool:
+        puzzle_env(env, "env_step_rate").backend.pool = None
     env.reset(seed=seed)
     n = resets = 0
     elapsed = 0.0  # time inside env.step only; resets are not steps
@@ -230,13 +242,24 @@ def run(
     if backend == "browser":
         return run_browser(env_id, steps)
     copy_rate = frame_copy_rate()
-    env = env_step_rate(env_id, steps)
+    actions = mixed_actions(env_id, steps)
+    # the pooled observations (the default) and a full copy per step, on the same actions,
+    # alternated twice so that the machine's drift falls on both alike
+    runs = {True: [], False: []}
+    for pool in (True, False, True, False):
+        runs[pool].append(env_step_rate(env_id, actions=actions, pool=pool))
+    rate = {
+        pool: sum(r["steps"] for r in rs) / sum(r["seconds"] for r in rs)
+        for pool, rs in runs.items()
+    }
     return {
         "env_id": env_id,
-        "steps": env["steps"],
-        "steps_per_s": round(env["steps_per_s"], 1),
+        "steps": runs[True][0]["steps"],
+        "steps_per_s": round(rate[True], 1),
+        "steps_per_s_full_copy": round(rate[False], 1),
+        "pool_speedup": round(rate[True] / rate[False], 3),
         "frame_copies_per_s": round(copy_rate, 1),
-        "ratio_to_frame_copy": round(env["steps_per_s"] / copy_rate, 3),
+        "ratio_to_frame_copy": round(rate[True] / copy_rate, 3),
         "rules_transitions_per_s": round(transition_rate(env_id, n=transitions), 1),
     }
 
