@@ -119,6 +119,7 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         self._gestures: dict[Action, list] = {}
         self._memo: tuple[tuple[int, int], list] | None = None  # ((episode, version), targets)
         self._mask_memo: tuple[tuple[int, int, bool], np.ndarray] | None = None
+        self._board_memo: tuple[Any, list] | None = None  # (board, its targets)
 
     # -------------------------------------------------------------- layout
     def _suite_name(self, button: str) -> str:
@@ -162,7 +163,14 @@ class BoardActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         out: list[Action | None] = [None] * self.n_targets
         board = probe.board
         if probe.screen == LEVEL and board is not None:
-            found = board.board_targets()
+            # a board is an immutable value: its targets are computed once, however many
+            # steps leave it as it is (a rejected click, a button, a redraw elsewhere)
+            held = self._board_memo
+            if held is not None and held[0] is board:
+                found = held[1]
+            else:
+                found = board.board_targets()
+                self._board_memo = (board, found)
             if len(found) > self.n_targets:
                 raise PuzzleGymError(
                     f"BoardActions: level {board.number} has {len(found)} board targets, more "
