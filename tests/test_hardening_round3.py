@@ -24,6 +24,8 @@ from puzzlegym.record.metrics import episode_from_record
 from puzzlegym.view.episode import read_episode
 from puzzlegym.view.turns import read_turns
 from puzzlegym.view.write import view
+from tests import mutations
+from tests.mutations import key_paths, replaced
 
 
 def rewrite(path: Path, kind: str, change) -> None:
@@ -133,31 +135,7 @@ def test_tool_calls_given_as_a_string_are_refused_before_the_page_is_built(view_
 
 
 # ------------------------------------------------------------------------------- the class
-ODD_VALUES = st.sampled_from(
-    [None, "x", "", -1, 2**70, 1e308, 0.5, True, [], {}, ["x"], {"a": None}, "{{DATA}}"]
-)
-
-
-def _paths(doc, prefix=()):
-    """Every key path of a JSON document (into objects and lists)."""
-    yield prefix
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            yield from _paths(v, (*prefix, k))
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc[:8]):
-            yield from _paths(v, (*prefix, i))
-
-
-def _set(doc, path, value):
-    if not path:
-        return value
-    doc = json.loads(json.dumps(doc))
-    target = doc
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return doc
+ODD_VALUES = st.sampled_from(mutations.ODD_VALUES)
 
 
 def _read_everything(record: Path) -> None:
@@ -201,16 +179,16 @@ def test_any_mutation_of_a_record_is_read_or_refused_naming_it(mutable, data):
     text = originals[name]
     if name == "manifest.json":
         doc = json.loads(text)
-        path = data.draw(st.sampled_from(list(_paths(doc))), label="path")
-        mutated = json.dumps(_set(doc, path, data.draw(ODD_VALUES, label="value")))
+        path = data.draw(st.sampled_from(list(key_paths(doc, items=8))), label="path")
+        mutated = json.dumps(replaced(doc, path, data.draw(ODD_VALUES, label="value")))
     elif data.draw(st.booleans(), label="truncate"):
         mutated = text[: data.draw(st.integers(0, len(text)), label="at")]
     else:
         lines = text.splitlines()
         i = data.draw(st.integers(0, len(lines) - 1), label="line")
         doc = json.loads(lines[i])
-        path = data.draw(st.sampled_from(list(_paths(doc))), label="path")
-        lines[i] = json.dumps(_set(doc, path, data.draw(ODD_VALUES, label="value")))
+        path = data.draw(st.sampled_from(list(key_paths(doc, items=8))), label="path")
+        lines[i] = json.dumps(replaced(doc, path, data.draw(ODD_VALUES, label="value")))
         mutated = "\n".join(lines) + "\n"
     (record / name).write_text(mutated)
     try:

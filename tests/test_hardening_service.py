@@ -17,6 +17,7 @@ from puzzlegym.record.files import read_log
 from puzzlegym.service import http as service_http
 from puzzlegym.service.play import PlaySession, make_play_server
 from puzzlegym.service.serve import Service, make_serve_server
+from tests.mutations import ODD_VALUES, key_paths, replaced
 
 
 class Server:
@@ -702,32 +703,12 @@ def _mutations(doc):
     text cut short."""
     from hypothesis import strategies as st
 
-    odd = st.sampled_from(
-        [None, "x", "", -1, 2**70, 1e308, 0.5, True, [], {}, ["x"], {"a": None}, "{{DATA}}"]
-    )
-
-    def paths(d, prefix=()):
-        yield prefix
-        if isinstance(d, dict):
-            for k, v in d.items():
-                yield from paths(v, (*prefix, k))
-        elif isinstance(d, list):
-            for i, v in enumerate(d):
-                yield from paths(v, (*prefix, i))
-
-    def put(path, value):
-        if not path:
-            return json.dumps(value)
-        out = json.loads(json.dumps(doc))
-        target = out
-        for key in path[:-1]:
-            target = target[key]
-        target[path[-1]] = value
-        return json.dumps(out)
-
+    odd = st.sampled_from(ODD_VALUES)
     text = json.dumps(doc)
     return st.one_of(
-        st.tuples(st.sampled_from(list(paths(doc))), odd).map(lambda pv: put(*pv)),
+        st.tuples(st.sampled_from(list(key_paths(doc))), odd).map(
+            lambda pv: json.dumps(replaced(doc, *pv))
+        ),
         st.integers(0, len(text) - 1).map(lambda n: text[:n]),
     )
 

@@ -27,6 +27,7 @@ pytest.importorskip("jax")
 from puzzlegym import cli  # noqa: E402
 from puzzlegym.agents.jax_policy import arrays  # noqa: E402
 from puzzlegym.jax.train import CHECKPOINT  # noqa: E402
+from tests.mutations import ODD_VALUES, key_paths, replaced  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 UPDATES = 60  # of 64 steps: 8 envs x 8 steps
@@ -407,26 +408,13 @@ def test_any_mutation_of_a_book_is_accepted_whole_or_refused_naming_its_field(un
     book, shape = header["book"], jax_book(UPDATES, len(PROGRESS_COLUMNS))
     assert check_book(book, shape, "ckpt") == book
 
-    def paths(doc, prefix=()):
-        yield prefix
-        if isinstance(doc, dict):
-            for k, v in doc.items():
-                yield from paths(v, (*prefix, k))
-        elif isinstance(doc, list):
-            for i, v in enumerate(doc[:3]):
-                yield from paths(v, (*prefix, i))
-
-    where = [p for p in paths(book) if p]
-    odd = st.sampled_from([None, "x", -1, 2**70, 1e308, 0.5, True, [], {}, ["x"], {"a": 1}])
+    where = [p for p in key_paths(book, items=3) if p]
+    odd = st.sampled_from(ODD_VALUES)
 
     @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
     @given(path=st.sampled_from(where), value=odd)
     def one(path, value):
-        doc = json.loads(json.dumps(book))
-        target = doc
-        for key in path[:-1]:
-            target = target[key]
-        target[path[-1]] = value
+        doc = replaced(book, path, value)
         try:
             check_book(doc, shape, "ckpt")
         except ConfigError as exc:

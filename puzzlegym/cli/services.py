@@ -7,10 +7,27 @@ import argparse
 import os
 import secrets
 import urllib.parse
+from collections.abc import Callable
+from typing import Any
 
 from puzzlegym.cli.args import PORT
 
 __all__ = ["register"]
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    """``--token``, else ``PUZZLEGYM_TOKEN``, else None."""
+    return args.token if args.token is not None else os.environ.get("PUZZLEGYM_TOKEN") or None
+
+
+def _started(make: Callable[[], Any], sock: Any, close: Callable[[], Any]) -> Any:
+    """``make()``'s server; on any failure the socket and what ``close`` ends are closed."""
+    try:
+        return make()
+    except BaseException:
+        sock.close()
+        close()
+        raise
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -29,13 +46,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except BaseException:
         sock.close()
         raise
-    token = args.token if args.token is not None else os.environ.get("PUZZLEGYM_TOKEN") or None
-    try:
-        server = make_serve_server(args.host, args.port, service, token=token, sock=sock)
-    except BaseException:
-        sock.close()
-        service.close()
-        raise
+    token = _token(args)
+    server = _started(
+        lambda: make_serve_server(args.host, args.port, service, token=token, sock=sock),
+        sock,
+        service.close,
+    )
     host, port = server.server_address[:2]
     print(
         f"puzzlegym serve: http://{host}:{port}/ (backend {args.backend}, "
@@ -62,15 +78,14 @@ def _cmd_play(args: argparse.Namespace) -> int:
     except BaseException:
         sock.close()
         raise
-    token = args.token if args.token is not None else os.environ.get("PUZZLEGYM_TOKEN") or None
+    token = _token(args)
     if token is None and not is_loopback(args.host):
         token = secrets.token_urlsafe(24)  # the person opens the URL that carries it
-    try:
-        server = make_play_server(args.host, args.port, play, sock=sock, token=token)
-    except BaseException:
-        sock.close()
-        play.close()
-        raise
+    server = _started(
+        lambda: make_play_server(args.host, args.port, play, sock=sock, token=token),
+        sock,
+        play.close,
+    )
     host, port = server.server_address[:2]
     fragment = "" if token is None else f"#token={urllib.parse.quote(token, safe='')}"
     print(
