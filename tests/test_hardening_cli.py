@@ -261,7 +261,7 @@ def test_replay_of_a_damaged_manifest_or_log_line_names_it(tmp_path, capsys, goo
     refused(
         ["replay", str(rec)],
         capsys,
-        f"{rec / 'log.jsonl'}:{i + 1}: a 'action' line without a valid 'action'",
+        f"{rec / 'log.jsonl'}:{i + 1}: missing key(s) action",
     )
     manifest = json.loads((good_record / "record" / "manifest.json").read_text())
     rec = copy_episode(good_record, tmp_path / "c")

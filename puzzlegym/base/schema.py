@@ -45,6 +45,7 @@ __all__ = [
     "Shape",
     "Str",
     "check",
+    "conform",
     "optional",
 ]
 
@@ -255,6 +256,23 @@ class Obj(Shape):
 
     def describe(self) -> str:
         return "an object"
+
+
+def conform(doc: dict, shape: Obj) -> dict:
+    """A copy of ``doc`` in which each field that does not have its declared shape is null
+    (where its shape takes null; else it is left out, unless required): for a writer whose
+    values come from a hostile source (a model server's token counts), so that every line it
+    writes reads back through :func:`check`."""
+    out = dict(doc)
+    for key, value in doc.items():
+        field = shape.required.get(key) or shape.optional.get(key)
+        if field is None or field.problem(value, key) is None:
+            continue
+        if field.problem(None, key) is None:
+            out[key] = None
+        elif key not in shape.required:
+            del out[key]
+    return out
 
 
 def check(doc: Any, shape: Shape, where: str, error: type[Exception]) -> Any:

@@ -25,9 +25,9 @@ from typing import Any
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import RecordError, shown
 from puzzlegym.base.fields import is_int
-from puzzlegym.base.schema import check
+from puzzlegym.base.schema import check, conform
 from puzzlegym.record.events import upgrade_line
-from puzzlegym.record.shapes import MANIFEST, check_agent_line, check_log_line
+from puzzlegym.record.shapes import MANIFEST, agent_line_shape, check_agent_line, check_log_line
 
 try:  # POSIX
     import fcntl
@@ -47,7 +47,6 @@ __all__ = [
     "is_being_written",
     "is_superseded",
     "lock_file",
-    "check_line",
     "read_json",
     "read_log",
     "read_manifest",
@@ -212,7 +211,8 @@ class AgentLog:
     def write(self, record: dict, actions: int, t: float) -> None:
         doc = jsonio.representable(
             {**record, "actions": actions, "t": round(t, 3)}
-        )  # NaN, 10**40: strings
+        )  # NaN, 10**40: strings, and null where the line's shape wants a number
+        doc = conform(doc, agent_line_shape(doc.get("kind")))
         line = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str, allow_nan=False)
         if len(line) > MAX_AGENT_LINE:  # bounded: a runaway line is cut to its kind
             line = json.dumps(
@@ -344,14 +344,3 @@ def read_manifest(directory: str | os.PathLike) -> dict:
     ):
         raise bad("targets", "a list of level numbers")
     return doc
-
-
-def check_line(rec: dict, where: str, fields: dict[str, tuple[type, ...]]) -> None:
-    """One log line has ``fields`` with values of those types (numbers: not booleans):
-    else a :class:`RecordError` naming ``where`` (file:line) and the field."""
-    for name, types in fields.items():
-        value = rec.get(name)
-        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-            raise RecordError(
-                f"{where}: a {rec.get('kind')!r} line without a valid {name!r} (got {shown(value)})"
-            )

@@ -36,6 +36,7 @@ __all__ = [
     "LOG_LINES",
     "MANIFEST",
     "RUN",
+    "agent_line_shape",
     "check_agent_line",
     "check_log_line",
 ]
@@ -108,7 +109,7 @@ LOG_LINES: dict[str, Shape] = {
 _AGENT = {"kind": WORD}
 _AGENT_COMMON: dict[str, Shape] = {"actions": optional(COUNT), "t": optional(Num())}
 
-AGENT_LINES: dict[str, Shape] = {
+AGENT_LINES: dict[str, Obj] = {
     "request": Obj(
         _AGENT,
         {
@@ -225,9 +226,14 @@ def check_log_line(rec: Any, where: str) -> dict:
     return check(rec, shape, where, RecordError)
 
 
+def agent_line_shape(kind: Any) -> Obj:
+    """The declared shape of an agent log line of ``kind``."""
+    shape = AGENT_LINES.get(kind) if isinstance(kind, str) else None
+    return shape if isinstance(shape, Obj) else _OTHER_AGENT_LINE
+
+
 def check_agent_line(rec: Any, where: str) -> dict:
     """An agent log line checked against its kind's shape (kinds without one: the common
     fields only); a :class:`RecordError` naming ``where`` and the field otherwise."""
     kind = rec.get("kind") if isinstance(rec, dict) else None
-    shape = AGENT_LINES.get(kind, _OTHER_AGENT_LINE) if isinstance(kind, str) else _OTHER_AGENT_LINE
-    return check(rec, shape, where, RecordError)
+    return check(rec, agent_line_shape(kind), where, RecordError)
