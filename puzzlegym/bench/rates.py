@@ -245,7 +245,7 @@ def run(
     actions = mixed_actions(env_id, steps)
     # the pooled observations (the default) and a full copy per step, on the same actions,
     # alternated twice so that the machine's drift falls on both alike
-    runs = {True: [], False: []}
+    runs: dict[bool, list[dict]] = {True: [], False: []}
     for pool in (True, False, True, False):
         runs[pool].append(env_step_rate(env_id, actions=actions, pool=pool))
     rate = {
