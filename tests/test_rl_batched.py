@@ -66,7 +66,7 @@ def test_same_as_sync_vector_env_across_autoresets(mode, spin_us):
     truncations and infos (final_obs/final_info too in same-step mode); workers that poll
     before blocking (the default) or block at once."""
     spin = {} if spin_us is None else {"spin_us": spin_us}
-    envs = BatchedVectorEnv(fns(5), workers=2, context="fork", autoreset_mode=mode, **spin)
+    envs = BatchedVectorEnv(fns(5), workers=2, autoreset_mode=mode, **spin)
     ref = gym.vector.SyncVectorEnv(fns(5), autoreset_mode=mode)
     try:
         assert envs.workers == 2 and envs.num_envs == 5
@@ -115,7 +115,7 @@ def test_idle_workers_block_after_polling_instead_of_spinning_on():
     use the whole second each). CPU seconds come from /proc (10 ms ticks)."""
     from puzzlegym.rl.workers import MAX_SPIN_US
 
-    envs = BatchedVectorEnv(fns(2), workers=2, context="fork", spin_us=MAX_SPIN_US)
+    envs = BatchedVectorEnv(fns(2), workers=2, spin_us=MAX_SPIN_US)
     try:
         envs.reset(seed=0)
         envs.step(np.zeros(2, dtype=np.int64))
@@ -136,7 +136,7 @@ def test_every_registered_id_steps_through_it():
         most = max(most, env.n_targets)
         env.close()
     kw = dict(buttons=("restart", "next", "menu"), max_targets=most, budget_s=50)
-    envs = BatchedVectorEnv([fns(1, i, **kw)[0] for i in ids], workers=2, context="fork")
+    envs = BatchedVectorEnv([fns(1, i, **kw)[0] for i in ids], workers=2)
     try:
         obs, _ = envs.reset(seed=0)
         assert obs.shape == (len(ids), 56, 80, 1) and obs.dtype == np.uint8
@@ -155,7 +155,7 @@ def test_every_registered_id_steps_through_it():
 
 
 def test_dead_worker_is_an_error_not_a_hang():
-    envs = BatchedVectorEnv(fns(4), workers=2, context="fork", timeout=30)
+    envs = BatchedVectorEnv(fns(4), workers=2, timeout=30)
     envs.reset(seed=0)
     os.kill(envs._pool.pids[1], signal.SIGKILL)
     with pytest.raises(WorkerError, match=r"worker 1 \(envs 2\.\.3, pid \d+\) died.*exit code -9"):
@@ -190,7 +190,7 @@ class Flaky(gym.Env):
 
 
 def test_env_errors_are_reported_with_the_worker_traceback():
-    envs = BatchedVectorEnv([Flaky] * 3, workers=2, context="fork", timeout=1.0)
+    envs = BatchedVectorEnv([Flaky] * 3, workers=2, timeout=1.0)
     try:
         envs.reset(seed=0)
         with pytest.raises(
@@ -226,7 +226,7 @@ def test_a_failing_env_factory_is_reported():
         raise ConfigError("level: 99 is not in the catalogue")
 
     with pytest.raises(ConfigError, match="level: 99"):
-        BatchedVectorEnv([Flaky, broken], workers=2, context="fork")
+        BatchedVectorEnv([Flaky, broken], workers=2)
 
 
 def test_a_failing_env_factory_is_reported_while_another_worker_still_starts():
@@ -241,7 +241,7 @@ def test_a_failing_env_factory_is_reported_while_another_worker_still_starts():
         raise ConfigError("level: 99 is not in the catalogue")
 
     with pytest.raises(ConfigError, match="level: 99"):
-        BatchedVectorEnv([slow, broken], workers=2, context="fork")
+        BatchedVectorEnv([slow, broken], workers=2)
 
 
 @pytest.mark.parametrize(
@@ -281,13 +281,13 @@ def test_bad_env_fns_and_kinds_name_the_field():
         ConfigError, match=r"^spin_us: expected a number 0..10000 \(microseconds\), got -5$"
     ):
         make_vector_env(EASY, 2, kind="sb3_batched", spin_us=-5, **KW)
-    envs = make_vector_env(EASY, 3, kind="batched", workers=1, context="fork", spin_us=0, **KW)
+    envs = make_vector_env(EASY, 3, kind="batched", workers=1, spin_us=0, **KW)
     try:
         assert isinstance(envs, BatchedVectorEnv) and envs.workers == 1
         assert envs.reset(seed=0)[0].shape == (3, 56, 80, 1)
     finally:
         envs.close()
-    envs = BatchedVectorEnv([Flaky] * 2, workers=1, context="fork")
+    envs = BatchedVectorEnv([Flaky] * 2, workers=1)
     try:
         envs.reset()
         with pytest.raises(ConfigError, match=r"^seed"):
@@ -301,7 +301,7 @@ def test_bad_env_fns_and_kinds_name_the_field():
 
 
 def test_sb3_batched_same_as_dummy_vec_env():
-    venv = make_vector_env(EASY, 5, kind="sb3_batched", workers=2, seed=4, context="fork", **KW)
+    venv = make_vector_env(EASY, 5, kind="sb3_batched", workers=2, seed=4, **KW)
     ref = make_vector_env(EASY, 5, kind="dummy", seed=4, **KW)
     try:
         assert venv.num_envs == 5 and venv.workers == 2
@@ -345,7 +345,7 @@ def test_ppo_and_maskable_ppo_run_through_it():
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import PPO
 
-    venv = make_vector_env(EASY, 4, kind="sb3_batched", workers=2, seed=0, context="fork", **KW)
+    venv = make_vector_env(EASY, 4, kind="sb3_batched", workers=2, seed=0, **KW)
     try:
         for algo in (PPO, MaskablePPO):
             model = algo(

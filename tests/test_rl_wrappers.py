@@ -374,7 +374,7 @@ def _masked_actions(masks, rng) -> np.ndarray:
 def test_async_vector_env_with_every_id():
     kwargs = _common_kwargs()
     fns = [lambda i=i: make_sb3_env(i, **kwargs) for i in ALL_IDS]
-    envs = gym.vector.AsyncVectorEnv(fns, shared_memory=True, context="fork")
+    envs = gym.vector.AsyncVectorEnv(fns, shared_memory=True, context="forkserver")
     try:
         obs, _ = envs.reset(seed=0)
         assert obs.shape == (len(ALL_IDS), 56, 80, 1) and obs.dtype == np.uint8
@@ -394,7 +394,7 @@ def test_sb3_subproc_vec_env_with_every_id():
 
     kwargs = _common_kwargs()
     venv = SubprocVecEnv(
-        [lambda i=i: make_sb3_env(i, **kwargs) for i in ALL_IDS], start_method="fork"
+        [lambda i=i: make_sb3_env(i, **kwargs) for i in ALL_IDS], start_method="forkserver"
     )
     try:
         venv.seed(0)

@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium.vector.utils import (
+    CloudpickleWrapper,
     create_shared_memory,
     read_from_shared_memory,
     write_to_shared_memory,
@@ -351,7 +352,9 @@ class WorkerPool:
                     name=f"puzzlegym-batched-{w}",
                     daemon=True,
                     args=(
-                        list(env_fns[lo:hi]),
+                        # cloudpickled: a lambda or a local function starts its worker too,
+                        # whatever the start method
+                        [CloudpickleWrapper(fn) for fn in env_fns[lo:hi]],
                         lo,
                         n,
                         child,
