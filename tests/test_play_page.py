@@ -251,6 +251,16 @@ class _Server:
         self.server.server_close()
 
 
+def _screen_point(page):
+    """The page point of a screen pixel's centre, as the scaled canvas shows it now."""
+    left, top, w, _h = page.evaluate(
+        "(() => { const r = document.getElementById('screen').getBoundingClientRect();"
+        " return [r.left, r.top, r.width, r.height]; })()"
+    )
+    scale = w / 1280
+    return lambda x, y: (left + (x + 0.5) * scale, top + (y + 0.5) * scale)
+
+
 def _wait(condition, timeout=10.0):
     end = time.monotonic() + timeout
     while not condition():
@@ -438,15 +448,7 @@ def test_the_play_page_in_chromium_titles_its_tab_shows_its_status_and_confirms_
             page.on("dialog", on_dialog)
             page.goto(server.url + "/")
             assert page.title() == "Maze Paint Easy · puzzlegym play"
-            left, top, w, _h = page.evaluate(
-                "(() => { const r = document.getElementById('screen').getBoundingClientRect();"
-                " return [r.left, r.top, r.width, r.height]; })()"
-            )
-            scale = w / 1280
-
-            def at(x, y):
-                return left + (x + 0.5) * scale, top + (y + 0.5) * scale
-
+            at = _screen_point(page)
             _wait(lambda: f"moves 0 · par {par}" in page.inner_text("#status"))
             (drag,) = u.probe().board.actions_for_move(
                 solvers.solve(u.probe().board.level).moves[0]
@@ -511,12 +513,7 @@ def test_a_foreign_page_cannot_frame_play_nor_reach_it_beyond_loopback_without_t
             assert u.actions == 0
 
             def click_card():
-                left, top, w, _h = page.evaluate(
-                    "(() => { const r = document.getElementById('screen')"
-                    ".getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()"
-                )
-                scale = w / 1280
-                page.mouse.click(left + (card[0] + 0.5) * scale, top + (card[1] + 0.5) * scale)
+                page.mouse.click(*_screen_point(page)(*card))
 
             page.goto(server.url + "/")  # the page is public, its frames and events are not
             time.sleep(0.5)
@@ -625,14 +622,7 @@ def test_the_play_page_shows_rules_keeps_the_title_clear_and_offers_play_again(s
             page.keyboard.press("Escape")
             assert page.locator("#rules").count() == 0 and s.env.unwrapped.probe().actions == 0
             assert s.env.unwrapped.probe().board.depth == depth
-            left, top, w, _h = page.evaluate(
-                "(() => { const r = document.getElementById('screen').getBoundingClientRect();"
-                " return [r.left, r.top, r.width, r.height]; })()"
-            )
-
-            def at(x, y):
-                return left + (x + 0.5) * w / 1280, top + (y + 0.5) * w / 1280
-
+            at = _screen_point(page)
             for move in solvers.solve(s.env.unwrapped.probe().board.level).moves:
                 (drag,) = s.env.unwrapped.probe().board.actions_for_move(move)
                 n = s.env.unwrapped.probe().actions
