@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from puzzlegym.base.errors import RecordError
 from puzzlegym.cli import main
-from puzzlegym.record.files import AGENT_LOG, VIEW_PAGE
+from puzzlegym.record.files import AGENT_LOG, VIEW_PAGE, read_log
 from puzzlegym.record.metrics import episode_from_record
 from puzzlegym.view.episode import read_episode
 from puzzlegym.view.turns import read_turns
@@ -196,3 +196,24 @@ def test_any_mutation_of_a_record_is_read_or_refused_naming_it(mutable, data):
     except RecordError as exc:
         message = str(exc)
         assert message.startswith(str(record)) and "\n" not in message, message
+
+
+def test_a_record_file_is_bounded_before_it_is_read(view_records, tmp_path, monkeypatch):
+    """A log line or a JSON file past its bound is refused naming it, never read whole (the
+    bounds lowered here so that the attack files stay small)."""
+    from puzzlegym.record import files
+
+    record = tmp_path / "record"
+    shutil.copytree(view_records["solver"], record)
+    monkeypatch.setattr(files, "MAX_LINE_BYTES", 4096)
+    monkeypatch.setattr(files, "MAX_JSON_BYTES", 4096)
+    log = record / "log.jsonl"
+    n = len(log.read_text().splitlines())
+    log.write_text(log.read_text() + json.dumps({"kind": "note", "pad": "x" * 8000}) + "\n")
+    with pytest.raises(RecordError, match=f"{log}:{n + 1}: a line of more than 4096 bytes"):
+        read_log(record)
+    manifest = record / "manifest.json"
+    doc = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**doc, "pad": "x" * 8000}))
+    with pytest.raises(RecordError, match="manifest.json: the record manifest is larger than"):
+        episode_from_record(record)

@@ -192,6 +192,8 @@ class RecordWriter:
 
 AGENT_LOG = "agent.jsonl"
 MAX_AGENT_LINE = 64 * 1024
+MAX_LINE_BYTES = 64 * 2**20  # a log line read back (a snapshot's state is far smaller)
+MAX_JSON_BYTES = 256 * 2**20  # a record's or a run's JSON file read back
 
 
 class AgentLog:
@@ -272,7 +274,14 @@ def read_log(directory: str | os.PathLike, name: str = "log.jsonl") -> Log:
     shape = check_agent_line if name == AGENT_LOG else check_log_line
     with fh:
         number = 0
-        for number, raw in enumerate(fh, 1):  # noqa: B007 - number is used after the loop
+        # each line read at most MAX_LINE_BYTES + 1 bytes at a time: a longer one is refused
+        lines = iter(lambda: fh.readline(MAX_LINE_BYTES + 1), b"")
+        for number, raw in enumerate(lines, 1):  # noqa: B007 - number is used after the loop
+            if len(raw) > MAX_LINE_BYTES:
+                raise RecordError(
+                    f"{path}:{number}: a line of more than {MAX_LINE_BYTES} bytes "
+                    "(no writer writes one)"
+                )
             if raw.endswith(b"\n"):
                 line = _line(raw, path, number)
             else:
@@ -290,9 +299,12 @@ def read_json(path: str | os.PathLike, what: str = "file") -> Any:
     :class:`RecordError` naming it."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_JSON_BYTES + 1)  # bounded before it is parsed
     except OSError as exc:
         raise RecordError(f"{path}: cannot read the {what}: {exc.strerror}") from None
+    if len(raw) > MAX_JSON_BYTES:
+        raise RecordError(f"{path}: the {what} is larger than {MAX_JSON_BYTES} bytes")
     if not raw.strip():
         raise RecordError(f"{path}: the {what} is empty (the writer was interrupted)")
     try:
