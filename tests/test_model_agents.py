@@ -241,7 +241,9 @@ def test_native_agent_completes_a_maze_paint_level_from_scripted_turns(tmp_path,
         {"tool_calls": [{"name": "click", "arguments": '{"x": 1,'}]},  # malformed JSON
         call("teleport", to="level 10"),  # no such tool
         {"status": 503},
-        {"delay_s": 1.2, "content": "this reply comes after the client's timeout"},
+        # after the client's timeout, which leaves ordinary replies room on a loaded machine
+        # (at 0.6 s one timed out there, and its retry took the next turn)
+        {"delay_s": 4.0, "content": "this reply comes after the client's timeout"},
         *demo,
     ]
     out = tmp_path / "native"
@@ -257,7 +259,7 @@ def test_native_agent_completes_a_maze_paint_level_from_scripted_turns(tmp_path,
                 "base_url": url,
                 "api_key": SECRET,
                 "image_width": 640,
-                "timeout_s": 0.6,
+                "timeout_s": 2.0,
                 "backoff_s": 0.01,
             },
         )
