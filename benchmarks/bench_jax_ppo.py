@@ -25,10 +25,10 @@ import jax
 import numpy as np
 from omegaconf import OmegaConf
 
-from puzzlegym.agents.jax_policy.network import NetworkSpec
 from puzzlegym.game.registry import env_ids, parse_env_id
 from puzzlegym.game.twin import has_twin
 from puzzlegym.jax.factory import make
+from puzzlegym.jax.policy.network import NetworkSpec
 from puzzlegym.jax.ppo import PPO, PPOConfig
 
 ROOT = Path(__file__).resolve().parents[1]

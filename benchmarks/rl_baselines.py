@@ -127,15 +127,15 @@ def train(
 
 
 def _play(objective: str, policy, level: dict, backend: str) -> tuple[float, int, list[str]]:
-    """The trained policy (greedy, :class:`~puzzlegym.agents.jax_policy.policy.JaxAgent`:
+    """The trained policy (greedy, :class:`~puzzlegym.jax.policy.policy.JaxAgent`:
     GUI clicks on the board's targets) on one catalogue level of the raw env, from the
     board: (success, actions, a digest of each frame it saw)."""
     import hashlib
 
     import gymnasium as gym
 
-    from puzzlegym.agents.jax_policy.policy import JaxAgent
     from puzzlegym.env.loop import play
+    from puzzlegym.jax.policy.policy import JaxAgent
 
     env = gym.make(
         f"LongPuzzle/{objective}",
@@ -164,7 +164,7 @@ def transfer(objective: str, out: Path, result: dict) -> dict:
     against the twin's greedy outcome level by level; level 1 also in a real Chromium page
     (the browser backend), frame for frame against the in-process play. Kept in
     ``out/transfer.json`` (read back when there)."""
-    from puzzlegym.agents.jax_policy.policy import Policy
+    from puzzlegym.jax.policy.policy import Policy
 
     done = out / "transfer.json"
     if done.exists():
@@ -575,7 +575,7 @@ def render(rows: list[dict], firsts: list[str], meta: dict) -> str:
         "## Transfer to the GUI",
         "",
         "Each game's first tier, seed 0's trained policy, greedy "
-        "(`puzzlegym.agents.jax_policy.policy.JaxAgent`, the agent of `puzzlegym run --agent "
+        "(`puzzlegym.jax.policy.policy.JaxAgent`, the agent of `puzzlegym run --agent "
         "jax:PATH`): it reads the board and answers GUI clicks on the board's targets. It "
         "played every catalogue level from the board in the in-process env, within the "
         "catalogue budget, beside the twin's greedy play of the same levels; and the first "

@@ -21,9 +21,9 @@ import time
 import jax
 import numpy as np
 
-from puzzlegym.agents.jax_policy.policy import Policy
 from puzzlegym.jax.evaluate import TwinEvaluator, episode_interval
 from puzzlegym.jax.factory import make
+from puzzlegym.jax.policy.policy import Policy
 from puzzlegym.jax.train import jax_protocol
 from puzzlegym.rl.protocol import LevelEnvs, masks, play_levels
 

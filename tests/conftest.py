@@ -88,8 +88,8 @@ ALL_IDS = env_ids()
 @pytest.fixture
 def sandbox_available():
     """Skip (with the reason) where bubblewrap cannot run the Code Execution sandbox; found by
-    actually starting one (puzzlegym.agents.isolation.require)."""
-    from puzzlegym.agents.isolation import SandboxUnavailable, require
+    actually starting one (puzzlegym.sandbox.isolation.require)."""
+    from puzzlegym.sandbox.isolation import SandboxUnavailable, require
 
     try:
         require()

@@ -652,9 +652,9 @@ def test_agent_facing_surfaces_never_reach_the_symbolic_board():
     """The agents, the HTTP services, the page, the evaluation tools and the lab neither
     import the board encoders nor switch an env's frames off: what they hand an agent stays
     pixels, public info and text. The one agent that reads the board by design, a policy
-    trained in JAX on the board's planes (``--agent jax:PATH``, ``agents/jax_policy/``), is
-    reached from the agent factory only inside its own branch, so building any other agent
-    never loads it."""
+    trained in JAX on the board's planes (``--agent jax:PATH``, ``jax/policy/``), is
+    reached from the agent factory only through its entry point (the ``puzzlegym.agents``
+    group), so building any other agent never loads it."""
     import ast
     from pathlib import Path
 
@@ -666,14 +666,19 @@ def test_agent_facing_surfaces_never_reach_the_symbolic_board():
         if isinstance(node, (ast.Import, ast.ImportFrom))
         for alias in node.names
     }
-    assert not any(w in str(name) for name in top_level for w in ("jax_policy", "board"))
+    assert not any(w in str(name) for name in top_level for w in ("jax", "board"))
     lazy = [
         node.module
         for node in ast.walk(factory)
-        if isinstance(node, ast.ImportFrom)
-        and any(w in str(node.module) for w in ("jax_policy", "board"))
+        if isinstance(node, ast.ImportFrom) and any(w in str(node.module) for w in ("jax", "board"))
     ]
-    assert lazy == ["puzzlegym.agents.jax_policy.policy"]
+    assert lazy == []
+    import importlib.metadata
+
+    (entry,) = [
+        e for e in importlib.metadata.entry_points(group="puzzlegym.agents") if e.name == "jax"
+    ]
+    assert entry.value == "puzzlegym.jax.policy.policy:jax_agent"
     surfaces = [
         *(p for p in root.glob("agents/*.py") if p.name != "factory.py"),
         *root.glob("service/*.py"),

@@ -17,10 +17,10 @@ import jax.numpy as jnp  # noqa: E402
 from flax import struct  # noqa: E402
 from gymnax.environments import environment, spaces  # noqa: E402
 
-from puzzlegym.agents.jax_policy import arrays  # noqa: E402
-from puzzlegym.agents.jax_policy.network import MASKED, NetworkSpec, masked_logits  # noqa: E402
-from puzzlegym.agents.jax_policy.policy import Policy  # noqa: E402
 from puzzlegym.base.errors import ConfigError  # noqa: E402
+from puzzlegym.jax.policy import arrays  # noqa: E402
+from puzzlegym.jax.policy.network import MASKED, NetworkSpec, masked_logits  # noqa: E402
+from puzzlegym.jax.policy.policy import Policy  # noqa: E402
 from puzzlegym.jax.ppo import METRICS, PPO, PPOConfig  # noqa: E402
 from tests.mutations import ODD_VALUES, key_paths, replaced  # noqa: E402
 

@@ -25,7 +25,7 @@ import pytest
 pytest.importorskip("jax")
 
 from puzzlegym import cli  # noqa: E402
-from puzzlegym.agents.jax_policy import arrays  # noqa: E402
+from puzzlegym.jax.policy import arrays  # noqa: E402
 from puzzlegym.jax.train import CHECKPOINT  # noqa: E402
 from tests.mutations import ODD_VALUES, key_paths, replaced  # noqa: E402
 
@@ -276,8 +276,8 @@ def test_the_gui_agent_plays_each_level_as_the_twin_does(unbroken):
     greedy: level by level the twin's greedy outcome."""
     import gymnasium as gym
 
-    from puzzlegym.agents.jax_policy.policy import JaxAgent, Policy
     from puzzlegym.env.loop import play
+    from puzzlegym.jax.policy.policy import JaxAgent, Policy
 
     out, _, result = unbroken
     policy = Policy.load(out / "policy.npz")
@@ -305,8 +305,8 @@ def test_the_gui_agent_plays_in_chromium_as_the_twin_does(unbroken):
     level 1 ends as the twin's greedy play ends."""
     import gymnasium as gym
 
-    from puzzlegym.agents.jax_policy.policy import JaxAgent, Policy
     from puzzlegym.env.loop import play
+    from puzzlegym.jax.policy.policy import JaxAgent, Policy
 
     out, _, result = unbroken
     policy = Policy.load(out / "policy.npz")

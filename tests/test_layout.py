@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("backends", ("backends",)),
     ("env", ("env",)),
     ("wrappers", ("wrappers",)),
+    ("sandbox", ("sandbox",)),
     ("agents", ("agents",)),
     ("levels", ("levels",)),
     ("authoring", ("authoring",)),

@@ -18,7 +18,6 @@ from puzzlegym.agents import SolverAgent, make_agent
 from puzzlegym.agents.client import ChatClient, ModelError, mask_secret, mask_url
 from puzzlegym.agents.history import OMITTED_IMAGE, History, text_chars
 from puzzlegym.agents.prompts import summary_request
-from puzzlegym.agents.sandbox import Sandbox, SandboxLimits
 from puzzlegym.agents.screenshots import ScreenEncoder
 from puzzlegym.agents.tools import CODE_TOOLS, NATIVE_TOOLS, ToolError, parse_call, tool_schemas
 from puzzlegym.base.errors import ConfigError
@@ -26,6 +25,7 @@ from puzzlegym.cli import main
 from puzzlegym.evaluation.runner import run_episode
 from puzzlegym.metrics import aggregate, episode_from_record, episode_row
 from puzzlegym.record.files import AGENT_LOG, read_log
+from puzzlegym.sandbox.harness import Sandbox, SandboxLimits
 from puzzlegym.service.scripted_model import demo_script
 from tests.conftest import scripted
 

@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from puzzlegym.agents.isolation import SandboxUnavailable
-from puzzlegym.agents.sandbox import STOP_WAIT_S, Sandbox, SandboxLimits
+from puzzlegym.sandbox.harness import STOP_WAIT_S, Sandbox, SandboxLimits
+from puzzlegym.sandbox.isolation import SandboxUnavailable
 from tests.conftest import scripted
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -920,7 +920,7 @@ def test_raw_threads_alone_are_bounded_too(box, outside, native):
 
 HARNESS = """
 import sys, time
-from puzzlegym.agents.sandbox import STOP_WAIT_S, Sandbox, SandboxLimits
+from puzzlegym.sandbox.harness import STOP_WAIT_S, Sandbox, SandboxLimits
 box = Sandbox(SandboxLimits(time_s=120))
 box.start_run(open(sys.argv[1]).read())
 print(box.init_pid, box.pid, flush=True)
@@ -1035,7 +1035,7 @@ def test_the_launcher_bounds_the_work_directory_for_a_harness_that_is_not_root(t
     python = "/usr/bin/python3"
     if os.geteuid() != 0 or not Path(python).exists() or shutil.which("setpriv") is None:
         pytest.skip("needs root (to become another uid), setpriv and the system Python")
-    from puzzlegym.agents.isolation import LAUNCHER_SOURCE
+    from puzzlegym.sandbox.isolation import LAUNCHER_SOURCE
 
     base = "/dev/shm"
     code = (

@@ -4,7 +4,7 @@ Section 4.3, Appendix B.2).
 Besides the GUI tools the model has ``screenshot`` (in this setting screenshots come on
 request, not after every action; the screenshot shows the screen once all the calls of the
 reply have run) and ``run_code`` (Python run in
-:class:`~puzzlegym.agents.sandbox.Sandbox`, a confined process whose only way to the game is
+:class:`~puzzlegym.sandbox.harness.Sandbox`, a confined process whose only way to the game is
 a small GUI API over a pipe). A reply without tool calls whose text holds one fenced
 ```` ```python ```` block runs that block.
 
@@ -32,10 +32,10 @@ import json
 import re
 
 from puzzlegym.agents.native import MAX_RECORD_TEXT, NativeAgent
-from puzzlegym.agents.sandbox import Sandbox, SandboxError, SandboxLimits
 from puzzlegym.agents.tools import CODE_TOOLS, ParsedCall
 from puzzlegym.base.actions import Action, Batch, parse_action, to_dict
 from puzzlegym.base.errors import ActionError
+from puzzlegym.sandbox.harness import Sandbox, SandboxError, SandboxLimits
 
 __all__ = ["CodeAgent"]
 

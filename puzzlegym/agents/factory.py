@@ -1,9 +1,16 @@
-"""Agents by name: the built-in ones, a model agent (``openai:MODEL``), or any
-``module:callable``."""
+"""Agents by name: the built-in ones, a model agent (``openai:MODEL``), an agent kind of the
+``puzzlegym.agents`` entry points (``KIND:ARGUMENT``; puzzlegym declares ``jax``, a policy file
+trained in JAX: ``jax:PATH``), or any ``module:callable``.
+
+An agent kind is found the way a game is: by name in the ``puzzlegym.agents`` entry point group
+(a callable ``(argument, env, seed) -> agent``), so the tools that train an agent (the JAX
+trainers, a layer above the agents) ship the agent that plays what they train without this
+module importing them."""
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +28,8 @@ def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] 
     :mod:`puzzlegym.agents.vision`), ``"openai:MODEL"`` (a model agent; ``options`` is its one
     options dict, see :mod:`puzzlegym.agents.model`), ``"jax:PATH"`` (a policy file trained in JAX,
     playing from the board's planes through board actions, sampled with ``seed``:
-    :mod:`puzzlegym.agents.jax_policy.policy`; the jax extra) or ``"package.module:factory"``
-    (called with the env).
+    :mod:`puzzlegym.jax.policy.policy`, found through the ``puzzlegym.agents`` entry points; the
+    jax extra) or ``"package.module:factory"`` (called with the env).
 
     A model agent is given the env's id and clock kind only, never the env itself.
     """
@@ -40,9 +47,7 @@ def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] 
     if spec == "scripted":
         return ScriptedAgent(env, seed)
     if isinstance(spec, str) and spec.startswith(JAX_PREFIX):
-        from puzzlegym.agents.jax_policy.policy import jax_agent
-
-        return jax_agent(spec[len(JAX_PREFIX) :], env, seed=seed)
+        return agent_kind(JAX_PREFIX[:-1])(spec[len(JAX_PREFIX) :], env, seed=seed)
     if spec == "vision":  # pixels only: it is told its objective, never given the env
         from puzzlegym.agents.vision import VisionAgent
 
@@ -66,6 +71,31 @@ def make_agent(spec: str, env, seed: int | None = None, options: dict[str, Any] 
 
 BUILTIN = ("solver", "random", "scripted", "vision")
 JAX_PREFIX = "jax:"  # jax:PATH, a policy file (not the module jax)
+
+
+AGENT_GROUP = "puzzlegym.agents"  # the entry point group of agent kinds (KIND:ARGUMENT)
+
+
+def agent_kind(name: str):
+    """The factory ``(argument, env, seed) -> agent`` that the ``puzzlegym.agents`` entry point
+    ``name`` declares (loaded on first use); a :class:`ConfigError` names the kind when none is
+    installed or it fails to load."""
+    found = [e for e in importlib.metadata.entry_points(group=AGENT_GROUP) if e.name == name]
+    if not found:
+        raise ConfigError(
+            f"agent: no agent kind {name!r} is installed (the {AGENT_GROUP} entry points; "
+            "reinstall puzzlegym: pip install -e .)"
+        )
+    try:
+        factory = found[0].load()
+    except ImportError as exc:
+        raise ConfigError(
+            f"agent: the {name!r} agent kind cannot load ({exc}); the {name} extra installs "
+            f"what it needs: pip install -e '.[{name}]'"
+        ) from None
+    if not callable(factory):
+        raise ConfigError(f"agent: the {name!r} agent kind is not callable")
+    return factory
 
 
 def _factory(spec: str):

@@ -5,7 +5,7 @@ talking to :class:`~puzzlegym.agents.client.ChatClient`.
 
 The options dict is validated as a whole before anything is built (an unknown or bad option
 raises ConfigError naming it and what is allowed; setting "code" where the OS sandbox cannot
-run raises :class:`~puzzlegym.agents.isolation.SandboxUnavailable`, saying how to install it).
+run raises :class:`~puzzlegym.sandbox.isolation.SandboxUnavailable`, saying how to install it).
 Its public form (:func:`public_options`) masks the key, so it can be written to ``run.json``;
 the key itself can also come from the environment (``api_key_env``, default
 ``OPENAI_API_KEY``), which is how the command line passes it, so it never appears in argument
@@ -93,7 +93,7 @@ def _check(options: dict[str, Any] | None) -> dict[str, Any]:
         if code_only:
             raise ConfigError(f"{code_only[0]}: only applies with setting 'code'")
     else:  # no sandbox, no Code Execution: refused before anything starts
-        from puzzlegym.agents.isolation import require
+        from puzzlegym.sandbox.isolation import require
 
         require()
     env_name = options.get("api_key_env")

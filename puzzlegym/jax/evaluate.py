@@ -32,7 +32,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from puzzlegym.agents.jax_policy.network import masked_logits
+from puzzlegym.jax.policy.network import masked_logits
 
 __all__ = ["TwinEvaluator", "episode_interval", "level_interval"]
 

@@ -6,13 +6,13 @@ Why written here and not rejax: rejax 0.1.3's ``PPO`` samples from an unmasked
 checked in its source), its networks are MLPs only, and it runs ``total_timesteps`` in one call with
 no way to stop between chunks, save the state and continue. Masking its logits would mean replacing
 its rollout, its loss and its actor, i.e. most of it; so this module is a compact PureJaxRL-style
-PPO on flax (:mod:`puzzlegym.agents.jax_policy.network`), optax and distrax, and rejax stays the
+PPO on flax (:mod:`puzzlegym.jax.policy.network`), optax and distrax, and rejax stays the
 yardstick: ``benchmarks/bench_jax_ppo.py`` trains rejax's PPO on gymnax's CartPole beside it.
 
 The masks: an env that has ``action_mask(state, params)`` (``puzzlegym.jax``'s twins) is asked for
 the mask of every state an action is sampled in; the logits of disallowed actions become
-:data:`~puzzlegym.agents.jax_policy.network.MASKED`
-(:func:`~puzzlegym.agents.jax_policy.network.masked_logits`) both when sampling and when the update
+:data:`~puzzlegym.jax.policy.network.MASKED`
+(:func:`~puzzlegym.jax.policy.network.masked_logits`) both when sampling and when the update
 recomputes log probabilities and entropies, so a masked action is never taken and never counted. Any
 other gymnax env trains unmasked (every action allowed).
 
@@ -57,9 +57,9 @@ import numpy as np
 import optax
 from flax import struct
 
-from puzzlegym.agents.jax_policy.network import NetworkSpec, masked_logits
 from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import check_count, check_number
+from puzzlegym.jax.policy.network import NetworkSpec, masked_logits
 
 __all__ = ["METRICS", "PPO", "PPOConfig", "RunnerState", "env_mask"]
 

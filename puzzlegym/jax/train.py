@@ -29,7 +29,7 @@ before it writes a file, then writes into ``out_dir``:
 * ``checkpoint.npz`` every ``checkpoint_every`` steps and when training ends, atomically:
   the learner's whole state (network, optimiser state, env states, PRNG keys, counters)
   with the rows so far, the random policies' figures and the times;
-* ``policy.npz`` (the trained policy: :class:`puzzlegym.agents.jax_policy.policy.Policy`,
+* ``policy.npz`` (the trained policy: :class:`puzzlegym.jax.policy.policy.Policy`,
   the agent of ``puzzlegym run ID --agent jax:PATH``), ``curve.png`` and last
   ``result.json``.
 
@@ -57,8 +57,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from puzzlegym.agents.jax_policy import arrays
-from puzzlegym.agents.jax_policy.policy import Policy
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import check_count, check_number
@@ -66,6 +64,8 @@ from puzzlegym.game.heldout import MAX_HELD_OUT, HeldOut, check_seeds, held_out
 from puzzlegym.jax.deadends import DEAD_ENDS
 from puzzlegym.jax.evaluate import TwinEvaluator, episode_interval, level_interval
 from puzzlegym.jax.factory import make, make_held_out
+from puzzlegym.jax.policy import arrays
+from puzzlegym.jax.policy.policy import Policy
 from puzzlegym.jax.ppo import METRICS, PPO, PPOConfig
 from puzzlegym.record.files import lock_file
 from puzzlegym.rl.book import check_book, jax_book

@@ -121,7 +121,7 @@ class BoardEncoder:
     """The tensor :class:`BoardObservation` observes, for any probe of an objective's env (``game``,
     ``tier``; ``shape`` and ``level_bits`` as there), without wrapping or changing the env: what an
     agent reads that plays the raw env from the board's planes
-    (:mod:`puzzlegym.agents.jax_policy.policy`). :attr:`names` names every plane, :attr:`shape` is
+    (:mod:`puzzlegym.jax.policy.policy`). :attr:`names` names every plane, :attr:`shape` is
     the tensor's, :attr:`board_shape` the game's planes' and :attr:`level_bits` the number of
     level-bit planes."""
 

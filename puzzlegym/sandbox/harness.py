@@ -7,7 +7,7 @@ evaluator, the harness's files, environment or memory. ``docs/sandbox.md`` state
 model and what is guaranteed.
 
 Where bubblewrap is missing or cannot create namespaces, constructing a :class:`Sandbox`
-raises :class:`~puzzlegym.agents.isolation.SandboxUnavailable` (a ConfigError saying how to
+raises :class:`~puzzlegym.sandbox.isolation.SandboxUnavailable` (a ConfigError saying how to
 install it); there is no weaker mode.
 
 The parent trusts nothing the child sends. Frames on the protocol stream are length-prefixed,
@@ -47,10 +47,10 @@ from pathlib import Path
 
 import numpy as np
 
-from puzzlegym.agents import isolation, seccomp
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import ConfigError
 from puzzlegym.base.fields import check_count, check_number, is_int
+from puzzlegym.sandbox import isolation, seccomp
 
 __all__ = ["Sandbox", "SandboxError", "SandboxLimits"]
 
@@ -64,7 +64,7 @@ POLL_S = 0.05  # how often the CPU time of a running child is read while waiting
 WORK_INODES = 10_000  # files and directories the work directory may hold (its tmpfs's nr_inodes)
 OPEN_FILES = 256
 THREADS = 256  # tasks of the sandbox's uid in its namespace (RLIMIT_NPROC: bwrap's init included)
-CHILD_SOURCE = Path(__file__).with_name("sandbox_child.py").read_text(encoding="utf-8")
+CHILD_SOURCE = Path(__file__).with_name("child.py").read_text(encoding="utf-8")
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 

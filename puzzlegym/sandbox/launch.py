@@ -1,5 +1,5 @@
 """The launcher of the Code Execution sandbox (standard library only; it never imports
-puzzlegym). :mod:`puzzlegym.agents.isolation` runs it as ``python -I -S -c SOURCE CONFIG``; it
+puzzlegym). :mod:`puzzlegym.sandbox.isolation` runs it as ``python -I -S -c SOURCE CONFIG``; it
 prepares what bubblewrap cannot, then becomes bubblewrap (``execv``, same process):
 
 1. a private mount namespace of its own (for a harness that is not root, inside a new user
@@ -21,7 +21,7 @@ prepares what bubblewrap cannot, then becomes bubblewrap (``execv``, same proces
    paths above) and only ``PATH`` in its environment.
 
 Any failure ends it with exit status 70 and one line on stderr that says which step failed;
-the harness reports that line (:class:`~puzzlegym.agents.isolation.SandboxUnavailable`).
+the harness reports that line (:class:`~puzzlegym.sandbox.isolation.SandboxUnavailable`).
 """
 
 import ctypes

@@ -5,7 +5,7 @@ directory) holds the network's weights and a header: the network (:class:`Networ
 the observation's shape, the number of actions, and what the actions and planes mean (the
 objective's ``env_id``, ``n_targets`` board targets, the level screen's ``buttons``, the game's
 ``board_shape``, ``level_bits``). :meth:`Policy.load` rebuilds the network from the header alone and
-refuses a file whose arrays do not fit it (:mod:`puzzlegym.agents.jax_policy.arrays`: no pickle,
+refuses a file whose arrays do not fit it (:mod:`puzzlegym.jax.policy.arrays`: no pickle,
 bounded sizes); errors name the file.
 
 :meth:`Policy.act` picks an action from an observation and a mask: sampled from the masked
@@ -48,12 +48,12 @@ from typing import Any
 import jax
 import numpy as np
 
-from puzzlegym.agents.jax_policy import arrays
-from puzzlegym.agents.jax_policy.network import MASKED, NetworkSpec
 from puzzlegym.base.actions import to_dict
 from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import is_int
 from puzzlegym.env.probe import LEVEL
+from puzzlegym.jax.policy import arrays
+from puzzlegym.jax.policy.network import MASKED, NetworkSpec
 from puzzlegym.wrappers.board_actions import BUTTONS, BoardActions
 from puzzlegym.wrappers.board_observation import BoardEncoder
 

@@ -1,5 +1,5 @@
 """The operating-system boundary of the Code Execution sandbox: the command line that starts
-the sandboxed child (the launcher, :mod:`.sandbox_launch`, which becomes bubblewrap), and the
+the sandboxed child (the launcher, :mod:`.launch`, which becomes bubblewrap), and the
 check that it can run on this machine.
 
 The child gets:
@@ -84,7 +84,7 @@ HOST_UID = 65534  # the host uid (and gid) it maps to when the harness is root (
 # directories the launcher may mount its staging tmpfs on (in its own mount namespace only)
 BASE_CANDIDATES = ("/dev/shm", "/run", "/media", "/srv", "/mnt", "/opt")
 PROBE_INODES = 64
-LAUNCHER_SOURCE = Path(__file__).with_name("sandbox_launch.py").read_text(encoding="utf-8")
+LAUNCHER_SOURCE = Path(__file__).with_name("launch.py").read_text(encoding="utf-8")
 # packages the model's code may import besides the standard library, with the directories of
 # shared libraries their wheels ship beside them
 SANDBOX_PACKAGES = {"numpy": ("numpy.libs",), "PIL": ("pillow.libs", "Pillow.libs")}
@@ -252,7 +252,7 @@ def host_ids() -> tuple[int, int]:
 
 def mount_base(rt: Runtime, bwrap: str) -> str:
     """The directory the launcher mounts its staging tmpfs on, in its private mount namespace
-    (:mod:`.sandbox_launch`): the first of :data:`BASE_CANDIDATES` that is a real directory
+    (:mod:`.launch`): the first of :data:`BASE_CANDIDATES` that is a real directory
     and neither holds nor lies on the way to any file the sandbox needs (nor bwrap); bwrap
     itself mounts its own tmpfs on ``/tmp``, so that is never used."""
     needed = [src for src, _ in rt.binds] + [rt.python, os.path.realpath(bwrap)]
@@ -335,7 +335,7 @@ def launch_command(
     work_inodes: int,
     info_fd: int | None = None,
 ) -> list[str]:
-    """The whole command line the harness starts: the launcher (:mod:`.sandbox_launch`, run
+    """The whole command line the harness starts: the launcher (:mod:`.launch`, run
     by the interpreter in isolated mode), which prepares the mounts, drops root and becomes
     bwrap running ``program`` in the sandbox; the work directory holds at most
     ``work_bytes`` bytes and ``work_inodes`` files and directories, bounded at mount time."""

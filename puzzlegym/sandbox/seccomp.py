@@ -1,5 +1,5 @@
 """The seccomp filter of the Code Execution sandbox: a classic-BPF program the sandboxed child
-installs on itself (``prctl(PR_SET_SECCOMP)``, :mod:`.sandbox_child`) before any model code
+installs on itself (``prctl(PR_SET_SECCOMP)``, :mod:`.child`) before any model code
 runs. It is a second line behind the namespaces of :mod:`.isolation`; what it adds:
 
 * no new processes: ``fork``, ``vfork``, ``clone`` without ``CLONE_THREAD`` and ``execve`` /

@@ -1,6 +1,6 @@
 """The program the Code Execution sandbox runs (standard library only; it never imports
-puzzlegym). :mod:`puzzlegym.agents.sandbox` starts it under bubblewrap
-(:mod:`puzzlegym.agents.isolation`) as ``python -I -S -c SOURCE CONFIG`` and speaks to it over
+puzzlegym). :mod:`puzzlegym.sandbox.harness` starts it under bubblewrap
+(:mod:`puzzlegym.sandbox.isolation`) as ``python -I -S -c SOURCE CONFIG`` and speaks to it over
 its stdin/stdout with length-prefixed JSON frames.
 
 The operating system is the boundary (an unprivileged host uid, namespaces, read-only mounts,
@@ -13,7 +13,7 @@ of its namespace (bwrap's init is PID 1). Before any model code runs it
 * sets resource limits, soft and hard (so they cannot be raised again): address space (the
   memory limit), a CPU-time backstop, file size, open files, tasks (``RLIMIT_NPROC``, which
   the kernel enforces because the uid is not root), no core dumps;
-* installs the seccomp filter the parent built (:mod:`puzzlegym.agents.seccomp`): no new
+* installs the seccomp filter the parent built (:mod:`puzzlegym.sandbox.seccomp`): no new
   processes, no reaching other processes, no memory outside the address-space limit (memfd,
   SysV and POSIX IPC), no sockets, less kernel surface.
 

@@ -1,5 +1,5 @@
 """The actor-critic network of puzzlegym's JAX PPO (:mod:`puzzlegym.jax.ppo`) and of the
-policies it saves (:mod:`puzzlegym.agents.jax_policy.policy`), in flax.
+policies it saves (:mod:`puzzlegym.jax.policy.policy`), in flax.
 
 :class:`NetworkSpec` is the whole description of a network (it is saved beside the weights,
 so a policy file rebuilds its network from the file alone). ``kind="conv"`` reads the

@@ -1,7 +1,7 @@
 """Pytrees of arrays in one ``.npz`` file with a JSON header: written atomically, read
 without pickle, checked against the tree they must fill.
 
-Policy files (:mod:`puzzlegym.agents.jax_policy.policy`) and training checkpoints
+Policy files (:mod:`puzzlegym.jax.policy.policy`) and training checkpoints
 (:mod:`puzzlegym.jax.train`) are such files. :func:`save` writes the tree's leaves
 (``leaf00000``, ``leaf00001``, ... in ``jax.tree_util`` order) and ``header``, the UTF-8
 JSON of a document whose ``format`` names the kind of file; :func:`load` reads them back
