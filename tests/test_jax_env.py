@@ -164,7 +164,10 @@ def test_step_resets_by_itself_when_the_level_is_won(easy):
 
 def test_gymnax_wrappers_run_it_vmapped_in_a_jitted_loop(easy):
     """A PureJaxRL-style rollout: LogWrapper over FlattenObservationWrapper, 4 envs vmapped,
-    masked random actions in lax.scan, all jitted once."""
+    masked random actions in lax.scan, all jitted once. The mask travels in the state, so the
+    wrapped env's own ``action_mask`` reads it from the wrapper's state (it raised
+    ``'LogEnvState' object has no attribute 'level'`` when the mask was computed from the
+    level)."""
     env, params = easy
     wrapped = LogWrapper(FlattenObservationWrapper(env))
     n, steps = 4, 48
@@ -175,8 +178,11 @@ def test_gymnax_wrappers_run_it_vmapped_in_a_jitted_loop(easy):
 
         def body(carry, key):
             obs, state = carry
-            inner = state.env_state  # LogWrapper's state holds the env's
-            mask = jax.vmap(env.action_mask, in_axes=(0, None))(inner, params)
+            mask = jax.vmap(wrapped.action_mask, in_axes=(0, None))(state, params)
+            inner = state.env_state  # LogWrapper's state holds the env's, mask included
+            same = jnp.all(mask == inner.legal_action_mask) & jnp.all(
+                mask == jax.vmap(pj.legal_action_mask)(state)
+            )
             keys = jax.random.split(key, 2 * n).reshape(2, n)
             action = jax.vmap(lambda k, m: jax.random.categorical(k, jnp.where(m, 0.0, -1e9)))(
                 keys[0], mask
@@ -184,12 +190,17 @@ def test_gymnax_wrappers_run_it_vmapped_in_a_jitted_loop(easy):
             obs, state, reward, done, info = jax.vmap(wrapped.step, in_axes=(0, 0, 0, None))(
                 keys[1], state, action, params
             )
-            return (obs, state), (reward, done, info["returned_episode"])
+            return (obs, state), (reward, done, info["returned_episode"], same)
 
-        _, (rewards, dones, ended) = jax.lax.scan(body, (obs, state), jax.random.split(key, steps))
-        return obs, rewards, dones, ended
+        _, (rewards, dones, ended, same) = jax.lax.scan(
+            body, (obs, state), jax.random.split(key, steps)
+        )
+        return obs, rewards, dones, ended, same
 
-    obs, rewards, dones, ended = rollout(jax.random.key(0))
+    obs, rewards, dones, ended, same = rollout(jax.random.key(0))
+    assert bool(jnp.all(same))
+    with pytest.raises(ConfigError, match="^state: a tuple holds no puzzlegym EnvState"):
+        pj.legal_action_mask(())
     assert obs.shape == (n, int(np.prod(env.obs_shape)))
     assert rewards.shape == dones.shape == (steps, n)
     assert bool(jnp.all(dones == ended))  # the wrapper's episode ends are the env's

@@ -9,12 +9,14 @@ buttons=env.buttons, budget_s=int(params.budget[k - 1]) - 0.5)``; the rest its d
 params)`` (:mod:`puzzlegym.jax.factory`; ``make_held_out`` the same on a generated held-out
 set, :mod:`puzzlegym.game.heldout`); the env is a :class:`PuzzleJaxEnv`
 (:mod:`puzzlegym.jax.env`): ``reset``, ``step`` (auto-reset), ``step_env``,
-``reset_level``, ``action_mask``, jittable and vmappable. JAX picks the device.
+``reset_level``, jittable and vmappable; the action mask travels in the state
+(``state.legal_action_mask``, pgx's name; :func:`legal_action_mask` reads it through a
+wrapper's state). JAX picks the device.
 """
 
 from __future__ import annotations
 
-from puzzlegym.jax.env import EnvParams, EnvState, PuzzleJaxEnv
+from puzzlegym.jax.env import EnvParams, EnvState, PuzzleJaxEnv, legal_action_mask
 from puzzlegym.jax.factory import (
     MAX_BUDGET_ACTIONS,
     MAX_LEVELS,
@@ -31,5 +33,6 @@ __all__ = [
     "PuzzleJaxEnv",
     "budget_actions",
     "make",
+    "legal_action_mask",
     "make_held_out",
 ]

@@ -22,8 +22,12 @@ buttons=("restart",) [+ ("undo",)])``, one level per episode).
   Restart is clicked right after an action that lands on a certified dead end (one more
   action of the budget, its reward added); with ``"penalty"`` ``dead_end_penalty`` is taken
   off the reward of each action after which the board is one; ``info["dead_end"]`` says so.
-* :meth:`PuzzleJaxEnv.action_mask` is ``BoardActions.action_masks()``: the indices that
-  would change the board, its selection or the screen, every index when none would.
+* **The action mask** travels in the state, as pgx's does: ``state.legal_action_mask``
+  (``bool[num_actions]``) is ``BoardActions.action_masks()`` of the same moment, the indices
+  that would change the board, its selection or the screen, every index when none would. So a
+  gymnax wrapper that wraps the state (``LogWrapper``: ``state.env_state.legal_action_mask``)
+  carries it; :func:`legal_action_mask` reads it through any such wrapping, and
+  :meth:`PuzzleJaxEnv.action_mask` ``(state, params)`` is that reading.
 
 Envs are made by :func:`puzzlegym.jax.make`. Two envs with the same static configuration
 and the same level tables compare equal, so they share jitted functions (gymnax jits
@@ -48,7 +52,7 @@ from puzzlegym.env.probe import LEVEL, LEVEL_COMPLETE, OBJECTIVE_COMPLETE, SCREE
 from puzzlegym.game.twin import Twin
 from puzzlegym.jax.deadends import is_dead_end
 
-__all__ = ["EnvParams", "EnvState", "PuzzleJaxEnv", "Spec"]
+__all__ = ["EnvParams", "EnvState", "PuzzleJaxEnv", "Spec", "legal_action_mask"]
 
 _LEVEL, _LEVEL_COMPLETE, _OBJECTIVE_COMPLETE = (
     SCREENS.index(LEVEL),
@@ -60,11 +64,27 @@ _LEVEL, _LEVEL_COMPLETE, _OBJECTIVE_COMPLETE = (
 @struct.dataclass
 class EnvState(environment.EnvState):
     """One env's moment: ``time`` (actions of this episode), ``level`` (the row of the
-    level tables in :class:`EnvParams`), ``board`` (the twin's state) and ``won``."""
+    level tables in :class:`EnvParams`), ``board`` (the twin's state), ``won`` and
+    ``legal_action_mask`` (``bool[num_actions]``: the actions that would change something,
+    every action when none would)."""
 
     level: jax.Array
     board: Any
     won: jax.Array
+    legal_action_mask: jax.Array
+
+
+def legal_action_mask(state: Any) -> Any:
+    """The action mask of a :class:`EnvState`, or of a wrapper's state around one (any chain of
+    ``env_state`` attributes, as gymnax's ``LogWrapper`` makes)."""
+    while not hasattr(state, "legal_action_mask"):
+        if not hasattr(state, "env_state"):
+            raise ConfigError(
+                f"state: a {type(state).__name__} holds no puzzlegym EnvState "
+                "(no legal_action_mask, no env_state)"
+            )
+        state = state.env_state
+    return state.legal_action_mask
 
 
 @struct.dataclass
@@ -242,8 +262,13 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
         """The start of the level in row ``level`` of the level tables."""
         level = jnp.asarray(level, jnp.int32)
         lv = self.twin.select(params.levels, level)
+        board, won = self.twin.init(lv), jnp.bool_(False)
         return EnvState(
-            time=jnp.int32(0), level=level, board=self.twin.init(lv), won=jnp.bool_(False)
+            time=jnp.int32(0),
+            level=level,
+            board=board,
+            won=won,
+            legal_action_mask=self._mask(lv, board, won),
         )
 
     def step(
@@ -339,7 +364,13 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
             if spec.dead_end == "penalty":
                 reward = reward - jnp.float32(spec.dead_end_penalty) * dead
             info["dead_end"] = dead
-        next_state = EnvState(time=time, level=state.level, board=new, won=won)
+        next_state = EnvState(
+            time=time,
+            level=state.level,
+            board=new,
+            won=won,
+            legal_action_mask=self._mask(lv, new, won),
+        )
         return self.get_obs(next_state, params), next_state, reward, won | truncated, info
 
     def get_obs(self, state: EnvState, params: EnvParams | None = None, key: Any = None) -> Any:
@@ -362,15 +393,18 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
         parts.append(jnp.broadcast_to(flat[:, None, None], (flat.shape[0], h, w)))
         return jnp.concatenate(parts)
 
-    def action_mask(self, state: EnvState, params: EnvParams | None = None) -> Any:
-        """``bool[num_actions]``: ``BoardActions.action_masks()`` of the same moment."""
-        params = self.default_params if params is None else params
+    def action_mask(self, state: Any, params: EnvParams | None = None) -> Any:
+        """``bool[num_actions]``: ``BoardActions.action_masks()`` of the same moment, the
+        state's ``legal_action_mask`` (read through a wrapper's state: :func:`legal_action_mask`;
+        ``params`` is not needed, kept for callers that pass it)."""
+        return legal_action_mask(state)
+
+    def _mask(self, lv: Any, board: Any, won: Any) -> Any:
         twin = self.twin
-        lv = self._level(params, state)
-        parts = [twin.target_mask(lv, state.board), twin.restartable(lv, state.board)[None]]
+        parts = [twin.target_mask(lv, board), twin.restartable(lv, board)[None]]
         if self.undo:
-            parts.append(twin.undoable(lv, state.board)[None])
-        mask = jnp.concatenate(parts) & ~state.won  # the won screen has none of them
+            parts.append(twin.undoable(lv, board)[None])
+        mask = jnp.concatenate(parts) & ~won  # the won screen has none of them
         return jnp.where(jnp.any(mask), mask, True)
 
     def is_terminal(self, state: EnvState, params: EnvParams) -> Any:
