@@ -139,7 +139,7 @@ def main() -> None:
         game, _ = parse_env_id(env_id)
         row: dict = {}
         if has_twin(game):
-            env, params = pj.make(env_id)
+            env, params = pj.make(env_id, levels="catalogue", level_bits=True)
             row["twin"] = time_twin(env, params, masked=True, rounds=args.rounds)
         else:
             missing.append(env_id)

@@ -29,7 +29,7 @@ LIMIT_S = 180  # the README's bound on the command
 
 
 def run_seed(seed: int, out: Path, overrides: list[str]) -> dict:
-    """One seed's headline figures (``puzzlegym.rl.train.summary``) and its wall time."""
+    """One seed's headline figures (``puzzlegym.training.results.summary``) and its wall time."""
     timing = out.parent / f"{out.name}.wall.json"
     if (out / "result.json").exists() and timing.exists():
         return json.loads(timing.read_text())

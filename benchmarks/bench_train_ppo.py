@@ -25,8 +25,8 @@ from hydra import compose, initialize_config_module
 from puzzlegym.base.jsonio import write_atomic
 from puzzlegym.levels.generate import warm_cache
 from puzzlegym.rl.sweep import Run, run_sweep
-from puzzlegym.rl.train import summary
 from puzzlegym.run import train_config
+from puzzlegym.training.results import summary
 
 ROOT = Path(__file__).resolve().parent.parent
 

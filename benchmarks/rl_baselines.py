@@ -16,7 +16,7 @@ Writes, from the runs under ``--root`` alone (``runs/rl_baselines/<Game>-<Tier>/
   ``catalogue_success``, ``catalogue_ci``, ``generated_success``, ``generated_ci``,
   ``random_masked_generated_success``, ``random_masked_generated_ci``, ...; shares in 0..1,
   intervals ``[low, high]``: rliable's 95 % stratified-bootstrap intervals over seeds and
-  levels, :func:`puzzlegym.rl.report.aggregate`);
+  levels, :func:`puzzlegym.training.report.aggregate`);
 * ``docs/img/rl_baselines_<game>.png`` (one plot a game: train and catalogue success
   against steps, every seed, every tier) and ``docs/img/rl_ladder.png``.
 
@@ -38,9 +38,9 @@ from puzzlegym.base import jsonio
 from puzzlegym.game.heldout import generator_size
 from puzzlegym.game.registry import games, parse_env_id
 from puzzlegym.game.twin import has_twin
-from puzzlegym.rl.plots import plot_ladder, plot_sweep
-from puzzlegym.rl.report import seed_interval, summarise
 from puzzlegym.run import env_config_name
+from puzzlegym.training.plots import plot_ladder, plot_sweep
+from puzzlegym.training.report import seed_interval, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
 DEAD_END_GAMES = ("BoltUnscrew", "NutAndBolt")  # the games whose dead ends the paper studies
@@ -522,7 +522,8 @@ def render(rows: list[dict], firsts: list[str], meta: dict) -> str:
         "* **Wall time**: a run's process from its start (random policies, compile, training, "
         "tests), the level generation before it not counted.",
         "* **Intervals**: 95 % stratified-bootstrap intervals of the mean over every (seed, "
-        "level) score, resampling seeds within each level (`rliable`, `puzzlegym.rl.report`); "
+        "level) score, resampling seeds within each level (`rliable`, "
+        "`puzzlegym.training.report`); "
         "per seed, the generated set's interval over levels and episodes. The seeds' "
         "t-interval is the 95 % t-interval of the mean of the per-seed figures: rliable's "
         "intervals resample the seeds within each of a thousand levels, which averages most of "

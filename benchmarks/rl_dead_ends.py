@@ -36,8 +36,8 @@ from rl_baselines import TABLE, _ci, _pct, dead_end_row, row, run_dir, train  # 
 
 from puzzlegym.base import jsonio  # noqa: E402
 from puzzlegym.game.registry import parse_env_id  # noqa: E402
-from puzzlegym.rl.plots import plot_sweep  # noqa: E402
-from puzzlegym.rl.report import summarise  # noqa: E402
+from puzzlegym.training.plots import plot_sweep  # noqa: E402
+from puzzlegym.training.report import summarise  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OBJECTIVES = ("NutAndBolt-Medium", "BoltUnscrew-Easy")

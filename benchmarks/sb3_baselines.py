@@ -1,5 +1,5 @@
 """The RL baseline table: MaskablePPO on the symbolic board of every game's first tier,
-trained on generated levels and tested on the catalogue (:mod:`puzzlegym.rl.protocol`),
+trained on generated levels and tested on the catalogue (:mod:`puzzlegym.training.protocol`),
 several seeds each, beside the uniform and the masked-uniform random policy measured in the
 same runs; writes ``docs/rl-baselines-sb3.md`` (the table, the dead ends of Bolt Unscrew and Nut
 and Bolt, the settings) and ``docs/img/sb3_baselines.png`` (every learning curve).
@@ -25,11 +25,11 @@ from pathlib import Path
 
 from puzzlegym.base.jsonio import write_atomic
 from puzzlegym.levels.generate import warm_cache
-from puzzlegym.rl.plots import plot_sweep
-from puzzlegym.rl.protocol import Protocol
-from puzzlegym.rl.report import summarise
 from puzzlegym.rl.sweep import Run, run_sweep
 from puzzlegym.rl.train import TrainConfig
+from puzzlegym.training.plots import plot_sweep
+from puzzlegym.training.protocol import Protocol
+from puzzlegym.training.report import summarise
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -190,7 +190,7 @@ def render(rows: dict, meta: dict) -> str:
         "`action_masks()` allows, each on the same levels and episodes.",
         "* **Intervals**: 95 % stratified-bootstrap intervals of the mean and the interquartile "
         "mean (IQM) over every (seed, level) score, resampling seeds within each level "
-        "(`rliable`; `puzzlegym.rl.report`).",
+        "(`rliable`; `puzzlegym.training.report`).",
         f"* **Training**: {TRAIN['n_envs']} envs in one process, `MlpPolicy` with the "
         f"`{TRAIN['extractor']}` extractor (3×3 convolutions over the board's planes, "
         f"`puzzlegym.rl.extractors.BoardCNN`) and {TRAIN['net_arch']} hidden layers (pixels: "

@@ -25,7 +25,7 @@ from puzzlegym.jax.evaluate import TwinEvaluator, episode_interval
 from puzzlegym.jax.factory import make
 from puzzlegym.jax.policy.policy import Policy
 from puzzlegym.jax.train import jax_protocol
-from puzzlegym.rl.protocol import LevelEnvs, masks, play_levels
+from puzzlegym.training.protocol import LevelEnvs, masks, play_levels
 
 
 def agreement(
@@ -36,7 +36,7 @@ def agreement(
     protocol = jax_protocol(env_id, budget_multiple=budget_multiple)
     levels = protocol.test_levels()
     t = time.perf_counter()
-    env, params = make(env_id, budget_multiple=budget_multiple, level_bits=False)
+    env, params = make(env_id, levels="catalogue", budget_multiple=budget_multiple)
     evaluator = TwinEvaluator(env, params, policy.spec.build(policy.n_actions))
     twin = evaluator.success(
         policy.params,

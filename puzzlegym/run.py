@@ -6,7 +6,7 @@ configs shipped inside the package (``puzzlegym.configs``, the repository's ``co
   the raw env (``wrappers=none``) and prints its result as one JSON line (files under
   ``out_dir``).
 * A training agent (``agent=maskable_ppo``, ``agent=ppo``; ``kind: train``) runs the
-  training protocol (:mod:`puzzlegym.rl.protocol`, :func:`puzzlegym.rl.train.train`): trains
+  training protocol (:mod:`puzzlegym.training.protocol`, :func:`puzzlegym.rl.train.train`): trains
   through the wrappers (``wrappers=board``: the symbolic board, ``wrappers=rl``: pixels) on
   generated levels (``agent.protocol``: ``num_levels``, ``start_level``, ``budget_multiple``,
   ``train_levels``), tests on the catalogue beside both random policies, and prints their
@@ -172,6 +172,8 @@ _AGENT_KEYS = (
     "curve_episodes",
     "torch_threads",
     "checkpoint_every",
+    "heldout_generated",
+    "heldout_generated_start",
     "progress",
 )
 
@@ -181,8 +183,8 @@ def train_config(cfg: DictConfig):
     ``env.id``, ``wrappers`` (``make_sb3_env`` keywords), ``agent`` (algorithm, network,
     ``agent.protocol``: the split, budgets, train levels) and ``seed``. Errors name the
     config key."""
-    from puzzlegym.rl.protocol import ENV_KEYS, Protocol
     from puzzlegym.rl.train import TrainConfig
+    from puzzlegym.training.protocol import ENV_KEYS, Protocol
 
     if cfg.wrappers.name == "none":
         raise ConfigError(
@@ -292,7 +294,7 @@ def jax_train_config(cfg: DictConfig):
 
 
 def _train(cfg: DictConfig, resume: bool = False) -> dict:
-    from puzzlegym.rl.train import summary
+    from puzzlegym.training.results import summary
 
     if cfg.out_dir is None:
         raise ConfigError(

@@ -34,7 +34,7 @@ def oracle_of(env_id: str):
     found = _ORACLES.get(env_id)
     if found is None:
         game, tier = parse_env_id(env_id)
-        env, params = pj.make(env_id, dead_end="restart")
+        env, params = pj.make(env_id, levels="catalogue", dead_end="restart")
         look = jax.jit(lambda lv, board, keys, n: is_dead_end(env.twin, lv, board, keys, n))
         levels = list(game.load_catalogue(tier))
 
@@ -153,7 +153,7 @@ def test_restart_clicks_restart_right_after_the_fatal_move_within_the_budget(ora
 
 def test_the_penalty_is_taken_off_each_action_that_leaves_the_board_a_dead_end(oracle):
     env, params, _ = oracle
-    penalised, _ = pj.make(ID, dead_end="penalty", dead_end_penalty=0.25)
+    penalised, _ = pj.make(ID, levels="catalogue", dead_end="penalty", dead_end_penalty=0.25)
     row = 0
     moves, fatal = fatal_walk(row)
     stay = [*moves, moves[-1]]  # one more move: its clicks keep the board a dead end or not
@@ -180,7 +180,7 @@ def test_the_penalty_is_taken_off_each_action_that_leaves_the_board_a_dead_end(o
 )
 def test_bad_dead_end_settings_are_named(kwargs, field):
     with pytest.raises(ConfigError, match=f"^{field}: "):
-        pj.make(ID, **kwargs)
+        pj.make(ID, levels="catalogue", **kwargs)
 
 
 def test_a_level_too_large_to_enumerate_is_refused_naming_it(oracle):
@@ -197,4 +197,4 @@ def test_a_twin_without_a_board_key_is_refused_the_oracle():
     keyed = sorted(t.name for t in twins if t is not None and t.has_board_key)
     assert keyed == ["BoltUnscrew", "NutAndBolt"]
     with pytest.raises(ConfigError, match="^dead_end: MazePaint's twin has no board key"):
-        pj.make("LongPuzzle/MazePaint-Easy", dead_end="restart")
+        pj.make("LongPuzzle/MazePaint-Easy", levels="catalogue", dead_end="restart")

@@ -20,14 +20,14 @@ from puzzlegym import solvers  # noqa: E402
 from puzzlegym.base.errors import ConfigError  # noqa: E402
 from puzzlegym.envs.maze_paint.rules import DIRECTIONS  # noqa: E402
 from puzzlegym.game.registry import parse_env_id  # noqa: E402
-from puzzlegym.rl.protocol import Protocol  # noqa: E402
+from puzzlegym.training.protocol import Protocol  # noqa: E402
 
 ID = "LongPuzzle/MazePaint-Easy"
 
 
 @pytest.fixture(scope="module")
 def easy():
-    return pj.make(ID)
+    return pj.make(ID, levels="catalogue", level_bits=True)
 
 
 @pytest.mark.parametrize(
@@ -35,12 +35,13 @@ def easy():
     [
         ({"env_id": "LongPuzzle/Chess-Easy"}, "env id"),
         ({"levels": "procedural"}, "levels"),
-        ({"num_levels": 5}, "num_levels"),  # the catalogue takes no split
+        ({"levels": "catalogue", "num_levels": 5}, "num_levels"),  # no split
         ({"levels": "generated", "num_levels": 0}, "num_levels"),  # unbounded: not as arrays
         ({"levels": "generated", "num_levels": pj.MAX_LEVELS + 1}, "num_levels"),
         ({"levels": "generated", "num_levels": 2, "start_level": -1}, "start_level"),
         ({"levels": "generated", "num_levels": 2, "distinct": "yes"}, "distinct"),
-        ({"distinct": True}, "distinct"),  # the catalogue is distinct already
+        ({"levels": "catalogue", "distinct": True}, "distinct"),  # distinct already
+        ({"progress": 1}, "progress"),
         ({"reward": "dense"}, "reward"),
         ({"budget_s": -1.0}, "budget_s"),
         ({"budget_s": float("nan")}, "budget_s"),
@@ -55,6 +56,38 @@ def test_make_refuses_bad_arguments_naming_them(kwargs, field):
     kwargs = {"env_id": ID, **kwargs}
     with pytest.raises(ConfigError, match=f"^{field}: "):
         pj.make(**kwargs)
+
+
+def test_the_defaults_are_what_training_uses():
+    """``make(ID)`` plays the protocol's training levels (500 generated levels from seed 0,
+    each board once, no level bits), never the catalogue, the test levels."""
+    env, params = pj.make(ID, progress=False)
+    proto = Protocol(ID)
+    assert (env.spec.levels, env.spec.num_levels, env.spec.start_level) == (
+        "generated",
+        proto.num_levels,
+        proto.start_level,
+    )
+    assert env.spec.level_bits == 0 and env.spec.row_of is not None  # distinct boards
+    assert env.n_levels == len(set(env.spec.row_of)) <= proto.num_levels
+    assert set(np.asarray(params.budget).tolist()) == {proto.train_budget_actions()}
+
+
+def test_a_held_out_twin_plays_each_level_within_its_own_budget():
+    from puzzlegym.training.heldout import generated_levels
+
+    proto = Protocol(ID, num_levels=20)
+    held = generated_levels(proto, 1_000_000, 4)
+    budgets = [t.budget_actions for t in held.levels]
+    env, params = pj.make_held_out(ID, held.held, budgets=budgets)
+    assert np.asarray(params.budget).tolist() == budgets
+    for bad, field in (
+        ([1, 2], "budgets"),
+        ([0, *budgets[1:]], r"budgets\[0\]"),
+        ("12", "budgets"),
+    ):
+        with pytest.raises(ConfigError, match=f"^{field}: "):
+            pj.make_held_out(ID, held.held, budgets=bad)
 
 
 def test_a_game_without_a_twin_is_refused(monkeypatch):
@@ -104,9 +137,13 @@ def test_levels_start_by_number_and_bad_numbers_are_refused(easy):
 
 def test_equal_envs_compare_equal_and_others_do_not(easy):
     env, _ = easy
-    assert pj.make(ID)[0] == env and hash(pj.make(ID)[0]) == hash(env)
-    assert pj.make(ID, reward="sparse")[0] != env
-    assert pj.make(ID, budget_s=30.0)[0] != env  # other level tables (budgets)
+    assert pj.make(ID, levels="catalogue", level_bits=True)[0] == env and hash(
+        pj.make(ID, levels="catalogue", level_bits=True)[0]
+    ) == hash(env)
+    assert pj.make(ID, levels="catalogue", level_bits=True, reward="sparse")[0] != env
+    assert (
+        pj.make(ID, levels="catalogue", level_bits=True, budget_s=30.0)[0] != env
+    )  # other level tables (budgets)
 
 
 # Nut and Bolt Easy's training levels 1 and 12 of start_level=0 are one board (equal
@@ -115,7 +152,9 @@ NB = "LongPuzzle/NutAndBolt-Easy"
 
 
 def test_a_distinct_split_keeps_each_board_once_in_order_of_first_appearance():
-    seeds, seed_params = pj.make(NB, levels="generated", num_levels=14, start_level=0)
+    seeds, seed_params = pj.make(
+        NB, levels="generated", num_levels=14, start_level=0, distinct=False
+    )
     env, params = pj.make(NB, levels="generated", num_levels=14, start_level=0, distinct=True)
     assert (seeds.n_levels, env.n_levels) == (14, 13)
     assert [env.row(i) for i in range(14)] == [*range(12), 1, 12]

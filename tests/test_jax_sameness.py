@@ -67,7 +67,7 @@ def test_catalogue_levels_play_the_same(env_id):
     """Every catalogue level once, within a budget that holds its solution, so the episodes
     that play the whole solution first (0, 3, 6, ...) win in both envs, and the win, its
     reward and its termination are compared too."""
-    env, params = pj.make(env_id, budget_s=budget_s(env_id))
+    env, params = pj.make(env_id, levels="catalogue", level_bits=True, budget_s=budget_s(env_id))
     report = compared(env, params, episodes=env.n_levels, seed=1)
     clean(report)
     assert report.episodes == env.n_levels  # every level once
@@ -79,7 +79,12 @@ def test_generated_levels_play_the_same(env_id):
     """Generated levels 8 and 9 (two rows: each row is the Python split's level of the
     same seed), each played with the whole solution first once and otherwise."""
     env, params = pj.make(
-        env_id, levels="generated", num_levels=2, start_level=8, budget_s=budget_s(env_id)
+        env_id,
+        levels="generated",
+        num_levels=2,
+        start_level=8,
+        distinct=False,
+        budget_s=budget_s(env_id),
     )
     report = compared(env, params, episodes=4, seed=2)
     clean(report)
@@ -131,7 +136,9 @@ def test_hypothesis_chosen_levels_play_the_same(env_id, start_level, reward, see
 def test_the_harness_catches_a_wrong_twin():
     """The check can fail: a twin whose potential is half the rules' and whose mask leaves
     out the first target disagrees on rewards and masks."""
-    env, params = pj.make("LongPuzzle/MazePaint-Easy", budget_s=BUDGET_S)
+    env, params = pj.make(
+        "LongPuzzle/MazePaint-Easy", levels="catalogue", level_bits=True, budget_s=BUDGET_S
+    )
 
     class Wrong(type(env.twin)):
         def potential(self, lv, state):
@@ -155,7 +162,7 @@ def test_the_documented_pair_plays_the_same(env_id):
     masked random indices (episode 0 plays the solver's whole solution first, so it is won,
     episode 1 a random part of it): the spaces, and at every step the observation, the
     mask, the reward, ``terminated`` and ``truncated``, are equal."""
-    env, params = pj.make(env_id)
+    env, params = pj.make(env_id, levels="catalogue", level_bits=True)
     game, tier = TIERS[env_id]
     levels = game.load_catalogue(tier)
     steps = wins = 0

@@ -181,7 +181,7 @@ def test_a_killed_run_resumes_to_the_unbroken_runs_figures(unbroken, tmp_path):
 
 
 def figures_line(result: dict) -> dict:
-    from puzzlegym.rl.train import summary
+    from puzzlegym.training.results import summary
 
     return {k: v for k, v in summary(result).items() if k not in ("seconds", "train_fps")}
 
@@ -401,7 +401,7 @@ def test_any_mutation_of_a_book_is_accepted_whole_or_refused_naming_its_field(un
 
     from puzzlegym.base.errors import ConfigError
     from puzzlegym.jax.train import PROGRESS_COLUMNS
-    from puzzlegym.rl.book import check_book, jax_book
+    from puzzlegym.training.book import check_book, jax_book
 
     out, _, _ = unbroken
     header, _ = arrays.load(out / "checkpoint.npz", CHECKPOINT)

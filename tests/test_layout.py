@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("authoring", ("authoring",)),
     ("report", ("report",)),
     ("evaluation", ("evaluation",)),
+    ("training", ("training",)),
     ("lab", ("lab",)),
     ("service", ("service",)),
     ("bench", ("bench",)),

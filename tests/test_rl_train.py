@@ -1,4 +1,4 @@
-"""The training entry point (puzzlegym.rl.protocol, train, sweep, report): tiny runs end to
+"""The training entry point (puzzlegym.training.protocol, train, sweep, report): tiny runs end to
 end through ``puzzlegym train`` and ``python -m puzzlegym.run``, a used run directory refused,
 a killed sweep resumed, bad settings named, and seeds that reproduce every figure."""
 
@@ -22,10 +22,11 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from puzzlegym.base.errors import CheckpointError, ConfigError  # noqa: E402
-from puzzlegym.rl.protocol import Protocol  # noqa: E402
-from puzzlegym.rl.report import aggregate, dead_end_rows, interval, seed_interval  # noqa: E402
 from puzzlegym.rl.sweep import SUPERSEDED, Run, plan, run_sweep  # noqa: E402
-from puzzlegym.rl.train import TrainConfig, summary, train  # noqa: E402
+from puzzlegym.rl.train import TrainConfig, train  # noqa: E402
+from puzzlegym.training.protocol import Protocol  # noqa: E402
+from puzzlegym.training.report import aggregate, dead_end_rows, interval, seed_interval  # noqa: E402
+from puzzlegym.training.results import summary  # noqa: E402
 
 MAZE = "LongPuzzle/MazePaint-Easy"
 # MazePaint-Easy's ten catalogue levels: the solver's slides (one swipe each)
@@ -43,6 +44,7 @@ TINY_OVERRIDES = (
     "agent.hyperparameters.n_epochs=1",
     "agent.protocol.num_levels=4",
     "agent.protocol.train_levels=2",
+    "agent.heldout_generated=2",
 )
 TIMES = ("train_s", "train_fps", "curve_s", "total_s")
 
@@ -61,6 +63,7 @@ def tiny(seed: int = 0, timesteps: int = 64, **kw) -> TrainConfig:
         episodes=1,
         curve_every=32,
         curve_episodes=1,
+        heldout_generated=2,
         progress=False,
         seed=seed,
         hyperparameters=dict(n_steps=32, batch_size=64, n_epochs=1),
@@ -580,6 +583,7 @@ def test_the_readme_run_is_one_configuration_under_its_three_names():
                 "agent.episodes=10",
                 "agent.curve_every=10000",
                 "agent.checkpoint_every=null",
+                "agent.heldout_generated=0",
                 "out_dir=null",
             ],
         )

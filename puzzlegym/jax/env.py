@@ -235,7 +235,7 @@ class PuzzleJaxEnv(environment.Environment[EnvState, EnvParams]):
 
         Examples:
             >>> import puzzlegym.jax
-            >>> env, params = puzzlegym.jax.make("LongPuzzle/MazePaint-Easy")
+            >>> env, params = puzzlegym.jax.make("LongPuzzle/MazePaint-Easy", levels="catalogue")
             >>> env.take(params, [2, 0]).index.tolist()
             [2, 0]
         """

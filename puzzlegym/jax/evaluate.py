@@ -3,7 +3,7 @@ times within its own budget, every episode in one vmapped, jitted loop; and the 
 interval of such a figure over its episodes.
 
 :class:`TwinEvaluator` plays the levels of one twin env (:func:`puzzlegym.jax.make`) the way
-:func:`puzzlegym.rl.protocol.play_levels` plays the Python env: each episode starts the
+:func:`puzzlegym.training.protocol.play_levels` plays the Python env: each episode starts the
 level (``start``), the policy acts on the observation and the mask, the episode ends when
 the level is won (a success) or its budget of actions is spent. Every level of one call has
 its own budget in actions; the loop runs for the env's ``max_steps_in_episode`` (static, so
@@ -11,15 +11,8 @@ one compiled function per env), so a budget above it is cut to it. The policy sa
 its masked logits or, ``greedy``, takes the most probable action (a traced flag: both share
 one compiled function).
 
-:func:`episode_interval` is the stratified bootstrap of a success figure (the mean over
-levels of each level's share of won episodes): episodes resampled within each level, for a
-fixed set of levels (the catalogue); :func:`level_interval` resamples the levels too, for a
-sample of levels (a generated held-out set).
-
-Examples:
-    >>> import numpy as np
-    >>> episode_interval(np.array([0.5, 1.0]), 10)  # levels won 5 and 10 times in 10
-    [0.6, 0.9]
+:func:`episode_interval` and :func:`level_interval`, the intervals of such figures, are
+:mod:`puzzlegym.training.results`'s (every trainer's).
 """
 
 from __future__ import annotations
@@ -33,36 +26,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from puzzlegym.jax.policy.network import masked_logits
+from puzzlegym.training.results import episode_interval, level_interval
 
 __all__ = ["TwinEvaluator", "episode_interval", "level_interval"]
-
-REPS = 2000
-
-
-def episode_interval(shares: Any, episodes: int, reps: int = REPS, seed: int = 0) -> list[float]:
-    """The 95 % interval (percentiles 2.5 and 97.5) of ``mean(shares)`` when each level's
-    ``episodes`` episodes (``shares[l] * episodes`` of them won) are resampled with
-    replacement; rounded to 4 places."""
-    shares = np.asarray(shares, dtype=float)
-    wins = np.rint(shares * episodes)
-    rng = np.random.default_rng(seed)
-    draws = rng.binomial(episodes, wins / episodes, size=(reps, shares.size)) / episodes
-    means = draws.mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return [round(float(low), 4), round(float(high), 4)]
-
-
-def level_interval(shares: Any, episodes: int, reps: int = REPS, seed: int = 0) -> list[float]:
-    """The 95 % interval of ``mean(shares)`` when the levels are resampled with replacement
-    and then each drawn level's ``episodes`` episodes (stratified bootstrap: a figure over a
-    sample of a level distribution, as for a generated held-out set); rounded to 4 places."""
-    shares = np.asarray(shares, dtype=float)
-    wins = np.rint(shares * episodes) / episodes
-    rng = np.random.default_rng(seed)
-    drawn = wins[rng.integers(0, shares.size, size=(reps, shares.size))]
-    means = (rng.binomial(episodes, drawn) / episodes).mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return [round(float(low), 4), round(float(high), 4)]
 
 
 class TwinEvaluator:

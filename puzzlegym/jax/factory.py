@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import jax
@@ -21,9 +22,18 @@ from puzzlegym.game.splits import TrainingLevels, check_split, tier_targets
 from puzzlegym.game.twin import find_twin
 from puzzlegym.jax.deadends import DEAD_ENDS, dead_end_table
 from puzzlegym.jax.env import EnvParams, PuzzleJaxEnv, Spec
-from puzzlegym.rl.protocol import MAX_BUDGET_MULTIPLE, Protocol
+from puzzlegym.training.protocol import MAX_BUDGET_MULTIPLE, Protocol
 
-__all__ = ["MAX_BUDGET_ACTIONS", "MAX_LEVELS", "budget_actions", "make", "make_held_out"]
+__all__ = [
+    "DEFAULT_NUM_LEVELS",
+    "MAX_BUDGET_ACTIONS",
+    "MAX_LEVELS",
+    "budget_actions",
+    "make",
+    "make_held_out",
+]
+
+DEFAULT_NUM_LEVELS = 500  # the protocol's split (puzzlegym.training.protocol.Protocol)
 
 MAX_LEVELS = 65_536  # generated levels one env holds (each is generated, or read from the cache)
 MAX_BUDGET_ACTIONS = 10_000  # actions in one episode (the twin's history is sized by it)
@@ -60,31 +70,41 @@ def _positive(value: Any, name: str) -> float:
 
 def make(
     env_id: str,
-    levels: str = "catalogue",
+    levels: str = "generated",
     num_levels: int | None = None,
     start_level: int | None = None,
     reward: str = "potential",
     budget_s: float | None = None,
     budget_multiple: float = 2.0,
     action_cost_s: float = 1.0,
-    level_bits: bool = True,
-    distinct: bool = False,
+    level_bits: bool = False,
+    distinct: bool | None = None,
     dead_end: str = "none",
     dead_end_penalty: float = 0.1,
+    progress: bool = True,
 ) -> tuple[PuzzleJaxEnv, EnvParams]:
     """The twin env of objective ``env_id`` and its default params (the levels it plays).
 
-    ``levels="catalogue"`` plays the tier's catalogue levels; ``"generated"`` training levels
-    ``0 .. num_levels - 1`` of the split from ``start_level`` (:mod:`puzzlegym.game.splits`:
-    training level ``i`` is the Python env's, ``gym.make(env_id, levels="generated",
-    num_levels=N, start_level=S)`` with ``reset(options={"first_level": i})``), generated
-    now or read from the level cache (``num_levels`` 1..:data:`MAX_LEVELS`). ``reward`` is
-    the Python env's (``"potential"`` or ``"sparse"``), ``level_bits`` BoardObservation's.
+    The defaults are what training uses (the protocol's, :mod:`puzzlegym.training.protocol`):
+    generated levels, never the catalogue (the test levels); the split's 500 levels from level
+    seed 0; each distinct board once; no level bits.
 
-    ``distinct=True`` (generated levels) keeps each board of the split once: the rows are
-    the split's distinct boards (by :func:`~puzzlegym.game.levelhash.level_hash`, equal up to
-    the game's symmetries) in order of first appearance, so an episode draws a board, not a
-    seed, uniformly; ``env.row(i)`` is the row of training level ``i`` and
+    ``levels="generated"`` plays training levels ``0 .. num_levels - 1`` (default
+    :data:`DEFAULT_NUM_LEVELS`) of the split from ``start_level`` (default 0;
+    :mod:`puzzlegym.game.splits`: training level ``i`` is the Python env's, ``gym.make(env_id,
+    levels="generated", num_levels=N, start_level=S)`` with ``reset(options={"first_level":
+    i})``), generated now (a bar shows it, unless ``progress=False``) or read from the level
+    cache (``num_levels`` 1..:data:`MAX_LEVELS`); ``levels="catalogue"`` plays the tier's
+    catalogue levels, the test levels. ``reward`` is the Python env's (``"potential"`` or
+    ``"sparse"``), ``level_bits`` BoardObservation's (off by default: a training episode
+    plays level 1 of one generated level, so the bits would say nothing; the Python env's
+    default shows them, so compare with ``level_bits=True`` or the Python env's
+    ``level_bits=False``).
+
+    ``distinct`` (default: true for generated levels) keeps each board of the split once: the
+    rows are the split's distinct boards (by :func:`~puzzlegym.game.levelhash.level_hash`,
+    equal up to the game's symmetries) in order of first appearance, so an episode draws a
+    board, not a seed, uniformly; ``env.row(i)`` is the row of training level ``i`` and
     ``env.training_level(r)`` the first training level of row ``r`` (both the identity when
     ``distinct=False``). A small generator space gives several seeds one board (Nut and Bolt
     Easy: 362 distinct boards in 500 seeds).
@@ -99,7 +119,7 @@ def make(
 
     The budget: ``budget_s`` seconds at ``action_cost_s`` each, as the Python env counts
     them (:func:`budget_actions`), the same for every level; or, with ``budget_s=None``
-    (the default), :mod:`puzzlegym.rl.protocol`'s: ``budget_multiple`` times each catalogue
+    (the default), :mod:`puzzlegym.training.protocol`'s: ``budget_multiple`` times each catalogue
     level's solution, and for generated levels the training budget (``budget_multiple``
     times the tier's longest catalogue solution). ``EnvParams.budget`` holds it per level.
 
@@ -118,21 +138,32 @@ def make(
     Examples:
         >>> import jax
         >>> import puzzlegym.jax
-        >>> env, params = puzzlegym.jax.make("LongPuzzle/MazePaint-Easy")
+        >>> env, params = puzzlegym.jax.make("LongPuzzle/MazePaint-Easy", progress=False)
+        >>> env.spec.levels, env.spec.num_levels, env.spec.level_bits  # training's levels
+        ('generated', 500, 0)
         >>> env.num_actions, env.observation_space(params).shape  # 4 swipes + Restart
-        (5, (13, 8, 8))
-        >>> obs, state = env.reset_level(jax.random.key(0), params, 1)  # catalogue level 1
-        >>> env.action_mask(state, params).astype(int).tolist()
+        (5, (9, 8, 8))
+        >>> test, test_params = puzzlegym.jax.make("LongPuzzle/MazePaint-Easy", levels="catalogue")
+        >>> obs, state = test.reset_level(jax.random.key(0), test_params, 1)  # catalogue level 1
+        >>> state.legal_action_mask.astype(int).tolist()
         [1, 1, 0, 1, 0]
     """
     game, tier, twin = _objective(env_id)
+    if levels == "generated" and num_levels is None:
+        num_levels = DEFAULT_NUM_LEVELS
+    if levels == "generated" and start_level is None:
+        start_level = 0
     split = check_split(levels, num_levels, start_level)
     if split is not None:
         check_count(split.num_levels, "num_levels", 1, MAX_LEVELS, ConfigError)
     if not isinstance(level_bits, bool):
         raise ConfigError(f"level_bits: expected true or false, got {shown(level_bits)}")
+    if distinct is None:
+        distinct = split is not None
     if not isinstance(distinct, bool):
         raise ConfigError(f"distinct: expected true or false, got {shown(distinct)}")
+    if not isinstance(progress, bool):
+        raise ConfigError(f"progress: expected true or false, got {shown(progress)}")
     if dead_end not in DEAD_ENDS:
         raise ConfigError(
             f"dead_end: {shown(dead_end)} is not allowed; allowed: {', '.join(DEAD_ENDS)}"
@@ -154,8 +185,20 @@ def make(
         index = np.arange(n_catalogue, dtype=np.int32)
         last = index == n_catalogue - 1
     else:
+        from tqdm import tqdm
+
         training = TrainingLevels(game, tier, split)
-        played = [training.level(i) for i in range(split.num_levels)]
+        played = [
+            training.level(i)
+            for i in tqdm(
+                range(split.num_levels),
+                desc=f"levels of {env_id} (generated or read from the level cache)",
+                unit="level",
+                disable=not progress,
+                mininterval=1.0,
+                leave=False,
+            )
+        ]
         if distinct:
             played, row_of = _distinct(game, played)
         index = np.zeros(len(played), dtype=np.int32)  # level 1 of a one-level episode
@@ -211,22 +254,31 @@ def _distinct(game: Any, levels: list) -> tuple[list, tuple[int, ...]]:
 def make_held_out(
     env_id: str,
     held: HeldOut,
+    budgets: Sequence[int],
     reward: str = "potential",
-    budget_multiple: float = 2.0,
     action_cost_s: float = 1.0,
 ) -> tuple[PuzzleJaxEnv, EnvParams]:
     """The twin env of objective ``env_id`` on a generated held-out set
-    (:func:`puzzlegym.game.heldout.held_out`): level row ``i`` is ``held.levels[i]``, each
-    with the training budget (``budget_multiple`` times the tier's longest catalogue
-    solution, as the training levels of :func:`make`), no level bits. Its planes and actions
-    are those of :func:`make`'s envs of the same tier (generated levels fit the tier)."""
+    (:func:`puzzlegym.game.heldout.held_out`): level row ``i`` is ``held.levels[i]``, played
+    within ``budgets[i]`` actions (the held-out rule: twice its own solution,
+    :mod:`puzzlegym.training.heldout`), no level bits. Its planes and actions are those of
+    :func:`make`'s envs of the same tier (generated levels fit the tier)."""
     game, tier, twin = _objective(env_id)
     if not isinstance(held, HeldOut):
         raise ConfigError(f"held: expected a puzzlegym HeldOut set, got {shown(held)}")
-    check_count(len(held.levels), "held.levels", 1, MAX_LEVELS, ConfigError)
-    cost, multiple = _checked(reward, action_cost_s, budget_multiple)
-    protocol = Protocol(env_id, budget_multiple=multiple, env_kwargs={"action_cost_s": cost})
-    n = len(held.levels)
+    n = check_count(len(held.levels), "held.levels", 1, MAX_LEVELS, ConfigError)
+    if isinstance(budgets, (str, bytes)) or not isinstance(budgets, Sequence):
+        raise ConfigError(f"budgets: expected one budget per level, got {shown(budgets)}")
+    if len(budgets) != n:
+        raise ConfigError(f"budgets: {len(budgets)} budgets for {n} levels")
+    budget = np.array(
+        [
+            check_count(b, f"budgets[{k}]", 1, MAX_BUDGET_ACTIONS, ConfigError)
+            for k, b in enumerate(budgets)
+        ],
+        dtype=np.int32,
+    )
+    _checked(reward, action_cost_s, 2.0)
     catalogue = list(game.load_catalogue(tier))
     return _assemble(
         game,
@@ -236,7 +288,7 @@ def make_held_out(
         list(held.levels),
         np.zeros(n, dtype=np.int32),
         np.full(n, len(catalogue) == 1),
-        np.full(n, protocol.train_budget_actions(), dtype=np.int32),
+        budget,
         levels="held-out",
         num_levels=None,
         start_level=held.start_level,

@@ -33,7 +33,7 @@ from puzzlegym.base.errors import ConfigError
 from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.env.probe import BOARD_AREA, LEVEL, LEVEL_COMPLETE
 from puzzlegym.jax.env import EnvParams, PuzzleJaxEnv
-from puzzlegym.rl.protocol import Protocol
+from puzzlegym.training.protocol import Protocol
 from puzzlegym.wrappers.sb3 import make_sb3_env
 
 __all__ = [

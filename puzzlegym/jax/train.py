@@ -3,13 +3,13 @@
 catalogue, beside both random policies: the run directory of the SB3 path
 (:mod:`puzzlegym.rl.train`), and a run that survives a kill.
 
-The protocol is :class:`puzzlegym.rl.protocol.Protocol`'s, played by the twin
+The protocol is :class:`puzzlegym.training.protocol.Protocol`'s, played by the twin
 (:func:`puzzlegym.jax.make` with ``level_bits=False``): training draws one of the
 distinct boards of ``num_levels`` generated levels from ``start_level`` per episode
 (``distinct_training``), within the training budget, with a dead-end intervention when
 ``dead_end`` names one; the random policies and the trained policy (sampled, and greedy:
 one episode per level) are measured in the **Python** env (``make_sb3_env(..., actions="board",
-observation="board", buttons=<the level screen's>)``, :func:`~puzzlegym.rl.protocol.
+observation="board", buttons=<the level screen's>)``, :func:`~puzzlegym.training.protocol.
 play_levels`) on the catalogue's levels and the first ``train_levels`` training levels, as
 for SB3; the trained policy is measured again in the **twin** on the same levels and
 budgets (:class:`~puzzlegym.jax.evaluate.TwinEvaluator`), and ``result["agreement"]`` sets
@@ -59,25 +59,20 @@ import numpy as np
 
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import ConfigError, shown
-from puzzlegym.base.fields import check_count, check_number
-from puzzlegym.game.heldout import MAX_HELD_OUT, HeldOut, check_seeds, held_out
+from puzzlegym.base.fields import check_number
 from puzzlegym.jax.deadends import DEAD_ENDS
-from puzzlegym.jax.evaluate import TwinEvaluator, episode_interval, level_interval
+from puzzlegym.jax.evaluate import TwinEvaluator
 from puzzlegym.jax.factory import make, make_held_out
 from puzzlegym.jax.policy import arrays
 from puzzlegym.jax.policy.policy import Policy
 from puzzlegym.jax.ppo import METRICS, PPO, PPOConfig
-from puzzlegym.record.files import lock_file
-from puzzlegym.rl.book import check_book, jax_book
-from puzzlegym.rl.protocol import MAX_EPISODES, LevelEnvs, Protocol, masks, play_levels
-from puzzlegym.rl.protocol import random_chooser as random_policy
-from puzzlegym.rl.train import (
-    MAX_TIMESTEPS,
-    Curve,
-    check_still_empty,
-    dead_end_phases,
-    prepare_dir,
-)
+from puzzlegym.training.book import check_book, jax_book
+from puzzlegym.training.config import RunConfig, check_flag
+from puzzlegym.training.heldout import GeneratedSet, generated_levels
+from puzzlegym.training.protocol import LevelEnvs, Protocol, masks, play_levels
+from puzzlegym.training.protocol import random_chooser as random_policy
+from puzzlegym.training.results import Curve, dead_end_phases, episode_interval, figures
+from puzzlegym.training.rundir import check_dir, open_run, write_config
 
 __all__ = [
     "CHECKPOINT",
@@ -92,7 +87,6 @@ CHECKPOINT = "puzzlegym-jax-checkpoint"
 VERSION = 1
 ENV_KEYS = ("reward", "action_cost_s")  # env keywords the twin plays as the Python env does
 PROGRESS_COLUMNS = ("timesteps", "update", *METRICS, "elapsed_s")
-HELDOUT_START = 1_000_000  # the generated held-out set's first level seed (training: 0 .. 499)
 
 
 def level_buttons(game: Any) -> tuple[str, ...]:
@@ -111,12 +105,8 @@ def jax_protocol(env_id: str, **fields_: Any) -> Protocol:
     return Protocol(env_id, wrappers=wrappers, **fields_)
 
 
-def _count(value: Any, name: str, lo: int, hi: int) -> int:
-    return check_count(value, name, lo, hi, ConfigError)
-
-
 @dataclass(frozen=True)
-class JaxTrainConfig:
+class JaxTrainConfig(RunConfig):
     """Everything a JAX run depends on (each field checked on construction; errors name
     it): the ``protocol`` (:func:`jax_protocol`; ``env_kwargs`` ``reward`` and
     ``action_cost_s`` only), PPO's settings and network (``ppo``), ``timesteps`` (rounded
@@ -131,26 +121,17 @@ class JaxTrainConfig:
     certified dead end does in training: ``"none"``, ``"restart"`` or ``"penalty"`` of
     ``dead_end_penalty``, :func:`puzzlegym.jax.make`'s; every evaluation plays without it)."""
 
-    protocol: Protocol
-    ppo: PPOConfig = field(default_factory=PPOConfig)
     timesteps: int = 4_000_000
-    seed: int = 0
-    episodes: int = 10
     curve_every: int | None = 400_000
-    checkpoint_every: int = 400_000
-    progress: bool = True
-    heldout_generated: int = 1000
-    heldout_generated_start: int = HELDOUT_START
+    checkpoint_every: int | None = 400_000
+    ppo: PPOConfig = field(default_factory=PPOConfig)
     stop_train_success: float | None = None
     distinct_training: bool = True
     dead_end: str = "none"
     dead_end_penalty: float = 0.1
 
     def __post_init__(self) -> None:
-        if not isinstance(self.protocol, Protocol):
-            raise ConfigError(
-                f"protocol: expected a puzzlegym.rl.protocol.Protocol, got {shown(self.protocol)}"
-            )
+        super().__post_init__()
         want = jax_protocol(self.protocol.env_id).wrappers
         if self.protocol.wrappers != want:
             raise ConfigError(
@@ -167,25 +148,7 @@ class JaxTrainConfig:
                 )
         if not isinstance(self.ppo, PPOConfig):
             raise ConfigError(f"ppo: expected a PPOConfig, got {shown(self.ppo)}")
-        _count(self.timesteps, "timesteps", 1, MAX_TIMESTEPS)
-        _count(self.seed, "seed", 0, 2**31 - 1)
-        _count(self.episodes, "episodes", 1, MAX_EPISODES)
-        if self.curve_every is not None:
-            _count(self.curve_every, "curve_every", 1, MAX_TIMESTEPS)
-        _count(self.checkpoint_every, "checkpoint_every", 1, MAX_TIMESTEPS)
-        _count(self.heldout_generated, "heldout_generated", 0, MAX_HELD_OUT)
-        if self.heldout_generated:
-            check_seeds(
-                self.protocol.split,
-                self.heldout_generated_start,
-                self.heldout_generated,
-                name="heldout_generated_start",
-            )
-        for name in ("progress", "distinct_training"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(
-                    f"{name}: expected true or false, got {shown(getattr(self, name))}"
-                )
+        check_flag(self.distinct_training, "distinct_training")
         if self.dead_end not in DEAD_ENDS:
             raise ConfigError(
                 f"dead_end: {shown(self.dead_end)} is not allowed; allowed: {', '.join(DEAD_ENDS)}"
@@ -211,21 +174,16 @@ class JaxTrainConfig:
     @property
     def chunk(self) -> int:
         """The most updates between two stops of the host (checkpoints, curve points)."""
-        every = min(self.checkpoint_every, self.curve_every or self.checkpoint_every)
-        return max(1, min(self.updates, every // self.ppo.steps_per_update))
+        stops = [e for e in (self.checkpoint_every, self.curve_every) if e is not None]
+        if not stops:
+            return self.updates
+        return max(1, min(self.updates, min(stops) // self.ppo.steps_per_update))
 
     def to_dict(self) -> dict:
         return {
             "algo": "jax_ppo",
-            "protocol": self.protocol.to_dict(),
+            **self.run_dict(),
             "ppo": self.ppo.to_dict(),
-            "timesteps": self.timesteps,
-            "seed": self.seed,
-            "episodes": self.episodes,
-            "curve_every": self.curve_every,
-            "checkpoint_every": self.checkpoint_every,
-            "heldout_generated": self.heldout_generated,
-            "heldout_generated_start": self.heldout_generated_start,
             "stop_train_success": self.stop_train_success,
             "distinct_training": self.distinct_training,
             "dead_end": self.dead_end,
@@ -270,20 +228,16 @@ class _Learner:
         self.test_eval = TwinEvaluator(self.test_env, self.test_params, self.ppo.network)
         # train success as the test levels are played: without the dead-end intervention
         self.train_eval = TwinEvaluator(self.env.without_dead_end(), self.params, self.ppo.network)
-        self.held: HeldOut | None = None
+        self.held: GeneratedSet | None = None
         if config.heldout_generated:
-            self.held = held_out(
-                proto.game,
-                proto.tier,
-                proto.split,
-                config.heldout_generated_start,
-                config.heldout_generated,
+            self.held = generated_levels(
+                proto, config.heldout_generated_start, config.heldout_generated, config.progress
             )
             held_env, held_params = make_held_out(
                 proto.env_id,
-                self.held,
+                self.held.held,
                 reward=kw["reward"],
-                budget_multiple=proto.budget_multiple,
+                budgets=[t.budget_actions for t in self.held.levels],
                 action_cost_s=proto.action_cost_s,
             )
             if (held_env.obs_shape, held_env.num_actions) != (
@@ -322,13 +276,14 @@ class _Learner:
             k_train,
             greedy,
         )
-        return {"test": _figures(test, episodes), "train": _figures(train, episodes)}
+        return {"test": figures(test, episodes), "train": figures(train, episodes)}
 
     def held_out_figures(self, net_params: Any, episodes: int, key: Any) -> dict:
         """The generated held-out set in the twin: the policy of ``net_params`` (sampled) and
         the masked random policy (the same network with every weight 0: equal logits, so
         uniform over the legal actions), each level ``episodes`` times; intervals over
-        levels and episodes (:func:`~puzzlegym.jax.evaluate.level_interval`)."""
+        levels and episodes (:func:`~puzzlegym.training.results.level_interval`); every level
+        within twice its own solution (:mod:`puzzlegym.training.heldout`)."""
         assert self.held is not None
         k_trained, k_random = jax.random.split(key)
         rows = np.arange(len(self.held.levels))
@@ -338,9 +293,7 @@ class _Learner:
         players = (("trained", net_params, k_trained), ("random_masked", zero, k_random))
         for name, params, k in players:
             per_level = self.held_eval.success(params, rows, budgets, episodes, k)
-            figures = _figures(per_level, episodes)
-            figures["ci"] = level_interval(per_level, episodes)
-            out[name] = figures
+            out[name] = figures(per_level, episodes, over_levels=True)
         return out
 
     def policy(self, net_params: Any, config: JaxTrainConfig, timesteps: int) -> Policy:
@@ -379,16 +332,6 @@ def _learner(config: JaxTrainConfig) -> _Learner:
     return learner
 
 
-def _figures(per_level: np.ndarray, episodes: int) -> dict:
-    per = [round(float(v), 4) for v in per_level]
-    return {
-        "success": round(float(np.mean(per_level)), 4),
-        "per_level": per,
-        "episodes": episodes,
-        "ci": episode_interval(per_level, episodes),
-    }
-
-
 def _first(state: Any) -> Any:
     """Seed 0's slice of a state batched over seeds."""
     return jax.tree.map(lambda x: x[0], state)
@@ -401,25 +344,6 @@ def _policy_chooser(policy: Policy, greedy: bool, seed: int):
         return policy.act(obs, masks(env), rng)
 
     return choose
-
-
-def _resume_check(out: Path, config: JaxTrainConfig) -> None:
-    if not out.is_dir() or not (out / "config.json").is_file():
-        raise ConfigError(f"resume: {out} holds no run to resume (no config.json)")
-    if (out / "result.json").exists():
-        raise ConfigError(f"resume: {out} holds a finished run (result.json)")
-    try:
-        doc = jsonio.loads((out / "config.json").read_bytes())
-    except (OSError, jsonio.JSONError) as exc:
-        raise ConfigError(f"resume: {out / 'config.json'} is unreadable ({exc})") from None
-    mine = config.to_dict()
-    if doc != mine:
-        keys = sorted(set(mine) | set(doc if isinstance(doc, dict) else {}))
-        differ = [k for k in keys if not isinstance(doc, dict) or doc.get(k) != mine.get(k)]
-        raise ConfigError(
-            f"resume: {out}'s run was configured differently ({', '.join(differ) or 'config'}); "
-            "resume it with its own configuration"
-        )
 
 
 def _write_progress(path: Path, rows: list[list[float]]) -> None:
@@ -442,23 +366,13 @@ def train(
     if not isinstance(resume, bool):
         raise ConfigError(f"resume: expected true or false, got {shown(resume)}")
     out = Path(out_dir)
-    if resume:
-        _resume_check(out, config)
-    else:
-        prepare_dir(out)
+    doc = config.to_dict()
+    check_dir(out, doc, resume)
     learner = _learner(config)
-    out.mkdir(parents=True, exist_ok=True)
-    lock = open(out / ".lock", "a+", encoding="utf-8")  # held until the run ends
-    try:
-        lock_file(lock, f"the run directory {out}")
-        if resume:
-            _resume_check(out, config)
-        else:
-            check_still_empty(out)
-            jsonio.write_json(out / "config.json", config.to_dict())
+    with open_run(out, doc, resume):
+        if not resume:
+            write_config(out, doc)
         return _Run(config, out, log, learner).run(resume)
-    finally:
-        lock.close()
 
 
 class _Run:
@@ -611,7 +525,8 @@ class _Run:
                 bar.update(n * spu)
                 steps = book["updates"] * spu
                 _write_progress(out / "progress.csv", book["progress"])
-                if steps - last_ckpt >= cfg.checkpoint_every or book["updates"] == total:
+                every = cfg.checkpoint_every
+                if (every is not None and steps - last_ckpt >= every) or book["updates"] == total:
                     self.save(state, book)
                     last_ckpt = steps
                 if self._curve_due(curve, steps):
@@ -637,7 +552,7 @@ class _Run:
         key = jax.random.PRNGKey(cfg.seed + 11)
         greedy = lr.twin(net_params, cfg.episodes, key, True)  # same shapes: no new compile
         for split in ("test", "train"):  # deterministic: every episode of a level alike
-            greedy[split] = _figures(np.array(greedy[split]["per_level"]), 1)
+            greedy[split] = figures(greedy[split]["per_level"], 1)
         twin = {"trained": lr.twin(net_params, cfg.episodes, key, False), "trained_greedy": greedy}
         generated = (
             None
@@ -692,7 +607,7 @@ class _Run:
         }
         result["total_s"] = round(time.perf_counter() - self.t0, 1)
         if book["curve"]:
-            from puzzlegym.rl.plots import plot_run
+            from puzzlegym.training.plots import plot_run
 
             jsonio.write_atomic(out / "curve.png", lambda tmp: plot_run(result, tmp))
         self.log(

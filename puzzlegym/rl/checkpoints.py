@@ -24,9 +24,9 @@ import numpy as np
 from puzzlegym.base import jsonio
 from puzzlegym.base.errors import CheckpointError, ConfigError, shown
 from puzzlegym.base.jsonio import write_atomic
-from puzzlegym.rl.book import check_book, sb3_book
+from puzzlegym.training.book import check_book, sb3_book
 
-__all__ = ["CHECKPOINT", "FORMAT", "MAX_BYTES", "check_resumable", "load", "save"]
+__all__ = ["CHECKPOINT", "FORMAT", "MAX_BYTES", "load", "save"]
 
 CHECKPOINT = "checkpoint.zip"
 FORMAT = "puzzlegym-sb3-checkpoint"
@@ -94,7 +94,7 @@ def load(path: Path, model: Any, config: dict, timesteps: int) -> tuple[int, dic
     """Load the checkpoint at ``path`` into ``model`` (built from ``config``, a run of
     ``timesteps`` steps) and set the random generators; returns ``(segment, book)``. Every
     member's size is bounded before it is read, and the whole book is checked
-    (:func:`puzzlegym.rl.book.sb3_book`) before anything is loaded into the model."""
+    (:func:`puzzlegym.training.book.sb3_book`) before anything is loaded into the model."""
     import torch
 
     try:
@@ -141,21 +141,3 @@ def load(path: Path, model: Any, config: dict, timesteps: int) -> tuple[int, dic
     steps, updates, segment = (int(c) for c in counts)  # type: ignore[arg-type]
     model.num_timesteps, model._n_updates = steps, updates
     return segment, state["book"]
-
-
-def check_resumable(out: Path, config: dict) -> None:
-    """Refuse to resume ``out`` unless it holds an unfinished run of ``config``."""
-    if not (out / "config.json").is_file():
-        raise ConfigError(f"resume: {out} holds no run to resume (no config.json)")
-    if (out / "result.json").exists():
-        raise ConfigError(f"resume: {out} holds a finished run (result.json)")
-    try:
-        saved = json.loads((out / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"resume: {out / 'config.json'} is unreadable ({exc})") from None
-    if saved != config:
-        differ = sorted(k for k in set(saved) | set(config) if saved.get(k) != config.get(k))
-        raise ConfigError(
-            f"resume: {out}'s run was configured differently ({', '.join(differ) or 'config'}); "
-            "resume it with its own configuration"
-        )

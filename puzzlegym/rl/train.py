@@ -1,6 +1,8 @@
-"""One training run of the protocol (:mod:`puzzlegym.rl.protocol`): PPO or sb3-contrib's
-MaskablePPO trained on generated levels, tested on the catalogue, beside the uniform and the
-masked-uniform random policy measured in the same run.
+"""One training run of the protocol (:mod:`puzzlegym.training.protocol`) on Stable-Baselines3,
+a backend of the training core (:mod:`puzzlegym.training`): PPO or sb3-contrib's MaskablePPO
+trained on generated levels, tested on both held-out sets (the catalogue, and the generated set
+of :mod:`puzzlegym.training.heldout`, every level within twice its own solution), beside the
+uniform and the masked-uniform random policy measured in the same run.
 
 :func:`train` validates the whole :class:`TrainConfig` and builds the envs and the model
 before it writes a file in ``out_dir`` (an error leaves it empty but for its ``.lock``,
@@ -11,7 +13,10 @@ so the directory stays usable), then writes there, in order:
   success of the sampled policy every ``curve_every`` steps, ``curve_episodes`` episodes per
   level);
 * ``model.zip``, ``curve.png`` (the curve beside both random policies) and last
-  ``result.json``: every figure (:func:`summary` picks the headline ones).
+  ``result.json``: every figure (:func:`puzzlegym.training.results.summary` picks the
+  headline ones); ``result["generated"]`` the generated held-out set's (the trained policy,
+  sampled, and the masked random policy, ``episodes`` per level, intervals over levels and
+  episodes).
 
 With ``checkpoint_every``, training runs in segments of that many steps (rounded up to whole
 rollouts, ``n_steps`` x ``n_envs``); each segment after the first starts its envs afresh
@@ -20,9 +25,9 @@ rollouts, ``n_steps`` x ``n_envs``); each segment after the first starts its env
 of the same configuration from its checkpoint (from the start when it has none) and ends
 with the figures an unbroken run has.
 
-A run directory is never reused: one that holds anything is refused (a finished run's
-``result.json`` or an unfinished run's files: :mod:`puzzlegym.rl.sweep` moves those aside
-and starts the run again), and it is locked while a run writes it. A run is a function of
+A run directory is never reused (:mod:`puzzlegym.training.rundir`: a finished run's
+``result.json`` or an unfinished run's files refused; :mod:`puzzlegym.rl.sweep` moves those
+aside and starts the run again), and it is locked while a run writes it. A run is a function of
 its configuration: the seed fixes the model's initialisation, the envs' level draws, the
 random policies and every evaluation, and torch runs ``torch_threads`` threads (1 by
 default), so two runs of one configuration give the same figures (times apart).
@@ -42,11 +47,12 @@ from gymnasium.spaces import Discrete
 from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.base.jsonio import write_atomic, write_json
-from puzzlegym.record.files import lock_file, unused_path
-from puzzlegym.record.metrics import dead_end_stats
+from puzzlegym.record.files import unused_path
 from puzzlegym.rl import checkpoints
-from puzzlegym.rl.checkpoints import check_resumable
-from puzzlegym.rl.protocol import (
+from puzzlegym.rl.vector import make_vector_env, set_torch_threads
+from puzzlegym.training.config import RunConfig
+from puzzlegym.training.heldout import GeneratedSet, generated_levels
+from puzzlegym.training.protocol import (
     MAX_EPISODES,
     LevelEnvs,
     Protocol,
@@ -55,27 +61,15 @@ from puzzlegym.rl.protocol import (
     policy_chooser,
     random_chooser,
 )
-from puzzlegym.rl.vector import make_vector_env, set_torch_threads
+from puzzlegym.training.results import Curve, dead_end_phases, figures
+from puzzlegym.training.rundir import check_dir, open_run, write_config
 from puzzlegym.wrappers.sb3 import POLICIES, check_sb3_env, make_sb3_env, observation_kind
 
-__all__ = [
-    "ALGOS",
-    "Curve",
-    "EXTRACTORS",
-    "HYPERPARAMETERS",
-    "MAX_TIMESTEPS",
-    "TrainConfig",
-    "check_still_empty",
-    "dead_end_phases",
-    "prepare_dir",
-    "summary",
-    "train",
-]
+__all__ = ["ALGOS", "EXTRACTORS", "HYPERPARAMETERS", "TrainConfig", "train"]
 
 ALGOS = ("maskable_ppo", "ppo")
 VECS = ("dummy", "subproc", "sb3_batched")
 EXTRACTORS = ("flatten", "board_cnn")
-MAX_TIMESTEPS = 100_000_000
 MAX_ENVS = 256
 MAX_LAYER = 4096
 MAX_THREADS = 256
@@ -92,7 +86,6 @@ HYPERPARAMETERS: dict[str, tuple[type, float, float]] = {
     "vf_coef": (float, 0.0, 10.0),
     "max_grad_norm": (float, 0.0, 1e6),
 }
-PHASES = ("random_uniform", "random_masked", "trained", "trained_greedy")
 
 
 def _int(value: Any, name: str, lo: int, hi: int) -> int:
@@ -100,44 +93,35 @@ def _int(value: Any, name: str, lo: int, hi: int) -> int:
 
 
 @dataclass(frozen=True)
-class TrainConfig:
-    """Everything a run depends on (each field checked on construction; errors name it).
+class TrainConfig(RunConfig):
+    """Everything an SB3 run depends on (each field checked on construction; errors name it):
+    the fields every trainer shares (:class:`~puzzlegym.training.config.RunConfig`: protocol,
+    timesteps, seed, episodes, curve_every, checkpoint_every, the generated held-out set,
+    progress) and the learner's.
 
-    ``protocol`` says what is trained and tested on; ``algo`` ``maskable_ppo`` (board actions'
-    masks) or ``ppo``; ``policy`` None is the observation's (``MlpPolicy`` for the symbolic
-    board, ``CnnPolicy`` for pixels); ``extractor`` ``flatten`` (SB3's default for
-    ``MlpPolicy``) or ``board_cnn`` (:class:`puzzlegym.rl.extractors.BoardCNN`, 3x3
-    convolutions over the board's planes, with ``MlpPolicy`` on the symbolic board);
-    ``net_arch`` the policy and value layers; ``hyperparameters`` PPO's
-    (:data:`HYPERPARAMETERS`); ``episodes`` per level in the final evaluations of the random
-    and the sampled trained policy (the greedy one plays each level once: the env is
-    deterministic),
-    ``curve_every`` (None: no curve) and ``curve_episodes`` for the learning curve;
-    ``checkpoint_every`` (None: none) the steps between checkpoints (rounded up to whole
+    ``algo`` ``maskable_ppo`` (board actions' masks) or ``ppo``; ``policy`` None is the
+    observation's (``MlpPolicy`` for the symbolic board, ``CnnPolicy`` for pixels);
+    ``extractor`` ``flatten`` (SB3's default for ``MlpPolicy``) or ``board_cnn``
+    (:class:`puzzlegym.rl.extractors.BoardCNN`, 3x3 convolutions over the board's planes, with
+    ``MlpPolicy`` on the symbolic board); ``net_arch`` the policy and value layers;
+    ``hyperparameters`` PPO's (:data:`HYPERPARAMETERS`); ``episodes`` per level in the final
+    evaluations of the random and the sampled trained policy (the greedy one plays each level
+    once: the env is deterministic), ``curve_episodes`` per level at each point of the learning
+    curve; ``checkpoint_every`` (None: none) the steps between checkpoints (rounded up to whole
     rollouts: see the module docstring)."""
 
-    protocol: Protocol
     algo: str = "maskable_ppo"
     policy: str | None = None
     extractor: str = "flatten"
     net_arch: tuple[int, ...] = (64, 64)
-    timesteps: int = 100_000
     n_envs: int = 8
     vec: str = "dummy"
-    seed: int = 0
     hyperparameters: dict = field(default_factory=dict)
-    episodes: int = 10
-    curve_every: int | None = None
     curve_episodes: int = 2
     torch_threads: int = 1
-    checkpoint_every: int | None = None
-    progress: bool = True
 
     def __post_init__(self) -> None:
-        if not isinstance(self.protocol, Protocol):
-            raise ConfigError(
-                f"protocol: expected a puzzlegym.rl.protocol.Protocol, got {shown(self.protocol)}"
-            )
+        super().__post_init__()
         if self.algo not in ALGOS:
             raise ConfigError(
                 f"algo: {shown(self.algo)} is not allowed; allowed: {', '.join(ALGOS)}"
@@ -160,11 +144,9 @@ class TrainConfig:
         for i, n in enumerate(net):
             _int(n, f"net_arch[{i}]", 1, MAX_LAYER)
         object.__setattr__(self, "net_arch", tuple(net))
-        _int(self.timesteps, "timesteps", 1, MAX_TIMESTEPS)
         _int(self.n_envs, "n_envs", 1, MAX_ENVS)
         if self.vec not in VECS:
             raise ConfigError(f"vec: {shown(self.vec)} is not allowed; allowed: {', '.join(VECS)}")
-        _int(self.seed, "seed", 0, 2**31 - 1)
         if not isinstance(self.hyperparameters, dict):
             raise ConfigError(
                 f"hyperparameters: expected a mapping, got {shown(self.hyperparameters)}"
@@ -179,15 +161,8 @@ class TrainConfig:
                 _int(value, f"hyperparameters.{key}", int(lo), int(hi))
             else:
                 check_number(value, f"hyperparameters.{key}", lo, hi, ConfigError)
-        _int(self.episodes, "episodes", 1, MAX_EPISODES)
-        if self.curve_every is not None:
-            _int(self.curve_every, "curve_every", 1, MAX_TIMESTEPS)
         _int(self.curve_episodes, "curve_episodes", 1, MAX_EPISODES)
         _int(self.torch_threads, "torch_threads", 1, MAX_THREADS)
-        if self.checkpoint_every is not None:
-            _int(self.checkpoint_every, "checkpoint_every", 1, MAX_TIMESTEPS)
-        if not isinstance(self.progress, bool):
-            raise ConfigError(f"progress: expected true or false, got {shown(self.progress)}")
         if (
             self.algo == "maskable_ppo"
             and self.protocol.wrappers.get("actions", "board") != "board"
@@ -202,21 +177,16 @@ class TrainConfig:
 
     def to_dict(self) -> dict:
         return {
-            "protocol": self.protocol.to_dict(),
+            **self.run_dict(),
             "algo": self.algo,
             "policy": self.policy,
             "extractor": self.extractor,
             "net_arch": list(self.net_arch),
-            "timesteps": self.timesteps,
             "n_envs": self.n_envs,
             "vec": self.vec,
-            "seed": self.seed,
             "hyperparameters": dict(self.hyperparameters),
-            "episodes": self.episodes,
-            "curve_every": self.curve_every,
             "curve_episodes": self.curve_episodes,
             "torch_threads": self.torch_threads,
-            "checkpoint_every": self.checkpoint_every,
         }
 
     @classmethod
@@ -265,24 +235,6 @@ def _policy_kwargs(config: TrainConfig, kind: str) -> dict:
     return out
 
 
-class Curve:
-    """The learning curve's rows (written to ``curve.csv`` as they come; ``rows`` may be
-    given to continue a resumed run's)."""
-
-    COLUMNS = ("timesteps", "train_success", "test_success", "elapsed_s")
-
-    def __init__(self, path: Path, rows: list[dict] | None = None) -> None:
-        self.path = path
-        self.rows: list[dict] = list(rows or [])
-
-    def add(self, row: dict) -> None:
-        self.rows.append(row)
-        lines = [",".join(self.COLUMNS)] + [
-            ",".join(str(r[c]) for c in self.COLUMNS) for r in self.rows
-        ]
-        write_atomic(self.path, "\n".join(lines) + "\n")
-
-
 def _callbacks(config: TrainConfig, measure: Callable[[int], None] | None):
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -323,21 +275,6 @@ def _callbacks(config: TrainConfig, measure: Callable[[int], None] | None):
     return [Progress()] + ([Curve()] if measure is not None else [])
 
 
-def prepare_dir(out: Path) -> None:
-    """Refuse a run directory that holds a finished or an unfinished run."""
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"out_dir: {out} exists and is not a directory")
-    if (out / "result.json").exists():
-        raise ConfigError(
-            f"out_dir: {out} holds a finished run (result.json); choose a new directory"
-        )
-    if out.exists() and any(p.name != ".lock" for p in out.iterdir()):
-        raise ConfigError(
-            f"out_dir: {out} holds an unfinished run's files; choose a new directory (a sweep, "
-            "puzzlegym.rl.sweep, moves them aside and runs it again)"
-        )
-
-
 RL_MODULES = ("torch", "stable_baselines3", "sb3_contrib")  # what the rl extra installs
 RL_INSTALL = (
     "install the rl extra: pip install 'torch==2.13.0' --index-url "
@@ -375,10 +312,8 @@ def train(
         raise ConfigError(f"resume: expected true or false, got {shown(resume)}")
     require_rl_extra()
     out = Path(out_dir)
-    if resume:
-        check_resumable(out, _config_doc(config))
-    else:
-        prepare_dir(out)
+    doc = _config_doc(config)
+    check_dir(out, doc, resume)
     threads = set_torch_threads(config.torch_threads)
     proto = config.protocol
     probe = make_sb3_env(
@@ -400,15 +335,14 @@ def train(
     policy_kwargs = _policy_kwargs(config, kind)
     test_levels = proto.test_levels()
     train_levels = proto.training_levels()
-
-    out.mkdir(parents=True, exist_ok=True)
-    lock = open(out / ".lock", "a+", encoding="utf-8")  # held until the run ends
-    try:
-        lock_file(lock, f"the run directory {out}")
-        if resume:
-            check_resumable(out, _config_doc(config))
-        else:
-            check_still_empty(out)
+    generated = (
+        generated_levels(
+            proto, config.heldout_generated_start, config.heldout_generated, config.progress
+        )
+        if config.heldout_generated
+        else None
+    )
+    with open_run(out, doc, resume):
         return _run(
             config,
             out,
@@ -420,18 +354,8 @@ def train(
             n_actions=n_actions,
             test_levels=test_levels,
             train_levels=train_levels,
+            generated=generated,
             resume=resume,
-        )
-    finally:
-        lock.close()
-
-
-def check_still_empty(out: Path) -> None:
-    """Refuse a run directory another run filled while this one waited for its lock."""
-    others = [p.name for p in out.iterdir() if p.name != ".lock"]
-    if others:
-        raise ConfigError(
-            f"out_dir: {out} was filled by another run meanwhile ({', '.join(sorted(others)[:3])})"
         )
 
 
@@ -447,6 +371,7 @@ def _run(
     n_actions,
     test_levels,
     train_levels,
+    generated: GeneratedSet | None,
     resume: bool = False,
 ) -> dict:
     proto, seed = config.protocol, config.seed
@@ -511,7 +436,7 @@ def _run(
             book["resumed_at"] = [*book.get("resumed_at", []), int(model.num_timesteps)]
             log(f"resumed at {model.num_timesteps} steps (segment {segment})")
         if not resume:
-            write_json(out / "config.json", doc)
+            write_config(out, doc)
         # SB3's CSV logger truncates its file: a resumed run logs to progress-2.csv, ...
         progress_csv = unused_path(
             out / "progress", taken=lambda p: p.with_suffix(".csv").exists()
@@ -583,6 +508,18 @@ def _run(
         )
         # the greedy policy on a deterministic env: one episode per level says it all
         phases["trained_greedy"] = evaluate(policy_chooser(model, True, config.masked), 1, 0)
+        if generated is not None:
+            held: dict[str, Any] = {"set": generated.to_dict()}
+            players = (
+                ("trained", policy_chooser(model, False, config.masked)),
+                ("random_masked", random_chooser(seed + 3, True)),
+            )
+            for name, choose in players:
+                played = play_levels(
+                    envs, generated.levels, choose, config.episodes, eval_seed + 700_000
+                )
+                held[name] = figures(played["per_level"], config.episodes, over_levels=True)
+            result["generated"] = held
         write_atomic(out / "model.zip", lambda tmp: model.save(str(tmp)))
     finally:
         envs.close()
@@ -601,7 +538,7 @@ def _run(
         }
     )
     if curve.rows:
-        from puzzlegym.rl.plots import plot_run
+        from puzzlegym.training.plots import plot_run
 
         write_atomic(out / "curve.png", lambda tmp: plot_run(result, tmp))
     log(
@@ -633,49 +570,3 @@ def _segment_steps(config: TrainConfig, model: Any) -> int:
 def segment_seed(seed: int, segment: int) -> int:
     """The envs' seed at the start of training segment ``segment`` (> 0)."""
     return (seed * 1_000_003 + segment * 7_919) % 2**31
-
-
-def dead_end_phases(phases: dict, game: str) -> dict:
-    """Each of :data:`PHASES`' evaluations (``{"test": ..., "train": ...}`` from
-    :func:`~puzzlegym.rl.protocol.play_levels`) with its attempts replaced by the held-out
-    attempts' dead-end figures (``test["dead_ends"]``)."""
-    out = {}
-    for name in PHASES:
-        test, train_ = phases[name]["test"], phases[name]["train"]
-        stats = dead_end_stats([{"attempts": test.pop("attempts")}])
-        train_.pop("attempts")
-        test["dead_ends"] = stats["per_game"].get(game, {"attempts": 0})
-        out[name] = phases[name]
-    return out
-
-
-def summary(result: dict) -> dict:
-    """The headline figures of a run's result (the one JSON line the entry points print)."""
-    return {
-        "env_id": result["env_id"],
-        "seed": result["config"]["seed"],
-        "heldout_success": result["trained"]["test"]["success"],
-        "heldout_success_greedy": result["trained_greedy"]["test"]["success"],
-        "train_success": result["trained"]["train"]["success"],
-        "random_success": result["random_uniform"]["test"]["success"],
-        "random_masked_success": result["random_masked"]["test"]["success"],
-        "timesteps": result["timesteps"],
-        "train_fps": result["train_fps"],
-        "seconds": result["total_s"],
-        **generated_summary(result),
-    }
-
-
-def generated_summary(result: dict) -> dict:
-    """The generated held-out set's headline figures of a run that measured one (the JAX
-    path: ``result["generated"]``), else none."""
-    held = result.get("generated")
-    if held is None:
-        return {}
-    return {
-        "heldout_generated_success": held["trained"]["success"],
-        "heldout_generated_ci": held["trained"]["ci"],
-        "random_masked_generated_success": held["random_masked"]["success"],
-        "random_masked_generated_ci": held["random_masked"]["ci"],
-        "heldout_generated_levels": held["set"]["levels"],
-    }

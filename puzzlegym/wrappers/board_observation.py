@@ -40,7 +40,7 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     with Undo, ``undoable`` (all ones when the level screen's Undo would undo a move).
     :attr:`names` names every plane. ``level_bits=False`` leaves the level's index out (no
     ``level_bit`` planes): for policies trained on one level number and tested on others, as
-    :mod:`puzzlegym.rl.protocol` trains on generated level 1 and tests on catalogue level
+    :mod:`puzzlegym.training.protocol` trains on generated level 1 and tests on catalogue level
     ``k``.
 
     Two different boards (level, rules state, interaction state: a selected screw, a lifted

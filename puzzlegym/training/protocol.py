@@ -88,13 +88,14 @@ def solution_actions(game: Any, level: Any) -> int:
 
 @dataclass(frozen=True)
 class TestLevel:
-    """One level an evaluation plays: ``name`` (``catalogue:3``, ``train:17``), the env
-    keywords that select it (``level`` or ``first_level``), its solution length and budget
-    in actions."""
+    """One level an evaluation plays: ``name`` (``catalogue:3``, ``train:17``,
+    ``heldout:1000042``), what selects it (catalogue level ``k``, training level ``i``, or the
+    level seed of a generated held-out level: :mod:`puzzlegym.training.heldout`), its solution
+    length and budget in actions."""
 
     name: str
-    kind: str  # "catalogue" or "train"
-    index: int  # catalogue level k (1-based) or training level i (0-based)
+    kind: str  # "catalogue", "train" or "heldout" (a generated held-out level)
+    index: int  # catalogue level k (1-based), training level i (0-based) or a level seed
     solution_actions: int
     budget_actions: int
 
@@ -250,13 +251,15 @@ class Protocol:
         need ``reset(options={"first_level": level.index})``)."""
         kwargs = {
             **self._kwargs(),
-            "level": 1 if level.kind == "train" else level.index,
+            "level": level.index if level.kind == "catalogue" else 1,
             "budget_s": self.budget_s(level.budget_actions),
         }
         if level.kind == "train":
             kwargs.update(
                 levels="generated", num_levels=self.num_levels, start_level=self.start_level
             )
+        elif level.kind == "heldout":  # the level of one seed: a split of one level
+            kwargs.update(levels="generated", num_levels=1, start_level=level.index)
         return kwargs
 
     def make_level_env(self, level: TestLevel):
