@@ -228,8 +228,14 @@ def test_the_policy_plays_the_gui_through_puzzlegym_run(unbroken, tmp_path, caps
     assert played["agent"] == f"jax:{policy}"
     assert 1 <= played["actions"] <= budget  # board actions became GUI actions, one each
     assert played["success"] in (True, False)
-    home = ["run", "LongPuzzle/MazePaint-Easy", "--agent", f"jax:{policy}", "--json"]
-    assert "start the env there" in refused([*home, "--out", str(tmp_path / "home")], capsys)
+    # from the home screen (the default start): it navigates to level 1 and plays it
+    home = ["run", "LongPuzzle/MazePaint-Easy", "--agent", f"jax:{policy}", "--json", "--no-gif"]
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        code = cli.main([*home, "--max-steps", "12", "--out", str(tmp_path / "home")])
+    assert code == 0
+    played = json.loads(buf.getvalue().strip().splitlines()[-1])
+    assert played["actions"] == 12  # the home card, the tier, then moves on level 1
     missing = [*args[:3], f"jax:{tmp_path / 'missing.npz'}", "--json"]
     assert "no policy file" in refused(missing, capsys)
 
@@ -296,6 +302,49 @@ def test_the_gui_agent_plays_each_level_as_the_twin_does(unbroken):
         finally:
             env.close()
     assert won == result["agreement"]["greedy_twin"]
+
+
+def test_the_gui_agent_plays_the_whole_objective_from_the_home_screen(unbroken):
+    """From the home screen, as the solver agent plays: the home card, the difficulty, level 1,
+    Next after each win, level after level. Greedy, it wins the levels in order as long as
+    the twin's greedy play wins each (stopped on a level once its budget is spent there)."""
+    import gymnasium as gym
+
+    from puzzlegym.env.loop import play
+    from puzzlegym.env.probe import LEVEL
+    from puzzlegym.jax.policy.policy import JaxAgent, Policy
+
+    out, _, result = unbroken
+    policy = Policy.load(out / "policy.npz")
+    budgets = [t["budget_actions"] for t in result["test_levels"]]
+    env = gym.make("LongPuzzle/MazePaint-Easy")  # start="home", the whole objective
+    moves: dict[int, int] = {}
+    try:
+        base = env.unwrapped
+        agent = JaxAgent(base, policy, greedy=True)
+
+        def counted(obs, info):
+            probe = base.probe()
+            if probe.screen == LEVEL:
+                moves[probe.board.number] = moves.get(probe.board.number, 0) + 1
+            return agent(obs, info)
+
+        def spent(step) -> bool:
+            probe = base.probe()
+            return (
+                probe.screen == LEVEL
+                and moves.get(probe.board.number, 0) >= budgets[probe.board.number - 1]
+            )
+
+        play(env, counted, stop=spent, seed=0)
+        probe = base.probe()
+    finally:
+        env.close()
+    greedy = result["agreement"]["greedy_twin"]
+    leading = next((k for k, won in enumerate(greedy) if won < 1.0), len(greedy))
+    assert probe.levels_won == tuple(range(1, leading + 1))
+    assert sorted(moves) == list(range(1, min(leading + 1, len(greedy)) + 1))
+    assert probe.success == (leading == len(greedy))
 
 
 @pytest.mark.browser

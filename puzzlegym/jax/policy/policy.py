@@ -17,9 +17,12 @@ jax:PATH`` does (:func:`puzzlegym.agents.make_agent`): at every step it reads th
 planes (:class:`~puzzlegym.wrappers.board_observation.BoardEncoder`, the tensor of
 ``make_sb3_env(..., observation="board", level_bits=False)``) and the mask of the board
 actions (:class:`~puzzlegym.wrappers.BoardActions` with the policy's buttons, the twin's
-action space), and answers the GUI action its index performs. It plays the level screen, so
-the env must start there (``start="board"``); a policy trained with level bits needs no
-extra care (the encoder adds them as trained).
+action space), and answers the GUI action its index performs. Off the board it acts as every
+playing agent does (:func:`~puzzlegym.env.navigation.navigation_action`: the home screen's
+card, the difficulty, Next after a win, and the Answer that ends the episode on the
+objective-complete screen), so it plays a whole objective from the home screen, level after
+level; a policy trained with level bits needs no extra care (the encoder adds them as
+trained).
 
 Examples:
     >>> import gymnasium as gym
@@ -51,7 +54,7 @@ import numpy as np
 from puzzlegym.base.actions import to_dict
 from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import is_int
-from puzzlegym.env.probe import LEVEL
+from puzzlegym.env.navigation import navigation_action
 from puzzlegym.jax.policy import arrays
 from puzzlegym.jax.policy.network import MASKED, NetworkSpec
 from puzzlegym.wrappers.board_actions import BUTTONS, BoardActions
@@ -218,11 +221,6 @@ class JaxAgent:
                 f"agent: the policy was trained on {info['env_id']}, a {trained} objective; "
                 f"this env plays {game.name}"
             )
-        if base.config["start"] != "board":
-            raise ConfigError(
-                "agent: a JAX policy plays the level screen; start the env there "
-                "(start='board', puzzlegym run --start board)"
-            )
         self.actions = BoardActions(base, buttons=info["buttons"], max_targets=info["n_targets"])
         self.encoder = BoardEncoder(
             game, tier, shape=info["board_shape"], level_bits=info["level_bits"]
@@ -242,8 +240,10 @@ class JaxAgent:
         return self.policy.act(self.encoder.encode(probe), mask, None if self.greedy else self.rng)
 
     def __call__(self, obs: Any = None, info: Any = None) -> dict:
-        if self.base.probe().screen != LEVEL:
-            return {"type": "wait"}  # past the level screen (won): nothing left to do
+        probe = self.base.probe()
+        off_board = navigation_action(probe, [])  # home, difficulty, Next, the last Answer
+        if off_board is not None:
+            return off_board
         return to_dict(self.actions.action(self.index()))
 
 
