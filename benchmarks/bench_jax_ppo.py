@@ -179,6 +179,19 @@ def main() -> None:
                 f"({r['steps']:,} steps in {r['seconds']} s; compile {r['compile_s']} s)",
                 flush=True,
             )
+        # the headline compares like with like: the same env, network, rollout and updates;
+        # the ids' rows above use this project's own settings (fewer gradient steps per env
+        # step), so they are game throughput, not a comparison with rejax
+        ratio = (
+            baseline["this_ppo_cartpole_rejax_settings"]["steps_per_s"]
+            / baseline["rejax_ppo_cartpole"]["steps_per_s"]
+        )
+        baseline["like_for_like_ratio"] = round(ratio, 3)
+        print(
+            f"headline, like for like (CartPole, rejax's settings): this PPO runs at {ratio:.2f}x "
+            "rejax's PPO (this machine's speed drifts 2x: a ratio within 0.5-2x is noise)",
+            flush=True,
+        )
     maze = rows.get("LongPuzzle/MazePaint-Easy")
     summary = {
         "config": config.to_dict(),
