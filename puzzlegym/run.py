@@ -259,7 +259,7 @@ def jax_train_config(cfg: DictConfig):
             "level screen's buttons); leave wrappers=board as it is"
         )
     agent = _section(cfg.agent, "agent")
-    for key in ("name", "kind", "algo"):
+    for key in ("name", "kind"):
         agent.pop(key, None)
     env_kwargs = _section(cfg.env.kwargs, "env.kwargs")
     for key, default in _PROTOCOL_DEFAULTS.items():
@@ -289,7 +289,7 @@ def jax_train_config(cfg: DictConfig):
     try:
         return config_from_mapping(protocol, agent, cfg.seed)
     except ConfigError as exc:
-        keys = {**agent, "ppo": 1, "network": 1, "progress": 1}
+        keys = {**agent, "ppo": 1, "planner": 1, "network": 1, "progress": 1}
         raise ConfigError(_prefixed(str(exc), "agent.", keys)) from None
 
 
@@ -301,7 +301,7 @@ def _train(cfg: DictConfig, resume: bool = False) -> dict:
             "out_dir: a training run needs a directory (config, curve, model, result)"
         )
     log = lambda line: print(line, flush=True)  # noqa: E731
-    if cfg.agent.get("algo") == "jax_ppo":
+    if cfg.agent.get("algo") in ("jax_ppo", "jax_planner"):
         from puzzlegym.jax.train import train as train_jax
 
         result = train_jax(jax_train_config(cfg), cfg.out_dir, log=log, resume=resume)

@@ -526,7 +526,98 @@ def test_a_dead_end_intervention_trains_and_every_evaluation_plays_without_it():
     learner = _Learner(
         JaxTrainConfig(protocol=protocol, dead_end="restart", heldout_generated=2, progress=False)
     )
-    assert learner.env.spec.dead_end == "restart" and learner.ppo.env is learner.env
+    assert learner.env.spec.dead_end == "restart" and learner.learner.env is learner.env
     assert int(np.sum(np.asarray(learner.params.dead_count))) > 0
     for evaluator in (learner.train_eval, learner.test_eval, learner.held_eval):
         assert evaluator.env.spec.dead_end == "none"
+
+
+PLANNER = (
+    "agent=jax_planner",
+    "env=maze_paint_easy",
+    "agent.timesteps=128",
+    "agent.episodes=2",
+    "agent.checkpoint_every=64",
+    "agent.curve_every=64",
+    "agent.progress=false",
+    "agent.protocol.num_levels=20",
+    "agent.protocol.train_levels=2",
+    "agent.heldout_generated=4",
+    "agent.planner.num_envs=8",
+    "agent.planner.num_steps=8",
+    "agent.planner.num_simulations=4",
+    "agent.planner.num_minibatches=2",
+    "agent.network.features=16",
+    "agent.network.hidden=[]",
+)
+
+
+def test_the_planner_trains_on_the_protocol_and_its_search_plays_the_gui(tmp_path, capsys):
+    """``puzzlegym train agent=jax_planner``: the same run directory and protocol as PPO, its
+    twin figures with search beside the network alone and search on an untrained network,
+    a policy file that carries its search, and the GUI agent (``--agent jax:PATH``) whose
+    search over the twin of the board shown plays each level as the twin's greedy search."""
+    import gymnasium as gym
+
+    from puzzlegym.env.loop import play
+    from puzzlegym.jax.policy.policy import JaxAgent, Policy
+
+    out = tmp_path / "planner"
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert cli.main(["train", *PLANNER, "--out", str(out)]) == 0
+    assert "with search (4 simulations a move) in the twin" in buf.getvalue()
+    result = json.loads((out / "result.json").read_text())
+    assert result["config"]["algo"] == "jax_planner" and "ppo" not in result["config"]
+    assert result["policy"] == "jax_planner:mlp" and result["timesteps"] == 128
+    assert set(FILES) <= {p.name for p in out.iterdir()}
+    header = (out / "progress.csv").read_text().splitlines()[0].split(",")
+    assert "search_value" in header and "policy_loss" in header
+    assert set(result["twin"]) == {
+        "trained",
+        "trained_greedy",
+        "trained_network",
+        "trained_network_greedy",
+    }
+    held = result["generated"]
+    assert {"trained", "random_masked", "trained_network", "search_untrained"} <= set(held)
+    assert len(held["set"]["budget_actions"]) == held["set"]["levels"] == 4  # their own budgets
+    policy = Policy.load(out / "policy.npz")
+    assert policy.info["search"]["num_simulations"] == 4
+    greedy_search = result["twin"]["trained_greedy"]["test"]["per_level"]
+    won = []
+    for level in result["test_levels"][:3]:
+        env = gym.make(
+            "LongPuzzle/MazePaint-Easy",
+            start="board",
+            level=level["index"],
+            budget_s=level["budget_actions"] - 0.5,
+        )
+        try:
+            agent = JaxAgent(env.unwrapped, policy, greedy=True)
+            play(env, agent, seed=0)
+            won.append(float(env.unwrapped.probe().success))
+            assert agent.search is not None and agent.search.unsynced == 0
+        finally:
+            env.close()
+    assert won == greedy_search[:3]
+    # PPO's section is no key of the planner's config: refused, naming it
+    bad = ["train", *PLANNER, "agent.ppo.num_envs=8", "--out", str(tmp_path / "bad")]
+    assert refused(bad, capsys).startswith("agent.ppo.num_envs: not a key of the training config")
+
+
+def test_a_config_reads_the_learner_its_algo_names():
+    from puzzlegym.base.errors import ConfigError
+    from puzzlegym.jax.train import config_from_mapping, jax_protocol
+
+    proto = jax_protocol("LongPuzzle/MazePaint-Easy", num_levels=20, train_levels=2)
+    planner = config_from_mapping(proto, {"algo": "jax_planner", "planner": {"num_envs": 8}}, 3)
+    assert planner.learner.num_envs == 8 and planner.steps_per_update == 8 * 16
+    assert planner.to_dict()["planner"]["num_envs"] == 8 and "ppo" not in planner.to_dict()
+    for doc, message in (
+        ({"algo": "jax_planner", "ppo": {"num_envs": 8}}, "^ppo: algo jax_planner reads planner"),
+        ({"algo": "dqn"}, "^algo: 'dqn' is not allowed"),
+        ({"algo": "jax_planner", "planner": {"num_simulations": 0}}, "^planner.num_simulations: "),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            config_from_mapping(proto, doc, 0)

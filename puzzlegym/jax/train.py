@@ -1,7 +1,10 @@
-"""One training run of the protocol in JAX (``puzzlegym train agent=jax_ppo``): masked PPO
-(:mod:`puzzlegym.jax.ppo`) on the twin of the protocol's generated levels, tested on the
-catalogue, beside both random policies: the run directory of the SB3 path
-(:mod:`puzzlegym.rl.train`), and a run that survives a kill.
+"""One training run of the protocol in JAX, the JAX backend of the training core
+(:mod:`puzzlegym.training`): masked PPO (``puzzlegym train agent=jax_ppo``,
+:mod:`puzzlegym.jax.ppo`) or Gumbel MuZero planning (``agent=jax_planner``,
+:mod:`puzzlegym.jax.planner`: mctx's search with the twin as its model) on the twin of the
+protocol's generated levels, tested on both held-out sets beside both random policies: the
+run directory of every trainer (:mod:`puzzlegym.training.rundir`), and a run that survives a
+kill.
 
 The protocol is :class:`puzzlegym.training.protocol.Protocol`'s, played by the twin
 (:func:`puzzlegym.jax.make` with ``level_bits=False``): training draws one of the
@@ -16,21 +19,31 @@ budgets (:class:`~puzzlegym.jax.evaluate.TwinEvaluator`), and ``result["agreemen
 the two held-out figures side by side with their 95 % intervals over episodes. The second
 held-out set is generated: ``heldout_generated`` levels (default 1,000) from level seed
 ``heldout_generated_start`` (:mod:`puzzlegym.game.heldout`: no training level's board, no
-catalogue level, no board twice), each played ``episodes`` times in the twin within the
-training budget by the trained policy (sampled) and by the masked random policy;
-``result["generated"]`` holds both with 95 % intervals over levels and episodes. The learning
+catalogue level, no board twice), each played ``episodes`` times in the twin within twice its own
+solution (:mod:`puzzlegym.training.heldout`, the catalogue's rule) by the trained policy
+(sampled) and by the masked random policy; ``result["generated"]`` holds both with 95 %
+intervals over levels and episodes.
+
+The planner plays every twin evaluation with its search (``planner.num_simulations`` a move),
+and its figures come with the network alone beside them (``result["twin"]
+["trained_network"]``; ``result["generated"]["trained_network"]``) and with search on an
+untrained network (``result["generated"]["search_untrained"]``: what search alone does); the
+Python env's evaluations play the network alone, so ``result["agreement"]`` compares the
+network in both. The learning
 curve is measured in the twin (``episodes`` per level, every ``curve_every`` steps).
 
 :func:`train` validates the whole :class:`JaxTrainConfig`, makes the twins and the learner
 before it writes a file, then writes into ``out_dir``:
 
 * ``config.json`` (:meth:`JaxTrainConfig.to_dict`); ``progress.csv`` (one row per update:
-  :data:`puzzlegym.jax.ppo.METRICS`); ``curve.csv`` (train and test success in the twin);
+  :data:`puzzlegym.jax.ppo.METRICS` or :data:`puzzlegym.jax.planner.METRICS`); ``curve.csv``
+  (train and test success in the twin);
 * ``checkpoint.npz`` every ``checkpoint_every`` steps and when training ends, atomically:
   the learner's whole state (network, optimiser state, env states, PRNG keys, counters)
   with the rows so far, the random policies' figures and the times;
 * ``policy.npz`` (the trained policy: :class:`puzzlegym.jax.policy.policy.Policy`,
-  the agent of ``puzzlegym run ID --agent jax:PATH``), ``curve.png`` and last
+  the agent of ``puzzlegym run ID --agent jax:PATH``; a planner's with its search settings,
+  so the agent searches too), ``curve.png`` and last
   ``result.json``.
 
 ``resume=True`` (``puzzlegym train ... --out DIR --resume``) continues the unfinished run in
@@ -63,6 +76,8 @@ from puzzlegym.base.fields import check_number
 from puzzlegym.jax.deadends import DEAD_ENDS
 from puzzlegym.jax.evaluate import TwinEvaluator
 from puzzlegym.jax.factory import make, make_held_out
+from puzzlegym.jax.planner import METRICS as PLANNER_METRICS
+from puzzlegym.jax.planner import Planner, PlannerConfig
 from puzzlegym.jax.policy import arrays
 from puzzlegym.jax.policy.policy import Policy
 from puzzlegym.jax.ppo import METRICS, PPO, PPOConfig
@@ -86,7 +101,9 @@ __all__ = [
 CHECKPOINT = "puzzlegym-jax-checkpoint"
 VERSION = 1
 ENV_KEYS = ("reward", "action_cost_s")  # env keywords the twin plays as the Python env does
-PROGRESS_COLUMNS = ("timesteps", "update", *METRICS, "elapsed_s")
+ALGOS = ("jax_ppo", "jax_planner")  # the learner: masked PPO, or Gumbel MuZero planning
+PROGRESS_COLUMNS = ("timesteps", "update", *METRICS, "elapsed_s")  # jax_ppo's progress.csv
+PLANNER_COLUMNS = ("timesteps", "update", *PLANNER_METRICS, "elapsed_s")
 
 
 def level_buttons(game: Any) -> tuple[str, ...]:
@@ -124,7 +141,9 @@ class JaxTrainConfig(RunConfig):
     timesteps: int = 4_000_000
     curve_every: int | None = 400_000
     checkpoint_every: int | None = 400_000
+    algo: str = "jax_ppo"
     ppo: PPOConfig = field(default_factory=PPOConfig)
+    planner: PlannerConfig = field(default_factory=PlannerConfig)
     stop_train_success: float | None = None
     distinct_training: bool = True
     dead_end: str = "none"
@@ -146,8 +165,14 @@ class JaxTrainConfig(RunConfig):
                     f"env_kwargs.{key}: the twin plays the native env; allowed: "
                     f"{', '.join(ENV_KEYS)}"
                 )
+        if self.algo not in ALGOS:
+            raise ConfigError(
+                f"algo: {shown(self.algo)} is not allowed; allowed: {', '.join(ALGOS)}"
+            )
         if not isinstance(self.ppo, PPOConfig):
             raise ConfigError(f"ppo: expected a PPOConfig, got {shown(self.ppo)}")
+        if not isinstance(self.planner, PlannerConfig):
+            raise ConfigError(f"planner: expected a PlannerConfig, got {shown(self.planner)}")
         check_flag(self.distinct_training, "distinct_training")
         if self.dead_end not in DEAD_ENDS:
             raise ConfigError(
@@ -169,7 +194,7 @@ class JaxTrainConfig(RunConfig):
     @property
     def updates(self) -> int:
         """The run's updates: ``timesteps`` rounded up to whole updates."""
-        return math.ceil(self.timesteps / self.ppo.steps_per_update)
+        return math.ceil(self.timesteps / self.steps_per_update)
 
     @property
     def chunk(self) -> int:
@@ -177,13 +202,26 @@ class JaxTrainConfig(RunConfig):
         stops = [e for e in (self.checkpoint_every, self.curve_every) if e is not None]
         if not stops:
             return self.updates
-        return max(1, min(self.updates, min(stops) // self.ppo.steps_per_update))
+        return max(1, min(self.updates, min(stops) // self.steps_per_update))
+
+    @property
+    def learner(self) -> PPOConfig | PlannerConfig:
+        """The learner's settings: ``ppo`` or ``planner``, as ``algo`` says."""
+        return self.planner if self.algo == "jax_planner" else self.ppo
+
+    @property
+    def steps_per_update(self) -> int:
+        return self.learner.steps_per_update
+
+    @property
+    def progress_columns(self) -> tuple[str, ...]:
+        return PLANNER_COLUMNS if self.algo == "jax_planner" else PROGRESS_COLUMNS
 
     def to_dict(self) -> dict:
         return {
-            "algo": "jax_ppo",
+            "algo": self.algo,
             **self.run_dict(),
-            "ppo": self.ppo.to_dict(),
+            ("planner" if self.algo == "jax_planner" else "ppo"): self.learner.to_dict(),
             "stop_train_success": self.stop_train_success,
             "distinct_training": self.distinct_training,
             "dead_end": self.dead_end,
@@ -202,6 +240,7 @@ class _Learner:
             "action_cost_s": proto.action_cost_s,
             "budget_multiple": proto.budget_multiple,
             "level_bits": False,
+            "progress": config.progress,
         }
         self.env, self.params = make(
             proto.env_id,
@@ -224,10 +263,16 @@ class _Learner:
             )
         self.test_levels = proto.test_levels()
         self.train_levels = proto.training_levels()
-        self.ppo = PPO(self.env, self.params, config.ppo, chunk=config.chunk)
-        self.test_eval = TwinEvaluator(self.test_env, self.test_params, self.ppo.network)
+        self.learner: PPO | Planner
+        if config.algo == "jax_planner":
+            self.learner = Planner(self.env, self.params, config.planner, chunk=config.chunk)
+        else:
+            self.learner = PPO(self.env, self.params, config.ppo, chunk=config.chunk)
+        self.test_eval = self.level_player(self.test_env, self.test_params)
+        # the planner's network alone (no search), as the Python env's evaluations play it
+        self.test_network = TwinEvaluator(self.test_env, self.test_params, self.learner.network)
         # train success as the test levels are played: without the dead-end intervention
-        self.train_eval = TwinEvaluator(self.env.without_dead_end(), self.params, self.ppo.network)
+        self.train_eval = self.level_player(self.env.without_dead_end(), self.params)
         self.held: GeneratedSet | None = None
         if config.heldout_generated:
             self.held = generated_levels(
@@ -247,14 +292,22 @@ class _Learner:
                 raise ConfigError(
                     f"env id: {proto.env_id}'s held-out levels need planes {held_env.obs_shape}"
                 )
-            self.held_eval = TwinEvaluator(held_env, held_params, self.ppo.network)
+            self.held_eval = self.level_player(held_env, held_params)
+            self.held_network = TwinEvaluator(held_env, held_params, self.learner.network)
         self.keys = jax.random.PRNGKey(config.seed)[None]  # one seed
         self._run: Any = None
+
+    def level_player(self, env: Any, params: Any) -> Any:
+        """Per-level success in the twin as the learner plays: the network (PPO), or the
+        planner's search on its network (:meth:`Planner.search_evaluator`)."""
+        if isinstance(self.learner, Planner):
+            return self.learner.search_evaluator(env, params)
+        return TwinEvaluator(env, params, self.learner.network)
 
     def compiled_run(self, state: Any) -> Any:
         """PPO's update loop compiled for this state's shapes (once per learner)."""
         if self._run is None:
-            self._run = self.ppo.compile(state)
+            self._run = self.learner.compile(state)
         return self._run
 
     def twin(self, net_params: Any, episodes: int, key: Any, greedy: bool) -> dict:
@@ -285,21 +338,46 @@ class _Learner:
         levels and episodes (:func:`~puzzlegym.training.results.level_interval`); every level
         within twice its own solution (:mod:`puzzlegym.training.heldout`)."""
         assert self.held is not None
-        k_trained, k_random = jax.random.split(key)
+        keys = jax.random.split(key, 4)
         rows = np.arange(len(self.held.levels))
         budgets = np.asarray(self.held_eval.params.budget)
         out: dict[str, Any] = {"set": self.held.to_dict()}
         zero = jax.tree.map(jnp.zeros_like, net_params)
-        players = (("trained", net_params, k_trained), ("random_masked", zero, k_random))
-        for name, params, k in players:
-            per_level = self.held_eval.success(params, rows, budgets, episodes, k)
+        players = [
+            ("trained", self.held_eval, net_params, keys[0]),
+            ("random_masked", self.held_network, zero, keys[1]),
+        ]
+        if self.searches:  # the network without search, and search on an untrained network
+            players += [
+                ("trained_network", self.held_network, net_params, keys[2]),
+                ("search_untrained", self.held_eval, zero, keys[3]),
+            ]
+        for name, evaluator, params, k in players:
+            per_level = evaluator.success(params, rows, budgets, episodes, k)
             out[name] = figures(per_level, episodes, over_levels=True)
         return out
+
+    @property
+    def searches(self) -> bool:
+        """Whether the learner plays by search (the planner)."""
+        return isinstance(self.learner, Planner)
+
+    def network_test(self, net_params: Any, episodes: int, key: Any, greedy: bool) -> dict:
+        """The catalogue in the twin played by the network alone (no search)."""
+        test = self.test_network.success(
+            net_params,
+            [t.index - 1 for t in self.test_levels],
+            [t.budget_actions for t in self.test_levels],
+            episodes,
+            key,
+            greedy,
+        )
+        return figures(test, episodes)
 
     def policy(self, net_params: Any, config: JaxTrainConfig, timesteps: int) -> Policy:
         env = self.env
         return Policy(
-            config.ppo.network,
+            config.learner.network,
             net_params,
             {
                 "env_id": config.protocol.env_id,
@@ -311,8 +389,19 @@ class _Learner:
                 "n_actions": env.num_actions,
                 "timesteps": timesteps,
                 "seed": config.seed,
+                **({"search": _search_settings(config.planner)} if self.searches else {}),
             },
         )
+
+
+def _search_settings(planner: PlannerConfig) -> dict:
+    """What a planner's policy file says of its search (the GUI agent searches the same way)."""
+    return {
+        "num_simulations": planner.num_simulations,
+        "max_num_considered_actions": planner.max_num_considered_actions,
+        "gamma": planner.gamma,
+        "gumbel_scale": planner.gumbel_scale,
+    }
 
 
 _LEARNERS: OrderedDict[str, _Learner] = OrderedDict()
@@ -346,8 +435,8 @@ def _policy_chooser(policy: Policy, greedy: bool, seed: int):
     return choose
 
 
-def _write_progress(path: Path, rows: list[list[float]]) -> None:
-    lines = [",".join(PROGRESS_COLUMNS)] + [
+def _write_progress(path: Path, rows: list[list[float]], columns: tuple[str, ...]) -> None:
+    lines = [",".join(columns)] + [
         ",".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row) for row in rows
     ]
     jsonio.write_atomic(path, "\n".join(lines) + "\n")
@@ -418,7 +507,9 @@ class _Run:
             if header.get("version") != VERSION or header.get("config") != self.config.to_dict():
                 raise ConfigError(f"resume: {path} is not a checkpoint of this run's configuration")
             book = check_book(
-                header.get("book"), jax_book(self.config.updates, len(PROGRESS_COLUMNS)), str(path)
+                header.get("book"),
+                jax_book(self.config.updates, len(self.config.progress_columns)),
+                str(path),
             )
             if len(book["progress"]) != book["updates"]:
                 raise ConfigError(
@@ -433,8 +524,8 @@ class _Run:
     # -------------------------------------------------------------- the run
     def run(self, resume: bool) -> dict:
         cfg, lr = self.config, self.learner
-        spu = cfg.ppo.steps_per_update
-        state = lr.ppo.init(lr.keys)
+        spu = cfg.steps_per_update
+        state = lr.learner.init(lr.keys)
         loaded = self.load(state) if resume else None
         envs = LevelEnvs(cfg.protocol)
         try:
@@ -468,7 +559,7 @@ class _Run:
         book["curve_s"] += time.perf_counter() - t
         curve.add(
             {
-                "timesteps": book["updates"] * self.config.ppo.steps_per_update,
+                "timesteps": book["updates"] * self.config.steps_per_update,
                 "train_success": figures["train"]["success"],
                 "test_success": figures["test"]["success"],
                 "elapsed_s": round(book["train_s"] + book["curve_s"], 1),
@@ -484,7 +575,7 @@ class _Run:
         if every is None or steps == 0:
             return False
         last = curve.rows[-1]["timesteps"] if curve.rows else 0
-        end = steps >= self.config.updates * self.config.ppo.steps_per_update
+        end = steps >= self.config.updates * self.config.steps_per_update
         return last < steps and (steps >= last + every or end)
 
     def _reached(self, curve: Curve) -> bool:
@@ -497,7 +588,7 @@ class _Run:
         from tqdm import tqdm
 
         cfg, out = self.config, self.out
-        spu, total = cfg.ppo.steps_per_update, cfg.updates
+        spu, total = cfg.steps_per_update, cfg.updates
         curve = Curve(out / "curve.csv", book["curve"])
         bar = tqdm(
             total=total * spu,
@@ -524,7 +615,7 @@ class _Run:
                     book["progress"].append(row)
                 bar.update(n * spu)
                 steps = book["updates"] * spu
-                _write_progress(out / "progress.csv", book["progress"])
+                _write_progress(out / "progress.csv", book["progress"], cfg.progress_columns)
                 every = cfg.checkpoint_every
                 if (every is not None and steps - last_ckpt >= every) or book["updates"] == total:
                     self.save(state, book)
@@ -540,7 +631,7 @@ class _Run:
 
     def _finish(self, state: Any, book: dict, envs: LevelEnvs, compile_s: float) -> dict:
         cfg, lr, out = self.config, self.learner, self.out
-        proto, spu = cfg.protocol, cfg.ppo.steps_per_update
+        proto, spu = cfg.protocol, cfg.steps_per_update
         timesteps = book["updates"] * spu
         net_params = _first(state).params
         policy = lr.policy(net_params, cfg, timesteps)
@@ -559,12 +650,19 @@ class _Run:
             if lr.held is None
             else lr.held_out_figures(net_params, cfg.episodes, jax.random.PRNGKey(cfg.seed + 13))
         )
+        # what the Python env's evaluations play: the network (the planner's without search)
+        network_test, network_greedy = twin["trained"]["test"], twin["trained_greedy"]["test"]
+        if lr.searches:
+            network_test = lr.network_test(net_params, cfg.episodes, key, False)
+            network_greedy = figures(lr.network_test(net_params, 1, key, True)["per_level"], 1)
+            twin["trained_network"] = {"test": network_test}
+            twin["trained_network_greedy"] = {"test": network_greedy}
         policy.save(out / "policy.npz")
         train_s = book["train_s"]
         result: dict[str, Any] = {
             "config": cfg.to_dict(),
             "env_id": proto.env_id,
-            "policy": f"jax_ppo:{cfg.ppo.network.kind}",
+            "policy": f"{cfg.algo}:{cfg.learner.network.kind}",
             "observation_shape": list(lr.env.obs_shape),
             "actions": lr.env.num_actions,
             "test_levels": [vars(t) for t in lr.test_levels],
@@ -595,7 +693,8 @@ class _Run:
             "resumed_at": book["resumed_at"],
             "device": jax.devices()[0].platform,
         }
-        py, tw = result["trained"]["test"], twin["trained"]["test"]
+        # the Python env and the twin, like for like: the network (the planner's without search)
+        py, tw = result["trained"]["test"], network_test
         result["agreement"] = {
             "python": py["success"],
             "python_ci": py["ci"],
@@ -603,7 +702,7 @@ class _Run:
             "twin_ci": tw["ci"],
             "overlap": py["ci"][0] <= tw["ci"][1] and tw["ci"][0] <= py["ci"][1],
             "greedy_python": result["trained_greedy"]["test"]["per_level"],
-            "greedy_twin": twin["trained_greedy"]["test"]["per_level"],
+            "greedy_twin": network_greedy["per_level"],
         }
         result["total_s"] = round(time.perf_counter() - self.t0, 1)
         if book["curve"]:
@@ -616,6 +715,12 @@ class _Run:
             f"levels {result['trained']['train']['success']:.2f} after {timesteps} steps "
             f"({result['train_s']} s, {result['train_fps']} steps/s, compile {compile_s:.1f} s)"
         )
+        if lr.searches:
+            self.log(
+                f"with search ({cfg.planner.num_simulations} simulations a move) in the twin: "
+                f"held-out {twin['trained']['test']['success']:.2f}, train levels "
+                f"{twin['trained']['train']['success']:.2f}"
+            )
         if generated is not None:
             self.log(
                 f"generated held-out set ({generated['set']['levels']} levels): "
@@ -628,13 +733,22 @@ class _Run:
 
 
 def config_from_mapping(protocol: Protocol, agent: Mapping[str, Any], seed: int) -> JaxTrainConfig:
-    """The config of a composed ``agent`` section (``configs/agent/jax_ppo.yaml``): its
-    ``ppo`` and ``network`` mappings and the run's fields; unknown keys refused by name."""
+    """The config of a composed ``agent`` section (``configs/agent/jax_ppo.yaml``,
+    ``configs/agent/jax_planner.yaml``): its ``algo``, the learner's mapping (``ppo`` or
+    ``planner``) and ``network``, and the run's fields; unknown keys refused by name."""
     agent = dict(agent)
-    ppo = dict(agent.pop("ppo", None) or {})
+    algo = agent.pop("algo", "jax_ppo")
+    if algo not in ALGOS:
+        raise ConfigError(f"algo: {shown(algo)} is not allowed; allowed: {', '.join(ALGOS)}")
+    section = "planner" if algo == "jax_planner" else "ppo"
+    other = "ppo" if section == "planner" else "planner"
+    if agent.get(other) is not None:
+        raise ConfigError(f"{other}: algo {algo} reads {section}, not {other}")
+    agent.pop(other, None)
+    learner = dict(agent.pop(section, None) or {})
     network = agent.pop("network", None)
     if network is not None:
-        ppo["network"] = network
+        learner["network"] = network
     allowed = (
         "timesteps",
         "episodes",
@@ -651,11 +765,14 @@ def config_from_mapping(protocol: Protocol, agent: Mapping[str, Any], seed: int)
     for key in agent:
         if key not in allowed:
             raise ConfigError(
-                f"agent.{key}: unknown key; allowed: ppo, network, {', '.join(allowed)}"
+                f"agent.{key}: unknown key; allowed: algo, {section}, network, {', '.join(allowed)}"
             )
+    kind = PlannerConfig if section == "planner" else PPOConfig
     try:
-        ppo_config = PPOConfig.from_dict(ppo)
+        learner_config = kind.from_dict(learner)
     except ConfigError as exc:
         text = str(exc)
-        raise ConfigError(text if text.startswith("network") else f"ppo.{text}") from None
-    return JaxTrainConfig(protocol=protocol, ppo=ppo_config, seed=seed, **agent)
+        raise ConfigError(text if text.startswith("network") else f"{section}.{text}") from None
+    return JaxTrainConfig(
+        protocol=protocol, algo=algo, seed=seed, **{section: learner_config}, **agent
+    )

@@ -57,6 +57,7 @@ from puzzlegym.base.fields import is_int
 from puzzlegym.env.navigation import navigation_action
 from puzzlegym.jax.policy import arrays
 from puzzlegym.jax.policy.network import MASKED, NetworkSpec
+from puzzlegym.jax.policy.search import TwinSearch, check_search
 from puzzlegym.wrappers.board_actions import BUTTONS, BoardActions
 from puzzlegym.wrappers.board_observation import BoardEncoder
 
@@ -113,6 +114,8 @@ def _check_info(info: Any, where: str) -> dict:
         out[key] = tuple(shape)
     if not isinstance(out["level_bits"], bool):
         raise ConfigError(f"{where}.level_bits: expected true or false")
+    if out.get("search") is not None:  # a planner's policy: its search settings
+        out["search"] = check_search(out["search"], f"{where}.search")
     return out
 
 
@@ -207,11 +210,20 @@ class Policy:
 class JaxAgent:
     """The policy playing a raw puzzlegym env (see the module docstring): ``env`` the
     :class:`~puzzlegym.env.PuzzleEnv`, ``seed`` the sampling generator's seed, ``greedy``
-    the most probable action instead of a sample."""
+    the most probable action instead of a sample (the search without Gumbel noise); a
+    planner's policy (its file holds ``search`` settings) searches over the twin of the board
+    shown (:mod:`puzzlegym.jax.policy.search`) unless ``search=False``."""
 
     name = "jax"
 
-    def __init__(self, env: Any, policy: Policy, seed: int | None = 0, greedy: bool = False):
+    def __init__(
+        self,
+        env: Any,
+        policy: Policy,
+        seed: int | None = 0,
+        greedy: bool = False,
+        search: bool = True,
+    ):
         base = env.unwrapped
         info = policy.info
         game, tier = base.game, base.tier
@@ -232,12 +244,31 @@ class JaxAgent:
             )
         self.base, self.policy, self.greedy = base, policy, bool(greedy)
         self.rng = np.random.default_rng(seed)
+        settings = info.get("search")
+        self.search: TwinSearch | None = None
+        if search and settings is not None and settings["num_simulations"] > 0:
+            self.search = TwinSearch(
+                base.config["env_id"],
+                policy.spec.build(policy.n_actions),
+                settings,
+                info["level_bits"],
+                info["buttons"],
+                seed,
+            )
 
     def index(self) -> int:
         """The board action the policy picks now."""
         probe = self.base.probe()
+        planes = self.encoder.encode(probe)
+        if self.search is not None and probe.board is not None:
+            board = probe.board
+            index = self.search.choose(
+                self.policy.params, board.number, planes, not board.history, self.greedy
+            )
+            if index is not None:
+                return index
         mask = self.actions.action_masks()
-        return self.policy.act(self.encoder.encode(probe), mask, None if self.greedy else self.rng)
+        return self.policy.act(planes, mask, None if self.greedy else self.rng)
 
     def __call__(self, obs: Any = None, info: Any = None) -> dict:
         probe = self.base.probe()

@@ -1,0 +1,631 @@
+"""A Gumbel MuZero / AlphaZero-style planning learner in JAX: DeepMind's ``mctx`` searches with
+the twin env as its exact model, the network learns the search's improved policy and a lambda
+return, rollout and update in one jitted function vmapped over envs and over seeds.
+
+The search (:func:`search_policy`, and every rollout step of :class:`Planner`): for a batch of
+env states the root is ``mctx.RootFnOutput(prior_logits, value, embedding=state)``, the network's
+masked logits (:func:`~puzzlegym.jax.policy.network.masked_logits` with the env's
+``action_mask``) and value; ``mctx.gumbel_muzero_policy`` expands it with a recurrent function
+that steps the model with the env's ``step_env`` (no auto-reset) and answers ``reward``,
+``discount`` (0 where the step ended the episode: solved, or the level's budget spent; else
+``gamma``), the network's logits masked by the new state's ``action_mask`` and its value (0
+where the episode ended), the new state as the node's embedding. A masked action is never
+chosen: the root passes ``invalid_actions=~mask`` to mctx, and inside the tree a masked action's
+prior is :data:`~puzzlegym.jax.policy.network.MASKED`, which Full Gumbel MuZero's interior
+selection never prefers over an allowed action. The search's ``action`` is played and its
+``action_weights`` (the softmax of the prior logits plus the completed Q-values, zero on masked
+actions) are the policy target. ``num_simulations=0`` means no search: the network's masked
+argmax (``greedy``) or a sample of its masked softmax, the weights that softmax.
+
+The learning (:class:`Planner`): each update plays ``num_steps`` steps of ``num_envs`` envs
+(the env's ``step``, which resets a finished episode), acting by search with the config's
+``gumbel_scale`` (the Gumbel noise is the exploration), then ``num_epochs`` epochs of
+``num_minibatches`` minibatches of the loss ``policy_loss + value_coef * value_loss``:
+``policy_loss`` the cross-entropy between the recorded ``action_weights`` and the network's
+masked log-softmax, ``value_loss`` half the squared error to a TD(``td_lambda``) return
+``G_t = r_t + gamma * (1 - done_t) * ((1 - td_lambda) * v_{t+1} + td_lambda * G_{t+1})``, where
+``v`` is the search's root value of each recorded state and, after the rollout's last step,
+the network's value (``td_lambda=1``: the Monte Carlo return within the rollout,
+``td_lambda=0``: one-step TD on the search's values). An episode that ended (solved or
+truncated) is not bootstrapped, as in :mod:`puzzlegym.jax.ppo`. Optax's Adam after
+``clip_by_global_norm(max_grad_norm)``.
+
+:class:`Planner` has :class:`~puzzlegym.jax.ppo.PPO`'s public shape, so one training driver runs
+either: ``Planner(env, env_params, config, chunk)``; :meth:`Planner.init` ``(keys)`` (one
+:class:`~puzzlegym.jax.ppo.RunnerState` per seed, ``keys`` of shape ``(S, 2)``);
+:meth:`Planner.run` ``(state, n)`` (``n`` updates, a traced count, one compiled function for
+every ``n <= chunk``; returns the state and a ``(S, chunk, len(METRICS))`` array, rows past
+``n`` zero); :meth:`Planner.compile`; ``network``, ``n_actions``, ``observation_shape``,
+``config``. Every random draw comes from the state's key, so a state saved between two
+:meth:`Planner.run` calls continues exactly as if it had not stopped. :meth:`Planner.rollout`
+plays one rollout and returns what it recorded (the pre-step env states included), for checks.
+Planners of one env, config and chunk share their compiled functions.
+
+:class:`SearchEvaluator` is :class:`~puzzlegym.jax.evaluate.TwinEvaluator` playing with search:
+``success(net_params, rows, budgets, episodes, key, greedy)``, each level row played
+``episodes`` times within its budget in one jitted loop (``greedy``: Gumbel noise off, or the
+masked argmax without search).
+
+:data:`METRICS`, the per-update figures, in order: ``episodes`` (episodes that ended in the
+update's rollout), ``return_mean``, ``length_mean`` (theirs; 0 without one),
+``terminated_share`` (the share of them solved), ``policy_loss``, ``value_loss``, ``entropy``
+(of the network's masked policy), ``search_value`` (the mean root value of the rollout's
+searches), ``agreement`` (the share of steps whose searched action is the network's masked
+argmax) and ``masked_share`` (the share of (state, action) pairs the mask forbade).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import distrax
+import jax
+import jax.numpy as jnp
+import mctx
+import numpy as np
+import optax
+from flax import struct
+
+from puzzlegym.base.errors import ConfigError, shown
+from puzzlegym.base.fields import check_count, check_number
+from puzzlegym.jax.policy.network import NetworkSpec, masked_logits
+from puzzlegym.jax.ppo import MAX_CHUNK, MAX_ENVS, MAX_STEPS, RunnerState, env_mask
+
+__all__ = [
+    "METRICS",
+    "Planner",
+    "PlannerConfig",
+    "SearchEvaluator",
+    "Trajectory",
+    "search_policy",
+]
+
+MAX_SIMULATIONS = 4096
+MAX_CONSIDERED = 4096
+# the per-update figures :meth:`Planner.run` returns, in order (see the module docstring)
+METRICS = (
+    "episodes",
+    "return_mean",
+    "length_mean",
+    "terminated_share",
+    "policy_loss",
+    "value_loss",
+    "entropy",
+    "search_value",
+    "agreement",
+    "masked_share",
+)
+# bounds of the numeric hyperparameters (name: (low, high))
+RATES = {
+    "gumbel_scale": (0.0, 100.0),
+    "learning_rate": (0.0, 1.0),
+    "gamma": (0.0, 1.0),
+    "td_lambda": (0.0, 1.0),
+    "value_coef": (0.0, 10.0),
+    "max_grad_norm": (0.0, 1e6),
+}
+
+
+@dataclass(frozen=True)
+class PlannerConfig:
+    """The planner's settings (each checked on construction; errors name the field; the
+    defaults are sized for a CPU). One update collects ``num_envs * num_steps`` env steps
+    (:attr:`steps_per_update`), each searched with ``num_simulations`` simulations (at least 1:
+    training learns from the search) considering at most ``max_num_considered_actions``
+    actions at the root; the steps must split into ``num_minibatches`` equal minibatches.
+    ``gamma`` discounts both the search and the value targets, ``td_lambda`` mixes the targets'
+    bootstraps (see the module docstring)."""
+
+    num_envs: int = 64
+    num_steps: int = 16
+    num_simulations: int = 16
+    max_num_considered_actions: int = 8
+    gumbel_scale: float = 1.0
+    learning_rate: float = 1e-3
+    gamma: float = 0.99
+    td_lambda: float = 0.9
+    value_coef: float = 1.0
+    num_epochs: int = 1
+    num_minibatches: int = 4
+    max_grad_norm: float = 0.5
+    network: NetworkSpec = field(default_factory=NetworkSpec)
+
+    def __post_init__(self) -> None:
+        check_count(self.num_envs, "num_envs", 1, MAX_ENVS, ConfigError)
+        check_count(self.num_steps, "num_steps", 1, MAX_STEPS, ConfigError)
+        check_count(self.num_simulations, "num_simulations", 1, MAX_SIMULATIONS, ConfigError)
+        check_count(
+            self.max_num_considered_actions,
+            "max_num_considered_actions",
+            1,
+            MAX_CONSIDERED,
+            ConfigError,
+        )
+        check_count(self.num_epochs, "num_epochs", 1, 1000, ConfigError)
+        check_count(self.num_minibatches, "num_minibatches", 1, MAX_ENVS, ConfigError)
+        for name, (lo, hi) in RATES.items():
+            object.__setattr__(
+                self, name, check_number(getattr(self, name), name, lo, hi, ConfigError)
+            )
+        if not isinstance(self.network, NetworkSpec):
+            raise ConfigError(f"network: expected a NetworkSpec, got {shown(self.network)}")
+        if self.steps_per_update % self.num_minibatches:
+            raise ConfigError(
+                f"num_minibatches: {self.num_minibatches} does not divide the "
+                f"{self.steps_per_update} steps of an update (num_envs * num_steps)"
+            )
+
+    @property
+    def steps_per_update(self) -> int:
+        return self.num_envs * self.num_steps
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["network"] = self.network.to_dict()
+        return out
+
+    @classmethod
+    def from_dict(cls, doc: Any) -> PlannerConfig:
+        """A config from :meth:`to_dict`'s form (unknown keys refused by name)."""
+        if not isinstance(doc, Mapping):
+            raise ConfigError(f"planner: expected a mapping, got {shown(doc)}")
+        names = [f.name for f in fields(cls)]
+        for key in doc:
+            if key not in names:
+                raise ConfigError(f"{key}: unknown key; allowed: {', '.join(names)}")
+        doc = dict(doc)
+        if "network" in doc:
+            doc["network"] = NetworkSpec.from_dict(doc["network"])
+        return cls(**doc)
+
+
+class Trajectory(struct.PyTreeNode):
+    """What a rollout records at each step (leading axes: step, env): the pre-step env
+    ``state`` (:meth:`Planner.rollout` only), its ``obs`` and ``mask``, the searched
+    ``action`` and ``weights`` (the improved policy), the search's root ``value``, and the
+    step's ``reward``, ``done`` and ``terminated`` (solved)."""
+
+    state: Any
+    obs: Any
+    mask: Any
+    action: Any
+    weights: Any
+    value: Any
+    reward: Any
+    done: Any
+    terminated: Any
+
+
+def _searcher(
+    env: Any, network: Any, n_actions: int, num_simulations: int, considered: int, gamma: float
+) -> Callable:
+    """``search(net_params, env_params, states, obs, key, gumbel_scale) -> (action, weights,
+    root value, masked logits, mask)`` for a batch of env states (traceable, not jitted);
+    ``num_simulations=0``: the network alone (``gumbel_scale == 0``: its argmax)."""
+
+    def masks(states: Any, ep: Any) -> Any:
+        return jax.vmap(lambda s: env_mask(env, s, ep, n_actions))(states)
+
+    def recurrent_fn(params, rng, action, embedding):
+        net_params, ep = params
+        batch = action.shape[0]
+        obs, after, reward, done, _ = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(
+            jax.random.split(rng, batch), embedding, action, ep
+        )
+        done = done.reshape((batch,))
+        logits, value = network.apply(net_params, obs)
+        output = mctx.RecurrentFnOutput(
+            reward=reward.astype(jnp.float32).reshape((batch,)),
+            discount=jnp.where(done, 0.0, gamma).astype(jnp.float32),
+            prior_logits=masked_logits(logits, masks(after, ep)).astype(jnp.float32),
+            value=jnp.where(done, 0.0, value).astype(jnp.float32),
+        )
+        return output, after
+
+    def search(net_params, ep, states, obs, key, gumbel_scale):
+        mask = masks(states, ep)
+        logits, value = network.apply(net_params, obs)
+        logits = masked_logits(logits, mask)
+        if num_simulations == 0:
+            sampled = distrax.Categorical(logits=logits).sample(seed=key)
+            action = jnp.where(gumbel_scale == 0, jnp.argmax(logits, axis=-1), sampled)
+            return action.astype(jnp.int32), jax.nn.softmax(logits), value, logits, mask
+        root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=states)
+        out = mctx.gumbel_muzero_policy(
+            (net_params, ep),
+            key,
+            root,
+            recurrent_fn,
+            num_simulations,
+            invalid_actions=~mask,
+            max_num_considered_actions=considered,
+            gumbel_scale=gumbel_scale,
+        )
+        root_value = out.search_tree.node_values[:, mctx.Tree.ROOT_INDEX]
+        return out.action, out.action_weights, root_value, logits, mask
+
+    return search
+
+
+def _settings(
+    num_simulations: Any, considered: Any, gamma: Any, gumbel_scale: Any
+) -> tuple[int, int, float, float]:
+    """A search's settings, checked (errors name the argument)."""
+    return (
+        check_count(num_simulations, "num_simulations", 0, MAX_SIMULATIONS, ConfigError),
+        check_count(considered, "max_num_considered_actions", 1, MAX_CONSIDERED, ConfigError),
+        check_number(gamma, "gamma", 0.0, 1.0, ConfigError),
+        check_number(gumbel_scale, "gumbel_scale", 0.0, 100.0, ConfigError),
+    )
+
+
+def search_policy(
+    env: Any,
+    network: Any,
+    num_simulations: int,
+    max_num_considered_actions: int = 8,
+    gamma: float = 0.99,
+    gumbel_scale: float = 1.0,
+) -> Callable:
+    """The jitted ``f(net_params, env_params, states, key, greedy=False) -> (action,
+    action_weights)`` of a batch of ``env`` states (leading axis ``B``: ``int32[B]`` and
+    ``float32[B, num_actions]``): Gumbel MuZero's search with ``num_simulations`` simulations
+    on ``network`` (``apply(params, obs) -> (logits, value)``) and the env as its model
+    (``greedy``, a traced flag: no Gumbel noise); ``num_simulations=0``: the network's masked
+    argmax (``greedy``) or a sample of its masked softmax. One compiled function per env,
+    network and settings."""
+    sims, considered, gamma, scale = _settings(
+        num_simulations, max_num_considered_actions, gamma, gumbel_scale
+    )
+    return _policy_fn(env, network, sims, considered, gamma, scale)
+
+
+@functools.lru_cache(maxsize=16)
+def _policy_fn(
+    env: Any, network: Any, sims: int, considered: int, gamma: float, scale: float
+) -> Callable:
+    search = _searcher(env, network, int(network.n_actions), sims, considered, gamma)
+
+    def policy(net_params, ep, states, key, greedy=False):
+        obs = jax.vmap(lambda s: env.get_obs(s, ep))(states)
+        action, weights, _, _, _ = search(
+            net_params, ep, states, obs, key, jnp.where(greedy, 0.0, scale)
+        )
+        return action, weights
+
+    return jax.jit(policy)
+
+
+class SearchEvaluator:
+    """Plays levels of ``env`` (with its ``params``) with search on a network and returns each
+    level's share of won episodes: :class:`~puzzlegym.jax.evaluate.TwinEvaluator`'s interface,
+    each action chosen by :func:`search_policy` (``num_simulations=0``: the network alone)."""
+
+    def __init__(
+        self,
+        env: Any,
+        params: Any,
+        network: Any,
+        num_simulations: int,
+        max_num_considered_actions: int = 8,
+        gamma: float = 0.99,
+        gumbel_scale: float = 1.0,
+    ) -> None:
+        self.env, self.params, self.network = env, params, network
+        self.steps = int(params.max_steps_in_episode)
+        settings = _settings(num_simulations, max_num_considered_actions, gamma, gumbel_scale)
+        self._play = _episodes_fn(env, network, self.steps, *settings)
+
+    def success(
+        self,
+        net_params: Any,
+        rows: Any,
+        budgets: Any,
+        episodes: int,
+        key: Any,
+        greedy: bool = False,
+    ) -> np.ndarray:
+        """The share of ``episodes`` episodes won, per level: ``rows`` are the levels' rows
+        of the env's level tables, ``budgets`` their budgets in actions (cut to the env's
+        ``max_steps_in_episode``)."""
+        episodes = check_count(episodes, "episodes", 1, MAX_ENVS, ConfigError)
+        rows = np.repeat(np.asarray(rows, dtype=np.int32), episodes)
+        budgets = np.repeat(np.minimum(np.asarray(budgets, dtype=np.int32), self.steps), episodes)
+        won = self._play(
+            net_params, self.params, jnp.asarray(rows), jnp.asarray(budgets), key, greedy
+        )
+        return np.asarray(won, dtype=float).reshape(-1, episodes).mean(axis=1)
+
+
+@functools.lru_cache(maxsize=16)
+def _episodes_fn(
+    env: Any,
+    network: Any,
+    steps: int,
+    sims: int,
+    considered: int,
+    gamma: float,
+    scale: float,
+) -> Callable:
+    """The jitted episode loop of one env, network and search (shared by their evaluators)."""
+    search = _searcher(env, network, int(network.n_actions), sims, considered, gamma)
+
+    def episodes(net_params, ep, rows, budgets, key, greedy):
+        states = jax.vmap(lambda r: env.start(ep, r))(rows)
+        obs = jax.vmap(lambda s: env.get_obs(s, ep))(states)
+        n = rows.shape[0]
+        gumbel = jnp.where(greedy, 0.0, scale)
+
+        def step(carry, t):
+            states, obs, over, won, key = carry
+            key, k_act, k_env = jax.random.split(key, 3)
+            action, _, _, _, _ = search(net_params, ep, states, obs, k_act, gumbel)
+            obs2, states2, _, _, info = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(
+                jax.random.split(k_env, n), states, action, ep
+            )
+            live = ~over
+            won = won | (live & info["terminated"])
+            over = over | info["terminated"] | (t + 1 >= budgets)
+
+            def keep(new, old):  # finished episodes stay as they ended
+                return jnp.where(live.reshape((-1,) + (1,) * (new.ndim - 1)), new, old)
+
+            states = jax.tree.map(keep, states2, states)
+            return (states, keep(obs2, obs), over, won, key), None
+
+        start = (states, obs, jnp.zeros((n,), bool), jnp.zeros((n,), bool), key)
+        (_, _, _, won, _), _ = jax.lax.scan(step, start, jnp.arange(steps))
+        return won
+
+    return jax.jit(episodes)
+
+
+class Planner:
+    """Gumbel MuZero planning for one gymnax env and its params (see the module docstring):
+    :class:`~puzzlegym.jax.ppo.PPO`'s interface. ``chunk`` is the most updates one
+    :meth:`run` call performs (the metrics array's length). The env is the search's model: it
+    must be exact and have ``step_env`` (gymnax's) and, for masks, ``action_mask``."""
+
+    def __init__(self, env: Any, env_params: Any, config: PlannerConfig, chunk: int = 1) -> None:
+        if not isinstance(config, PlannerConfig):
+            raise ConfigError(f"config: expected a PlannerConfig, got {shown(config)}")
+        self.chunk = check_count(chunk, "chunk", 1, MAX_CHUNK, ConfigError)
+        self.env, self.env_params, self.config = env, env_params, config
+        space = env.action_space(env_params)
+        if not hasattr(space, "n"):
+            raise ConfigError(
+                f"env: the planner takes discrete actions, got {type(space).__name__}"
+            )
+        self.observation_shape = tuple(env.observation_space(env_params).shape)
+        config.network.check_observation(self.observation_shape)
+        self._core = _core(env, config, self.chunk, int(space.n))
+        self.n_actions = self._core.n_actions
+        self.network = self._core.network
+
+    def init(self, keys: Any) -> RunnerState:
+        """One state per seed (``keys``: ``(S, 2)``)."""
+        return self._core.init_jit(keys, self.env_params)
+
+    def run(self, state: RunnerState, n: Any) -> tuple[RunnerState, Any]:
+        """``n`` updates of every seed's state (see the module docstring)."""
+        return self._core.run_jit(state, n, self.env_params)
+
+    def compile(self, state: RunnerState) -> Any:
+        """:meth:`run` compiled ahead of time for ``state``'s shapes: ``f(state, n)``."""
+        compiled = self._core.run_jit.lower(state, np.int32(self.chunk), self.env_params).compile()
+        params = self.env_params
+        return lambda state, n: compiled(state, np.int32(n), params)
+
+    def rollout(self, state: RunnerState) -> tuple[RunnerState, Trajectory]:
+        """One rollout of every seed's envs, no update: the state after it and what it
+        recorded (leading axes seed, step, env), the pre-step env states included."""
+        return self._core.rollout_jit(state, self.env_params)
+
+    def search_evaluator(
+        self, env: Any, params: Any, num_simulations: int | None = None
+    ) -> SearchEvaluator:
+        """A :class:`SearchEvaluator` of ``env`` with this planner's network and search
+        settings (``num_simulations``: the config's unless given; 0, the network alone)."""
+        cfg = self.config
+        sims = cfg.num_simulations if num_simulations is None else num_simulations
+        return SearchEvaluator(
+            env,
+            params,
+            self.network,
+            sims,
+            cfg.max_num_considered_actions,
+            cfg.gamma,
+            cfg.gumbel_scale,
+        )
+
+
+@functools.lru_cache(maxsize=16)
+def _core(env: Any, config: PlannerConfig, chunk: int, n_actions: int) -> _Core:
+    return _Core(env, config, chunk, n_actions)
+
+
+class _Core:
+    """The planner's traced functions for one env, config and chunk; the env's params are
+    passed."""
+
+    def __init__(self, env: Any, config: PlannerConfig, chunk: int, n_actions: int) -> None:
+        self.env, self.config, self.chunk, self.n_actions = env, config, chunk, n_actions
+        self.network = config.network.build(n_actions)
+        self.search = _searcher(
+            env,
+            self.network,
+            n_actions,
+            config.num_simulations,
+            config.max_num_considered_actions,
+            config.gamma,
+        )
+        self.optimizer = optax.chain(
+            optax.clip_by_global_norm(config.max_grad_norm),
+            optax.adam(config.learning_rate, eps=1e-5),
+        )
+        self.init_jit = jax.jit(jax.vmap(self.init, in_axes=(0, None)))
+        self.run_jit = jax.jit(jax.vmap(self.run, in_axes=(0, None, None)))
+        self.rollout_jit = jax.jit(jax.vmap(self.rollout, in_axes=(0, None)))
+
+    def init(self, key: Any, ep: Any) -> RunnerState:
+        cfg = self.config
+        key, k_net, k_env = jax.random.split(key, 3)
+        obs0, _ = self.env.reset(k_env, ep)
+        params = self.network.init(k_net, obs0[None])
+        obs, env_state = jax.vmap(self.env.reset, in_axes=(0, None))(
+            jax.random.split(k_env, cfg.num_envs), ep
+        )
+        state = RunnerState(
+            params=params,
+            opt_state=self.optimizer.init(params),
+            env_state=env_state,
+            obs=obs,
+            ep_return=jnp.zeros((cfg.num_envs,), jnp.float32),
+            ep_length=jnp.zeros((cfg.num_envs,), jnp.int32),
+            key=key,
+            update=jnp.zeros((), jnp.int32),
+        )
+        # no weakly typed leaves: a state read back from a file has none either
+        return jax.tree.map(lambda x: jnp.asarray(x, dtype=x.dtype), state)
+
+    def run(self, state: RunnerState, n: Any, ep: Any) -> tuple[RunnerState, Any]:
+        rows = jnp.zeros((self.chunk, len(METRICS)), jnp.float32)
+
+        def body(i, carry):
+            state, rows = carry
+            state, row = self._update(state, ep)
+            return state, rows.at[i].set(row)
+
+        n = jnp.clip(n, 0, self.chunk)
+        return jax.lax.fori_loop(0, n, body, (state, rows))
+
+    def _rollout(
+        self, state: RunnerState, ep: Any, keep_states: bool = False
+    ) -> tuple[RunnerState, Trajectory, Any]:
+        """``num_steps`` searched steps of every env: the state after them, the record, and
+        per step and env the episode's return and length so far and whether the searched
+        action was the network's masked argmax."""
+        cfg, env = self.config, self.env
+
+        def step(state, _):
+            key, k_search, k_env = jax.random.split(state.key, 3)
+            action, weights, root_value, logits, mask = self.search(
+                state.params, ep, state.env_state, state.obs, k_search, cfg.gumbel_scale
+            )
+            obs, env_state, reward, done, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                jax.random.split(k_env, cfg.num_envs), state.env_state, action, ep
+            )
+            reward = reward.astype(jnp.float32).reshape((cfg.num_envs,))
+            done = done.reshape((cfg.num_envs,))
+            solved = info.get("terminated") if isinstance(info, dict) else None
+            solved = jnp.zeros_like(done) if solved is None else solved.reshape(done.shape)
+            record = Trajectory(
+                state=state.env_state if keep_states else None,
+                obs=state.obs,
+                mask=mask,
+                action=action,
+                weights=weights,
+                value=root_value,
+                reward=reward,
+                done=done,
+                terminated=solved,
+            )
+            ep_return = state.ep_return + reward
+            ep_length = state.ep_length + 1
+            agree = jnp.argmax(logits, axis=-1) == action
+            state = state.replace(
+                env_state=env_state,
+                obs=obs,
+                ep_return=jnp.where(done, 0.0, ep_return),
+                ep_length=jnp.where(done, 0, ep_length),
+                key=key,
+            )
+            return state, (record, (ep_return, ep_length, agree))
+
+        state, (trajectory, sums) = jax.lax.scan(step, state, None, cfg.num_steps)
+        return state, trajectory, sums
+
+    def rollout(self, state: RunnerState, ep: Any) -> tuple[RunnerState, Trajectory]:
+        state, trajectory, _ = self._rollout(state, ep, keep_states=True)
+        return state, trajectory
+
+    def _targets(self, trajectory: Trajectory, last_value: Any) -> Any:
+        cfg = self.config
+
+        def back(carry, t):
+            ret, next_value = carry
+            live = 1.0 - t.done.astype(jnp.float32)
+            mixed = (1.0 - cfg.td_lambda) * next_value + cfg.td_lambda * ret
+            ret = t.reward + cfg.gamma * live * mixed
+            return (ret, t.value), ret
+
+        _, targets = jax.lax.scan(back, (last_value, last_value), trajectory, reverse=True)
+        return targets
+
+    def _loss(self, params: Any, batch: Trajectory, targets: Any):
+        cfg = self.config
+        logits, value = self.network.apply(params, batch.obs)
+        log_p = jax.nn.log_softmax(masked_logits(logits, batch.mask))
+        policy_loss = -(batch.weights * log_p).sum(axis=-1).mean()
+        value_loss = 0.5 * jnp.square(value - targets).mean()
+        entropy = -(jnp.exp(log_p) * log_p).sum(axis=-1).mean()
+        total = policy_loss + cfg.value_coef * value_loss
+        return total, jnp.stack([policy_loss, value_loss, entropy])
+
+    def _update(self, state: RunnerState, ep: Any) -> tuple[RunnerState, Any]:
+        cfg = self.config
+        state, trajectory, (returns, lengths, agree) = self._rollout(state, ep)
+        _, last_value = self.network.apply(state.params, state.obs)
+        targets = self._targets(trajectory, last_value)
+        size = cfg.steps_per_update
+        flat = jax.tree.map(lambda x: x.reshape((size, *x.shape[2:])), trajectory)
+        data = (flat, targets.reshape(size))
+        grad_fn = jax.value_and_grad(self._loss, has_aux=True)
+
+        def minibatch(carry, mb):
+            params, opt_state = carry
+            (_, aux), grads = grad_fn(params, *mb)
+            updates, opt_state = self.optimizer.update(grads, opt_state, params)
+            return (optax.apply_updates(params, updates), opt_state), aux
+
+        def epoch(carry, key):
+            perm = jax.random.permutation(key, size)
+            mbs = jax.tree.map(
+                lambda x: x[perm].reshape((cfg.num_minibatches, -1, *x.shape[1:])), data
+            )
+            return jax.lax.scan(minibatch, carry, mbs)
+
+        key, k_epochs = jax.random.split(state.key)
+        (params, opt_state), aux = jax.lax.scan(
+            epoch,
+            (state.params, state.opt_state),
+            jax.random.split(k_epochs, cfg.num_epochs),
+        )
+        done = trajectory.done
+        episodes = done.sum().astype(jnp.float32)
+        per = jnp.maximum(episodes, 1.0)
+        row = jnp.concatenate(
+            [
+                jnp.stack(
+                    [
+                        episodes,
+                        jnp.where(done, returns, 0.0).sum() / per,
+                        jnp.where(done, lengths, 0).sum() / per,
+                        (done & trajectory.terminated).sum() / per,
+                    ]
+                ),
+                aux.mean(axis=(0, 1)),
+                jnp.stack(
+                    [
+                        flat.value.mean(),
+                        agree.mean(),
+                        (~flat.mask).sum() / (size * self.n_actions),
+                    ]
+                ),
+            ]
+        )
+        state = state.replace(params=params, opt_state=opt_state, key=key, update=state.update + 1)
+        return state, row.astype(jnp.float32)
