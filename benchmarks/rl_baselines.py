@@ -39,6 +39,14 @@ from puzzlegym.game.heldout import generator_size
 from puzzlegym.game.registry import games, parse_env_id
 from puzzlegym.game.twin import has_twin
 from puzzlegym.run import env_config_name
+from puzzlegym.training.pages import (
+    DEAD_END_HEADER,
+    DEAD_END_TEXT,
+    INTERVALS_TEXT,
+    ci_cell,
+    dead_end_row,
+    pct,
+)
 from puzzlegym.training.plots import plot_ladder, plot_sweep
 from puzzlegym.training.report import seed_interval, summarise
 
@@ -258,14 +266,6 @@ def row(objective: str, summary: dict, results: list[dict]) -> dict:
 
 
 # ----------------------------------------------------------------------------- the page
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
-
-
-def _ci(value: float, ci: list[float]) -> str:
-    return f"{_pct(value)} [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
-
-
 def _steps(r: dict) -> str:
     lo, hi = min(r["timesteps_per_seed"]), max(r["timesteps_per_seed"])
     return f"{lo / 1e6:.1f}M" if lo == hi else f"{lo / 1e6:.1f}–{hi / 1e6:.1f}M"
@@ -283,12 +283,12 @@ def results_table(rows: list[dict]) -> list[str]:
         lines.append(
             f"| {r['objective']} | {len(r['seeds'])} | {_steps(r)} | "
             f"{r['generator']['training_seeds']} / {r['generated_levels']:,} | "
-            f"{_ci(r['train_success'], r['train_ci'])} | "
-            f"{_ci(r['catalogue_success'], r['catalogue_ci'])} | "
-            f"{_ci(r['random_masked_catalogue_success'], r['random_masked_catalogue_ci'])} | "
-            f"{_ci(r['random_uniform_catalogue_success'], r['random_uniform_catalogue_ci'])} | "
-            f"{_ci(r['generated_success'], r['generated_ci'])} | "
-            f"{_ci(r['random_masked_generated_success'], r['random_masked_generated_ci'])} | "
+            f"{ci_cell(r['train_success'], r['train_ci'])} | "
+            f"{ci_cell(r['catalogue_success'], r['catalogue_ci'])} | "
+            f"{ci_cell(r['random_masked_catalogue_success'], r['random_masked_catalogue_ci'])} | "
+            f"{ci_cell(r['random_uniform_catalogue_success'], r['random_uniform_catalogue_ci'])} | "
+            f"{ci_cell(r['generated_success'], r['generated_ci'])} | "
+            f"{ci_cell(r['random_masked_generated_success'], r['random_masked_generated_ci'])} | "
             f"{sum(r['agreement_overlap'])} of {len(r['agreement_overlap'])} | "
             f"{lo / 60:.1f}–{hi / 60:.1f} min | {r['train_fps']:,.0f} |"
         )
@@ -306,8 +306,8 @@ def per_seed_table(rows: list[dict]) -> list[str]:
             apart = s["generated_ci"][0] > s["random_masked_generated_ci"][1]
             lines.append(
                 f"| {r['objective']} | {s['seed']} | {s['timesteps']:,} | "
-                f"{_pct(s['catalogue'])} | {_ci(s['generated'], s['generated_ci'])} | "
-                f"{_ci(s['random_masked_generated'], s['random_masked_generated_ci'])} | "
+                f"{pct(s['catalogue'])} | {ci_cell(s['generated'], s['generated_ci'])} | "
+                f"{ci_cell(s['random_masked_generated'], s['random_masked_generated_ci'])} | "
                 f"{'yes' if apart else 'no'} |"
             )
     return lines
@@ -324,8 +324,8 @@ def ladder_table(rows: list[dict]) -> list[str]:
     ]
     for game, rs in by_game.items():
         cells = [
-            f"{r['objective'].split('-', 1)[1]}: {_pct(r['generated_success'])} gen., "
-            f"{_pct(r['catalogue_success'])} cat."
+            f"{r['objective'].split('-', 1)[1]}: {pct(r['generated_success'])} gen., "
+            f"{pct(r['catalogue_success'])} cat."
             for r in rs
         ]
         lines.append(f"| {game} | " + " | ".join(cells + [""] * (width - len(cells))) + " |")
@@ -333,11 +333,7 @@ def ladder_table(rows: list[dict]) -> list[str]:
 
 
 def dead_end_table(rows: list[dict]) -> list[str]:
-    lines = [
-        "| objective | policy | attempts | reached a dead end | dead-end runs left by "
-        "undo/restart | mean delay before leaving (moves) | median delay |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    lines = list(DEAD_END_HEADER)
     for r in rows:
         if r["objective"].split("-")[0] not in DEAD_END_GAMES:
             continue
@@ -348,24 +344,6 @@ def dead_end_table(rows: list[dict]) -> list[str]:
         ):
             lines.append(dead_end_row(r["objective"], label, r["dead_ends"][phase]))
     return lines
-
-
-def dead_end_row(first: str, label: str, d: dict, median: bool = True) -> str:
-    """One table row of a policy's dead ends (``dead_end_rows``' figures): attempts, the
-    share that reached a dead end, the runs left by undo or restart, the delay."""
-    share = "–" if d["dead_end_share"] is None else f"{d['dead_end_share']:.1f}%"
-    mean = "–" if d["mean_delay"] is None else f"{d['mean_delay']:.1f}"
-    cells = [
-        first,
-        label,
-        f"{d['attempts']:,}",
-        f"{share} ({d['dead_end_attempts']})",
-        f"{d['recovered']} of {d['runs']}",
-        mean,
-    ]
-    if median:
-        cells.append("–" if d["median_delay"] is None else f"{d['median_delay']:g}")
-    return "| " + " | ".join(cells) + " |"
 
 
 def transfer_table(transfers: dict[str, dict]) -> list[str]:
@@ -404,7 +382,7 @@ def generator_table(rows: list[dict]) -> list[str]:
     return lines
 
 
-def _seeds_ci(ci: list[float]) -> str:
+def _seedsci_cell(ci: list[float]) -> str:
     return f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
 
@@ -434,15 +412,15 @@ def verdicts(rows: list[dict], firsts: list[str]) -> list[str]:
         masked = r["random_masked_generated_success"]
         name = r["objective"]
         figures = (
-            f"{_ci(r['generated_success'], r['generated_ci'])} against "
-            f"{_ci(masked, r['random_masked_generated_ci'])}; the seeds' t-intervals "
-            f"{_seeds_ci(r['generated_seed_ci'])} against "
-            f"{_seeds_ci(r['random_masked_generated_seed_ci'])}"
+            f"{ci_cell(r['generated_success'], r['generated_ci'])} against "
+            f"{ci_cell(masked, r['random_masked_generated_ci'])}; the seeds' t-intervals "
+            f"{_seedsci_cell(r['generated_seed_ci'])} against "
+            f"{_seedsci_cell(r['random_masked_generated_seed_ci'])}"
         )
         if masked >= 0.9:
             out.append(
-                f"**{name}**: masked random already solves {_pct(masked)} of the generated "
-                f"held-out levels; the trained policy {_pct(r['generated_success'])}."
+                f"**{name}**: masked random already solves {pct(masked)} of the generated "
+                f"held-out levels; the trained policy {pct(r['generated_success'])}."
             )
         elif r["beats_masked_generated"] and r["beats_masked_generated_seeds"]:
             out.append(
@@ -521,10 +499,8 @@ def render(rows: list[dict], firsts: list[str], meta: dict) -> str:
         "(over episodes) overlap.",
         "* **Wall time**: a run's process from its start (random policies, compile, training, "
         "tests), the level generation before it not counted.",
-        "* **Intervals**: 95 % stratified-bootstrap intervals of the mean over every (seed, "
-        "level) score, resampling seeds within each level (`rliable`, "
-        "`puzzlegym.training.report`); "
-        "per seed, the generated set's interval over levels and episodes. The seeds' "
+        f"* **Intervals**: {INTERVALS_TEXT}; per seed, the generated set's interval over "
+        "levels and episodes. The seeds' "
         "t-interval is the 95 % t-interval of the mean of the per-seed figures: rliable's "
         "intervals resample the seeds within each of a thousand levels, which averages most of "
         "the seeds' own spread out, so *apart* in the verdicts needs both apart.",
@@ -564,12 +540,7 @@ def render(rows: list[dict], firsts: list[str], meta: dict) -> str:
         "## Dead ends of trained agents",
         "",
         "The trained policies and both random policies played through the Python env on the "
-        "catalogue levels, whose evaluator certifies every settled board with the exact "
-        "solvers: an attempt (from a ready board to a win, a restart or the episode's end) that "
-        "reached a certified dead end counts once; a dead-end run lasts from the fatal move to "
-        "the undo or restart that leaves it, and its delay counts the moves made meanwhile "
-        "(`puzzlegym.record.metrics.dead_end_stats`), pooled over seeds. The paper's "
-        "Figure 2c, for RL agents:",
+        f"catalogue levels. {DEAD_END_TEXT} The paper's Figure 2c, for RL agents:",
         "",
         *dead_end_table(table_rows),
         "",

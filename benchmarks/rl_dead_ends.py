@@ -32,10 +32,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from rl_baselines import TABLE, _ci, _pct, dead_end_row, row, run_dir, train  # noqa: E402
+from rl_baselines import TABLE, row, run_dir, train  # noqa: E402
 
 from puzzlegym.base import jsonio  # noqa: E402
 from puzzlegym.game.registry import parse_env_id  # noqa: E402
+from puzzlegym.training.pages import ci_cell, dead_end_row, pct  # noqa: E402
 from puzzlegym.training.plots import plot_sweep  # noqa: E402
 from puzzlegym.training.report import summarise  # noqa: E402
 
@@ -115,13 +116,13 @@ def section(rows: list[dict]) -> list[str]:
     for r in rows:
         lo, hi = min(r["seconds"]), max(r["seconds"])
         lines.append(
-            f"| `{r['dead_end']}` | {_ci(r['generated_success'], r['generated_ci'])} | "
-            f"{_ci(r['random_masked_generated_success'], r['random_masked_generated_ci'])} | "
-            f"{_ci(r['catalogue_success'], r['catalogue_ci'])} | "
-            f"{_pct(r['curve_test_mean'])} ({_pct(r['curve_test_range'][0])}–"
-            f"{_pct(r['curve_test_range'][1])}) | {_pct(r['curve_train_mean'])} "
-            f"({_pct(r['curve_train_range'][0])}–{_pct(r['curve_train_range'][1])}) | "
-            f"{', '.join(_pct(v) for v in r['generated_per_seed'])} | "
+            f"| `{r['dead_end']}` | {ci_cell(r['generated_success'], r['generated_ci'])} | "
+            f"{ci_cell(r['random_masked_generated_success'], r['random_masked_generated_ci'])} | "
+            f"{ci_cell(r['catalogue_success'], r['catalogue_ci'])} | "
+            f"{pct(r['curve_test_mean'])} ({pct(r['curve_test_range'][0])}–"
+            f"{pct(r['curve_test_range'][1])}) | {pct(r['curve_train_mean'])} "
+            f"({pct(r['curve_train_range'][0])}–{pct(r['curve_train_range'][1])}) | "
+            f"{', '.join(pct(v) for v in r['generated_per_seed'])} | "
             f"[{100 * r['generated_seed_ci'][0]:.1f}, {100 * r['generated_seed_ci'][1]:.1f}] | "
             f"{r['timesteps']:,} | {lo / 60:.1f}–{hi / 60:.1f} min |"
         )
@@ -142,8 +143,8 @@ def section(rows: list[dict]) -> list[str]:
             verdict = "it is not told apart from training without it: the intervals overlap"
         lines.append(
             f"* **`{r['dead_end']}`** on the generated held-out set: "
-            f"{_ci(r['generated_success'], r['generated_ci'])} against "
-            f"{_ci(base['generated_success'], base['generated_ci'])} (seeds' t-intervals "
+            f"{ci_cell(r['generated_success'], r['generated_ci'])} against "
+            f"{ci_cell(base['generated_success'], base['generated_ci'])} (seeds' t-intervals "
             f"[{100 * sa[0]:.1f}, {100 * sa[1]:.1f}] against "
             f"[{100 * sb[0]:.1f}, {100 * sb[1]:.1f}]); {verdict}."
         )

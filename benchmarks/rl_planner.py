@@ -48,7 +48,8 @@ from puzzlegym.base import jsonio
 from puzzlegym.game.registry import games, parse_env_id
 from puzzlegym.game.twin import has_twin
 from puzzlegym.run import env_config_name
-from puzzlegym.training.report import interval, seed_interval
+from puzzlegym.training.pages import DEAD_END_HEADER, DEAD_END_TEXT, dead_end_row
+from puzzlegym.training.report import interval, pool_dead_ends, seed_interval
 
 ROOT = Path(__file__).resolve().parent.parent
 DEAD_END_GAMES = ("BoltUnscrew", "NutAndBolt")
@@ -205,30 +206,12 @@ def row(objective: str, planner: list[dict], ppo: list[dict], dead: list[dict]) 
     out["planner_beats_ppo"] = s["ci"][0] > p["ci"][1] and s["seed_ci"][0] > p["seed_ci"][1]
     if dead:
         out["dead_ends"] = {
-            "ppo": _pool([r["trained"]["test"]["dead_ends"] for r in ppo]),
-            "planner_network": _pool([r["trained"]["test"]["dead_ends"] for r in planner]),
-            "planner_search": _pool([d["dead_ends"] for d in dead]),
+            "ppo": pool_dead_ends([r["trained"]["test"]["dead_ends"] for r in ppo]),
+            "planner_network": pool_dead_ends([r["trained"]["test"]["dead_ends"] for r in planner]),
+            "planner_search": pool_dead_ends([d["dead_ends"] for d in dead]),
+            "random_masked": pool_dead_ends([r["random_masked"]["test"]["dead_ends"] for r in ppo]),
         }
     return out
-
-
-def _pool(stats: list[dict]) -> dict:
-    """Dead-end figures pooled over seeds (attempts, dead-end attempts, recoveries; the
-    delay's mean weighted by runs)."""
-    attempts = sum(s.get("attempts", 0) for s in stats)
-    dead = sum(s.get("dead_end_attempts", 0) for s in stats)
-    runs = sum(s.get("runs", 0) for s in stats)
-    recovered = sum(s.get("recovered", 0) for s in stats)
-    delays = [(s["mean_delay"], s["runs"]) for s in stats if s.get("mean_delay") is not None]
-    weight = sum(n for _, n in delays)
-    return {
-        "attempts": attempts,
-        "dead_end_attempts": dead,
-        "dead_end_share": round(100 * dead / attempts, 2) if attempts else None,
-        "runs": runs,
-        "recovered": recovered,
-        "mean_delay": round(sum(d * n for d, n in delays) / weight, 1) if weight else None,
-    }
 
 
 def _ci(fig: dict) -> str:
@@ -302,24 +285,21 @@ def render(rows: list[dict], meta: dict) -> str:
             "",
             "## Dead ends (catalogue, Python env, certified by the exact solvers)",
             "",
-            "An attempt is one try at a level (from its start or a Restart). Reach a dead end:",
-            "the share of attempts that reached a board the solver certifies unsolvable. A",
-            "dead-end run lasts from the fatal move until the agent leaves the dead board (Undo",
-            "or Restart: recovered) or the attempt ends on it (the budget spent). Mean delay:",
-            "the moves of the recovered runs, the fatal move counted.",
+            f"Each policy on the catalogue levels in the Python env ({meta['dead_end_episodes']}"
+            " episodes a level for the planner's search, as many as the runs' evaluations for the "
+            f"others). {DEAD_END_TEXT}",
             "",
-            "| objective | policy | attempts | reach a dead end (%) | dead-end runs | recovered "
-            "| mean delay |",
-            "|---|---|---|---|---|---|---|",
+            *DEAD_END_HEADER,
         ]
+        labels = {
+            "ppo": "PPO",
+            "planner_network": "planner network",
+            "planner_search": "planner (search)",
+            "random_masked": "masked random",
+        }
         for r in dead_rows:
             for name, d in r["dead_ends"].items():
-                share = "-" if d["dead_end_share"] is None else f"{d['dead_end_share']:.1f}"
-                delay = "-" if d["mean_delay"] is None else f"{d['mean_delay']}"
-                lines.append(
-                    f"| {r['objective']} | {name} | {d['attempts']} | {share} | {d['runs']} | "
-                    f"{d['recovered']} | {delay} |"
-                )
+                lines.append(dead_end_row(r["objective"], labels[name], d))
     lines += ["", *meta["notes"], "", f"Written on {meta['date']}.", ""]
     return "\n".join(lines)
 
@@ -397,6 +377,7 @@ def main() -> None:
             "planner_steps": args.planner_steps,
             "ppo_steps": args.ppo_steps,
             "simulations": args.simulations,
+            "dead_end_episodes": args.dead_end_episodes,
             "notes": args.note,
             "date": time.strftime("%Y-%m-%d"),
         }

@@ -27,6 +27,13 @@ from puzzlegym.base.jsonio import write_atomic
 from puzzlegym.levels.generate import warm_cache
 from puzzlegym.rl.sweep import Run, run_sweep
 from puzzlegym.rl.train import TrainConfig
+from puzzlegym.training.pages import (
+    DEAD_END_HEADER,
+    DEAD_END_TEXT,
+    INTERVALS_TEXT,
+    dead_end_row,
+    pct,
+)
 from puzzlegym.training.plots import plot_sweep
 from puzzlegym.training.protocol import Protocol
 from puzzlegym.training.report import summarise
@@ -92,16 +99,12 @@ def config(key: str, seed: int) -> TrainConfig:
 
 # ----------------------------------------------------------------------------- the page
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.0f}%"
+    return pct(x, digits=0)
 
 
 def _ci(d: dict, key: str = "mean") -> str:
     lo, hi = d[f"{key}_ci"]
     return f"{_pct(d[key])} [{_pct(lo)}, {_pct(hi)}]"
-
-
-def _num(x: float | None, digits: int = 1) -> str:
-    return "–" if x is None else f"{x:.{digits}f}"
 
 
 def verdicts(rows: dict) -> list[str]:
@@ -188,9 +191,7 @@ def render(rows: dict, meta: dict) -> str:
         "held-out success is the generalisation gap.",
         "* **Random policies**: uniform over the action space, and uniform over the indices "
         "`action_masks()` allows, each on the same levels and episodes.",
-        "* **Intervals**: 95 % stratified-bootstrap intervals of the mean and the interquartile "
-        "mean (IQM) over every (seed, level) score, resampling seeds within each level "
-        "(`rliable`; `puzzlegym.training.report`).",
+        f"* **Intervals**: {INTERVALS_TEXT}; the same for the interquartile mean (IQM).",
         f"* **Training**: {TRAIN['n_envs']} envs in one process, `MlpPolicy` with the "
         f"`{TRAIN['extractor']}` extractor (3×3 convolutions over the board's planes, "
         f"`puzzlegym.rl.extractors.BoardCNN`) and {TRAIN['net_arch']} hidden layers (pixels: "
@@ -241,16 +242,10 @@ def render(rows: dict, meta: dict) -> str:
         "",
         "## Dead ends of trained agents",
         "",
-        "The evaluator certifies every settled board (exact solvers): an attempt (one try at a "
-        "level, from its ready board to a win, a restart or the episode's end) that reached a "
-        "certified dead end counts once, and each dead-end run lasts from the fatal move to the "
-        "undo or restart that leaves it (the delay counts the moves made meanwhile, the fatal one "
-        "included; `puzzlegym.record.metrics.dead_end_stats`, read here from the held-out "
-        "evaluations' `AttemptClosed` events). The paper's Figure 2c, measured for RL agents:",
+        f"{DEAD_END_TEXT} Read from the held-out evaluations' `AttemptClosed` events. The "
+        "paper's Figure 2c, measured for RL agents:",
         "",
-        "| game | policy | attempts | reached a dead end | dead-end runs left by undo/restart | "
-        "mean delay before leaving (moves) | median delay |",
-        "|---|---|---|---|---|---|---|",
+        *DEAD_END_HEADER,
     ]
     for game in DEAD_END_GAMES:
         if game not in rows:
@@ -260,13 +255,7 @@ def render(rows: dict, meta: dict) -> str:
             ("random_masked", "masked random"),
             ("random_uniform", "uniform random"),
         ):
-            d = rows[game]["dead_ends"][phase]
-            share = "–" if d["dead_end_share"] is None else f"{d['dead_end_share']:.1f}%"
-            lines.append(
-                f"| {game} | {label} | {d['attempts']:,} | {share} ({d['dead_end_attempts']}) | "
-                f"{d['recovered']} of {d['runs']} | {_num(d['mean_delay'])} | "
-                f"{_num(d['median_delay'])} |"
-            )
+            lines.append(dead_end_row(game, label, rows[game]["dead_ends"][phase]))
     lines += [
         "",
         "Nut and Bolt Easy has no reachable dead end at all (`docs/levels.md`: a dead-end share of "

@@ -19,7 +19,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PHASES", "aggregate", "dead_end_rows", "interval", "seed_interval", "summarise"]
+__all__ = [
+    "PHASES",
+    "aggregate",
+    "dead_end_rows",
+    "interval",
+    "pool_dead_ends",
+    "seed_interval",
+    "summarise",
+]
 
 PHASES = ("trained", "random_masked", "random_uniform")
 REPS = 5000
@@ -127,31 +135,36 @@ def aggregate(results: Sequence[Mapping[str, Any]], reps: int = REPS) -> dict:
     return row
 
 
+def pool_dead_ends(stats: Sequence[Mapping[str, Any]]) -> dict:
+    """Several runs' dead-end figures (:func:`~puzzlegym.record.metrics.dead_end_stats`' per
+    game) pooled: attempts, the share that reached a certified dead end, the dead-end runs
+    left by an undo or a restart, and the delay before leaving (moves, the fatal one counted)."""
+    attempts = dead = runs = recovered = 0
+    delays: list[int] = []
+    for d in stats:
+        attempts += d.get("attempts", 0)
+        dead += d.get("dead_end_attempts", 0)
+        runs += d.get("runs", 0)
+        recovered += d.get("recovered", 0)
+        delays += list(d.get("delays", []))
+    return {
+        "attempts": attempts,
+        "dead_end_attempts": dead,
+        "dead_end_share": 100.0 * dead / attempts if attempts else None,
+        "runs": runs,
+        "recovered": recovered,
+        "mean_delay": statistics.mean(delays) if delays else None,
+        "median_delay": statistics.median(delays) if delays else None,
+    }
+
+
 def dead_end_rows(results: Sequence[Mapping[str, Any]]) -> dict:
     """Per policy (trained, masked random, uniform random), the held-out attempts of every
-    run pooled: attempts, the share that reached a certified dead end, the dead-end runs left
-    by an undo or a restart, and the delay before leaving (moves, counting the fatal one)."""
-    out = {}
-    for phase in ("trained", "random_masked", "random_uniform"):
-        attempts = dead = runs = recovered = 0
-        delays: list[int] = []
-        for r in results:
-            d = r[phase]["test"]["dead_ends"]
-            attempts += d.get("attempts", 0)
-            dead += d.get("dead_end_attempts", 0)
-            runs += d.get("runs", 0)
-            recovered += d.get("recovered", 0)
-            delays += list(d.get("delays", []))
-        out[phase] = {
-            "attempts": attempts,
-            "dead_end_attempts": dead,
-            "dead_end_share": 100.0 * dead / attempts if attempts else None,
-            "runs": runs,
-            "recovered": recovered,
-            "mean_delay": statistics.mean(delays) if delays else None,
-            "median_delay": statistics.median(delays) if delays else None,
-        }
-    return out
+    run pooled (:func:`pool_dead_ends`)."""
+    return {
+        phase: pool_dead_ends([r[phase]["test"]["dead_ends"] for r in results])
+        for phase in ("trained", "random_masked", "random_uniform")
+    }
 
 
 def summarise(groups: Mapping[str, Sequence[Mapping[str, Any]]], reps: int = REPS) -> dict:
