@@ -490,7 +490,8 @@ def render(rows: list[dict], firsts: list[str], meta: dict) -> str:
         "from the board, within 2× each level's solver solution), 10 episodes a level of the "
         "sampled policy.",
         "* **Generated held-out success**: the generated held-out levels in the twin, "
-        "10 episodes a level within the training budget, the sampled policy and masked random "
+        "10 episodes a level each within twice its own solver solution (the catalogue's "
+        "rule), the sampled policy and masked random "
         "(the same network with zero weights: uniform over the legal actions).",
         "* **Train success**: the split's first 10 training levels, as for the catalogue.",
         "* **Transfer to the GUI env**: the catalogue figure comes from the Python env, whose "

@@ -90,3 +90,84 @@ def test_a_run_directory_is_never_reused_and_resumes_only_its_own_configuration(
             pass
     with pytest.raises(ConfigError, match="^resume: .* holds no run to resume"):
         check_resumable(tmp_path / "none", config)
+
+
+def _planner_page():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "rl_planner.py"
+    spec = importlib.util.spec_from_file_location("rl_planner_page", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _fake_run(generated: float, network: float, alone: float, seed: int) -> dict:
+    """A run's result with every figure rl_planner.py reads (8 levels, shares fixed)."""
+
+    def levels(share: float) -> dict:
+        return {"per_level": [share] * 8}
+
+    dead = {"attempts": 10, "dead_end_attempts": 2, "runs": 2, "recovered": 1, "delays": [3]}
+    return {
+        "generated": {
+            "set": {"levels": 8},
+            "trained": levels(generated),
+            "trained_network": levels(network),
+            "search_untrained": levels(alone),
+            "random_masked": levels(0.0),
+        },
+        "twin": {
+            "trained": {"test": levels(generated), "train": levels(generated)},
+            "trained_network": {"test": levels(network)},
+        },
+        "trained": {"test": {"dead_ends": dead}},
+        "random_masked": {"test": {"per_level": [0.0] * 8, "dead_ends": dead}},
+        "timesteps": 1000,
+        "train_fps": 100.0 + seed,
+        "train_s": 10.0,
+        "config": {"planner": {"num_simulations": 16}},
+    }
+
+
+def test_the_planner_page_says_beats_only_when_both_intervals_lie_apart(monkeypatch):
+    """benchmarks/rl_planner.py's verdict needs rliable's interval and the seeds' t-interval
+    apart; its page's tables are tables (one row a line, as many cells as the header)."""
+    pytest.importorskip("rliable")
+    page = _planner_page()
+    real = page.interval
+    monkeypatch.setattr(page, "interval", lambda scores: real(scores, reps=200))
+    planner = [_fake_run(0.6 + 0.01 * s, 0.3, 0.5, s) for s in range(3)]
+    ppo = [_fake_run(0.2, 0.2, 0.2, s) for s in range(3)]
+    dead = [{"dead_ends": planner[0]["trained"]["test"]["dead_ends"]}] * 3
+    ahead = page.row("NutAndBolt-Easy", planner, ppo, dead)
+    assert ahead["planner_beats_ppo"] and ahead["generated"]["planner_search"]["success"] > 0.6
+    assert ahead["dead_ends"]["planner_search"]["dead_end_share"] == 20.0
+    # one lucky seed: rliable's interval (resampling within levels) can clear PPO's, the
+    # seeds' t-interval does not
+    lucky = [_fake_run(share, 0.3, 0.5, s) for s, share in enumerate((0.95, 0.1, 0.1))]
+    tied = page.row("MazePaint-Easy", lucky, ppo, [])
+    assert not tied["planner_beats_ppo"] and "dead_ends" not in tied
+    meta = {
+        "command": "c",
+        "planner_steps": 1000,
+        "ppo_steps": 10000,
+        "simulations": 16,
+        "dead_end_episodes": 3,
+        "notes": [],
+        "date": "2026-12-07",
+    }
+    text = page.render([ahead, tied], meta)
+    tables: list[list[str]] = []
+    for line in text.splitlines():
+        if line.startswith("|"):
+            tables[-1].append(line) if tables and tables[-1] else tables.append([line])
+        elif tables and tables[-1]:
+            tables.append([])
+    tables = [t for t in tables if t]
+    assert len(tables) == 4  # generated, catalogue and train, the search's cost, dead ends
+    for table in tables:
+        widths = {line.count("|") for line in table}
+        assert len(widths) == 1 and set(table[1]) <= set("|-")
+    assert "| MazePaint-Easy | 3 | 8 |" in text and "| no |" in text and "| yes |" in text
