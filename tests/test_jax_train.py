@@ -552,7 +552,18 @@ PLANNER = (
 )
 
 
-def test_the_planner_trains_on_the_protocol_and_its_search_plays_the_gui(tmp_path, capsys):
+@pytest.fixture(scope="module")
+def planner_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("planner") / "run"
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert cli.main(["train", *PLANNER, "--out", str(out)]) == 0
+    return out, buf.getvalue(), json.loads((out / "result.json").read_text())
+
+
+def test_the_planner_trains_on_the_protocol_and_its_search_plays_the_gui(
+    planner_run, tmp_path, capsys
+):
     """``puzzlegym train agent=jax_planner``: the same run directory and protocol as PPO, its
     twin figures with search beside the network alone and search on an untrained network,
     a policy file that carries its search, and the GUI agent (``--agent jax:PATH``) whose
@@ -562,12 +573,8 @@ def test_the_planner_trains_on_the_protocol_and_its_search_plays_the_gui(tmp_pat
     from puzzlegym.env.loop import play
     from puzzlegym.jax.policy.policy import JaxAgent, Policy
 
-    out = tmp_path / "planner"
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        assert cli.main(["train", *PLANNER, "--out", str(out)]) == 0
-    assert "with search (4 simulations a move) in the twin" in buf.getvalue()
-    result = json.loads((out / "result.json").read_text())
+    out, printed, result = planner_run
+    assert "with search (4 simulations a move) in the twin" in printed
     assert result["config"]["algo"] == "jax_planner" and "ppo" not in result["config"]
     assert result["policy"] == "jax_planner:mlp" and result["timesteps"] == 128
     assert set(FILES) <= {p.name for p in out.iterdir()}
@@ -621,3 +628,43 @@ def test_a_config_reads_the_learner_its_algo_names():
     ):
         with pytest.raises(ConfigError, match=message):
             config_from_mapping(proto, doc, 0)
+
+
+@pytest.mark.browser
+def test_the_planners_search_plays_in_chromium_as_in_process(planner_run):
+    """The planner's GUI agent on the browser backend (a real Chromium page): its search over
+    the twin of the board shown answers the same GUI actions, frame for frame, as in the
+    in-process env, and level 1 ends as the twin's greedy search ends."""
+    import gymnasium as gym
+
+    from puzzlegym.env.loop import play
+    from puzzlegym.jax.policy.policy import JaxAgent, Policy
+
+    out, _, result = planner_run
+    policy = Policy.load(out / "policy.npz")
+    level = result["test_levels"][0]
+    played = {}
+    for backend in ("native", "browser"):
+        env = gym.make(
+            "LongPuzzle/MazePaint-Easy",
+            backend=backend,
+            start="board",
+            level=level["index"],
+            budget_s=level["budget_actions"] - 0.5,
+        )
+        try:
+            agent = JaxAgent(env.unwrapped, policy, greedy=True)
+            frames = []
+
+            def watched(obs, info, agent=agent, frames=frames):
+                frames.append(hashlib.sha256(obs.tobytes()).hexdigest())
+                return agent(obs, info)
+
+            play(env, watched, seed=0)
+            probe = env.unwrapped.probe()
+            played[backend] = (float(probe.success), probe.actions, frames)
+            assert agent.search is not None and agent.search.unsynced == 0
+        finally:
+            env.close()
+    assert played["browser"] == played["native"]
+    assert played["browser"][0] == result["twin"]["trained_greedy"]["test"]["per_level"][0]
