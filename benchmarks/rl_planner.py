@@ -28,9 +28,10 @@ the share of attempts that reach one, the delay before the attempt ends (the age
 by Restart or the budget), and recoveries; the planner's search plays there through
 :class:`~puzzlegym.jax.policy.search.TwinSearch`, the GUI agent's own search.
 
-Writes ``docs/rl-planner.md`` and ``docs/rl-planner.json`` from the runs under ``--root``.
-Resumable: a finished run's ``result.json`` is read back. The two learners get about the same
-training time by default (the planner's steps cost about 10-30 of PPO's), not the same steps.
+Writes ``docs/rl-planner.md`` and ``docs/rl-planner.json`` from the runs under ``--root``
+(PPO's under ``--ppo-root`` when given). Resumable: a finished run's ``result.json`` is read
+back (refused when its settings are not these). A planner's step costs 10-40 of PPO's (the
+search), so the learners get different steps; the page gives both training times.
 """
 
 from __future__ import annotations
@@ -68,10 +69,23 @@ def first_tiers() -> list[str]:
 def train(objective: str, learner: str, seed: int, args: Any, out: Path) -> dict:
     """The run's result: read back when finished, else trained (or resumed) now."""
     done = out / "result.json"
-    if done.exists():
-        return json.loads(done.read_text())
-    game, tier = parse_env_id(f"LongPuzzle/{objective}")
     steps = args.planner_steps if learner == "planner" else args.ppo_steps
+    if done.exists():
+        result = json.loads(done.read_text())
+        config = result["config"]
+        mine = (seed, args.episodes, args.num_levels, args.heldout, f"LongPuzzle/{objective}")
+        theirs = (
+            config["seed"],
+            config["episodes"],
+            config["protocol"]["num_levels"],
+            config["heldout_generated"],
+            result["env_id"],
+        )
+        sims = config.get("planner", {}).get("num_simulations", args.simulations)
+        if theirs != mine or sims != args.simulations or result["timesteps"] < steps:
+            raise SystemExit(f"{out}: a run of other settings ({theirs}); move it aside")
+        return result
+    game, tier = parse_env_id(f"LongPuzzle/{objective}")
     overrides = [
         "train",
         f"agent=jax_{learner}",
@@ -234,7 +248,8 @@ def render(rows: list[dict], meta: dict) -> str:
         "",
         f"Command: `{meta['command']}`. Planner: {meta['planner_steps']:,} env steps a run, "
         f"{meta['simulations']} simulations a move; PPO: {meta['ppo_steps']:,} env steps a "
-        "run (about the same training time). Both on this 2-core CPU.",
+        "run (the training seconds of each are in the search's cost below). Both on this 2-core "
+        "CPU, one run at a time, beside other work.",
         "",
         "## Generated held-out levels",
         "",
@@ -316,6 +331,7 @@ def main() -> None:
     parser.add_argument("--heldout", type=int, default=200)
     parser.add_argument("--dead-end-episodes", type=int, default=3)
     parser.add_argument("--root", type=Path, default=Path("runs") / "rl_planner")
+    parser.add_argument("--ppo-root", type=Path, default=None, help="PPO's runs (default: --root)")
     parser.add_argument("--no-docs", action="store_true")
     parser.add_argument("--note", action="append", default=[], help="a line for the page")
     args = parser.parse_args()
@@ -339,8 +355,9 @@ def main() -> None:
     for objective in objectives:
         runs: dict[str, list[dict]] = {}
         for learner in LEARNERS:
+            root = args.ppo_root if learner == "ppo" and args.ppo_root else args.root
             runs[learner] = [
-                train(objective, learner, s, args, args.root / objective / learner / f"seed{s}")
+                train(objective, learner, s, args, root / objective / learner / f"seed{s}")
                 for s in range(args.seeds)
             ]
         dead = []

@@ -57,9 +57,9 @@ argmax) and ``masked_share`` (the share of (state, action) pairs the mask forbad
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import distrax
 import jax
@@ -71,8 +71,10 @@ from flax import struct
 
 from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import check_count, check_number
+from puzzlegym.jax.evaluate import TwinEvaluator
 from puzzlegym.jax.policy.network import NetworkSpec, masked_logits
 from puzzlegym.jax.ppo import MAX_CHUNK, MAX_ENVS, MAX_STEPS, RunnerState, env_mask
+from puzzlegym.jax.settings import LearnerSettings
 
 __all__ = [
     "METRICS",
@@ -110,7 +112,7 @@ RATES = {
 
 
 @dataclass(frozen=True)
-class PlannerConfig:
+class PlannerConfig(LearnerSettings):
     """The planner's settings (each checked on construction; errors name the field; the
     defaults are sized for a CPU). One update collects ``num_envs * num_steps`` env steps
     (:attr:`steps_per_update`), each searched with ``num_simulations`` simulations (at least 1:
@@ -133,53 +135,19 @@ class PlannerConfig:
     max_grad_norm: float = 0.5
     network: NetworkSpec = field(default_factory=NetworkSpec)
 
+    COUNTS: ClassVar[dict[str, tuple[int, int]]] = {
+        "num_envs": (1, MAX_ENVS),
+        "num_steps": (1, MAX_STEPS),
+        "num_simulations": (1, MAX_SIMULATIONS),
+        "max_num_considered_actions": (1, MAX_CONSIDERED),
+        "num_epochs": (1, 1000),
+        "num_minibatches": (1, MAX_ENVS),
+    }
+    RATES: ClassVar[dict[str, tuple[float, float]]] = RATES
+    SECTION: ClassVar[str] = "planner"
+
     def __post_init__(self) -> None:
-        check_count(self.num_envs, "num_envs", 1, MAX_ENVS, ConfigError)
-        check_count(self.num_steps, "num_steps", 1, MAX_STEPS, ConfigError)
-        check_count(self.num_simulations, "num_simulations", 1, MAX_SIMULATIONS, ConfigError)
-        check_count(
-            self.max_num_considered_actions,
-            "max_num_considered_actions",
-            1,
-            MAX_CONSIDERED,
-            ConfigError,
-        )
-        check_count(self.num_epochs, "num_epochs", 1, 1000, ConfigError)
-        check_count(self.num_minibatches, "num_minibatches", 1, MAX_ENVS, ConfigError)
-        for name, (lo, hi) in RATES.items():
-            object.__setattr__(
-                self, name, check_number(getattr(self, name), name, lo, hi, ConfigError)
-            )
-        if not isinstance(self.network, NetworkSpec):
-            raise ConfigError(f"network: expected a NetworkSpec, got {shown(self.network)}")
-        if self.steps_per_update % self.num_minibatches:
-            raise ConfigError(
-                f"num_minibatches: {self.num_minibatches} does not divide the "
-                f"{self.steps_per_update} steps of an update (num_envs * num_steps)"
-            )
-
-    @property
-    def steps_per_update(self) -> int:
-        return self.num_envs * self.num_steps
-
-    def to_dict(self) -> dict:
-        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["network"] = self.network.to_dict()
-        return out
-
-    @classmethod
-    def from_dict(cls, doc: Any) -> PlannerConfig:
-        """A config from :meth:`to_dict`'s form (unknown keys refused by name)."""
-        if not isinstance(doc, Mapping):
-            raise ConfigError(f"planner: expected a mapping, got {shown(doc)}")
-        names = [f.name for f in fields(cls)]
-        for key in doc:
-            if key not in names:
-                raise ConfigError(f"{key}: unknown key; allowed: {', '.join(names)}")
-        doc = dict(doc)
-        if "network" in doc:
-            doc["network"] = NetworkSpec.from_dict(doc["network"])
-        return cls(**doc)
+        self.check()
 
 
 class Trajectory(struct.PyTreeNode):
@@ -299,10 +267,11 @@ def _policy_fn(
     return jax.jit(policy)
 
 
-class SearchEvaluator:
+class SearchEvaluator(TwinEvaluator):
     """Plays levels of ``env`` (with its ``params``) with search on a network and returns each
-    level's share of won episodes: :class:`~puzzlegym.jax.evaluate.TwinEvaluator`'s interface,
-    each action chosen by :func:`search_policy` (``num_simulations=0``: the network alone)."""
+    level's share of won episodes: :class:`~puzzlegym.jax.evaluate.TwinEvaluator` with each
+    action chosen by the search of :func:`search_policy` (``num_simulations=0``: the network
+    alone; ``greedy``: no Gumbel noise)."""
 
     def __init__(
         self,
@@ -314,73 +283,22 @@ class SearchEvaluator:
         gamma: float = 0.99,
         gumbel_scale: float = 1.0,
     ) -> None:
-        self.env, self.params, self.network = env, params, network
-        self.steps = int(params.max_steps_in_episode)
         settings = _settings(num_simulations, max_num_considered_actions, gamma, gumbel_scale)
-        self._play = _episodes_fn(env, network, self.steps, *settings)
-
-    def success(
-        self,
-        net_params: Any,
-        rows: Any,
-        budgets: Any,
-        episodes: int,
-        key: Any,
-        greedy: bool = False,
-    ) -> np.ndarray:
-        """The share of ``episodes`` episodes won, per level: ``rows`` are the levels' rows
-        of the env's level tables, ``budgets`` their budgets in actions (cut to the env's
-        ``max_steps_in_episode``)."""
-        episodes = check_count(episodes, "episodes", 1, MAX_ENVS, ConfigError)
-        rows = np.repeat(np.asarray(rows, dtype=np.int32), episodes)
-        budgets = np.repeat(np.minimum(np.asarray(budgets, dtype=np.int32), self.steps), episodes)
-        won = self._play(
-            net_params, self.params, jnp.asarray(rows), jnp.asarray(budgets), key, greedy
-        )
-        return np.asarray(won, dtype=float).reshape(-1, episodes).mean(axis=1)
+        super().__init__(env, params, network, _search_chooser(env, network, *settings))
 
 
 @functools.lru_cache(maxsize=16)
-def _episodes_fn(
-    env: Any,
-    network: Any,
-    steps: int,
-    sims: int,
-    considered: int,
-    gamma: float,
-    scale: float,
+def _search_chooser(
+    env: Any, network: Any, sims: int, considered: int, gamma: float, scale: float
 ) -> Callable:
-    """The jitted episode loop of one env, network and search (shared by their evaluators)."""
+    """The search's action as a :class:`TwinEvaluator` chooser (one per env and settings)."""
     search = _searcher(env, network, int(network.n_actions), sims, considered, gamma)
 
-    def episodes(net_params, ep, rows, budgets, key, greedy):
-        states = jax.vmap(lambda r: env.start(ep, r))(rows)
-        obs = jax.vmap(lambda s: env.get_obs(s, ep))(states)
-        n = rows.shape[0]
-        gumbel = jnp.where(greedy, 0.0, scale)
+    def choose(net_params, ep, states, obs, key, greedy):
+        action, _, _, _, _ = search(net_params, ep, states, obs, key, jnp.where(greedy, 0.0, scale))
+        return action
 
-        def step(carry, t):
-            states, obs, over, won, key = carry
-            key, k_act, k_env = jax.random.split(key, 3)
-            action, _, _, _, _ = search(net_params, ep, states, obs, k_act, gumbel)
-            obs2, states2, _, _, info = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(
-                jax.random.split(k_env, n), states, action, ep
-            )
-            live = ~over
-            won = won | (live & info["terminated"])
-            over = over | info["terminated"] | (t + 1 >= budgets)
-
-            def keep(new, old):  # finished episodes stay as they ended
-                return jnp.where(live.reshape((-1,) + (1,) * (new.ndim - 1)), new, old)
-
-            states = jax.tree.map(keep, states2, states)
-            return (states, keep(obs2, obs), over, won, key), None
-
-        start = (states, obs, jnp.zeros((n,), bool), jnp.zeros((n,), bool), key)
-        (_, _, _, won, _), _ = jax.lax.scan(step, start, jnp.arange(steps))
-        return won
-
-    return jax.jit(episodes)
+    return choose
 
 
 class Planner:

@@ -46,9 +46,8 @@ Examples:
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import distrax
 import jax
@@ -58,8 +57,9 @@ import optax
 from flax import struct
 
 from puzzlegym.base.errors import ConfigError, shown
-from puzzlegym.base.fields import check_count, check_number
+from puzzlegym.base.fields import check_count
 from puzzlegym.jax.policy.network import NetworkSpec, masked_logits
+from puzzlegym.jax.settings import LearnerSettings
 
 __all__ = ["METRICS", "PPO", "PPOConfig", "RunnerState", "env_mask"]
 
@@ -93,7 +93,7 @@ RATES = {
 
 
 @dataclass(frozen=True)
-class PPOConfig:
+class PPOConfig(LearnerSettings):
     """PPO's settings (each checked on construction; errors name the field; the defaults are
     ``configs/agent/jax_ppo.yaml``'s). One update
     collects ``num_envs * num_steps`` env steps (:attr:`steps_per_update`), which must split
@@ -112,45 +112,17 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     network: NetworkSpec = field(default_factory=NetworkSpec)
 
+    COUNTS: ClassVar[dict[str, tuple[int, int]]] = {
+        "num_envs": (1, MAX_ENVS),
+        "num_steps": (1, MAX_STEPS),
+        "num_epochs": (1, 1000),
+        "num_minibatches": (1, MAX_ENVS),
+    }
+    RATES: ClassVar[dict[str, tuple[float, float]]] = RATES
+    SECTION: ClassVar[str] = "ppo"
+
     def __post_init__(self) -> None:
-        check_count(self.num_envs, "num_envs", 1, MAX_ENVS, ConfigError)
-        check_count(self.num_steps, "num_steps", 1, MAX_STEPS, ConfigError)
-        check_count(self.num_epochs, "num_epochs", 1, 1000, ConfigError)
-        check_count(self.num_minibatches, "num_minibatches", 1, MAX_ENVS, ConfigError)
-        for name, (lo, hi) in RATES.items():
-            object.__setattr__(
-                self, name, check_number(getattr(self, name), name, lo, hi, ConfigError)
-            )
-        if not isinstance(self.network, NetworkSpec):
-            raise ConfigError(f"network: expected a NetworkSpec, got {shown(self.network)}")
-        if self.steps_per_update % self.num_minibatches:
-            raise ConfigError(
-                f"num_minibatches: {self.num_minibatches} does not divide the "
-                f"{self.steps_per_update} steps of an update (num_envs * num_steps)"
-            )
-
-    @property
-    def steps_per_update(self) -> int:
-        return self.num_envs * self.num_steps
-
-    def to_dict(self) -> dict:
-        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["network"] = self.network.to_dict()
-        return out
-
-    @classmethod
-    def from_dict(cls, doc: Any) -> PPOConfig:
-        """A config from :meth:`to_dict`'s form (unknown keys refused by name)."""
-        if not isinstance(doc, Mapping):
-            raise ConfigError(f"ppo: expected a mapping, got {shown(doc)}")
-        names = [f.name for f in fields(cls)]
-        for key in doc:
-            if key not in names:
-                raise ConfigError(f"{key}: unknown key; allowed: {', '.join(names)}")
-        doc = dict(doc)
-        if "network" in doc:
-            doc["network"] = NetworkSpec.from_dict(doc["network"])
-        return cls(**doc)
+        self.check()
 
 
 class RunnerState(struct.PyTreeNode):

@@ -767,12 +767,14 @@ def config_from_mapping(protocol: Protocol, agent: Mapping[str, Any], seed: int)
             raise ConfigError(
                 f"agent.{key}: unknown key; allowed: algo, {section}, network, {', '.join(allowed)}"
             )
-    kind = PlannerConfig if section == "planner" else PPOConfig
+    kind: type[PPOConfig] | type[PlannerConfig] = (
+        PlannerConfig if section == "planner" else PPOConfig
+    )
     try:
-        learner_config = kind.from_dict(learner)
+        settings = kind.from_dict(learner)
     except ConfigError as exc:
         text = str(exc)
         raise ConfigError(text if text.startswith("network") else f"{section}.{text}") from None
-    return JaxTrainConfig(
-        protocol=protocol, algo=algo, seed=seed, **{section: learner_config}, **agent
-    )
+    if isinstance(settings, PlannerConfig):
+        return JaxTrainConfig(protocol=protocol, algo=algo, seed=seed, planner=settings, **agent)
+    return JaxTrainConfig(protocol=protocol, algo=algo, seed=seed, ppo=settings, **agent)
