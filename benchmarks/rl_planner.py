@@ -81,8 +81,10 @@ def train(objective: str, learner: str, seed: int, args: Any, out: Path) -> dict
             config["heldout_generated"],
             result["env_id"],
         )
-        sims = config.get("planner", {}).get("num_simulations", args.simulations)
-        if theirs != mine or sims != args.simulations or result["timesteps"] < steps:
+        planner = config.get("planner", {})
+        sims = planner.get("num_simulations", args.simulations)
+        valued = planner.get("search_value", False)
+        if theirs != mine or sims != args.simulations or valued or result["timesteps"] < steps:
             raise SystemExit(f"{out}: a run of other settings ({theirs}); move it aside")
         return result
     game, tier = parse_env_id(f"LongPuzzle/{objective}")

@@ -87,6 +87,7 @@ def column(rows, name):
         ({"num_envs": True}, "num_envs"),
         ({"num_minibatches": 3}, "num_minibatches"),  # 16 * 8 steps do not split in 3
         ({"network": {"kind": "mlp"}}, "network"),
+        ({"search_value": "no"}, "search_value"),
     ],
 )
 def test_a_bad_field_is_refused_by_name(changes, field):

@@ -252,6 +252,27 @@ def test_hostile_policy_files_are_refused_naming_the_file(trained, tmp_path):
     bad_info = {**header, "info": {**header["info"], "n_actions": 10**9}}
     arrays.save(tmp_path / "info.npz", leaves, bad_info)
     cases["info.npz"] = "n_actions"
+    search = {
+        "num_simulations": 2**40,  # a planner's search settings, sized to stall the agent
+        "max_num_considered_actions": 4,
+        "gamma": 0.99,
+        "gumbel_scale": 1.0,
+        "search_value": False,
+    }
+    arrays.save(
+        tmp_path / "sims.npz", leaves, {**header, "info": {**header["info"], "search": search}}
+    )
+    cases["sims.npz"] = r"info.search.num_simulations: expected an integer 0..4096"
+    odd = {**search, "num_simulations": 4, "search_value": "yes"}
+    arrays.save(
+        tmp_path / "flag.npz", leaves, {**header, "info": {**header["info"], "search": odd}}
+    )
+    cases["flag.npz"] = r"info.search.search_value: expected true or false"
+    shy = {k: v for k, v in search.items() if k != "gamma"}
+    arrays.save(
+        tmp_path / "keys.npz", leaves, {**header, "info": {**header["info"], "search": shy}}
+    )
+    cases["keys.npz"] = r"info.search: expected a mapping of num_simulations"
     bad_net = {**header, "network": {**header["network"], "kind": "rnn"}}
     arrays.save(tmp_path / "net.npz", leaves, bad_net)
     cases["net.npz"] = "network.kind"

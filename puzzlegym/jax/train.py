@@ -401,6 +401,7 @@ def _search_settings(planner: PlannerConfig) -> dict:
         "max_num_considered_actions": planner.max_num_considered_actions,
         "gamma": planner.gamma,
         "gumbel_scale": planner.gumbel_scale,
+        "search_value": planner.search_value,
     }
 
 

@@ -30,7 +30,13 @@ from puzzlegym.base.fields import check_count, check_number
 
 __all__ = ["SEARCH_KEYS", "TwinSearch", "check_search"]
 
-SEARCH_KEYS = ("num_simulations", "max_num_considered_actions", "gamma", "gumbel_scale")
+SEARCH_KEYS = (
+    "num_simulations",
+    "max_num_considered_actions",
+    "gamma",
+    "gumbel_scale",
+    "search_value",
+)
 MAX_SIMULATIONS = 4096
 
 
@@ -55,7 +61,14 @@ def check_search(doc: Any, where: str) -> dict:
         "gumbel_scale": check_number(
             doc["gumbel_scale"], f"{where}.gumbel_scale", 0.0, 100.0, ConfigError
         ),
+        "search_value": _flag(doc["search_value"], f"{where}.search_value"),
     }
+
+
+def _flag(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: expected true or false, got {shown(value)}")
+    return value
 
 
 class TwinSearch:
