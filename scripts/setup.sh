@@ -7,7 +7,7 @@
 #                             README's RL snippet)
 #   scripts/setup.sh dev      + test tools, the docs tools (MkDocs), Stable-Baselines3 and
 #                             sb3-contrib (CPU torch), a SAT solver, JAX (the jax extra:
-#                             jax, flax, optax, gymnax, rejax), Ray and RLlib (when
+#                             jax, flax, optax, gymnax, rejax, mctx), Ray and RLlib (when
 #                             ray[rllib] resolves with the rest), OS Chromium, and
 #                             bubblewrap (the Code Execution sandbox)
 set -euo pipefail
@@ -53,7 +53,7 @@ if [ "${1:-}" = "dev" ]; then
   fi
 elif [ "${1:-}" = "jax" ]; then
   # JAX training on the twins (puzzlegym train agent=jax_ppo; the README's one command)
-  say "installing puzzlegym (editable) with its jax extra (jax, flax, optax, gymnax, rejax) into .venv (pip)"
+  say "installing puzzlegym (editable) with its jax extra (jax, flax, optax, gymnax, rejax, mctx) into .venv (pip)"
   $PIP install -q -e '.[jax]'
 elif [ "${1:-}" = "rl" ]; then
   # the CPU build of torch first (a plain 'torch' would pull a CUDA build), then the rl extra
