@@ -324,7 +324,8 @@ def render(rows: list[dict], meta: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--objectives", nargs="+", default=None, help="default: first tiers")
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=3, help="seeds of a first tier")
+    parser.add_argument("--seeds-hard", type=int, default=3, help="seeds of another tier")
     parser.add_argument("--planner-steps", type=int, default=400_000)
     parser.add_argument("--ppo-steps", type=int, default=4_000_000)
     parser.add_argument("--simulations", type=int, default=16)
@@ -342,6 +343,7 @@ def main() -> None:
         parse_env_id(f"LongPuzzle/{objective}")  # a bad name stops here, before any run
     for name, value, lo, hi in (
         ("--seeds", args.seeds, 1, 100),
+        ("--seeds-hard", args.seeds_hard, 1, 100),
         ("--planner-steps", args.planner_steps, 4, 10**10),
         ("--ppo-steps", args.ppo_steps, 4, 10**10),
         ("--simulations", args.simulations, 1, 4096),
@@ -354,13 +356,15 @@ def main() -> None:
             parser.error(f"{name}: expected {lo}..{hi}, got {value}")
     started = time.perf_counter()
     rows = []
+    firsts = first_tiers()
     for objective in objectives:
+        seeds = args.seeds if objective in firsts else args.seeds_hard
         runs: dict[str, list[dict]] = {}
         for learner in LEARNERS:
             root = args.ppo_root if learner == "ppo" and args.ppo_root else args.root
             runs[learner] = [
                 train(objective, learner, s, args, root / objective / learner / f"seed{s}")
-                for s in range(args.seeds)
+                for s in range(seeds)
             ]
         dead = []
         if objective.split("-")[0] in DEAD_END_GAMES:
@@ -372,7 +376,7 @@ def main() -> None:
                     args.dead_end_episodes,
                     s,
                 )
-                for s in range(args.seeds)
+                for s in range(seeds)
             ]
         rows.append(row(objective, runs["planner"], runs["ppo"], dead))
         r = rows[-1]["generated"]
@@ -386,7 +390,8 @@ def main() -> None:
     if not args.no_docs:
         command = ".venv/bin/python benchmarks/rl_planner.py"
         defaults = parser.parse_args([])
-        for flag in ("seeds", "planner_steps", "ppo_steps", "simulations", "episodes", "heldout"):
+        flags = ("seeds", "seeds_hard", "planner_steps", "ppo_steps", "simulations", "episodes")
+        for flag in (*flags, "heldout"):
             if getattr(args, flag) != getattr(defaults, flag):
                 command += f" --{flag.replace('_', '-')} {getattr(args, flag)}"
         if args.objectives:
