@@ -173,6 +173,43 @@ def search_dead_ends(objective: str, result: dict, out: Path, episodes: int, see
     return doc
 
 
+def gui_objective(objective: str, result: dict, out: Path) -> dict:
+    """Seed 0's planner as ``puzzlegym run ID --agent jax:PATH`` plays it: the whole objective
+    from the home screen in the in-process env, through the GUI, its search over the twin of
+    the board shown (sampled, seed 0), within the catalogue's budgets summed plus three
+    navigation clicks a level. Kept in ``out/gui.json``."""
+    done = out / "gui.json"
+    if done.exists():
+        return json.loads(done.read_text())
+    import gymnasium as gym
+
+    from puzzlegym.env.loop import play
+    from puzzlegym.jax.policy.policy import JaxAgent, Policy
+
+    budgets = [t["budget_actions"] for t in result["test_levels"]]
+    steps = sum(budgets) + 3 * len(budgets)
+    env = gym.make(f"LongPuzzle/{objective}")
+    try:
+        agent = JaxAgent(env.unwrapped, Policy.load(out / "policy.npz"), seed=0)
+        t = time.perf_counter()
+        play(env, agent, seed=0, max_steps=steps)
+        probe = env.unwrapped.probe()
+        doc = {
+            "levels": len(budgets),
+            "levels_won": list(probe.levels_won),
+            "lc": probe.lc,
+            "actions": probe.actions,
+            "max_actions": steps,
+            "unsynced": agent.search.unsynced if agent.search is not None else None,
+            "wall_s": round(time.perf_counter() - t, 1),
+            "twin_search_per_level": result["twin"]["trained"]["test"]["per_level"],
+        }
+    finally:
+        env.close()
+    jsonio.write_json(done, doc)
+    return doc
+
+
 # ----------------------------------------------------------------------------- figures
 def _figure(per_seed_levels: list[list[float]]) -> dict:
     """A share over seeds x levels: its mean with rliable's interval, the seeds' t-interval."""
@@ -185,7 +222,13 @@ def _figure(per_seed_levels: list[list[float]]) -> dict:
     }
 
 
-def row(objective: str, planner: list[dict], ppo: list[dict], dead: list[dict]) -> dict:
+def row(
+    objective: str,
+    planner: list[dict],
+    ppo: list[dict],
+    dead: list[dict],
+    gui: dict | None = None,
+) -> dict:
     gen = {
         "planner_search": [r["generated"]["trained"]["per_level"] for r in planner],
         "planner_network": [r["generated"]["trained_network"]["per_level"] for r in planner],
@@ -220,6 +263,8 @@ def row(objective: str, planner: list[dict], ppo: list[dict], dead: list[dict]) 
     }
     s, p = out["generated"]["planner_search"], out["generated"]["ppo"]
     out["planner_beats_ppo"] = s["ci"][0] > p["ci"][1] and s["seed_ci"][0] > p["seed_ci"][1]
+    if gui is not None:
+        out["gui"] = gui
     if dead:
         out["dead_ends"] = {
             "ppo": pool_dead_ends([r["trained"]["test"]["dead_ends"] for r in ppo]),
@@ -296,6 +341,30 @@ def render(rows: list[dict], meta: dict) -> str:
             f"| {r['objective']} | {r['simulations']} | {r['planner_steps_per_s']:,.0f} | "
             f"{r['ppo_steps_per_s']:,.0f} | {r['planner_train_s']} | {r['ppo_train_s']} |"
         )
+    gui_rows = [r for r in rows if "gui" in r]
+    if gui_rows:
+        lines += [
+            "",
+            "## The planner through the GUI, a whole objective",
+            "",
+            "Seed 0's planner as `puzzlegym run ID --agent jax:PATH` plays it: from the home "
+            "screen, every catalogue level in turn through GUI actions (the in-process env), its "
+            "search over the twin of the board the probe shows (sampled, seed 0); at most the "
+            "catalogue's budgets summed plus three navigation clicks a level. Beside it, the "
+            "twin's own success with search on each catalogue level (its evaluation, "
+            "level by level).",
+            "",
+            "| objective | levels won (GUI, in a row from level 1) | LC | actions | twin: levels "
+            "won with search (sampled, share per level) |",
+            "|---|---|---|---|---|",
+        ]
+        for r in gui_rows:
+            g = r["gui"]
+            twin = ", ".join(f"{v:.1f}" for v in g["twin_search_per_level"])
+            lines.append(
+                f"| {r['objective']} | {len(g['levels_won'])} of {g['levels']} | "
+                f"{g['lc']:.2f} | {g['actions']} of {g['max_actions']} | {twin} |"
+            )
     dead_rows = [r for r in rows if "dead_ends" in r]
     if dead_rows:
         lines += [
@@ -378,7 +447,10 @@ def main() -> None:
                 )
                 for s in range(seeds)
             ]
-        rows.append(row(objective, runs["planner"], runs["ppo"], dead))
+        gui = gui_objective(
+            objective, runs["planner"][0], args.root / objective / "planner" / "seed0"
+        )
+        rows.append(row(objective, runs["planner"], runs["ppo"], dead, gui))
         r = rows[-1]["generated"]
         print(
             f"{objective}: generated {_ci(r['planner_search'])} planner, "
