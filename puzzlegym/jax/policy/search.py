@@ -96,6 +96,11 @@ class TwinSearch:
                 f"agent: the policy's buttons {list(buttons)} are not the twin's "
                 f"{list(self.env.buttons)}"
             )
+        if self.env.num_actions != network.n_actions:
+            raise ConfigError(
+                f"agent: {env_id}'s twin has {self.env.num_actions} actions, the policy "
+                f"{network.n_actions}: a policy searches the tier it was trained on"
+            )
         self.search = search_policy(self.env, network, **settings)
         self.step = jax.jit(self.env.step_env)
         self.key = jax.random.PRNGKey(0 if seed is None else seed)
