@@ -5,10 +5,13 @@ several seeds each, tested on both held-out sets (the catalogue, and generated l
 training level equals), every held-out level within twice its own solver solution.
 
     .venv/bin/python benchmarks/rl_planner.py                       # the first tiers, 3 seeds
+    .venv/bin/python benchmarks/rl_planner.py --objectives BoltUnscrew-Hard --seeds-hard 1
     .venv/bin/python benchmarks/rl_planner.py --objectives NutAndBolt-Hard --seeds 3 \\
         --planner-steps 400000 --ppo-steps 4000000 --root runs/x --no-docs
 
-Each row sets, beside each other and measured in the same runs:
+A tier past a game's first plays ``--hard-levels`` training and held-out levels (default 50:
+its generator is slow) with ``--seeds-hard`` seeds. Each row sets, beside each other and
+measured in the same runs:
 
 * **planner (search)**: the trained network searched with ``num_simulations`` a move (in the
   twin; the GUI agent plays the same: ``tests/test_jax_train.py``);
@@ -68,6 +71,10 @@ def first_tiers() -> list[str]:
 
 def train(objective: str, learner: str, seed: int, args: Any, out: Path) -> dict:
     """The run's result: read back when finished, else trained (or resumed) now."""
+    if objective not in first_tiers():  # a slow generator: fewer levels
+        args = argparse.Namespace(
+            **{**vars(args), "num_levels": args.hard_levels, "heldout": args.hard_levels}
+        )
     done = out / "result.json"
     steps = args.planner_steps if learner == "planner" else args.ppo_steps
     if done.exists():
@@ -401,6 +408,12 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=5)
     parser.add_argument("--num-levels", type=int, default=500)
     parser.add_argument("--heldout", type=int, default=200)
+    parser.add_argument(
+        "--hard-levels",
+        type=int,
+        default=50,
+        help="training and held-out levels of a tier past the first (their generators are slow)",
+    )
     parser.add_argument("--dead-end-episodes", type=int, default=3)
     parser.add_argument("--root", type=Path, default=Path("runs") / "rl_planner")
     parser.add_argument("--ppo-root", type=Path, default=None, help="PPO's runs (default: --root)")
@@ -419,6 +432,7 @@ def main() -> None:
         ("--episodes", args.episodes, 1, 1000),
         ("--num-levels", args.num_levels, 1, 100_000),
         ("--heldout", args.heldout, 1, 100_000),
+        ("--hard-levels", args.hard_levels, 1, 100_000),
         ("--dead-end-episodes", args.dead_end_episodes, 1, 1000),
     ):
         if not lo <= value <= hi:
