@@ -49,8 +49,10 @@ import numpy as np
 
 from puzzlegym import cli
 from puzzlegym.base import jsonio
+from puzzlegym.env.loop import Observer, play
 from puzzlegym.game.registry import games, parse_env_id
 from puzzlegym.game.twin import has_twin
+from puzzlegym.record.events import LevelReached, LevelWon
 from puzzlegym.run import env_config_name
 from puzzlegym.training.pages import DEAD_END_HEADER, DEAD_END_TEXT, dead_end_row
 from puzzlegym.training.report import interval, pool_dead_ends, seed_interval
@@ -180,6 +182,20 @@ def search_dead_ends(objective: str, result: dict, out: Path, episodes: int, see
     return doc
 
 
+class _LevelActions(Observer):
+    """The actions each won level took, from the action that reached it to its win."""
+
+    def __init__(self) -> None:
+        self.reached: dict[int, int] = {}
+        self.won: dict[int, int] = {}
+
+    def on_event(self, event: object) -> None:
+        if isinstance(event, LevelReached):
+            self.reached.setdefault(event.level, event.actions)
+        elif isinstance(event, LevelWon) and event.level in self.reached:
+            self.won[event.level] = event.actions - self.reached[event.level]
+
+
 def gui_objective(objective: str, result: dict, out: Path) -> dict:
     """Seed 0's planner as ``puzzlegym run ID --agent jax:PATH`` plays it: the whole objective
     from the home screen in the in-process env, through the GUI, its search over the twin of
@@ -190,16 +206,16 @@ def gui_objective(objective: str, result: dict, out: Path) -> dict:
         return json.loads(done.read_text())
     import gymnasium as gym
 
-    from puzzlegym.env.loop import play
     from puzzlegym.jax.policy.policy import JaxAgent, Policy
 
     budgets = [t["budget_actions"] for t in result["test_levels"]]
     steps = sum(budgets) + 3 * len(budgets)
     env = gym.make(f"LongPuzzle/{objective}")
+    levels = _LevelActions()
     try:
         agent = JaxAgent(env.unwrapped, Policy.load(out / "policy.npz"), seed=0)
         t = time.perf_counter()
-        play(env, agent, seed=0, max_steps=steps)
+        play(env, agent, [levels], seed=0, max_steps=steps)
         probe = env.unwrapped.probe()
         doc = {
             "levels": len(budgets),
@@ -208,6 +224,10 @@ def gui_objective(objective: str, result: dict, out: Path) -> dict:
             "actions": probe.actions,
             "max_actions": steps,
             "unsynced": agent.search.unsynced if agent.search is not None else None,
+            # each won level: the actions from reaching it to its win, and its own budget
+            "won_actions": [
+                [level, levels.won[level], budgets[level - 1]] for level in sorted(levels.won)
+            ],
             "wall_s": round(time.perf_counter() - t, 1),
             "twin_search_per_level": result["twin"]["trained"]["test"]["per_level"],
         }
@@ -359,18 +379,22 @@ def render(rows: list[dict], meta: dict) -> str:
             "search over the twin of the board the probe shows (sampled, seed 0); at most the "
             "catalogue's budgets summed plus three navigation clicks a level. Beside it, the "
             "twin's own success with search on each catalogue level (its evaluation, "
-            "level by level).",
+            "level by level). The GUI's budget is the objective's, pooled: a level may spend "
+            "what earlier levels left, so a GUI win can lie past the level's own budget (twice "
+            "its solver solution), where the twin counts a loss; each won level's actions "
+            "(from reaching it to its win) are set beside its own budget.",
             "",
-            "| objective | levels won (GUI, in a row from level 1) | LC | actions | twin: levels "
-            "won with search (sampled, share per level) |",
-            "|---|---|---|---|---|",
+            "| objective | levels won (GUI, in a row from level 1) | LC | actions | won levels: "
+            "actions / own budget | twin: levels won with search (sampled, share per level) |",
+            "|---|---|---|---|---|---|",
         ]
         for r in gui_rows:
             g = r["gui"]
             twin = ", ".join(f"{v:.1f}" for v in g["twin_search_per_level"])
+            won = ", ".join(f"{n} / {b}" for _, n, b in g.get("won_actions", [])) or "–"
             lines.append(
                 f"| {r['objective']} | {len(g['levels_won'])} of {g['levels']} | "
-                f"{g['lc']:.2f} | {g['actions']} of {g['max_actions']} | {twin} |"
+                f"{g['lc']:.2f} | {g['actions']} of {g['max_actions']} | {won} | {twin} |"
             )
     dead_rows = [r for r in rows if "dead_ends" in r]
     if dead_rows:

@@ -141,7 +141,18 @@ def test_the_planner_page_says_beats_only_when_both_intervals_lie_apart(monkeypa
     planner = [_fake_run(0.6 + 0.01 * s, 0.3, 0.5, s) for s in range(3)]
     ppo = [_fake_run(0.2, 0.2, 0.2, s) for s in range(3)]
     dead = [{"dead_ends": planner[0]["trained"]["test"]["dead_ends"]}] * 3
-    ahead = page.row("NutAndBolt-Easy", planner, ppo, dead)
+    gui = {
+        "levels": 8,
+        "levels_won": [1],
+        "lc": 0.125,
+        "actions": 100,
+        "max_actions": 100,
+        "unsynced": 0,
+        "wall_s": 1.0,
+        "won_actions": [[1, 30, 24]],  # won past its own budget: the pooled GUI budget
+        "twin_search_per_level": [0.0] * 8,
+    }
+    ahead = page.row("NutAndBolt-Easy", planner, ppo, dead, gui)
     assert ahead["planner_beats_ppo"] and ahead["generated"]["planner_search"]["success"] > 0.6
     assert ahead["dead_ends"]["planner_search"]["dead_end_share"] == 20.0
     # one lucky seed: rliable's interval (resampling within levels) can clear PPO's, the
@@ -166,8 +177,10 @@ def test_the_planner_page_says_beats_only_when_both_intervals_lie_apart(monkeypa
         elif tables and tables[-1]:
             tables.append([])
     tables = [t for t in tables if t]
-    assert len(tables) == 4  # generated, catalogue and train, the search's cost, dead ends
+    # generated, catalogue and train, the search's cost, the GUI, dead ends
+    assert len(tables) == 5
     for table in tables:
         widths = {line.count("|") for line in table}
         assert len(widths) == 1 and set(table[1]) <= set("|-")
     assert "| MazePaint-Easy | 3 | 8 |" in text and "| no |" in text and "| yes |" in text
+    assert "| 1 of 8 | 0.12 | 100 of 100 | 30 / 24 |" in text
