@@ -347,17 +347,15 @@ def test_the_gui_agent_plays_the_whole_objective_from_the_home_screen(unbroken):
     assert probe.success == (leading == len(greedy))
 
 
-@pytest.mark.browser
-def test_the_gui_agent_plays_in_chromium_as_the_twin_does(unbroken):
-    """The same agent on the browser backend (a real Chromium page): the GUI actions it
-    answers reach the game through the page, frame for frame as in the in-process env, and
-    level 1 ends as the twin's greedy play ends."""
+def _played_in_both_backends(out, result) -> dict:
+    """The run's policy file as the GUI agent, greedy, on catalogue level 1 within its budget,
+    in the in-process env and in a real Chromium page: per backend its success, actions, the
+    hash of every frame it was shown, and its search's unsynced count (None without search)."""
     import gymnasium as gym
 
     from puzzlegym.env.loop import play
     from puzzlegym.jax.policy.policy import JaxAgent, Policy
 
-    out, _, result = unbroken
     policy = Policy.load(out / "policy.npz")
     level = result["test_levels"][0]
     played = {}
@@ -379,9 +377,20 @@ def test_the_gui_agent_plays_in_chromium_as_the_twin_does(unbroken):
 
             play(env, watched, seed=0)
             probe = env.unwrapped.probe()
-            played[backend] = (float(probe.success), probe.actions, frames)
+            unsynced = agent.search.unsynced if agent.search is not None else None
+            played[backend] = (float(probe.success), probe.actions, frames, unsynced)
         finally:
             env.close()
+    return played
+
+
+@pytest.mark.browser
+def test_the_gui_agent_plays_in_chromium_as_the_twin_does(unbroken):
+    """The same agent on the browser backend (a real Chromium page): the GUI actions it
+    answers reach the game through the page, frame for frame as in the in-process env, and
+    level 1 ends as the twin's greedy play ends."""
+    out, _, result = unbroken
+    played = _played_in_both_backends(out, result)
     assert len(played["native"][2]) == played["native"][1] >= 1  # a frame before each action
     assert played["browser"] == played["native"]
     assert played["browser"][0] == result["agreement"]["greedy_twin"][0]
@@ -635,36 +644,8 @@ def test_the_planners_search_plays_in_chromium_as_in_process(planner_run):
     """The planner's GUI agent on the browser backend (a real Chromium page): its search over
     the twin of the board shown answers the same GUI actions, frame for frame, as in the
     in-process env, and level 1 ends as the twin's greedy search ends."""
-    import gymnasium as gym
-
-    from puzzlegym.env.loop import play
-    from puzzlegym.jax.policy.policy import JaxAgent, Policy
-
     out, _, result = planner_run
-    policy = Policy.load(out / "policy.npz")
-    level = result["test_levels"][0]
-    played = {}
-    for backend in ("native", "browser"):
-        env = gym.make(
-            "LongPuzzle/MazePaint-Easy",
-            backend=backend,
-            start="board",
-            level=level["index"],
-            budget_s=level["budget_actions"] - 0.5,
-        )
-        try:
-            agent = JaxAgent(env.unwrapped, policy, greedy=True)
-            frames = []
-
-            def watched(obs, info, agent=agent, frames=frames):
-                frames.append(hashlib.sha256(obs.tobytes()).hexdigest())
-                return agent(obs, info)
-
-            play(env, watched, seed=0)
-            probe = env.unwrapped.probe()
-            played[backend] = (float(probe.success), probe.actions, frames)
-            assert agent.search is not None and agent.search.unsynced == 0
-        finally:
-            env.close()
+    played = _played_in_both_backends(out, result)
+    assert played["native"][3] == 0  # every search ran on the board shown
     assert played["browser"] == played["native"]
     assert played["browser"][0] == result["twin"]["trained_greedy"]["test"]["per_level"][0]

@@ -331,7 +331,8 @@ def test_the_play_page_fits_the_window_and_clicks_land_on_the_screen_pixel(sessi
                 return out
 
             click(*TV.click_point(level, blocked, BOARD_AREA))  # "That truck is blocked"
-            assert u.probe().board.feedback == TR.BLOCKED_REASON
+            # the server's thread counts the action before its step has applied it
+            _wait(lambda: u.probe().board.feedback == TR.BLOCKED_REASON)
             _wait(lambda: max(differences()) < 6)  # the reply's frames are drawn
             moves = solvers.solve(level, u.probe().board.state).moves
             for move in moves:

@@ -36,9 +36,9 @@ the network's value (``td_lambda=1``: the Monte Carlo return within the rollout,
 truncated) is not bootstrapped, as in :mod:`puzzlegym.jax.ppo`. Optax's Adam after
 ``clip_by_global_norm(max_grad_norm)``.
 
-:class:`Planner` has :class:`~puzzlegym.jax.ppo.PPO`'s public shape, so one training driver runs
-either: ``Planner(env, env_params, config, chunk)``; :meth:`Planner.init` ``(keys)`` (one
-:class:`~puzzlegym.jax.ppo.RunnerState` per seed, ``keys`` of shape ``(S, 2)``);
+:class:`Planner` is a :class:`~puzzlegym.jax.learner.Learner`, as PPO is, so one training driver
+runs either: ``Planner(env, env_params, config, chunk)``; :meth:`Planner.init` ``(keys)`` (one
+:class:`~puzzlegym.jax.learner.RunnerState` per seed, ``keys`` of shape ``(S, 2)``);
 :meth:`Planner.run` ``(state, n)`` (``n`` updates, a traced count, one compiled function for
 every ``n <= chunk``; returns the state and a ``(S, chunk, len(METRICS))`` array, rows past
 ``n`` zero); :meth:`Planner.compile`; ``network``, ``n_actions``, ``observation_shape``,
@@ -71,15 +71,20 @@ import distrax
 import jax
 import jax.numpy as jnp
 import mctx
-import numpy as np
-import optax
 from flax import struct
 
 from puzzlegym.base.errors import ConfigError, shown
 from puzzlegym.base.fields import check_count, check_number
 from puzzlegym.jax.evaluate import TwinEvaluator
+from puzzlegym.jax.learner import (
+    MAX_ENVS,
+    MAX_STEPS,
+    Learner,
+    LearnerCore,
+    RunnerState,
+    env_mask,
+)
 from puzzlegym.jax.policy.network import NetworkSpec, masked_logits
-from puzzlegym.jax.ppo import MAX_CHUNK, MAX_ENVS, MAX_STEPS, RunnerState, env_mask
 from puzzlegym.jax.settings import LearnerSettings
 
 __all__ = [
@@ -328,78 +333,14 @@ def _search_chooser(
     return choose
 
 
-class Planner:
-    """Gumbel MuZero planning for one gymnax env and its params (see the module docstring):
-    :class:`~puzzlegym.jax.ppo.PPO`'s interface. ``chunk`` is the most updates one
-    :meth:`run` call performs (the metrics array's length). The env is the search's model: it
-    must be exact and have ``step_env`` (gymnax's) and, for masks, ``action_mask``."""
-
-    def __init__(self, env: Any, env_params: Any, config: PlannerConfig, chunk: int = 1) -> None:
-        if not isinstance(config, PlannerConfig):
-            raise ConfigError(f"config: expected a PlannerConfig, got {shown(config)}")
-        self.chunk = check_count(chunk, "chunk", 1, MAX_CHUNK, ConfigError)
-        self.env, self.env_params, self.config = env, env_params, config
-        space = env.action_space(env_params)
-        if not hasattr(space, "n"):
-            raise ConfigError(
-                f"env: the planner takes discrete actions, got {type(space).__name__}"
-            )
-        self.observation_shape = tuple(env.observation_space(env_params).shape)
-        config.network.check_observation(self.observation_shape)
-        self._core = _core(env, config, self.chunk, int(space.n))
-        self.n_actions = self._core.n_actions
-        self.network = self._core.network
-
-    def init(self, keys: Any) -> RunnerState:
-        """One state per seed (``keys``: ``(S, 2)``)."""
-        return self._core.init_jit(keys, self.env_params)
-
-    def run(self, state: RunnerState, n: Any) -> tuple[RunnerState, Any]:
-        """``n`` updates of every seed's state (see the module docstring)."""
-        return self._core.run_jit(state, n, self.env_params)
-
-    def compile(self, state: RunnerState) -> Any:
-        """:meth:`run` compiled ahead of time for ``state``'s shapes: ``f(state, n)``."""
-        compiled = self._core.run_jit.lower(state, np.int32(self.chunk), self.env_params).compile()
-        params = self.env_params
-        return lambda state, n: compiled(state, np.int32(n), params)
-
-    def rollout(self, state: RunnerState) -> tuple[RunnerState, Trajectory]:
-        """One rollout of every seed's envs, no update: the state after it and what it
-        recorded (leading axes seed, step, env), the pre-step env states included."""
-        return self._core.rollout_jit(state, self.env_params)
-
-    def search_evaluator(
-        self, env: Any, params: Any, num_simulations: int | None = None
-    ) -> SearchEvaluator:
-        """A :class:`SearchEvaluator` of ``env`` with this planner's network and search
-        settings (``num_simulations``: the config's unless given; 0, the network alone)."""
-        cfg = self.config
-        sims = cfg.num_simulations if num_simulations is None else num_simulations
-        return SearchEvaluator(
-            env,
-            params,
-            self.network,
-            sims,
-            cfg.max_num_considered_actions,
-            cfg.gamma,
-            cfg.gumbel_scale,
-            cfg.search_value,
-        )
-
-
-@functools.lru_cache(maxsize=16)
-def _core(env: Any, config: PlannerConfig, chunk: int, n_actions: int) -> _Core:
-    return _Core(env, config, chunk, n_actions)
-
-
-class _Core:
+class _Core(LearnerCore):
     """The planner's traced functions for one env, config and chunk; the env's params are
     passed."""
 
+    METRICS = METRICS
+
     def __init__(self, env: Any, config: PlannerConfig, chunk: int, n_actions: int) -> None:
-        self.env, self.config, self.chunk, self.n_actions = env, config, chunk, n_actions
-        self.network = config.network.build(n_actions)
+        super().__init__(env, config, chunk, n_actions)
         self.search = _searcher(
             env,
             self.network,
@@ -409,45 +350,7 @@ class _Core:
             config.gamma,
             config.search_value,
         )
-        self.optimizer = optax.chain(
-            optax.clip_by_global_norm(config.max_grad_norm),
-            optax.adam(config.learning_rate, eps=1e-5),
-        )
-        self.init_jit = jax.jit(jax.vmap(self.init, in_axes=(0, None)))
-        self.run_jit = jax.jit(jax.vmap(self.run, in_axes=(0, None, None)))
         self.rollout_jit = jax.jit(jax.vmap(self.rollout, in_axes=(0, None)))
-
-    def init(self, key: Any, ep: Any) -> RunnerState:
-        cfg = self.config
-        key, k_net, k_env = jax.random.split(key, 3)
-        obs0, _ = self.env.reset(k_env, ep)
-        params = self.network.init(k_net, obs0[None])
-        obs, env_state = jax.vmap(self.env.reset, in_axes=(0, None))(
-            jax.random.split(k_env, cfg.num_envs), ep
-        )
-        state = RunnerState(
-            params=params,
-            opt_state=self.optimizer.init(params),
-            env_state=env_state,
-            obs=obs,
-            ep_return=jnp.zeros((cfg.num_envs,), jnp.float32),
-            ep_length=jnp.zeros((cfg.num_envs,), jnp.int32),
-            key=key,
-            update=jnp.zeros((), jnp.int32),
-        )
-        # no weakly typed leaves: a state read back from a file has none either
-        return jax.tree.map(lambda x: jnp.asarray(x, dtype=x.dtype), state)
-
-    def run(self, state: RunnerState, n: Any, ep: Any) -> tuple[RunnerState, Any]:
-        rows = jnp.zeros((self.chunk, len(METRICS)), jnp.float32)
-
-        def body(i, carry):
-            state, rows = carry
-            state, row = self._update(state, ep)
-            return state, rows.at[i].set(row)
-
-        n = jnp.clip(n, 0, self.chunk)
-        return jax.lax.fori_loop(0, n, body, (state, rows))
 
     def _rollout(
         self, state: RunnerState, ep: Any, keep_states: bool = False
@@ -455,20 +358,14 @@ class _Core:
         """``num_steps`` searched steps of every env: the state after them, the record, and
         per step and env the episode's return and length so far and whether the searched
         action was the network's masked argmax."""
-        cfg, env = self.config, self.env
+        cfg = self.config
 
         def step(state, _):
             key, k_search, k_env = jax.random.split(state.key, 3)
             action, weights, root_value, logits, mask = self.search(
                 state.params, ep, state.env_state, state.obs, k_search, cfg.gumbel_scale
             )
-            obs, env_state, reward, done, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
-                jax.random.split(k_env, cfg.num_envs), state.env_state, action, ep
-            )
-            reward = reward.astype(jnp.float32).reshape((cfg.num_envs,))
-            done = done.reshape((cfg.num_envs,))
-            solved = info.get("terminated") if isinstance(info, dict) else None
-            solved = jnp.zeros_like(done) if solved is None else solved.reshape(done.shape)
+            out = self._env_step(state, action, k_env, ep)
             record = Trajectory(
                 state=state.env_state if keep_states else None,
                 obs=state.obs,
@@ -476,21 +373,13 @@ class _Core:
                 action=action,
                 weights=weights,
                 value=root_value,
-                reward=reward,
-                done=done,
-                terminated=solved,
+                reward=out.reward,
+                done=out.done,
+                terminated=out.solved,
             )
-            ep_return = state.ep_return + reward
-            ep_length = state.ep_length + 1
             agree = jnp.argmax(logits, axis=-1) == action
-            state = state.replace(
-                env_state=env_state,
-                obs=obs,
-                ep_return=jnp.where(done, 0.0, ep_return),
-                ep_length=jnp.where(done, 0, ep_length),
-                key=key,
-            )
-            return state, (record, (ep_return, ep_length, agree))
+            sums = (out.ep_return, out.ep_length, agree)
+            return self._advance(state, out, key), (record, sums)
 
         state, (trajectory, sums) = jax.lax.scan(step, state, None, cfg.num_steps)
         return state, trajectory, sums
@@ -530,27 +419,7 @@ class _Core:
         size = cfg.steps_per_update
         flat = jax.tree.map(lambda x: x.reshape((size, *x.shape[2:])), trajectory)
         data = (flat, targets.reshape(size))
-        grad_fn = jax.value_and_grad(self._loss, has_aux=True)
-
-        def minibatch(carry, mb):
-            params, opt_state = carry
-            (_, aux), grads = grad_fn(params, *mb)
-            updates, opt_state = self.optimizer.update(grads, opt_state, params)
-            return (optax.apply_updates(params, updates), opt_state), aux
-
-        def epoch(carry, key):
-            perm = jax.random.permutation(key, size)
-            mbs = jax.tree.map(
-                lambda x: x[perm].reshape((cfg.num_minibatches, -1, *x.shape[1:])), data
-            )
-            return jax.lax.scan(minibatch, carry, mbs)
-
-        key, k_epochs = jax.random.split(state.key)
-        (params, opt_state), aux = jax.lax.scan(
-            epoch,
-            (state.params, state.opt_state),
-            jax.random.split(k_epochs, cfg.num_epochs),
-        )
+        state, aux = self._optimize(state, data)
         done = trajectory.done
         episodes = done.sum().astype(jnp.float32)
         per = jnp.maximum(episodes, 1.0)
@@ -574,5 +443,39 @@ class _Core:
                 ),
             ]
         )
-        state = state.replace(params=params, opt_state=opt_state, key=key, update=state.update + 1)
         return state, row.astype(jnp.float32)
+
+
+class Planner(Learner):
+    """Gumbel MuZero planning for one gymnax env and its params (see the module docstring):
+    a :class:`~puzzlegym.jax.learner.Learner`, as :class:`~puzzlegym.jax.ppo.PPO` is.
+    ``chunk`` is the most updates one :meth:`run` call performs (the metrics array's length).
+    The env is the search's model: it must be exact and have ``step_env`` (gymnax's) and, for
+    masks, ``action_mask``."""
+
+    CONFIG = PlannerConfig
+    CORE = _Core
+    NAME = "the planner"
+
+    def rollout(self, state: RunnerState) -> tuple[RunnerState, Trajectory]:
+        """One rollout of every seed's envs, no update: the state after it and what it
+        recorded (leading axes seed, step, env), the pre-step env states included."""
+        return self._core.rollout_jit(state, self.env_params)
+
+    def search_evaluator(
+        self, env: Any, params: Any, num_simulations: int | None = None
+    ) -> SearchEvaluator:
+        """A :class:`SearchEvaluator` of ``env`` with this planner's network and search
+        settings (``num_simulations``: the config's unless given; 0, the network alone)."""
+        cfg = self.config
+        sims = cfg.num_simulations if num_simulations is None else num_simulations
+        return SearchEvaluator(
+            env,
+            params,
+            self.network,
+            sims,
+            cfg.max_num_considered_actions,
+            cfg.gamma,
+            cfg.gumbel_scale,
+            cfg.search_value,
+        )

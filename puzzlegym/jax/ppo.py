@@ -45,27 +45,27 @@ Examples:
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import distrax
 import jax
 import jax.numpy as jnp
-import numpy as np
-import optax
 from flax import struct
 
-from puzzlegym.base.errors import ConfigError, shown
-from puzzlegym.base.fields import check_count
+from puzzlegym.jax.learner import (
+    MAX_ENVS,
+    MAX_STEPS,
+    Learner,
+    LearnerCore,
+    RunnerState,
+    env_mask,
+)
 from puzzlegym.jax.policy.network import NetworkSpec, masked_logits
 from puzzlegym.jax.settings import LearnerSettings
 
 __all__ = ["METRICS", "PPO", "PPOConfig", "RunnerState", "env_mask"]
 
-MAX_ENVS = 65_536
-MAX_STEPS = 100_000
-MAX_CHUNK = 1_000_000
 # the per-update figures :meth:`PPO.run` returns, in order
 METRICS = (
     "episodes",  # episodes that ended in the update's rollout
@@ -125,22 +125,6 @@ class PPOConfig(LearnerSettings):
         self.check()
 
 
-class RunnerState(struct.PyTreeNode):
-    """Everything training carries from one update to the next (one seed's; :meth:`PPO.init`
-    stacks seeds on a leading axis): the network's ``params``, optax's ``opt_state``, the
-    envs' states and last observations, the running return and length of each env's
-    episode, the PRNG ``key`` and the ``update`` counter."""
-
-    params: Any
-    opt_state: Any
-    env_state: Any
-    obs: Any
-    ep_return: Any
-    ep_length: Any
-    key: Any
-    update: Any
-
-
 class _Transition(struct.PyTreeNode):
     obs: Any
     mask: Any
@@ -151,104 +135,13 @@ class _Transition(struct.PyTreeNode):
     done: Any
 
 
-def env_mask(env: Any, state: Any, params: Any, n_actions: int) -> Any:
-    """The env's ``action_mask(state, params)``, or every action allowed when it has none."""
-    if hasattr(env, "action_mask"):
-        return env.action_mask(state, params).astype(bool)
-    return jnp.ones((n_actions,), dtype=bool)
-
-
-class PPO:
-    """Masked PPO for one gymnax env and its params (see the module docstring). ``chunk`` is
-    the most updates one :meth:`run` call performs (the metrics array's length). PPOs of one
-    env, config and chunk share their compiled functions (the env's params are an argument
-    of them, not a constant)."""
-
-    def __init__(self, env: Any, env_params: Any, config: PPOConfig, chunk: int = 1) -> None:
-        if not isinstance(config, PPOConfig):
-            raise ConfigError(f"config: expected a PPOConfig, got {shown(config)}")
-        self.chunk = check_count(chunk, "chunk", 1, MAX_CHUNK, ConfigError)
-        self.env, self.env_params, self.config = env, env_params, config
-        space = env.action_space(env_params)
-        if not hasattr(space, "n"):
-            raise ConfigError(f"env: PPO here takes discrete actions, got {type(space).__name__}")
-        self.observation_shape = tuple(env.observation_space(env_params).shape)
-        config.network.check_observation(self.observation_shape)
-        self._core = _core(env, config, self.chunk, int(space.n))
-        self.n_actions = self._core.n_actions
-        self.network = self._core.network
-
-    def init(self, keys: Any) -> RunnerState:
-        """One state per seed (``keys``: ``(S, 2)``)."""
-        return self._core.init_jit(keys, self.env_params)
-
-    def run(self, state: RunnerState, n: Any) -> tuple[RunnerState, Any]:
-        """``n`` updates of every seed's state (see the module docstring)."""
-        return self._core.run_jit(state, n, self.env_params)
-
-    def compile(self, state: RunnerState) -> Any:
-        """:meth:`run` compiled ahead of time for ``state``'s shapes: ``f(state, n)``."""
-        compiled = self._core.run_jit.lower(state, np.int32(self.chunk), self.env_params).compile()
-        params = self.env_params
-        return lambda state, n: compiled(state, np.int32(n), params)
-
-
-@functools.lru_cache(maxsize=16)
-def _core(env: Any, config: PPOConfig, chunk: int, n_actions: int) -> _Core:
-    return _Core(env, config, chunk, n_actions)
-
-
-class _Core:
+class _Core(LearnerCore):
     """PPO's traced functions for one env, config and chunk; the env's params are passed."""
 
-    def __init__(self, env: Any, config: PPOConfig, chunk: int, n_actions: int) -> None:
-        self.env, self.config, self.chunk, self.n_actions = env, config, chunk, n_actions
-        self.network = config.network.build(n_actions)
-        self.optimizer = optax.chain(
-            optax.clip_by_global_norm(config.max_grad_norm),
-            optax.adam(config.learning_rate, eps=1e-5),
-        )
-        self.init_jit = jax.jit(jax.vmap(self.init, in_axes=(0, None)))
-        self.run_jit = jax.jit(jax.vmap(self.run, in_axes=(0, None, None)))
-
-    def init(self, key: Any, ep: Any) -> RunnerState:
-        cfg = self.config
-        key, k_net, k_env = jax.random.split(key, 3)
-        obs0, _ = self.env.reset(k_env, ep)
-        params = self.network.init(k_net, obs0[None])
-        obs, env_state = jax.vmap(self.env.reset, in_axes=(0, None))(
-            jax.random.split(k_env, cfg.num_envs), ep
-        )
-        state = RunnerState(
-            params=params,
-            opt_state=self.optimizer.init(params),
-            env_state=env_state,
-            obs=obs,
-            ep_return=jnp.zeros((cfg.num_envs,), jnp.float32),
-            ep_length=jnp.zeros((cfg.num_envs,), jnp.int32),
-            key=key,
-            update=jnp.zeros((), jnp.int32),
-        )
-        # no weakly typed leaves (an env's ``time=0``): a state read back from a file has
-        # none either, so both run on one compiled function
-        return jax.tree.map(lambda x: jnp.asarray(x, dtype=x.dtype), state)
-
-    def run(self, state: RunnerState, n: Any, ep: Any) -> tuple[RunnerState, Any]:
-        rows = jnp.zeros((self.chunk, len(METRICS)), jnp.float32)
-
-        def body(i, carry):
-            state, rows = carry
-            state, row = self._update(state, ep)
-            return state, rows.at[i].set(row)
-
-        n = jnp.clip(n, 0, self.chunk)
-        return jax.lax.fori_loop(0, n, body, (state, rows))
-
-    def _masks(self, env_state: Any, ep: Any) -> Any:
-        return jax.vmap(lambda s: env_mask(self.env, s, ep, self.n_actions))(env_state)
+    METRICS = METRICS
 
     def _rollout(self, state: RunnerState, ep: Any) -> tuple[RunnerState, _Transition, Any]:
-        cfg, env = self.config, self.env
+        cfg = self.config
 
         def step(carry, _):
             state, stats = carry
@@ -258,33 +151,19 @@ class _Core:
             pi = distrax.Categorical(logits=masked_logits(logits, mask))
             action = pi.sample(seed=k_act)
             log_prob = pi.log_prob(action)
-            obs, env_state, reward, done, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
-                jax.random.split(k_env, cfg.num_envs), state.env_state, action, ep
-            )
-            reward = reward.astype(jnp.float32).reshape((cfg.num_envs,))
-            done = done.reshape((cfg.num_envs,))
-            ep_return = state.ep_return + reward
-            ep_length = state.ep_length + 1
-            solved = info.get("terminated") if isinstance(info, dict) else None
-            solved = jnp.zeros_like(done) if solved is None else solved.reshape(done.shape)
+            out = self._env_step(state, action, k_env, ep)
+            done = out.done
             stats = stats + jnp.stack(
                 [
                     done.sum(),
-                    jnp.where(done, ep_return, 0.0).sum(),
-                    jnp.where(done, ep_length, 0).sum(),
-                    jnp.logical_and(done, solved).sum(),
+                    jnp.where(done, out.ep_return, 0.0).sum(),
+                    jnp.where(done, out.ep_length, 0).sum(),
+                    jnp.logical_and(done, out.solved).sum(),
                     (~mask).sum(),
                 ]
             ).astype(jnp.float32)
-            transition = _Transition(state.obs, mask, action, log_prob, value, reward, done)
-            state = state.replace(
-                env_state=env_state,
-                obs=obs,
-                ep_return=jnp.where(done, 0.0, ep_return),
-                ep_length=jnp.where(done, 0, ep_length),
-                key=key,
-            )
-            return (state, stats), transition
+            transition = _Transition(state.obs, mask, action, log_prob, value, out.reward, done)
+            return (self._advance(state, out, key), stats), transition
 
         (state, stats), trajectory = jax.lax.scan(
             step, (state, jnp.zeros((5,), jnp.float32)), None, cfg.num_steps
@@ -335,27 +214,7 @@ class _Core:
         size = cfg.steps_per_update
         flat = jax.tree.map(lambda x: x.reshape((size, *x.shape[2:])), trajectory)
         data = (flat, advantages.reshape(size), targets.reshape(size))
-        grad_fn = jax.value_and_grad(self._loss, has_aux=True)
-
-        def minibatch(carry, mb):
-            params, opt_state = carry
-            (_, aux), grads = grad_fn(params, *mb)
-            updates, opt_state = self.optimizer.update(grads, opt_state, params)
-            return (optax.apply_updates(params, updates), opt_state), aux
-
-        def epoch(carry, key):
-            perm = jax.random.permutation(key, size)
-            mbs = jax.tree.map(
-                lambda x: x[perm].reshape((cfg.num_minibatches, -1, *x.shape[1:])), data
-            )
-            return jax.lax.scan(minibatch, carry, mbs)
-
-        key, k_epochs = jax.random.split(state.key)
-        (params, opt_state), aux = jax.lax.scan(
-            epoch,
-            (state.params, state.opt_state),
-            jax.random.split(k_epochs, cfg.num_epochs),
-        )
+        state, aux = self._optimize(state, data)
         episodes = stats[0]
         per = jnp.maximum(episodes, 1.0)
         row = jnp.concatenate(
@@ -365,5 +224,15 @@ class _Core:
                 (stats[4] / (size * self.n_actions))[None],
             ]
         )
-        state = state.replace(params=params, opt_state=opt_state, key=key, update=state.update + 1)
         return state, row
+
+
+class PPO(Learner):
+    """Masked PPO for one gymnax env and its params (see the module docstring): ``chunk`` is
+    the most updates one :meth:`run` call performs (the metrics array's length). PPOs of one
+    env, config and chunk share their compiled functions (the env's params are an argument
+    of them, not a constant)."""
+
+    CONFIG = PPOConfig
+    CORE = _Core
+    NAME = "PPO here"
