@@ -142,6 +142,7 @@ def worker_group(module: str, fixtures: list[str]) -> str:
     return module
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into node ids
 def pytest_collection_modifyitems(config, items):
     for item in items:
         group = worker_group(item.path.name, list(getattr(item, "fixturenames", ())))
