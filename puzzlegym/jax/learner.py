@@ -208,7 +208,7 @@ class LearnerCore:
 
 
 @functools.lru_cache(maxsize=32)
-def _shared_core(core: type, env: Any, config: Any, chunk: int, n_actions: int) -> Any:
+def _shared_core(core: Any, env: Any, config: Any, chunk: int, n_actions: int) -> Any:
     return core(env, config, chunk, n_actions)
 
 
@@ -216,8 +216,8 @@ class Learner:
     """A learner of one gymnax env and its params (see the module docstring). ``chunk`` is
     the most updates one :meth:`run` call performs (the metrics array's length)."""
 
-    CONFIG: ClassVar[type]
-    CORE: ClassVar[type[LearnerCore]]
+    CONFIG: ClassVar[type[Any]]  # the settings class (PPOConfig, PlannerConfig)
+    CORE: ClassVar[Any]  # the LearnerCore subclass (a class, hashed as a cache key)
     NAME: ClassVar[str]  # as an error names the learner
 
     def __init__(self, env: Any, env_params: Any, config: Any, chunk: int = 1) -> None:
