@@ -40,6 +40,8 @@ def main() -> None:
             parser.error(f"--simulations: each between 1 and {MAX_SIMULATIONS}, got {n}")
     if not 1 <= args.episodes <= 1000:
         parser.error(f"--episodes: between 1 and 1000, got {args.episodes}")
+    if not 0 <= args.seed < 2**31:
+        parser.error(f"--seed: between 0 and 2**31 - 1, got {args.seed}")
     try:
         policy = Policy.load(args.policy)
     except (PuzzleGymError, OSError) as e:
