@@ -34,7 +34,7 @@ def frames(game: str, walk: int) -> tuple[list, list[float]]:
     g = games()[game]
     out, steps = [], []
     for tier in g.tiers:
-        for k in range(1, len(g.load_catalogue(tier)) + 1):
+        for k in range(1, len(g.catalogue(tier)) + 1):
             rng = random.Random(f"{game}/{tier}/{k}")
             env = gym.make(f"LongPuzzle/{game}-{tier}", start="board", level=k)
             obs, _ = env.reset(seed=0)

@@ -36,7 +36,7 @@ def screenshot_of(game: Any) -> str:
 
 def game_page(game: Any) -> str:
     """The page of a game the docs have no page for, from the game's own parts."""
-    tiers = ", ".join(f"{t} ({len(game.load_catalogue(t))} levels)" for t in game.tiers)
+    tiers = ", ".join(f"{t} ({len(game.catalogue(t))} levels)" for t in game.tiers)
     ids = ", ".join(f"`{game.env_id(t)}`" for t in game.tiers)
     card = "\n".join(f"    {line}" if line else "" for line in game.rule_card.splitlines()[1:])
     lines = [
@@ -69,7 +69,7 @@ def games_table(games: dict, here: str) -> str:
         "|---|---|---|---|---|---|",
     ]
     for g in games.values():
-        n = sum(len(g.load_catalogue(t)) for t in g.tiers)
+        n = sum(len(g.catalogue(t)) for t in g.tiers)
         rows.append(
             f"| {g.title} | {', '.join(g.tiers)} | {n} | {g.controls or '–'} | "
             f"{'yes' if g.can_dead_end else 'no'} | [{g.title}]({up}{page_of(g)}) |"

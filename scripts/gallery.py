@@ -87,11 +87,11 @@ def _menus(out: Path, scale: float) -> None:
     from puzzlegym.game.registry import games
 
     registered = {name: get_game(name) for name in games()}
-    suite = Suite(registered, lambda g, t: registered[g].load_catalogue(t))
+    suite = Suite(registered, lambda g, t: registered[g].catalogue(t))
     _save(render_full(suite_widgets(suite)), out, "home", scale)
     suite.choose_game("NutAndBolt")
     suite.progress[("NutAndBolt", "Easy")] = set(
-        range(len(registered["NutAndBolt"].load_catalogue("Easy")))
+        range(len(registered["NutAndBolt"].catalogue("Easy")))
     )
     suite.progress[("NutAndBolt", "Medium")] = {0}
     _save(render_full(suite_widgets(suite)), out, "difficulty", scale)

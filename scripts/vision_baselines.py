@@ -66,7 +66,7 @@ def main() -> int:
     try:
         for objective in objectives:
             game, tier = objective.split("-")
-            n = len(get_game(game).load_catalogue(tier))
+            n = len(get_game(game).catalogue(tier))
             for seed in seeds:
                 t0 = time.perf_counter()
                 result = play(Client(url, session="vision"), objective, seed, max_actions=10_000)

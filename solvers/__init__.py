@@ -39,7 +39,7 @@ def solve(level: Any, state: Any = None) -> Solution:
 
     Examples:
         >>> from puzzlegym.game.registry import get_game
-        >>> level = get_game("MazePaint").load_catalogue("Easy")[0]
+        >>> level = get_game("MazePaint").catalogue("Easy")[0]
         >>> solution = solve(level)
         >>> solution.length, solution.optimal, solution.moves[:3]
         (7, True, ('right', 'up', 'left'))
@@ -67,7 +67,7 @@ def certify(level: Any, state: Any) -> Verdict:
     Examples:
         >>> from puzzlegym.game.registry import get_game
         >>> game = get_game("MazePaint")
-        >>> level = game.load_catalogue("Easy")[0]
+        >>> level = game.catalogue("Easy")[0]
         >>> certify(level, game.rules.initial_state(level)), is_dead_end(
         ...     level, game.rules.initial_state(level)
         ... )

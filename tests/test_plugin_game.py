@@ -21,6 +21,8 @@ from xml.etree import ElementTree
 
 import pytest
 
+from puzzlegym.screen.layout import CARDS_PER_PAGE
+
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "tests" / "data" / "plugin_game" / "tiny_lamps"
 
@@ -36,7 +38,7 @@ from puzzlegym.env.loop import play
 from puzzlegym.game.levelhash import is_catalogue_level, level_hash
 from puzzlegym.game.splits import Split, TrainingLevels
 from puzzlegym.record.events import ActionTaken
-from puzzlegym.screen.layout import PAGE_NEXT, card_rect
+from puzzlegym.screen.layout import CARDS_PER_PAGE, PAGE_NEXT, card_rect
 from puzzlegym.run import ENV_CONFIGS
 from puzzlegym.game.registry import builtin_games, games
 from puzzlegym.testing import check_game, game_test_data
@@ -45,6 +47,7 @@ from puzzlegym.wrappers import BlackBox, make_sb3_env
 out = {}
 out["games"] = list(games())
 out["builtin"] = list(builtin_games())
+index = out["games"].index("TinyLamps")  # other plugins may be installed beside it
 game = games()["TinyLamps"]
 check_game(game)
 data = game_test_data(game)
@@ -94,7 +97,8 @@ def home_clicks(env):
             if screen[0] == "home" and event.accepted:
                 x, y = event.action["x"], event.action["y"]
                 pressed = "page:next" if PAGE_NEXT.contains(x, y) else "?"
-                clicks.append("card" if card_rect(6).contains(x, y) else pressed)
+                on_card = card_rect(index % CARDS_PER_PAGE).contains(x, y)
+                clicks.append("card" if on_card else pressed)
             screen[0] = event.screen
     env.unwrapped.subscribe(on_event)
     return clicks
@@ -119,7 +123,7 @@ env.reset(seed=0)
 base = env.unwrapped
 game_index = env.get_wrapper_attr("n_targets") + env.get_wrapper_attr("buttons").index("game")
 screens = []
-for _ in range(2):
+for _ in range(index // CARDS_PER_PAGE + 1):
     masked = bool(env.action_masks()[game_index])
     env.step(game_index)
     probe = base.probe()
@@ -156,8 +160,21 @@ def run(code: list[str], site: Path, timeout: int = 600, cwd: Path | None = None
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
+    """Tiny Lamps installed, and beside it a second plugin, More Lamps, whose distribution
+    sorts first: no test may assume Tiny Lamps is the only plugin or the seventh card."""
     site = tmp_path_factory.mktemp("site")
     write_distribution(site)
+    more = site / "more_lamps"
+    more.mkdir()
+    (more / "__init__.py").write_text(
+        "from dataclasses import replace\nimport tiny_lamps\n"
+        "GAME = replace(tiny_lamps.GAME, name='MoreLamps', title='More Lamps', "
+        "package='more_lamps')\n"
+    )
+    info = site / "more_lamps-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: more-lamps\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[puzzlegym.games]\nmore_lamps = more_lamps\n")
     return site
 
 
@@ -170,8 +187,15 @@ def result(site) -> dict:
     return json.loads(line[len("RESULT ") :])
 
 
+def pages_to(result) -> int:
+    """The page presses from the home screen to Tiny Lamps' card (1 when it is the only
+    plugin; more when other plugins are installed beside it)."""
+    return result["games"].index("TinyLamps") // CARDS_PER_PAGE
+
+
 def test_the_plugin_registers_after_the_six_games(result):
-    assert result["games"] == [*result["builtin"], "TinyLamps"] and len(result["builtin"]) == 6
+    games, builtin = result["games"], result["builtin"]
+    assert games[:6] == builtin and len(builtin) == 6 and games[6:] == ["MoreLamps", "TinyLamps"]
     assert result["registered"] and result["hydra"] == "LongPuzzle/TinyLamps-Easy"
 
 
@@ -193,7 +217,7 @@ def test_the_solver_and_the_vision_agent_page_to_the_seventh_card_and_win(result
     (the vision agent reads the page button's label from the pixels) and wins every level."""
     for name in ("solver", "vision"):
         episode = result["episodes"][name]
-        assert episode["home"] == ["page:next", "card"], name
+        assert episode["home"] == ["page:next"] * pages_to(result) + ["card"], name
         assert (episode["reason"], episode["success"], episode["lc"]) == (
             "terminated",
             True,
@@ -203,7 +227,8 @@ def test_the_solver_and_the_vision_agent_page_to_the_seventh_card_and_win(result
 
 def test_board_actions_reach_the_seventh_card_through_the_pages(result):
     """The "game" index pages the home screen (masked valid), then opens the card."""
-    assert result["board_actions_home"] == [[True, "home", True], [True, "difficulty", False]]
+    paging = [[True, "home", True]] * pages_to(result)
+    assert result["board_actions_home"] == [*paging, [True, "difficulty", False]]
 
 
 def test_the_docs_give_the_plugin_a_page_a_nav_entry_and_a_table_row(result):
@@ -212,7 +237,9 @@ def test_the_docs_give_the_plugin_a_page_a_nav_entry_and_a_table_row(result):
     assert result["nav"][0] == "games/index.md" and result["nav"][-1] == {
         "Level science": "levels.md"
     }
-    assert result["nav"][-2] == {"Tiny Lamps": "games/tiny-lamps.md"} and len(result["nav"]) == 9
+    at = 1 + result["games"].index("TinyLamps")  # after the index page, in home-screen order
+    assert result["nav"][at] == {"Tiny Lamps": "games/tiny-lamps.md"}
+    assert len(result["nav"]) == len(result["games"]) + 2
     assert result["page"] == {"title": "# Tiny Lamps", "card": True, "ids": True}
     assert result["table_row"] == [
         "| Tiny Lamps | Easy | 3 | clicks (a lamp) | no | [Tiny Lamps](../games/tiny-lamps.md) |"
@@ -328,6 +355,7 @@ BROKEN = {  # package -> its __init__.py: each a way a plugin can be wrong
     "bad_slash": "GAME = replace(tiny_lamps.GAME, name='Bad/Name', package='bad_slash')",
     "no_tiers": "GAME = replace(tiny_lamps.GAME, name='NoTiers', tiers=None, package='no_tiers')",
     "exits": "import sys\nsys.exit(3)",
+    "exits_zero": "import sys\nsys.exit(0)",
     "raises": "raise RuntimeError('a plugin that cannot import')",
     "not_a_game": "GAME = 'Tiny Lamps'",
     "taken": "GAME = replace(tiny_lamps.GAME, name='MazePaint', package='taken')",
@@ -351,6 +379,10 @@ obs, _ = env.reset(seed=0)
 env.step({"type": "click", "x": 640, "y": 450})
 env = gym.make("LongPuzzle/TinyLamps-Easy", start="board", level=1)
 env.reset(seed=0)
+try:  # the broken catalogue fails its own episodes, with one line naming where it lives
+    gym.make("LongPuzzle/BrokenLamps-Easy", start="board", level=1).reset(seed=0)
+except Exception as exc:
+    print("BROKEN", type(exc).__name__, exc)
 for w in caught:
     print("WARNING", str(w.message))
 print("GAMES", " ".join(names))
@@ -373,10 +405,14 @@ def test_a_broken_plugin_is_named_and_skipped_and_every_other_game_works(tmp_pat
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.splitlines()
     games = next(x for x in lines if x.startswith("GAMES ")).split()[1:]
-    assert games[-2:] == ["BrokenLamps", "TinyLamps"] and "MazePaint" in games
+    assert "MazePaint" in games and games.index("BrokenLamps") < games.index("TinyLamps")
     warned = "\n".join(x for x in lines if x.startswith("WARNING "))
     for package in ("bad_name", "bad_slash", "no_tiers", "exits", "raises", "not_a_game"):
         assert f"entry point {package!r} ({package}) failed to load, not registered" in warned
+    assert "(exits_zero) failed to load, not registered: it exited (SystemExit 0)" in warned
+    broken = next(x for x in lines if x.startswith("BROKEN "))
+    assert broken.startswith("BROKEN LevelError BrokenLamps Easy: loading the catalogue failed")
+    assert "(broken_catalogue/catalogue.py): RuntimeError: the catalogue is gone" in broken
     assert "'Bad Name' is not an id part" in warned and "'Bad/Name' is not an id part" in warned
     assert "its tiers None are not" in warned and "SystemExit" not in proc.stderr
     assert "entry point 'taken' (taken): the game name 'MazePaint' is taken" in warned

@@ -91,7 +91,7 @@ def check_game(
     _check_fields(game)
     game_test_data(game)
     if levels is None:
-        levels = [(f"{tier} level 1", game.load_catalogue(tier)[0]) for tier in game.tiers]
+        levels = [(f"{tier} level 1", game.catalogue(tier)[0]) for tier in game.tiers]
     rng = random.Random(f"puzzlegym.testing/{game.name}/{seed}")
     for where, level in levels:
         _check_level(game, where, level)

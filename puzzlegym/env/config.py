@@ -130,7 +130,7 @@ def parse_config(
         raise ConfigError(
             f"tier: {tier!r} is not a tier of {game}; allowed: {', '.join(the_game.tiers)}"
         )
-    n = len(the_game.load_catalogue(tier))
+    n = len(the_game.catalogue(tier))
     if start not in STARTS:
         raise ConfigError(f"start: {start!r} is not allowed; allowed: {', '.join(STARTS)}")
     level = check_count(

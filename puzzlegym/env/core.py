@@ -226,7 +226,7 @@ class PuzzleEnv(Checkpointing, gym.Env):
 
     # ------------------------------------------------------------------ episode set-up
     def _objective(self) -> Objective:
-        n = len(self.game.load_catalogue(self.tier))
+        n = len(self.game.catalogue(self.tier))
         k = self.config["level"]
         return Objective(self.game.name, self.tier, tuple(range(n)) if k is None else (k - 1,))
 

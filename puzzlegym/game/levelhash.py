@@ -43,7 +43,7 @@ def catalogue_hashes(game: Game) -> frozenset[str]:
     found = _CATALOGUE.get(game.name)
     if found is None:
         found = frozenset(
-            level_hash(game, level) for tier in game.tiers for level in game.load_catalogue(tier)
+            level_hash(game, level) for tier in game.tiers for level in game.catalogue(tier)
         )
         _CATALOGUE[game.name] = found
     return found

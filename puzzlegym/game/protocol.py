@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from puzzlegym.base.errors import shown
+from puzzlegym.base.errors import LevelError, PuzzleGymError, shown
 from puzzlegym.base.fields import check_count
 from puzzlegym.game.parts import Part
 from puzzlegym.game.planes import Planes
@@ -255,6 +255,31 @@ class Game(Generic[LevelT, StateT, MoveT, UiT]):
         if not self.package:
             return f"the game {self.name!r}'s {part}"
         return f"{self.package.replace('.', '/')}/{part}"
+
+    def catalogue(self, tier: str) -> Sequence[LevelT]:
+        """The canonical levels of ``tier`` (``load_catalogue(tier)``), checked: a
+        :class:`~puzzlegym.base.errors.LevelError` naming where the catalogue lives in the
+        game's package when the tier is not one of the game's, when loading it fails, or when
+        it holds no levels. Every core module reads a catalogue through here, so a game whose
+        catalogue is broken fails with one line in the episodes that open it, and no other."""
+        if tier not in self.tiers:
+            raise LevelError(f"{self.name} has no tier {shown(tier)} (tiers: {self.tiers})")
+        where = self.where("catalogue.py")
+        try:
+            levels = self.load_catalogue(tier)
+        except PuzzleGymError:
+            raise
+        except Exception as exc:  # a plugin's own code: its failure, named where it lives
+            raise LevelError(
+                f"{self.name} {tier}: loading the catalogue failed ({where}): "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        if not isinstance(levels, Sequence) or isinstance(levels, str | bytes) or not levels:
+            raise LevelError(
+                f"{self.name} {tier}: the catalogue ({where}) returned {shown(levels)}, "
+                "not a non-empty sequence of levels"
+            )
+        return levels
 
     def get_solver(self) -> Solver:
         """The game's solver (its module imported now); LookupError naming where it belongs

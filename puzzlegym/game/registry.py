@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from puzzlegym.base.errors import ConfigError, shown
+from puzzlegym.game.parts import Part
 from puzzlegym.game.protocol import Game, on_game_built
 
 __all__ = [
@@ -57,6 +58,7 @@ ID_PREFIX = "LongPuzzle/"
 DISTRIBUTION = "puzzlegym"  # its own games come first on the home screen
 NAME = re.compile(r"[A-Z][A-Za-z0-9]{0,63}")  # a game's name and a tier: the parts of an id
 MAX_TIERS = 16
+MAX_TITLE = 32  # a home card's title: one line of the card
 
 
 @dataclass
@@ -100,8 +102,30 @@ def _check_game(loaded: object, where: str) -> Game:
             f"its tiers {shown(tiers)} are not 1..{MAX_TIERS} distinct names "
             "(CamelCase letters and digits)"
         )
-    if not isinstance(game.title, str) or not game.title.strip():
-        raise ValueError(f"its title {shown(game.title)} is not a non-empty string")
+    if not isinstance(game.title, str) or not game.title.strip() or len(game.title) > MAX_TITLE:
+        raise ValueError(
+            f"its title {shown(game.title)} is not a non-empty string of at most {MAX_TITLE} "
+            "characters"
+        )
+    for name in ("instruction", "rule_card", "level_format", "controls", "package"):
+        if not isinstance(getattr(game, name), str):
+            raise ValueError(f"its {name} {shown(getattr(game, name))} is not a string")
+    for name in ("has_undo", "can_dead_end"):
+        if not isinstance(getattr(game, name), bool):
+            raise ValueError(f"its {name} {shown(getattr(game, name))} is not True or False")
+    cap = game.stats_max_states
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
+        raise ValueError(f"its stats_max_states {shown(cap)} is not None or a positive integer")
+    needed = ("level_from_json", "level_to_json", "state_to_json", "state_from_json")
+    for name in (*needed, "load_catalogue", "generate"):
+        if not callable(getattr(game, name)):
+            raise ValueError(f"its {name} {shown(getattr(game, name))} is not callable")
+    for name in ("dead_end", "describe"):
+        if getattr(game, name) is not None and not callable(getattr(game, name)):
+            raise ValueError(f"its {name} {shown(getattr(game, name))} is not None or callable")
+    for name in ("solver", "reader", "twin"):
+        if getattr(game, name) is not None and not isinstance(getattr(game, name), Part):
+            raise ValueError(f"its {name} {shown(getattr(game, name))} is not None or a Part")
     return game
 
 
@@ -139,7 +163,8 @@ def _load(found: _Found, key: tuple, entry: importlib.metadata.EntryPoint) -> No
     try:
         game = _check_game(entry.load(), entry.value)
     except (Exception, SystemExit) as exc:  # a broken plugin must not take the others down
-        warnings.warn(f"{where} failed to load, not registered: {exc}", stacklevel=3)
+        why = f"it exited (SystemExit {exc.code!r})" if isinstance(exc, SystemExit) else exc
+        warnings.warn(f"{where} failed to load, not registered: {why}", stacklevel=3)
         return
     _add(found, game, key, where)
 
@@ -257,7 +282,7 @@ def game_catalogue_sha256(name: str) -> str:
     game = get_game(name)
     h = hashlib.sha256()
     for tier in game.tiers:
-        doc = [game.level_to_json(level) for level in game.load_catalogue(tier)]
+        doc = [game.level_to_json(level) for level in game.catalogue(tier)]
         h.update(f"{name}/{tier}\n".encode())
         h.update(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode())
     return h.hexdigest()

@@ -132,7 +132,7 @@ def tier_targets(game: Game, tier: str) -> int:
     the tier fits (computed once)."""
     key = (game.name, tier)
     if key not in _TIER_TARGETS:
-        _TIER_TARGETS[key] = max(level_targets(game, level) for level in game.load_catalogue(tier))
+        _TIER_TARGETS[key] = max(level_targets(game, level) for level in game.catalogue(tier))
     return _TIER_TARGETS[key]
 
 
@@ -234,7 +234,7 @@ class LevelSet:
         loads only the catalogues it shows, and one game's broken catalogue touches only the
         episodes that open that game)."""
         if self._levels is None:
-            self._levels = self.game.load_catalogue(self.tier)
+            self._levels = self.game.catalogue(self.tier)
         return self._levels
 
     def __len__(self) -> int:

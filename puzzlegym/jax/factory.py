@@ -128,10 +128,12 @@ def make(
     buttons=env.buttons, budget_s=int(params.budget[k - 1]) - 0.5)`` for catalogue level
     ``k`` (training level ``i``: ``levels``, ``num_levels``, ``start_level`` as here,
     ``level=1``, the budget of row ``env.row(i)`` and ``reset(options={"first_level":
-    i})``), with this env's ``reward``, ``level_bits`` and ``action_cost_s`` (both envs
-    default to the same). So two settings besides the defaults: the Python env's default
-    buttons add Next, Menu and the home screen's after Restart (and Undo), and its default
-    budget is 3600 s. Its board targets are this env's by default, the tier's most
+    i})``), with this env's ``reward`` and ``action_cost_s`` (both envs default to the same)
+    and ``level_bits`` (this env's default is ``False``, the Python env's ``True``). So, for
+    the catalogue, four settings besides the defaults: this env's ``levels="catalogue"`` and
+    ``level_bits=True``; the Python env's ``buttons`` (its default adds Next, Menu and the
+    home screen's after Restart and Undo) and ``budget_s`` (its default is 3600 s). Its
+    board targets are this env's by default, the tier's most
     (:class:`~puzzlegym.wrappers.BoardActions`); :func:`puzzlegym.jax.sameness.python_env`
     builds it for a level row.
 
@@ -177,7 +179,7 @@ def make(
     seconds = None if budget_s is None else _positive(budget_s, "budget_s")
     fixed = None if seconds is None else budget_actions(seconds, cost)
 
-    catalogue = list(game.load_catalogue(tier))
+    catalogue = list(game.catalogue(tier))
     n_catalogue = len(catalogue)
     row_of: tuple[int, ...] | None = None
     if split is None:
@@ -279,7 +281,7 @@ def make_held_out(
         dtype=np.int32,
     )
     _checked(reward, action_cost_s, 2.0)
-    catalogue = list(game.load_catalogue(tier))
+    catalogue = list(game.catalogue(tier))
     return _assemble(
         game,
         tier,

@@ -30,7 +30,7 @@ def list_levels(game: str | None = None) -> list[dict]:
         {"game": g.name, "tier": tier, "index": i + 1, "id": level.id}
         for g in _games(game)
         for tier in g.tiers
-        for i, level in enumerate(g.load_catalogue(tier))
+        for i, level in enumerate(g.catalogue(tier))
     ]
 
 
@@ -39,7 +39,7 @@ def validate(game: str | None = None) -> list[str]:
     problems = []
     for g in _games(game):
         for tier in g.tiers:
-            for level in g.load_catalogue(tier):
+            for level in g.catalogue(tier):
                 where = f"{g.name}/{tier}/{level.id}"
                 if g.level_from_json(g.level_to_json(level)) != level:
                     problems.append(f"{where}: does not round-trip through JSON")
@@ -177,7 +177,7 @@ def stats(
     rows = []
     for g in _games(game):
         for tier in g.tiers:
-            for i, level in enumerate(g.load_catalogue(tier)):
+            for i, level in enumerate(g.catalogue(tier)):
                 cap = min(max_states, g.stats_max_states or max_states)
                 row = {
                     "game": g.name,

@@ -318,7 +318,7 @@ def _targets_of(manifest: dict, game: str, tier: str) -> list[int]:
         return sorted(int(k) for k in result["levels"])
     from puzzlegym.game.registry import get_game
 
-    return list(range(1, len(get_game(game).load_catalogue(tier)) + 1))
+    return list(range(1, len(get_game(game).catalogue(tier)) + 1))
 
 
 def episode_from_record(directory: str | os.PathLike) -> dict[str, Any]:

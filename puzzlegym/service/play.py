@@ -168,7 +168,7 @@ class _Pars:
                 self.lock.wait_for(lambda: bool(self.wanted))
                 game, tier, index = self.wanted[0]
             try:
-                par: int | None = solvers.solve(get_game(game).load_catalogue(tier)[index]).length
+                par: int | None = solvers.solve(get_game(game).catalogue(tier)[index]).length
             except Exception:  # a level the solver gives up on: no par shown
                 par = None
             with self.lock:
@@ -262,7 +262,7 @@ class PlaySession:
         if level is None:
             return None
         game, tier = parse_env_id(self.env_id)
-        return level + 1 if level < len(game.load_catalogue(tier)) else None
+        return level + 1 if level < len(game.catalogue(tier)) else None
 
     def _end(self) -> None:
         """The episode has ended: say so, on the page and in the terminal."""

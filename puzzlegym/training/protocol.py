@@ -202,7 +202,7 @@ class Protocol:
         levels = self._levels
         if levels is None:
             levels = []
-            for k, level in enumerate(self.game.load_catalogue(self.tier), 1):
+            for k, level in enumerate(self.game.catalogue(self.tier), 1):
                 n = solution_actions(self.game, level)
                 levels.append(
                     TestLevel(f"catalogue:{k}", "catalogue", k, n, self.budget_actions(n))

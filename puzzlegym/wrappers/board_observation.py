@@ -81,7 +81,10 @@ class BoardObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
             )
         game = base.game
         if game.planes is None:
-            raise ConfigError(f"BoardObservation: {game.name} has no symbolic board (Game.planes)")
+            raise ConfigError(
+                f"BoardObservation: {game.name} has no symbolic board "
+                f"({game.where('planes.py')} with PLANES; docs/game-protocol.md)"
+            )
         backend = base.config["backend"]
         if backend != "native":
             raise ConfigError(
@@ -131,9 +134,12 @@ class BoardEncoder:
         if not isinstance(level_bits, bool):
             raise ConfigError(f"level_bits: expected true or false, got {level_bits!r}")
         if game.planes is None:
-            raise ConfigError(f"BoardObservation: {game.name} has no symbolic board (Game.planes)")
+            raise ConfigError(
+                f"BoardObservation: {game.name} has no symbolic board "
+                f"({game.where('planes.py')} with PLANES; docs/game-protocol.md)"
+            )
         self.game, self.tier = game, tier
-        need = game.planes.shape(game.load_catalogue(tier))
+        need = game.planes.shape(game.catalogue(tier))
         if shape is not None:
             try:
                 asked = tuple(int(v) for v in shape)
@@ -155,9 +161,7 @@ class BoardEncoder:
                 )
             need = asked
         self.board_shape = need
-        self.level_bits = (
-            max(1, (len(game.load_catalogue(tier)) - 1).bit_length()) if level_bits else 0
-        )
+        self.level_bits = max(1, (len(game.catalogue(tier)) - 1).bit_length()) if level_bits else 0
         self.names: tuple[str, ...] = (
             game.planes.names(need)
             + tuple(f"screen:{name}" for name in SCREENS)
