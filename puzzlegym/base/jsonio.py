@@ -13,6 +13,11 @@ the values (every array element, object member and top-level value; strings coun
 however long) and the nesting depth of arrays and objects. A 31 MB body of nested empty lists
 is then refused at once instead of becoming millions of Python lists.
 
+:func:`read_bytes` and :func:`load_file` read a file someone handed over (a record, a
+checkpoint, a run's configuration, a level file) without letting its size reach memory: only a
+regular file is read (not a device such as ``/dev/zero``, nor a pipe), and never more than one
+byte past its bound.
+
 :func:`write_atomic` writes a file through a temporary file in the same directory and a
 rename, so a reader sees the old file or the new one, never a torn one.
 """
@@ -23,18 +28,22 @@ import json
 import math
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "MAX_FILE_BYTES",
     "MAX_INT_DIGITS",
     "JSONError",
     "Unrepresentable",
     "check_shape",
     "dumps_line",
+    "load_file",
     "loads",
+    "read_bytes",
     "representable",
     "write_atomic",
     "write_json",
@@ -42,6 +51,7 @@ __all__ = [
 
 MAX_INT_DIGITS = 30  # far beyond any count, index or seed puzzlegym takes (2**64 has 20 digits)
 _INT_LIMIT = 10**MAX_INT_DIGITS  # the smallest integer with more digits
+MAX_FILE_BYTES = 256 * 2**20  # the default bound of a file read back (read_bytes, load_file)
 
 
 class JSONError(ValueError):
@@ -98,6 +108,36 @@ def check_shape(text: str, max_values: int | None, max_depth: int | None) -> Non
         segment(pos, m.start())
         pos = m.end()
     segment(pos, len(text))
+
+
+def read_bytes(path: str | os.PathLike, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file at ``path``, read no further than one byte past
+    ``max_bytes``.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+        JSONError: it is not a regular file (a device, a pipe, a directory), or it holds more
+            than ``max_bytes`` bytes.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens at once
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise JSONError("not a regular file")
+        raw = fh.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise JSONError(f"larger than {max_bytes} bytes")
+    return raw
+
+
+def load_file(path: str | os.PathLike, max_bytes: int = MAX_FILE_BYTES, **kwargs: Any) -> Any:
+    """The JSON document in the file at ``path``: :func:`read_bytes` bounded by ``max_bytes``,
+    then :func:`loads` with ``kwargs``. Raises OSError or :class:`JSONError` (a document too
+    large to parse in memory among them)."""
+    raw = read_bytes(path, max_bytes)
+    try:
+        return loads(raw, **kwargs)
+    except MemoryError:
+        raise JSONError("too large to parse in this process's memory") from None
 
 
 def loads(

@@ -41,6 +41,7 @@ READABLE_VERSIONS = (1, 2)
 
 
 MAX_COUNT = 2**53  # steps, actions, times in ms: exact in a JSON number
+MAX_BYTES = 64 * 2**20  # the largest checkpoint file read (a long episode's is well under 1 MiB)
 _VERSION = re.compile(r"(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?([.+-][0-9A-Za-z.+-]{0,40})?")
 
 
@@ -370,11 +371,9 @@ class Checkpoint:
     @classmethod
     def load(cls, path: str | os.PathLike) -> Checkpoint:
         try:
-            raw = Path(path).read_bytes()
+            doc = jsonio.load_file(path, MAX_BYTES)
         except OSError as exc:
             raise CheckpointError(f"cannot read checkpoint {str(path)!r}: {exc.strerror}") from None
-        try:
-            doc = jsonio.loads(raw)
         except jsonio.JSONError as exc:
             raise CheckpointError(f"checkpoint {str(path)!r} is corrupt: {exc}") from None
         try:

@@ -138,7 +138,7 @@ class Catalogue:
         if tier not in self._cache:
             path = self.path(tier)
             try:
-                doc = jsonio.loads(path.read_bytes())
+                doc = jsonio.load_file(path)
             except OSError as exc:
                 raise LevelError(f"catalogue {path}: cannot read: {exc.strerror}") from None
             except jsonio.JSONError as exc:

@@ -3,9 +3,10 @@ found again under a root by file name and study."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
+
+from puzzlegym.base import jsonio
 
 
 def find_documents(root: str | os.PathLike, file_name: str, study: str) -> list[dict]:
@@ -14,8 +15,8 @@ def find_documents(root: str | os.PathLike, file_name: str, study: str) -> list[
     out = []
     for path in sorted(Path(root).rglob(file_name)):
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+            doc = jsonio.load_file(path)
+        except (OSError, jsonio.JSONError):
             continue
         if isinstance(doc, dict) and doc.get("study") == study:
             out.append(doc)

@@ -34,7 +34,7 @@ import gymnasium as gym
 
 from puzzlegym import solvers
 from puzzlegym.base.actions import to_dict
-from puzzlegym.base.errors import CheckpointError, ConfigError, LevelError
+from puzzlegym.base.errors import CheckpointError, ConfigError, LevelError, RecordError
 from puzzlegym.base.fields import check_count
 from puzzlegym.env import puzzle_env
 from puzzlegym.env.checkpoint import Checkpoint
@@ -50,7 +50,7 @@ from puzzlegym.lab.checkpoints import (
 )
 from puzzlegym.lab.controller import capture, make_env
 from puzzlegym.record.events import LevelWon, thaw
-from puzzlegym.record.files import read_log
+from puzzlegym.record.files import read_json, read_log
 
 __all__ = [
     "MAX_FOUND",
@@ -242,8 +242,8 @@ def _control(
 def _read_record(directory: str | Path) -> tuple[dict, list[dict]]:
     d = Path(directory)
     try:
-        manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        manifest = read_json(d / "manifest.json", "record manifest")
+    except RecordError as exc:
         raise CheckpointError(f"{d}: not an episode record ({exc})") from None
     if not isinstance(manifest, dict) or not isinstance(manifest.get("config"), dict):
         raise CheckpointError(f"{d}/manifest.json: no env config")

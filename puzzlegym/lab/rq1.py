@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from puzzlegym.record.files import read_log
+from puzzlegym.record.files import read_log, read_manifest
 
 __all__ = [
     "CAPACITY_CLASSES",
@@ -80,7 +80,7 @@ def record_moves(directory: str | os.PathLike) -> dict[str, Any]:
     """The moves of one episode record: ``{"agent", "capacity": [...], "coverage": [...]}``
     (see the module docstring; each item also names ``game``, ``tier``, ``level``)."""
     d = Path(directory)
-    manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(d)
     capacity: list[dict] = []
     coverage: list[dict] = []
     attempt: dict | None = None  # the attempt in progress

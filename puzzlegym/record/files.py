@@ -299,12 +299,11 @@ def read_json(path: str | os.PathLike, what: str = "file") -> Any:
     :class:`RecordError` naming it."""
     path = Path(path)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_JSON_BYTES + 1)  # bounded before it is parsed
+        raw = jsonio.read_bytes(path, MAX_JSON_BYTES)  # bounded before it is parsed
     except OSError as exc:
         raise RecordError(f"{path}: cannot read the {what}: {exc.strerror}") from None
-    if len(raw) > MAX_JSON_BYTES:
-        raise RecordError(f"{path}: the {what} is larger than {MAX_JSON_BYTES} bytes")
+    except jsonio.JSONError as exc:
+        raise RecordError(f"{path}: the {what} is {exc}") from None
     if not raw.strip():
         raise RecordError(f"{path}: the {what} is empty (the writer was interrupted)")
     try:

@@ -28,6 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from puzzlegym.base import jsonio
 from puzzlegym.base.errors import ConfigError, RecordError, shown
 from puzzlegym.base.fields import check_count
 from puzzlegym.record.files import lock_file, unused_path
@@ -64,7 +65,7 @@ class Run:
 
 def _read_json(path: Path, what: str):
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return jsonio.load_file(path)
     except (OSError, ValueError) as exc:
         raise RecordError(f"{what}: cannot read {path}: {exc}") from None
 

@@ -64,7 +64,7 @@ def check_resumable(out: Path, config: dict) -> None:
     if (out / RESULT).exists():
         raise ConfigError(f"resume: {out} holds a finished run ({RESULT})")
     try:
-        saved = jsonio.loads((out / CONFIG).read_bytes())
+        saved = jsonio.load_file(out / CONFIG, 2**20)  # a configuration: a few KiB
     except (OSError, jsonio.JSONError) as exc:
         raise ConfigError(f"resume: {out / CONFIG} is unreadable ({exc})") from None
     if saved != config:
