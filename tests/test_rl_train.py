@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -648,6 +649,28 @@ def test_a_killed_run_resumes_to_the_figures_of_an_unbroken_run(tmp_path, monkey
         with pytest.raises(CheckpointError, match=re.escape(field)):
             train(config, damaged, log=lambda line: None, resume=True)
         assert not (damaged / "result.json").exists()
+
+    # issue 45: a model.zip that inflates, or holds a zip that inflates, past what this model's
+    # parameters take is refused from the headers, before a byte of it is inflated: the
+    # refusal's peak memory is within 16 MiB of a refusal that never opens model.zip (the
+    # damaged book above: the run's envs and model built, then refused)
+    def peak_of_refused(run: Path, field: str) -> int:
+        tracemalloc.start()
+        try:
+            with pytest.raises(CheckpointError, match=field):
+                train(config, run, log=lambda line: None, resume=True)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    baseline = peak_of_refused(damaged, re.escape(field))
+    for nested, field in [(False, "model.zip declares"), (True, "bytes inflated, more than")]:
+        bomb = tmp_path / "bomb"
+        shutil.rmtree(bomb, ignore_errors=True)
+        shutil.copytree(killed, bomb)
+        _plant_bomb(bomb / "checkpoint.zip", nested)
+        assert (bomb / "checkpoint.zip").stat().st_size < 2 * 2**20
+        assert peak_of_refused(bomb, field) < baseline + 16 * 2**20, (nested, baseline)
     lines: list[str] = []
     resumed = train(config, killed, log=lines.append, resume=True)
     assert "resumed at 64 steps (segment 1)" in lines
@@ -675,6 +698,34 @@ def _rewrite_book(path: Path, change) -> None:
     with zipfile.ZipFile(path, "w") as zf:
         for name, data in parts.items():
             zf.writestr(name, data)
+
+
+def _plant_bomb(path: Path, nested: bool) -> None:
+    """Replace checkpoint.zip's model.zip by 256 MiB of deflated zeros (about 256 KiB), or by
+    a stored zip whose one member is those zeros."""
+    import io
+    import zipfile
+
+    def zeros(zf: zipfile.ZipFile, name: str) -> None:
+        info = zipfile.ZipInfo(name)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        with zf.open(info, "w", force_zip64=True) as fh:
+            for _ in range(256):
+                fh.write(bytes(2**20))
+
+    with zipfile.ZipFile(path) as zf:
+        parts = {name: zf.read(name) for name in zf.namelist() if name != "model.zip"}
+    inner = io.BytesIO()
+    if nested:
+        with zipfile.ZipFile(inner, "w") as zf:
+            zeros(zf, "policy.pth")
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in parts.items():
+            zf.writestr(name, data)
+        if nested:
+            zf.writestr("model.zip", inner.getvalue())
+        else:
+            zeros(zf, "model.zip")
 
 
 def test_a_forged_checkpoint_is_refused_before_training(tmp_path):
