@@ -752,3 +752,60 @@ def test_mutated_requests_to_serve_and_play_are_answered_never_a_500(srv, play):
     one()
     assert srv.request("GET", "/status")[0] == 200
     assert p.request("GET", "/play/frame")[0] == 200
+
+
+SERVE_ROUTES = ["/reset", "/action", "/answer", "/screenshot", "/status", "/session"]
+PLAY_ROUTES = ["/", "/page.js", "/favicon.svg", "/play/frame", "/play/events", "/play/again"]
+PLAY_ROUTES += ["/play/next", "/play/rules"]
+ODD_PATHS = ["/play/../reset", "/%00", "/status?x=1", "/" + "a" * 5000, "//status", "*", "/%C3%A9"]
+ODD_HEADERS = {
+    "Content-Type": ["application/json", "text/plain", "", "application/json; charset=latin-1"],
+    "X-Session": ["", "x" * 300, "../../etc", "0", "\u00e9"],
+    "Authorization": ["", "Bearer", "Bearer " + "x" * 300, "Basic Og=="],
+    "Origin": ["null", "http://evil.example", "http://127.0.0.1"],
+    "Transfer-Encoding": ["chunked", "gzip"],
+}
+
+
+def test_any_method_route_header_or_body_is_answered_never_a_500(srv, play):
+    """Beyond the bodies: every route of ``serve`` and ``play`` (and odd paths) with any
+    method, odd headers (content types, sessions, tokens, origins, transfer encodings) and odd
+    bodies is answered 2xx, 3xx or 4xx, never a 500 or a dropped connection, and both servers
+    keep answering."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    p, _, _ = play
+    servers = {"serve": (srv, SERVE_ROUTES), "play": (p, PLAY_ROUTES)}
+
+    @settings(
+        max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None
+    )
+    @given(data=st.data())
+    def one(data):
+        server, routes = servers[data.draw(st.sampled_from(sorted(servers)), label="server")]
+        method = data.draw(
+            st.sampled_from(["GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS", "HEAD"])
+        )
+        path = data.draw(st.sampled_from(routes + ODD_PATHS), label="path")
+        names = data.draw(st.sets(st.sampled_from(sorted(ODD_HEADERS)), max_size=3))
+        headers = {n: data.draw(st.sampled_from(ODD_HEADERS[n]), label=n) for n in names}
+        body = data.draw(st.sampled_from([None, b"", b"{}", b"[]", b"null", b"{", b"\xff"]))
+        if "Transfer-Encoding" in headers and body is None:
+            body = b""
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+        try:
+            conn.putrequest(method, path, skip_accept_encoding=True)
+            for name, value in headers.items():
+                conn.putheader(name, value.encode("utf-8"))
+            if body is not None and "Transfer-Encoding" not in headers:
+                conn.putheader("Content-Length", str(len(body)))
+            conn.endheaders(body)
+            status = conn.getresponse().status
+        finally:
+            conn.close()
+        assert status < 500, (method, path, headers, body, status)
+
+    one()
+    assert srv.request("GET", "/status")[0] in (200, 409)
+    assert p.request("GET", "/play/frame")[0] == 200
