@@ -62,7 +62,7 @@ def test_async_loop_gives_the_sync_trajectories(mode, workers):
     observations, rewards, terminations, truncations and info values at every step, over
     several autoresets (final_obs/final_info too in same-step mode)."""
     n, steps = 5, 20
-    envs = BatchedVectorEnv(fns(n), workers=workers, context="fork", autoreset_mode=mode)
+    envs = BatchedVectorEnv(fns(n), workers=workers, autoreset_mode=mode)
     ref = gym.vector.SyncVectorEnv(fns(n), autoreset_mode=mode)
     try:
         plan = np.random.default_rng(3).integers(envs.single_action_space.n, size=(steps, n))
@@ -137,7 +137,7 @@ class Tick(gym.Env):
 
 
 def ticks(n: int = 5, workers: int = 2, **kw) -> BatchedVectorEnv:
-    return BatchedVectorEnv([Tick] * n, workers=workers, context="fork", **kw)
+    return BatchedVectorEnv([Tick] * n, workers=workers, **kw)
 
 
 def drain(envs) -> dict:
