@@ -203,6 +203,41 @@ def test_the_layer_check_catches_an_upward_import(tmp_path):
     assert layer_of("puzzlegym.env") > layer_of("puzzlegym.screen.render")
 
 
+def game_of(module: str) -> str | None:
+    """The game package ``module`` belongs to (``puzzlegym.envs.<game>``), or None."""
+    parts = module.split(".")
+    return ".".join(parts[:3]) if parts[:2] == ["puzzlegym", "envs"] and len(parts) > 2 else None
+
+
+def game_imports(modules: dict[str, Path]) -> list[str]:
+    """The imports that break the game protocol's promise: a module outside a game's package
+    importing it (puzzlegym reaches a game through its ``Game``, as it reaches a plugin's), or
+    one game importing another."""
+    found = []
+    for module, path in sorted(modules.items()):
+        for target in sorted(imported_modules(module, path)):
+            theirs = game_of(target)
+            if theirs is not None and theirs != game_of(module):
+                found.append(f"{module} imports {target}")
+    return found
+
+
+def test_no_module_but_a_games_own_imports_a_game():
+    assert game_imports(MODULES) == []
+
+
+def test_the_game_import_check_catches_a_core_module_importing_a_game(tmp_path):
+    bad = tmp_path / "agent.py"
+    bad.write_text("from puzzlegym.envs.maze_paint.rules import Level\n")
+    other = tmp_path / "rules.py"
+    other.write_text("import puzzlegym.envs.nut_and_bolt.rules\n")
+    modules = {"puzzlegym.agents.agent": bad, "puzzlegym.envs.maze_paint.rules": other}
+    assert game_imports(modules) == [
+        "puzzlegym.agents.agent imports puzzlegym.envs.maze_paint.rules",
+        "puzzlegym.envs.maze_paint.rules imports puzzlegym.envs.nut_and_bolt.rules",
+    ]
+
+
 # ---------------------------------------------------------------------- env internals
 # Above the engine layer, code reads the env through its probe and its events
 # (PuzzleEnv.probe(), PuzzleEnv.subscribe): the suite and the evaluator objects, and the

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
 import jax
@@ -261,13 +261,11 @@ def _changes(suite: Suite, controls: dict, click: Click) -> bool:
     return any(gesture_changes(suite.screen, controls, suite.board, g) for g in _gestures(click))
 
 
-GENERATED = Path(__file__).parent / "data" / "twin_generated_levels.json"
-
-
 def generated_levels(game: Game) -> list:
     """Training levels of every tier of ``game`` as ``puzzlegym.game.splits.TrainingLevels``
-    gives them (``tests/data/twin_generated_levels.json``: levels 0 and 1 of the unbounded
-    split from seed 0, stored because some tiers take a minute to generate), each loaded
-    through the game's strict ``level_from_json``."""
-    doc = json.loads(GENERATED.read_text(encoding="utf-8"))
-    return [game.level_from_json(level) for tier in game.tiers for level in doc[game.name][tier]]
+    gives them (the game package's test data, ``generated_levels.json``: levels 0 and 1 of the
+    unbounded split from seed 0, stored because some tiers take a minute to generate), each
+    loaded through the game's strict ``level_from_json``."""
+    doc = json.loads((resources.files(game.package) / "generated_levels.json").read_text("utf-8"))
+    levels = doc["levels"]
+    return [game.level_from_json(level) for tier in game.tiers for level in levels[tier]]

@@ -82,8 +82,10 @@ def scripted_frames(
                     restart = probe.control("restart")
                     if restart is None:
                         raise PuzzleGymError(
-                            f"{game.name}'s level screen shows no 'restart' control "
-                            f"({game.where('__init__.py')}: controls=)"
+                            f"{game.name}'s level screen shows no 'restart' control, which "
+                            "the fixture's playouts need to start over (every level screen's "
+                            "header has one unless the game's widgets cover it: "
+                            f"{game.where('view.py')})"
                         ) from None
                     x, y = restart.center
                     action = {"type": "click", "x": x, "y": y}
