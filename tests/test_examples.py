@@ -456,6 +456,8 @@ def test_the_readmes_rl_commands_are_the_tested_ones():
     assert "scripts/setup.sh rl && .venv/bin/python examples/train_ppo.py" in section
     assert "scripts/setup.sh jax && .venv/bin/puzzlegym train agent=jax_ppo" in section
     assert "a run took 1.0–1.2 minutes here" in " ".join(section.split())
+    assert "given four settings" in " ".join(section.split())  # what "index for index" needs
+    assert len(text.splitlines()) < 170  # issue 43, item 7: the README grew to 202 lines
 
 
 def test_setup_rl_says_what_it_installs_before_it_installs(tmp_path):

@@ -1,9 +1,10 @@
 """The games as JAX environments (the ``jax`` extra): each game's twin
 (:mod:`puzzlegym.game.twin`, a game package's ``twin.py``) behind gymnax's ``Environment`` API, the
-same game index for index as the Python board env given the twin's buttons and budget
-(``make_sb3_env(id, actions="board", observation="board", start="board", level=k,
-buttons=env.buttons, budget_s=int(params.budget[k - 1]) - 0.5)``; the rest its defaults:
-:func:`puzzlegym.jax.make`).
+same game index for index as the Python board env given four settings: the twin made with
+``make(id, levels="catalogue", level_bits=True)``, and the Python env given the twin's buttons
+and budget (``make_sb3_env(id, actions="board", observation="board", start="board", level=k,
+buttons=env.buttons, budget_s=int(params.budget[k - 1]) - 0.5)``); the rest the defaults on
+both sides (:func:`puzzlegym.jax.make`).
 
 ``make(env_id, levels=..., num_levels=..., start_level=..., reward=...)`` returns ``(env,
 params)`` (:mod:`puzzlegym.jax.factory`; ``make_held_out`` the same on a generated held-out
