@@ -3,6 +3,8 @@
 * env steps/s at full 1280×900 (mix of solver moves and random clicks, replayed from a
   pre-planned action list), the default observations beside a full frame copy per step and
   their ratio (``pool_speedup``),
+* board-target steps/s (``BoardActions`` over the full observations, masked random indices),
+  the default beside a full frame copy per step, and their ratio (``board_pool_speedup``),
 * plain 1280×900×3 frame copies/s and the ratio of the two,
 * rules-model transitions/s.
 

@@ -32,7 +32,12 @@ def test_computed_masks_equal_tried_masks_over_random_play(env_id):
             tried = env.get_wrapper_attr("tried_masks")()
             mask = env.get_wrapper_attr("action_masks")()
             assert mask.tolist() == tried.tolist(), f"step {step}"
-            screens.add(env.unwrapped.probe().screen)
+            probe = env.unwrapped.probe()
+            screens.add(probe.screen)
+            if probe.board is not None and probe.screen == "level":  # the targets, memo or not
+                fresh = probe.board.board_targets()
+                targets = env.get_wrapper_attr("targets")()
+                assert targets[: len(fresh)] == fresh, f"step {step}"
             return tried
 
         # level 1 solved by the solver's GUI actions: the level-complete screen (or, for a

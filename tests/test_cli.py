@@ -104,6 +104,11 @@ def test_bench_json_reports_rates():
     assert result["pool_speedup"] == pytest.approx(
         result["steps_per_s"] / result["steps_per_s_full_copy"], abs=0.002
     )
+    # the board-target step (BoardActions), both ways on the same masked random indices
+    assert result["board_steps_per_s"] > 0 and result["board_steps_per_s_full_copy"] > 0
+    assert result["board_pool_speedup"] == pytest.approx(
+        result["board_steps_per_s"] / result["board_steps_per_s_full_copy"], abs=0.002
+    )
 
 
 def test_levels_stats_json_for_maze_paint():

@@ -3,6 +3,8 @@
 * env steps per second at full 1280×900 with an observation array no one else holds per step,
   on a mix of solver moves and random clicks: the default (pooled arrays patched where the
   screen changed) beside a full frame copy per step, on the same actions;
+* board-target steps per second (``BoardActions`` over the full observations, masked random
+  indices), the default beside a full frame copy per step, on the same indices;
 * the rate of a plain copy of one 1280×900×3 frame, and the ratio of the two;
 * rules-model transitions per second (the solver's inner loop).
 """
@@ -100,6 +102,30 @@ def env_step_rate(
     return {"steps": n, "seconds": elapsed, "steps_per_s": _rate(n, elapsed), "resets": resets}
 
 
+def board_step_rate(env_id: str, steps: int = 2000, seed: int = 0, pool: bool = True) -> dict:
+    """Board-target steps/s (:class:`~puzzlegym.wrappers.BoardActions` over the env's full
+    1280×900 observations, from the level screen): masked random indices from a seeded
+    generator, so ``pool=True`` and ``pool=False`` play the same steps; time inside
+    ``env.step`` only. ``pool=False`` makes every observation a full copy of the frame."""
+    from puzzlegym.wrappers import BoardActions
+
+    env = BoardActions(gym.make(env_id, start="board"))
+    if not pool:
+        puzzle_env(env, "board_step_rate").backend.pool = None
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    elapsed, clock = 0.0, time.perf_counter
+    for _ in range(steps):
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        t0 = clock()
+        _, _, term, trunc, _ = env.step(action)
+        elapsed += clock() - t0
+        if term or trunc:
+            env.reset(seed=seed)
+    env.close()
+    return {"steps": steps, "seconds": elapsed, "steps_per_s": _rate(steps, elapsed)}
+
+
 LAZY_OPTIONS = 16  # moves drawn from a lazy legal_moves generator per transition
 
 
@@ -113,7 +139,7 @@ def transition_rate(
     ``legal_moves`` is a lazy generator (too many moves to list) offers its first
     ``LAZY_OPTIONS`` moves. Stops after ``n`` transitions or ``max_seconds``."""
     game, tier = parse_env_id(env_id)
-    level = game.load_catalogue(tier)[-1]
+    level = game.catalogue(tier)[-1]
     rules = game.rules
     rng = np.random.default_rng(seed)
     start = rules.initial_state(level)
@@ -246,18 +272,25 @@ def run(
     # the pooled observations (the default) and a full copy per step, on the same actions,
     # alternated twice so that the machine's drift falls on both alike
     runs: dict[bool, list[dict]] = {True: [], False: []}
+    board: dict[bool, list[dict]] = {True: [], False: []}
     for pool in (True, False, True, False):
         runs[pool].append(env_step_rate(env_id, actions=actions, pool=pool))
-    rate = {
-        pool: sum(r["steps"] for r in rs) / sum(r["seconds"] for r in rs)
-        for pool, rs in runs.items()
-    }
+        board[pool].append(board_step_rate(env_id, steps, pool=pool))
+
+    def pooled(rs: list[dict]) -> float:
+        return sum(r["steps"] for r in rs) / sum(r["seconds"] for r in rs)
+
+    rate = {pool: pooled(rs) for pool, rs in runs.items()}
+    board_rate = {pool: pooled(rs) for pool, rs in board.items()}
     return {
         "env_id": env_id,
         "steps": runs[True][0]["steps"],
         "steps_per_s": round(rate[True], 1),
         "steps_per_s_full_copy": round(rate[False], 1),
         "pool_speedup": round(rate[True] / rate[False], 3),
+        "board_steps_per_s": round(board_rate[True], 1),
+        "board_steps_per_s_full_copy": round(board_rate[False], 1),
+        "board_pool_speedup": round(board_rate[True] / board_rate[False], 3),
         "frame_copies_per_s": round(copy_rate, 1),
         "ratio_to_frame_copy": round(rate[True] / copy_rate, 3),
         "rules_transitions_per_s": round(transition_rate(env_id, n=transitions), 1),
@@ -265,6 +298,7 @@ def run(
 
 
 __all__ = [
+    "board_step_rate",
     "env_step_rate",
     "frame_copy_rate",
     "http_action_rate",
