@@ -118,7 +118,7 @@ def plot_dead_end_delays(data: dict, path: Path) -> None:
             if g["delays"]:
                 series[f"{a} / {game}"] = g["delays"]
     if series:
-        ax.boxplot(list(series.values()), vert=False)
+        ax.boxplot(list(series.values()), orientation="horizontal")
         ax.set_yticks(range(1, len(series) + 1), list(series))
         ax.set_xlabel("moves from the fatal move to the undo/restart that leaves the dead end")
     else:
