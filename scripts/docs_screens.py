@@ -11,8 +11,9 @@ reduced to ``--width`` pixels and saved as an optimised palette PNG. The pages u
     .venv/bin/python scripts/docs_screens.py --out DIR --width 480
 
 ``--training`` writes the RL guide's pictures of the training view instead
-(``docs/img/training/<game>.png``): one board of every game a few solver actions in (a
-selection or a path being drawn where the game has one), as three 84x84 observations side by
+(``docs/img/training/<game>.png``): one board of every registered game, the six a few solver
+actions in (a selection or a path being drawn where the game has one), any other game at the
+start of its hardest tier's level 1, as three 84x84 observations side by
 side, each enlarged 4x pixel for pixel: the default view (``LowResObservation``: the whole
 screen letterboxed), the training view in colour and in grayscale
 (``LowResObservation(view="board")``):
@@ -40,7 +41,8 @@ from puzzlegym.wrappers import LowResObservation
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "img" / "screens"
 TRAINING_OUT = ROOT / "docs" / "img" / "training"
-# the board each training picture shows: game -> (tier, level, solver actions played first)
+# the board each training picture shows: game -> (tier, level, solver actions played first);
+# a game not listed (a plugin's) shows its hardest tier's level 1 as it starts
 TRAINING_BOARDS = {
     "BoltUnscrew": ("Hard", 8, 3),
     "RushHour": ("Hard", 1, 2),
@@ -95,7 +97,7 @@ def screens() -> dict[str, tuple[str, str]]:
 def training_picture(game: str) -> bytes:
     """The RL guide's picture of ``game``'s training view (see the module docstring), PNG."""
     g = registry.games()[game]
-    tier, level, moves = TRAINING_BOARDS[game]
+    tier, level, moves = TRAINING_BOARDS.get(game, (g.tiers[-1], 1, 0))
     views = [dict(), dict(view="board"), dict(view="board", grayscale=True)]
     envs = [
         LowResObservation(gym.make(g.env_id(tier), start="board", level=level), **kw)
@@ -142,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.training:
         out = TRAINING_OUT if args.out == OUT else args.out
         out.mkdir(parents=True, exist_ok=True)
-        for game in TRAINING_BOARDS:
+        for game in registry.games():
             stem = stem_of(registry.get_game(game))
             data = training_picture(game)
             write_atomic(out / f"{stem}.png", data)
