@@ -22,6 +22,7 @@ from puzzlegym.jax.policy import arrays  # noqa: E402
 from puzzlegym.jax.policy.network import MASKED, NetworkSpec, masked_logits  # noqa: E402
 from puzzlegym.jax.policy.policy import Policy  # noqa: E402
 from puzzlegym.jax.ppo import METRICS, PPO, PPOConfig  # noqa: E402
+from tests.memory import peak_memory  # noqa: E402
 from tests.mutations import ODD_VALUES, key_paths, replaced  # noqa: E402
 
 LENGTH = 5  # corridor cells
@@ -298,7 +299,6 @@ def test_policy_files_that_declare_or_inflate_to_huge_arrays_are_refused_unread(
     with a traceback, and a 1 MB member inflating to 1 GB was read whole before its refusal.
     Every member's declared dtype, shape and bytes are checked from the archive's headers
     first; a compressed member is refused before a byte of it is inflated."""
-    import tracemalloc
     import zipfile
 
     from puzzlegym import cli
@@ -345,14 +345,10 @@ def test_policy_files_that_declare_or_inflate_to_huge_arrays_are_refused_unread(
             for _ in range(zeros // 2**20):
                 fh.write(bytes(2**20))
     assert bomb.stat().st_size < 2 * 2**20
-    tracemalloc.start()
-    try:
+    with peak_memory() as peak:
         with pytest.raises(ConfigError, match=f"array {len(leaves) - 1} is compressed"):
             Policy.load(bomb)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < 16 * 2**20, peak
+    assert peak.bytes < 16 * 2**20, peak
     compressed = archive(tmp_path / "compressed.npz", rest, zipfile.ZIP_DEFLATED)
     with pytest.raises(ConfigError, match="is compressed"):
         Policy.load(compressed)
@@ -365,7 +361,6 @@ def test_any_mutation_of_a_policy_file_is_loaded_or_refused_within_a_memory_boun
     replaced (types, nulls, huge numbers), an array header declaring another shape or dtype,
     or the file cut short, loads as a policy or is one ConfigError naming the file, and the
     load never holds more than a few MiB beyond the file."""
-    import tracemalloc
 
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
@@ -393,14 +388,11 @@ def test_any_mutation_of_a_policy_file_is_loaded_or_refused_within_a_memory_boun
             path.write_bytes(raw[:shape_at] + b"'shape': " + declared + raw[shape_at + 10 :])
         else:
             path.write_bytes(raw[: data.draw(st.integers(0, len(raw) - 1), label="at")])
-        tracemalloc.start()
-        try:
-            Policy.load(path)
-        except ConfigError as exc:
-            assert str(exc).startswith(str(path)) and "\n" not in str(exc), exc
-        finally:
-            peak = tracemalloc.get_traced_memory()[1]
-            tracemalloc.stop()
-        assert peak < len(raw) + 8 * 2**20, peak
+        with peak_memory() as peak:
+            try:
+                Policy.load(path)
+            except ConfigError as exc:
+                assert str(exc).startswith(str(path)) and "\n" not in str(exc), exc
+        assert peak.bytes < len(raw) + 8 * 2**20, peak
 
     one()

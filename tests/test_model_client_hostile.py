@@ -20,7 +20,6 @@ import subprocess
 import sys
 import threading
 import time
-import tracemalloc
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -34,6 +33,7 @@ from puzzlegym.agents.replies import MAX_REPLY_VALUES
 from puzzlegym.cli import main
 from puzzlegym.evaluation.runner import run_episode
 from puzzlegym.record.files import AGENT_LOG, read_log
+from tests.memory import peak_memory
 
 MAZE = "LongPuzzle/MazePaint-Easy"
 KEY = "sk-hostile-server-0123456789-abcdef-KEY"
@@ -472,18 +472,13 @@ def test_a_reply_padded_with_millions_of_empty_lists_is_refused_before_it_is_bui
     assert len(body) > 31_000_000
     with hostile({"m": [{"body": body}]}) as server:
         client = ChatClient("m", server.url, KEY, max_retries=0)
-        tracemalloc.start()
-        try:
-            with pytest.raises(ModelError) as err:
-                client.complete([{"role": "user", "content": "hi"}])
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+        with peak_memory() as peak, pytest.raises(ModelError) as err:
+            client.complete([{"role": "user", "content": "hi"}])
     assert f"the body is not JSON (too many values (more than {MAX_REPLY_VALUES}))" in str(
         err.value
     )
     # what the client held: the body once as bytes and once as text; no list was built
-    assert peak < 3 * len(body)
+    assert peak.bytes < 3 * len(body)
 
 
 # --------------------------------------------------------------------------- as a new user

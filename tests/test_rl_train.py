@@ -14,7 +14,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +27,7 @@ from puzzlegym.rl.train import TrainConfig, train  # noqa: E402
 from puzzlegym.training.protocol import Protocol  # noqa: E402
 from puzzlegym.training.report import aggregate, dead_end_rows, interval, seed_interval  # noqa: E402
 from puzzlegym.training.results import summary  # noqa: E402
+from tests.memory import peak_memory  # noqa: E402
 
 MAZE = "LongPuzzle/MazePaint-Easy"
 # MazePaint-Easy's ten catalogue levels: the solver's slides (one swipe each)
@@ -655,13 +655,9 @@ def test_a_killed_run_resumes_to_the_figures_of_an_unbroken_run(tmp_path, monkey
     # refusal's peak memory is within 16 MiB of a refusal that never opens model.zip (the
     # damaged book above: the run's envs and model built, then refused)
     def peak_of_refused(run: Path, field: str) -> int:
-        tracemalloc.start()
-        try:
-            with pytest.raises(CheckpointError, match=field):
-                train(config, run, log=lambda line: None, resume=True)
-            return tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+        with peak_memory() as peak, pytest.raises(CheckpointError, match=field):
+            train(config, run, log=lambda line: None, resume=True)
+        return peak.bytes
 
     baseline = peak_of_refused(damaged, re.escape(field))
     for nested, field in [(False, "model.zip declares"), (True, "bytes inflated, more than")]:
