@@ -26,6 +26,7 @@ import gymnasium as gym
 import numpy as np
 
 from puzzlegym.agents.solver import SolverAgent
+from puzzlegym.base import jsonio
 from puzzlegym.base.errors import PuzzleGymError
 from puzzlegym.base.jsonio import write_atomic
 from puzzlegym.env.core import puzzle_env
@@ -117,9 +118,18 @@ def frames_fixture_path(game: Game) -> Path:
 
 
 def frames_fixture(game: Game) -> dict[str, Any] | None:
-    """The frame fixture ``game``'s package commits (per tier), None when it has none."""
-    path = resources.files(game.package) / FRAMES_FIXTURE
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    """The frame fixture ``game``'s package commits (per tier), None when it has none; a
+    PuzzleGymError naming the file when it is not a JSON object of at most 1 MiB."""
+    path = frames_fixture_path(game)
+    if not path.is_file():
+        return None
+    try:
+        doc = jsonio.load_file(path, 2**20)  # a few hashes per tier
+    except (OSError, jsonio.JSONError) as exc:
+        raise PuzzleGymError(f"{game.where(FRAMES_FIXTURE)}: unreadable ({exc})") from None
+    if not isinstance(doc, dict):
+        raise PuzzleGymError(f"{game.where(FRAMES_FIXTURE)}: not a JSON object")
+    return doc
 
 
 def write_frames_fixture(game: Game, doc: dict[str, Any]) -> Path:
