@@ -330,7 +330,7 @@ def test_puzzlegym_train_names_the_bad_setting(tmp_path, override, message):
 # ---------------------------------------------------------------------- sweeps
 SWEEP_SCRIPT = textwrap.dedent("""
     import sys
-    sys.path.insert(0, {tests!r})
+    sys.path[:0] = [{tests!r}, {tests!r} + "/.."]  # the module, and the tests package it uses
     from test_rl_train import tiny
     from puzzlegym.rl.sweep import Run, run_sweep
     run_sweep([Run("a", tiny(seed=0)), Run("b", tiny(seed=1, timesteps={long}))], {root!r}, jobs=1)
